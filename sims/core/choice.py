@@ -1,0 +1,66 @@
+"""Choosing one action per game among legal ones, batched.
+
+All choosers take per-game uniforms from :mod:`sims.core.rng`, so a reference
+engine that draws the same uniforms and lists its legal actions in ascending
+order makes the same choice.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sims.core.rng import mix64
+
+NO_ACTION = -1
+
+
+def kth_legal(mask: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Index of the ``k``-th True of each row (ascending); -1 where there is none."""
+    running = np.cumsum(mask, axis=1)
+    chosen = np.argmax(running > np.asarray(k)[:, None], axis=1)
+    has = running[:, -1] > k
+    return np.where(has, chosen, NO_ACTION)
+
+
+def choose_uniform(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Uniform choice per row: legal action number ``floor(u * n_legal)`` in ascending order.
+
+    ``u`` is one uniform per game (shape ``[B]``). Rows with no legal action give -1.
+    """
+    count = mask.sum(axis=1)
+    k = np.minimum((u * count).astype(np.int64), np.maximum(count - 1, 0))
+    return kth_legal(mask, k)
+
+
+def choose_weighted(weights: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Choice per row with probability proportional to non-negative ``weights``."""
+    cumulative = np.cumsum(weights, axis=1)
+    target = u * cumulative[:, -1]
+    chosen = np.argmax(cumulative > target[:, None], axis=1)
+    return np.where(cumulative[:, -1] > 0, chosen, NO_ACTION)
+
+
+def choose_best(scores: np.ndarray, mask: np.ndarray, noise: np.ndarray) -> np.ndarray:
+    """Highest score among legal actions; ties broken by the highest ``noise``.
+
+    ``noise`` has the shape of ``scores`` (one uniform per game and action).
+    """
+    masked = np.where(mask, scores, -np.inf)
+    best = masked.max(axis=1, keepdims=True)
+    tied = mask & (masked == best)
+    chosen = np.argmax(np.where(tied, noise, -1.0), axis=1)
+    return np.where(mask.any(axis=1), chosen, NO_ACTION)
+
+
+def legal_set_hash(mask: np.ndarray) -> np.ndarray:
+    """uint64 per row: an order-free hash of the set of legal action indices."""
+    keys = mix64(np.arange(mask.shape[1], dtype=np.uint64) + np.uint64(0xA5A5))
+    return np.where(mask, keys[None, :], np.uint64(0)).sum(axis=1, dtype=np.uint64)
+
+
+def legal_set_hash_of(actions: list[int]) -> int:
+    """The same hash for a plain list of legal action indices (reference engines)."""
+    if not actions:
+        return 0
+    keys = mix64(np.asarray(sorted(set(actions)), dtype=np.uint64) + np.uint64(0xA5A5))
+    return int(keys.sum(dtype=np.uint64))

@@ -1,0 +1,145 @@
+"""The game loops: bots against each other, batched and one game at a time.
+
+These loops know no game's rules; they ask the engine for state and the bots
+for actions, enforce the turn cap and record the trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from sims.core.choice import legal_set_hash, legal_set_hash_of
+from sims.core.engine import (
+    BatchedBot,
+    BatchedEngine,
+    BatchedState,
+    GameDefinition,
+    ReferenceBot,
+    ReferenceGame,
+    Trace,
+)
+from sims.core.spec import ConfigError
+
+
+@dataclass(frozen=True)
+class BotChoice:
+    """A resolved bot: the name the user gave, its kind and its weights."""
+
+    label: str
+    kind: str
+    weights: Mapping[str, float]
+
+
+def resolve_bot(game: GameDefinition, config, label: str) -> BotChoice:
+    """A bot name or a persona name from the game's config, as a :class:`BotChoice`."""
+    personas = game.personas(config)
+    if label in game.bots:
+        return BotChoice(label, label, dict(game.bot_weights(config, label)))
+    if label in personas:
+        kind, weights = personas[label]
+        merged = dict(game.bot_weights(config, kind))
+        merged.update(weights)
+        return BotChoice(label, kind, merged)
+    known = ", ".join(list(game.bots) + sorted(personas))
+    raise ConfigError("--bots", label, f"a bot or persona of {game.name} ({known})", has_got=False)
+
+
+def batched_bots(game: GameDefinition, engine: BatchedEngine, choices: Sequence[BotChoice]) -> list[BatchedBot]:
+    return [game.bots[c.kind].batched(engine, seat, c.weights) for seat, c in enumerate(choices)]
+
+
+def reference_bots(game: GameDefinition, choices: Sequence[BotChoice]) -> list[ReferenceBot]:
+    bots = []
+    for seat, choice in enumerate(choices):
+        factory = game.bots[choice.kind].reference
+        if factory is None:
+            raise ConfigError("--bots", choice.label, "a bot with a reference implementation", has_got=False)
+        bots.append(factory(seat, choice.weights))
+    return bots
+
+
+def play_batch(
+    engine: BatchedEngine,
+    bots: Sequence[BatchedBot],
+    seeds: np.ndarray,
+    max_turns: int,
+    record_legal: bool = False,
+) -> tuple[BatchedState, Trace]:
+    """Play one game per seed to the end; returns the final state and the trace."""
+    state = engine.init(np.asarray(seeds, dtype=np.uint64))
+    size = state.size
+    actions_log: list[np.ndarray] = []
+    hash_log: list[np.ndarray] = []
+    while True:
+        capped = ~state.done & (state.turn >= max_turns)
+        if capped.any():
+            engine.stall(state, capped)
+        active = ~state.done
+        if not active.any():
+            break
+        actions = np.full(size, -1, dtype=np.int32)
+        for seat in np.unique(state.to_move[active]):
+            movers = active & (state.to_move == seat)
+            actions[movers] = bots[int(seat)].act(state, movers)[movers]
+        if record_legal:
+            hash_log.append(np.where(active, legal_set_hash(engine.legal_mask(state)), np.uint64(0)))
+        actions_log.append(actions)
+        engine.step(state, actions)
+        state.decisions[active] += 1
+    actions = np.stack(actions_log, axis=1) if actions_log else np.zeros((size, 0), np.int32)
+    hashes = np.stack(hash_log, axis=1) if record_legal and hash_log else None
+    return state, Trace(actions=actions, legal_hashes=hashes)
+
+
+def play_reference(
+    game: ReferenceGame, bots: Sequence[ReferenceBot], seed: int, max_turns: int
+) -> ReferenceGame:
+    """Play one reference game to the end with reference bots."""
+    while not game.done:
+        if game.turn >= max_turns:
+            game.stall()
+            break
+        action = bots[game.to_move].act(game, seed)
+        game.apply(action)
+        game.decisions += 1
+    return game
+
+
+@dataclass
+class Mismatch:
+    """The first point where the reference disagrees with a batched game."""
+
+    game: int
+    decision: int | None
+    what: str
+
+    def __str__(self) -> str:
+        where = f"decision {self.decision}" if self.decision is not None else "end of game"
+        return f"game {self.game}, {where}: {self.what}"
+
+
+def replay_on_reference(
+    game: ReferenceGame, actions: Sequence[int], legal_hashes: Sequence[int] | None, max_turns: int
+) -> tuple[ReferenceGame, str | None, int | None]:
+    """Replay a batched trace on a fresh reference game; returns (game, problem, decision)."""
+    for index, action in enumerate(actions):
+        if game.done:
+            return game, f"reference game already over, trace still has action {action}", index
+        if game.turn >= max_turns:
+            game.stall()
+            return game, f"reference reached the turn cap, trace still has action {action}", index
+        legal = game.legal_actions()
+        if legal_hashes is not None and legal_set_hash_of(legal) != int(legal_hashes[index]):
+            return game, f"legal action sets differ (reference has {len(legal)}: {legal[:12]}...)", index
+        if action not in legal:
+            return game, f"action {action} is illegal on the reference (legal: {legal[:12]}...)", index
+        game.apply(action)
+        game.decisions += 1
+    if not game.done and game.turn >= max_turns:
+        game.stall()
+    if not game.done:
+        return game, "trace ended but the reference game is not over", len(actions)
+    return game, None, None

@@ -1,0 +1,286 @@
+"""Game configs: TOML files checked against a small declarative schema.
+
+A game declares its schema as nested dicts of fields mirroring its TOML file::
+
+    SCHEMA = {"board": {"columns": Int(3, 8), "rows": Int(3, 8)},
+              "limits": {"max_turns": Int(1, 100_000)}}
+
+:func:`load_config` reads ``configs/games/<game>.toml`` with :mod:`tomllib`,
+applies ``--set key=value`` overrides and validates the result. Every problem
+raises :class:`ConfigError`, whose message names the file, the key and what
+was expected; the command line prints it as one line and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import tomllib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class ConfigError(Exception):
+    """A config or argument problem: ``source: key: expected ..., got ...``."""
+
+    def __init__(self, source: str, key: str, expected: str, got: Any = None, *, has_got: bool = True):
+        self.source, self.key, self.expected = source, key, expected
+        text = f"{source}: {key}: expected {expected}"
+        if has_got:
+            text += f", got {_show(got)}"
+        super().__init__(text)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a table"
+    text = json.dumps(value, default=str) if isinstance(value, list) else repr(value)
+    return text if len(text) < 60 else text[:57] + "..."
+
+
+class Field:
+    """One leaf of a schema: checks and normalises a value or raises ConfigError."""
+
+    description = "a value"
+
+    def check(self, value: Any, source: str, key: str) -> Any:
+        raise NotImplementedError
+
+
+@dataclass
+class Int(Field):
+    low: int | None = None
+    high: int | None = None
+
+    @property
+    def description(self) -> str:
+        if self.low is not None and self.high is not None:
+            return f"an integer from {self.low} to {self.high}"
+        if self.low is not None:
+            return f"an integer of at least {self.low}"
+        return "an integer"
+
+    def check(self, value: Any, source: str, key: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(source, key, self.description, value)
+        if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+            raise ConfigError(source, key, self.description, value)
+        return value
+
+
+@dataclass
+class Float(Field):
+    low: float | None = None
+    high: float | None = None
+
+    @property
+    def description(self) -> str:
+        if self.low is not None and self.high is not None:
+            return f"a number from {self.low} to {self.high}"
+        return "a number"
+
+    def check(self, value: Any, source: str, key: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(source, key, self.description, value)
+        if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+            raise ConfigError(source, key, self.description, value)
+        return float(value)
+
+
+@dataclass
+class Bool(Field):
+    description: str = "true or false"
+
+    def check(self, value: Any, source: str, key: str) -> bool:
+        if not isinstance(value, bool):
+            raise ConfigError(source, key, self.description, value)
+        return value
+
+
+@dataclass
+class Str(Field):
+    choices: tuple[str, ...] | None = None
+
+    @property
+    def description(self) -> str:
+        if self.choices:
+            return "one of " + ", ".join(self.choices)
+        return "a string"
+
+    def check(self, value: Any, source: str, key: str) -> str:
+        if not isinstance(value, str) or (self.choices and value not in self.choices):
+            raise ConfigError(source, key, self.description, value)
+        return value
+
+
+@dataclass
+class List(Field):
+    item: Field
+    min_len: int = 0
+    max_len: int | None = None
+
+    @property
+    def description(self) -> str:
+        size = f"at least {self.min_len}" if self.max_len is None else (
+            f"{self.min_len}" if self.min_len == self.max_len else f"{self.min_len} to {self.max_len}")
+        return f"a list of {size} items, each {self.item.description}"
+
+    def check(self, value: Any, source: str, key: str) -> list:
+        if not isinstance(value, list):
+            raise ConfigError(source, key, self.description, value)
+        if len(value) < self.min_len or (self.max_len is not None and len(value) > self.max_len):
+            raise ConfigError(source, key, self.description, value)
+        return [self.item.check(v, source, f"{key}[{i}]") for i, v in enumerate(value)]
+
+
+@dataclass
+class Table(Field):
+    """A table with arbitrary key names, each value checked by ``value``."""
+
+    value: Any
+    description: str = "a table"
+
+    def check(self, value: Any, source: str, key: str) -> dict:
+        if not isinstance(value, dict):
+            raise ConfigError(source, key, self.description, value)
+        return {name: validate(item, self.value, source, f"{key}.{name}") for name, item in value.items()}
+
+
+def validate(raw: Any, schema: Any, source: str, prefix: str = "") -> Any:
+    """Check ``raw`` against ``schema`` (a Field or nested dict of fields)."""
+    if isinstance(schema, Field):
+        return schema.check(raw, source, prefix or "(top level)")
+    if not isinstance(raw, dict):
+        raise ConfigError(source, prefix or "(top level)", "a table", raw)
+    out: dict[str, Any] = {}
+    for name in raw:
+        if name not in schema:
+            known = ", ".join(sorted(schema))
+            raise ConfigError(source, _join(prefix, name), f"one of the known keys ({known})", has_got=False)
+    for name, sub in schema.items():
+        key = _join(prefix, name)
+        if name not in raw:
+            if isinstance(sub, Optional):
+                out[name] = sub.default
+                continue
+            raise ConfigError(source, key, f"this key to be set ({_describe(sub)})", has_got=False)
+        out[name] = validate(raw[name], sub.field if isinstance(sub, Optional) else sub, source, key)
+    return out
+
+
+@dataclass
+class Optional:
+    """A key that may be left out; it then takes ``default``."""
+
+    field: Any
+    default: Any = None
+
+
+def _describe(schema: Any) -> str:
+    if isinstance(schema, Optional):
+        schema = schema.field
+    return schema.description if isinstance(schema, Field) else "a table"
+
+
+def _join(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def parse_override(text: str, source: str = "--set") -> tuple[list[str], Any]:
+    """``"board.columns=9"`` -> ``(["board", "columns"], 9)``; TOML values, else a bare string."""
+    if "=" not in text:
+        raise ConfigError(source, text, "KEY=VALUE (for example board.columns=9)", has_got=False)
+    key, _, value_text = text.partition("=")
+    key = key.strip()
+    if not key or any(not part for part in key.split(".")):
+        raise ConfigError(source, text, "KEY=VALUE with a dotted key such as board.columns", has_got=False)
+    try:
+        value = tomllib.loads(f"v = {value_text.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = value_text.strip()
+    return key.split("."), value
+
+
+def apply_overrides(raw: dict, overrides: Iterable[str], source_name: str) -> dict:
+    """A copy of ``raw`` with each ``key=value`` set; the key must already exist."""
+    result = copy.deepcopy(raw)
+    for text in overrides:
+        path, value = parse_override(text)
+        node = result
+        for depth, part in enumerate(path):
+            dotted = ".".join(path[: depth + 1])
+            if not isinstance(node, dict) or part not in node:
+                raise ConfigError(f"--set {text}", dotted, f"a key of {source_name}", has_got=False)
+            if depth == len(path) - 1:
+                node[part] = value
+            else:
+                node = node[part]
+    return result
+
+
+def read_toml(path: Path) -> dict:
+    """Parse a TOML file; a missing file or a syntax error is a ConfigError."""
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        raise ConfigError(str(path), "(file)", "an existing TOML file", has_got=False) from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(str(path), "(syntax)", f"valid TOML ({error})", has_got=False) from None
+
+
+def config_hash(config: Mapping) -> str:
+    """A short stable hash of a validated config (canonical JSON, sha256)."""
+    canonical = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def project_root() -> Path:
+    """The checkout that holds ``configs/`` (``GLADE_ROOT`` overrides)."""
+    if "GLADE_ROOT" in os.environ:
+        return Path(os.environ["GLADE_ROOT"])
+    return Path(__file__).resolve().parents[2]
+
+
+def default_config_path(game: str) -> Path:
+    return project_root() / "configs" / "games" / f"{game}.toml"
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """A validated config: the plain dict, where it came from, and its hash."""
+
+    values: dict
+    source: str
+    overrides: tuple[str, ...] = field(default=())
+
+    @property
+    def hash(self) -> str:
+        return config_hash(self.values)
+
+
+def load_config(
+    game: str,
+    schema: Mapping,
+    path: Path | None = None,
+    overrides: Iterable[str] = (),
+    cross_check: Callable[[dict, str], None] | None = None,
+) -> LoadedConfig:
+    """Read, override and validate a game's config; raise ConfigError on any problem."""
+    path = Path(path) if path else default_config_path(game)
+    raw = read_toml(path)
+    overrides = tuple(overrides)
+    raw = apply_overrides(raw, overrides, str(path))
+    source = str(path) + (" with --set " + " ".join(overrides) if overrides else "")
+    values = validate(raw, schema, source)
+    if cross_check is not None:
+        cross_check(values, source)
+    return LoadedConfig(values=values, source=source, overrides=overrides)

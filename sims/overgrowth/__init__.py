@@ -1,0 +1,26 @@
+"""Overgrowth: a two-player race to grow a line of flowers between two shaded areas."""
+
+from sims.core.engine import BotSpec, GameDefinition
+from sims.overgrowth import bots, config, reference, render, rules
+
+GAME = GameDefinition(
+    name="overgrowth",
+    title="Overgrowth",
+    player_counts=(2,),
+    load_config=config.load,
+    batched=lambda cfg, players: rules.OvergrowthEngine(cfg),
+    reference=lambda cfg, players, seed: reference.OvergrowthGame(cfg),
+    bots={
+        "random": BotSpec("random", bots.RandomBot, bots.ReferenceRandomBot,
+                          "uniform among legal actions"),
+        "greedy": BotSpec("greedy", bots.GreedyBot, bots.ReferenceGreedyBot,
+                          "one ply: immediate win, else connection distances and flower count"),
+        "planner": BotSpec("planner", bots.PlannerBot, None,
+                           "two ply: best greedy candidates answered by the opponent's best greedy reply"),
+    },
+    render_reference=render.render_game,
+    max_turns=lambda cfg: cfg.max_turns,
+    bot_weights=lambda cfg, kind: cfg.bot_weights.get(kind, {}),
+    personas=lambda cfg: cfg.personas,
+    describe="2 players; 7x7 board by default; advanced variant: rules.orthogonal_connection",
+)
