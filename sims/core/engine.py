@@ -198,6 +198,7 @@ class GameDefinition:
     reference: Callable[[Any, int, int], ReferenceGame]  # (config, players, seed)
     bots: Mapping[str, BotSpec]
     render_reference: Callable[[ReferenceGame], str]
+    describe_action: Callable[[ReferenceGame, int], str]  # the action about to be applied to that game
     max_turns: Callable[[Any], int]
     bot_weights: Callable[[Any, str], Mapping[str, float]] = lambda config, kind: {}
     personas: Callable[[Any], Mapping[str, tuple[str, Mapping[str, float]]]] = lambda config: {}
