@@ -64,3 +64,25 @@ def legal_set_hash_of(actions: list[int]) -> int:
         return 0
     keys = mix64(np.asarray(sorted(set(actions)), dtype=np.uint64) + np.uint64(0xA5A5))
     return int(keys.sum(dtype=np.uint64))
+
+
+def top_per_group(group: np.ndarray, primary: np.ndarray, secondary: np.ndarray, k: int = 1) -> np.ndarray:
+    """Indices of the ``k`` best items of each group, best first within a group.
+
+    Items are ranked by ``primary`` then ``secondary`` (higher is better);
+    used to pick per game among a flat list of (game, candidate) pairs.
+    """
+    if group.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = np.lexsort((secondary, primary, group))
+    sorted_group = group[order]
+    last_of_group = np.r_[sorted_group[1:] != sorted_group[:-1], True]
+    ends = np.nonzero(last_of_group)[0]
+    starts = np.r_[0, ends[:-1] + 1]
+    picks = []
+    for offset in range(k):
+        position = ends - offset
+        valid = position >= starts
+        picks.append(np.where(valid, order[np.maximum(position, 0)], -1))
+    chosen = np.stack(picks, axis=1).reshape(-1)
+    return chosen[chosen >= 0]

@@ -26,10 +26,11 @@ _TOP53 = np.float64(1.0 / (1 << 53))
 
 def mix64(x: np.ndarray) -> np.ndarray:
     """The splitmix64 finaliser: a bijective scramble of uint64 values."""
-    z = np.asarray(x, dtype=np.uint64) + _GOLDEN
+    shape = np.shape(x)
+    z = np.array(x, dtype=np.uint64, ndmin=1) + _GOLDEN  # arrays wrap silently, scalars would warn
     z = (z ^ (z >> np.uint64(30))) * _MUL1
     z = (z ^ (z >> np.uint64(27))) * _MUL2
-    return z ^ (z >> np.uint64(31))
+    return (z ^ (z >> np.uint64(31))).reshape(shape)
 
 
 def purpose_key(purpose: str) -> np.uint64:
@@ -54,6 +55,22 @@ def random_bits(
     stream = mix64(stream ^ mix64(counter))
     slot = mix64(np.arange(slots, dtype=np.uint64) + np.uint64(0x5851F42D4C957F2D))
     return mix64(stream[:, None] ^ slot[None, :])
+
+
+def uniforms_at(
+    seeds: np.ndarray, purpose: str, counter: np.ndarray | int, slot: np.ndarray
+) -> np.ndarray:
+    """float64 uniforms for chosen slots: element i equals ``uniforms(seeds, ...)[i, slot[i]]``.
+
+    ``seeds``, ``counter`` and ``slot`` broadcast together; use it when a bot
+    needs the numbers of a few (game, action) pairs only.
+    """
+    seeds, counter, slot = np.broadcast_arrays(
+        np.asarray(seeds, dtype=np.uint64), np.asarray(counter, dtype=np.int64), np.asarray(slot, dtype=np.int64))
+    stream = mix64(seeds ^ purpose_key(purpose))
+    stream = mix64(stream ^ mix64(counter.astype(np.uint64)))
+    slot_key = mix64(slot.astype(np.uint64) + np.uint64(0x5851F42D4C957F2D))
+    return (mix64(stream ^ slot_key) >> np.uint64(11)).astype(np.float64) * _TOP53
 
 
 def uniforms(

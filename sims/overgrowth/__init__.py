@@ -1,7 +1,7 @@
 """Overgrowth: a two-player race to grow a line of flowers between two shaded areas."""
 
 from sims.core.engine import BotSpec, GameDefinition
-from sims.overgrowth import bots, config, reference, render, rules
+from sims.overgrowth import bots, config, reference, reference_bots, render, rules
 
 GAME = GameDefinition(
     name="overgrowth",
@@ -11,9 +11,9 @@ GAME = GameDefinition(
     batched=lambda cfg, players: rules.OvergrowthEngine(cfg),
     reference=lambda cfg, players, seed: reference.OvergrowthGame(cfg),
     bots={
-        "random": BotSpec("random", bots.RandomBot, bots.ReferenceRandomBot,
+        "random": BotSpec("random", bots.RandomBot, reference_bots.ReferenceRandomBot,
                           "uniform among legal actions"),
-        "greedy": BotSpec("greedy", bots.GreedyBot, bots.ReferenceGreedyBot,
+        "greedy": BotSpec("greedy", bots.GreedyBot, reference_bots.ReferenceGreedyBot,
                           "one ply: immediate win, else connection distances and flower count"),
         "planner": BotSpec("planner", bots.PlannerBot, None,
                            "two ply: best greedy candidates answered by the opponent's best greedy reply"),
