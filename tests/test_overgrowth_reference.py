@@ -42,10 +42,6 @@ def position(config, picture: str, *, to_move: int = 0, turn: int = 10,
     return game
 
 
-def rc(config, *cells: tuple[int, int]) -> set[int]:
-    return {r * config.columns + c for r, c in cells}
-
-
 def singles(game: OvergrowthGame, kind: str, seat: int = 0) -> set[tuple[int, int]]:
     """The one-cell placements of ``kind`` as (row, col)."""
     return {game.row_col(p) for p in game.legal_placements(seat, kind) if p < game.config.cells}

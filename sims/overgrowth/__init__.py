@@ -19,7 +19,7 @@ GAME = GameDefinition(
                            "two ply: best greedy candidates answered by the opponent's best greedy reply"),
     },
     render_reference=render.render_game,
-    describe_action=lambda game, action: render.describe_action(game.config, action, reference.action_kind(game, action)),
+    describe_action=lambda game, action: render.describe_action(game.config, action, game.action_kind(action)),
     max_turns=lambda cfg: cfg.max_turns,
     bot_weights=lambda cfg, kind: cfg.bot_weights.get(kind, {}),
     personas=lambda cfg: cfg.personas,

@@ -152,7 +152,7 @@ class PlannerBot(GreedyBot):
         their_supply = state.supply[rows, them][games]
         their_home = np.where(state.turn[games] < 1, geo.area[them[games]], U64(0))
         reply_singles, reply_pairs = slot_options(
-            geo, after.opp, after.own, their_supply, marker_opp[games], after.marker, their_home)
+            geo, after.opp, after.own, marker_opp[games], after.marker, their_supply, their_home)
         reply_flags = placement_flags(
             geo, np.bitwise_or.reduce(reply_singles, axis=1), np.bitwise_or.reduce(reply_pairs, axis=1))
         candidate, reply = np.nonzero(reply_flags)

@@ -33,7 +33,7 @@ from collections import deque
 from typing import Any
 
 from sims.core.engine import STALL, ReferenceGame
-from sims.core.grid import DIAGONAL, KING, ORTHOGONAL
+from sims.core.grid import KING, ORTHOGONAL
 from sims.overgrowth.config import ACTION_KINDS, OvergrowthConfig
 
 EMPTY = -1
@@ -154,7 +154,7 @@ class OvergrowthGame(ReferenceGame):
         """Empty cells exactly ``cast_distance`` away along a row, column or diagonal from a flower."""
         targets = set()
         for c in self.flowers_of(seat):
-            for dr, dc in ORTHOGONAL + DIAGONAL:
+            for dr, dc in KING:
                 target = self.step(c, dr, dc, self.config.cast_distance)
                 if target is not None and self.board[target] == EMPTY:
                     targets.add(target)

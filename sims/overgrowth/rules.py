@@ -105,7 +105,7 @@ def landing_spaces(geo: Geometry, marker_me: np.ndarray, marker_opp: np.ndarray)
     return landing, landing != np.asarray(marker_opp)[..., None]
 
 
-def slot_options(geo: Geometry, own, opp, supply, marker_me, marker_opp, home_area):
+def slot_options(geo: Geometry, own, opp, marker_me, marker_opp, supply, home_area):
     """Legal placements per slot: ``singles[..., slots]``, ``pairs[..., slots]``.
 
     ``home_area`` is the mover's shaded area on its first turn and 0 after it;

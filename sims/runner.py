@@ -1,0 +1,466 @@
+"""Seeded games in chunks, across joblib workers, to Parquet records.
+
+The runner knows no game's rules: it resolves bots, cuts the run into chunks,
+plays each chunk with :func:`sims.core.play.play_batch` and writes one row per
+game and seat. A run directory looks like::
+
+    OUT/manifest.json                                  what was run, and what is finished
+    OUT/records/r{rotation}-{start:09d}-{stop:09d}.parquet   one file per chunk
+    OUT/events/r{rotation}-{start:09d}-{stop:09d}.parquet    the same chunk's events, if the game has any
+
+Deals and rotations. A run plays ``games`` *deals* (indices 0..games-1), each
+with its own seed ``game_seeds(seed, deal)``. With ``rotate_seats`` every deal
+is played once per rotation ``r`` in ``0..players-1``, seat ``s`` taken by bot
+``bot_labels[(s + r) % players]``, on the same seed (paired games). The
+records' ``game`` id is ``deal * rotations + r``.
+
+Resuming. A chunk is finished when its records file exists (files are written
+under a temporary name and renamed). Re-running the same command plays only the
+deal ranges that no records file covers, whatever the batch size was; a larger
+``games`` extends the run. A different game, config, bots, players, seed or
+seat rotation on the same directory is refused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import re
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+import polars as pl
+
+from sims.core.engine import GameResults
+from sims.core.play import BotChoice, batched_bots, play_batch, resolve_bot
+from sims.core.rng import game_seeds
+from sims.core.spec import ConfigError
+from sims.registry import get_game
+
+MANIFEST = "manifest.json"
+RECORDS = "records"
+EVENTS = "events"
+_CHUNK_NAME = re.compile(r"^r(\d+)-(\d{9})-(\d{9})\.parquet$")
+
+# Records columns every game has, in order, with their dtypes; the engine's
+# seat and game columns follow.
+BASE_COLUMNS: dict[str, pl.DataType] = {
+    "game": pl.Int64,
+    "deal": pl.Int64,
+    "rotation": pl.Int8,
+    "seed": pl.UInt64,
+    "seat": pl.Int8,
+    "bot": pl.String,
+    "score": pl.Float64,
+    "rank": pl.Int8,
+    "win": pl.Boolean,
+    "tie": pl.Boolean,
+    "turns": pl.Int32,
+    "end": pl.String,
+}
+
+# Manifest keys that must match for a directory to be resumed.
+_IDENTITY = ("game", "config_hash", "bots", "players", "seed", "rotate_seats")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Deals ``[start, stop)`` of one rotation."""
+
+    rotation: int
+    start: int
+    stop: int
+
+    @property
+    def name(self) -> str:
+        return f"r{self.rotation}-{self.start:09d}-{self.stop:09d}.parquet"
+
+    @property
+    def deals(self) -> int:
+        return self.stop - self.start
+
+    @classmethod
+    def parse(cls, name: str) -> Chunk | None:
+        match = _CHUNK_NAME.match(name)
+        return cls(*(int(g) for g in match.groups())) if match else None
+
+
+@dataclass
+class RunSummary:
+    """What a call to :func:`run` did."""
+
+    out_dir: Path
+    game: str
+    players: int
+    deals: int  # the run's --games
+    rotations: int
+    played: int  # games played by this call (deals x rotations)
+    kept: int  # games found finished on disk
+    seconds: float
+    chunks_played: int
+    manifest: dict = field(repr=False)
+
+    @property
+    def games(self) -> int:
+        """Games in the run directory (one records ``game`` id each)."""
+        return self.deals * self.rotations
+
+    @property
+    def games_per_second(self) -> float | None:
+        return self.played / self.seconds if self.played and self.seconds > 0 else None
+
+
+# ---------------------------------------------------------------- lineups and chunks
+
+
+def lineup(choices: Sequence[BotChoice], rotation: int) -> tuple[BotChoice, ...]:
+    """Seat ``s`` plays ``choices[(s + rotation) % players]``."""
+    players = len(choices)
+    return tuple(choices[(seat + rotation) % players] for seat in range(players))
+
+
+def plan_chunks(games: int, rotations: int, batch_size: int, finished: Sequence[Chunk] = ()) -> list[Chunk]:
+    """The chunks still to play: deal ranges no finished chunk covers, cut to ``batch_size``.
+
+    Ordered by deal range, then rotation, so that a stopped run holds whole
+    groups of paired games.
+    """
+    todo = []
+    for rotation in range(rotations):
+        covered = sorted((c.start, c.stop) for c in finished if c.rotation == rotation)
+        gaps, cursor = [], 0
+        for start, stop in covered:
+            if start > cursor:
+                gaps.append((cursor, min(start, games)))
+            cursor = max(cursor, stop)
+        if cursor < games:
+            gaps.append((cursor, games))
+        for low, high in gaps:
+            for start in range(low, high, batch_size):
+                todo.append(Chunk(rotation, start, min(start + batch_size, high)))
+    return sorted(todo, key=lambda c: (c.start, c.rotation))
+
+
+def finished_chunks(out_dir: Path) -> list[Chunk]:
+    """Chunks whose records file is on disk."""
+    folder = Path(out_dir) / RECORDS
+    if not folder.is_dir():
+        return []
+    return sorted(c for c in (Chunk.parse(p.name) for p in folder.iterdir()) if c is not None)
+
+
+# ---------------------------------------------------------------- one chunk
+
+
+def records_frame(
+    engine_end_reasons: Sequence[str],
+    results: GameResults,
+    choices: Sequence[BotChoice],
+    seeds: np.ndarray,
+    deals: np.ndarray,
+    rotation: int,
+    rotations: int,
+) -> pl.DataFrame:
+    """One row per game and seat, ``(game, seat)`` ascending."""
+    size, players = results.score.shape
+    per_seat = lambda column: np.repeat(np.asarray(column), players)  # noqa: E731 (one game value per seat row)
+    rank = np.asarray(results.rank, dtype=np.int8)
+    first = rank == 1
+    shared = (first.sum(axis=1) > 1)[:, None] & first
+    end_names = np.asarray(engine_end_reasons, dtype=object)[np.asarray(results.end, dtype=np.int64)]
+    columns: dict[str, Any] = {
+        "game": pl.Series(per_seat(deals * rotations + rotation), dtype=pl.Int64),
+        "deal": pl.Series(per_seat(deals), dtype=pl.Int64),
+        "rotation": pl.Series(np.full(size * players, rotation), dtype=pl.Int8),
+        "seed": pl.Series(per_seat(seeds), dtype=pl.UInt64),
+        "seat": pl.Series(np.tile(np.arange(players), size), dtype=pl.Int8),
+        "bot": pl.Series(np.tile(np.asarray([c.label for c in choices], dtype=object), size), dtype=pl.String),
+        "score": pl.Series(np.asarray(results.score, dtype=np.float64).reshape(-1), dtype=pl.Float64),
+        "rank": pl.Series(rank.reshape(-1), dtype=pl.Int8),
+        "win": pl.Series(first.reshape(-1), dtype=pl.Boolean),
+        "tie": pl.Series(shared.reshape(-1), dtype=pl.Boolean),
+        "turns": pl.Series(per_seat(results.turns), dtype=pl.Int32),
+        "end": pl.Series(per_seat(end_names), dtype=pl.String),
+    }
+    for name, values in results.seat_columns.items():
+        columns[_extra_name(name, columns)] = np.asarray(values).reshape(-1)
+    for name, values in results.game_columns.items():
+        columns[_extra_name(name, columns)] = per_seat(values)
+    frame = pl.DataFrame(columns)
+    # A stall has no result: rank 0 from the engine becomes null.
+    return frame.with_columns(pl.when(pl.col("rank") > 0).then(pl.col("rank")).otherwise(None).alias("rank"))
+
+
+def _extra_name(name: str, columns: dict) -> str:
+    if name in columns:
+        raise ValueError(f"engine column {name!r} clashes with a records column")
+    return name
+
+
+def play_chunk(
+    game_name: str,
+    config: Any,
+    choices: tuple[BotChoice, ...],
+    seed: int,
+    rotation: int,
+    rotations: int,
+    start: int,
+    stop: int,
+    out_dir: str,
+) -> tuple[Chunk, int]:
+    """Play deals ``[start, stop)`` of one rotation and write the chunk's files.
+
+    The joblib task: it gets only plain arguments (``rotations`` numbers the
+    records' ``game`` ids) and builds the engine and bots itself. Unpickling ``config`` imports the module that defines the
+    game's config, which is how a worker finds games registered from outside
+    ``sims/``. Returns the chunk and its number of games.
+    """
+    game = get_game(game_name)
+    players = len(choices)
+    engine = game.batched(config, players)
+    bots = batched_bots(game, engine, choices)
+    deals = np.arange(start, stop, dtype=np.int64)
+    seeds = game_seeds(seed, deals)
+    state, trace = play_batch(engine, bots, seeds, game.max_turns(config))
+    results = engine.results(state)
+    records = records_frame(engine.end_reasons, results, choices, seeds, deals, rotation, rotations)
+    chunk = Chunk(rotation, start, stop)
+    events = engine.events(state, trace)
+    if events is not None:
+        table = pl.DataFrame({k: np.asarray(v) for k, v in events.items()})
+        local = table["game"].to_numpy().astype(np.int64)
+        table = table.with_columns(pl.Series("game", (deals[local] * rotations + rotation), dtype=pl.Int64))
+        _write_parquet(table.sort("game", maintain_order=True), Path(out_dir) / EVENTS / chunk.name)
+    _write_parquet(records, Path(out_dir) / RECORDS / chunk.name)
+    return chunk, stop - start
+
+
+def _write_parquet(frame: pl.DataFrame, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    frame.write_parquet(temporary)
+    os.replace(temporary, path)
+
+
+def _write_json(data: dict, path: Path) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(temporary, "w") as handle:
+        json.dump(data, handle, indent=2, sort_keys=False, default=str)
+        handle.write("\n")
+    os.replace(temporary, path)
+
+
+# ---------------------------------------------------------------- manifest
+
+
+def versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        glade = version("glade")
+    except PackageNotFoundError:
+        glade = "unknown"
+    return {"glade": glade, "python": platform.python_version(), "numpy": np.__version__, "polars": pl.__version__}
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _check_resume(held: dict, wanted: dict, path: Path) -> None:
+    """Refuse a directory that holds a different run."""
+    for key in _IDENTITY:
+        if held.get(key) != wanted[key]:
+            raise ConfigError(
+                str(path), key,
+                f"{_plain(wanted[key])} to resume this run directory, which holds {key} = {_plain(held.get(key))} "
+                "(use another --out for a different run)",
+                has_got=False,
+            )
+    if wanted["games"] < held.get("games", 0):
+        raise ConfigError(
+            str(path), "games",
+            f"at least {held['games']}, the games this run directory already holds (use another --out)",
+            wanted["games"],
+        )
+
+
+def _plain(value: Any) -> str:
+    return ",".join(map(str, value)) if isinstance(value, list) else json.dumps(value)
+
+
+def _config_values(config: Any) -> tuple[dict, str, str, list[str]]:
+    loaded = config.loaded
+    return loaded.values, loaded.hash, loaded.source, list(loaded.overrides)
+
+
+# ---------------------------------------------------------------- run
+
+
+def run(
+    game_name: str,
+    config: Any,
+    bot_labels: Sequence[str],
+    players: int,
+    seed: int,
+    games: int,
+    out_dir: str | Path,
+    batch_size: int = 4096,
+    jobs: int = 1,
+    rotate_seats: bool = False,
+    progress: bool = True,
+) -> RunSummary:
+    """Play ``games`` deals of ``game_name`` into ``out_dir`` (resuming what is there)."""
+    game = get_game(game_name)
+    bot_labels = list(bot_labels)
+    if players not in game.player_counts:
+        raise ConfigError("--players", str(players), f"a player count of {game.name}: "
+                          + ", ".join(map(str, game.player_counts)), has_got=False)
+    if len(bot_labels) != players:
+        raise ConfigError("--bots", ",".join(bot_labels),
+                          f"{players} comma-separated bots, one per seat (got {len(bot_labels)})", has_got=False)
+    for option, value in (("--games", games), ("--batch-size", batch_size), ("--jobs", jobs)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(option, str(value), "an integer of at least 1", has_got=False)
+    choices = [resolve_bot(game, config, label) for label in bot_labels]
+    rotations = players if rotate_seats else 1
+    out = Path(out_dir)
+    manifest_path = out / MANIFEST
+    values, digest, source, overrides = _config_values(config)
+
+    manifest = {
+        "game": game.name,
+        "config_hash": digest,
+        "bots": bot_labels,
+        "players": players,
+        "seed": int(seed),
+        "rotate_seats": bool(rotate_seats),
+        "games": games,
+        "rotations": rotations,
+        "batch_size": batch_size,
+        "config_source": source,
+        "config_overrides": overrides,
+        "config": values,
+        "bot_kinds": [{"label": c.label, "kind": c.kind, "weights": dict(c.weights)} for c in choices],
+        "lineups": [[c.label for c in lineup(choices, r)] for r in range(rotations)],
+        "chunks": [],
+        "versions": versions(),
+        "created": _now(),
+        "updated": _now(),
+    }
+    finished: list[Chunk] = []
+    if manifest_path.exists():
+        try:
+            held = json.loads(manifest_path.read_text())
+        except json.JSONDecodeError as error:
+            raise ConfigError(str(manifest_path), "(syntax)", f"a manifest written by glade ({error})",
+                              has_got=False) from None
+        _check_resume(held, manifest, manifest_path)
+        manifest["created"] = held.get("created", manifest["created"])
+        finished = [c for c in finished_chunks(out) if c.rotation < rotations]
+    elif finished_chunks(out):
+        raise ConfigError(str(manifest_path), "(file)", "a manifest beside the chunk files in "
+                          f"{out} (it was deleted; use another --out)", has_got=False)
+    _drop_orphan_events(out, finished)
+    manifest["chunks"] = [c.name for c in finished]
+    out.mkdir(parents=True, exist_ok=True)
+    _write_json(manifest, manifest_path)
+
+    todo = plan_chunks(games, rotations, batch_size, finished)
+    kept = sum(c.deals for c in finished)
+    started = time.perf_counter()
+    played = 0
+    tasks = [
+        (game.name, config, lineup(choices, c.rotation), int(seed), c.rotation, rotations, c.start, c.stop, str(out))
+        for c in todo
+    ]
+    with _progress_bar(progress and bool(todo), sum(c.deals for c in todo), f"{game.name} ({out})") as bar:
+        for chunk, count in _execute(tasks, jobs):
+            finished.append(chunk)
+            played += count
+            manifest["chunks"] = sorted(c.name for c in finished)
+            manifest["updated"] = _now()
+            _write_json(manifest, manifest_path)
+            bar.update(count)
+    return RunSummary(
+        out_dir=out, game=game.name, players=players, deals=games, rotations=rotations,
+        played=played, kept=kept, seconds=time.perf_counter() - started, chunks_played=len(todo),
+        manifest=manifest,
+    )
+
+
+def _execute(tasks: list[tuple], jobs: int) -> Iterator[tuple[Chunk, int]]:
+    if jobs == 1 or len(tasks) <= 1:
+        for task in tasks:
+            yield play_chunk(*task)
+        return
+    from joblib import Parallel, delayed
+
+    parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")
+    yield from parallel(delayed(play_chunk)(*task) for task in tasks)
+
+
+def _drop_orphan_events(out: Path, finished: Sequence[Chunk]) -> None:
+    """Events files whose chunk has no records file: a run stopped between the two writes."""
+    folder = out / EVENTS
+    if not folder.is_dir():
+        return
+    names = {c.name for c in finished}
+    for path in folder.iterdir():
+        if Chunk.parse(path.name) is not None and path.name not in names:
+            path.unlink()
+
+
+class _NoBar:
+    def update(self, count: int) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def _progress_bar(show: bool, length: int, label: str) -> Iterator[Any]:
+    if not show:
+        yield _NoBar()
+        return
+    with click.progressbar(length=length, label=label, file=sys.stderr, show_pos=True) as bar:
+        yield bar
+
+
+# ---------------------------------------------------------------- reading runs
+
+
+def _chunk_files(out_dir: str | Path, kind: str) -> list[Path]:
+    folder = Path(out_dir) / kind
+    return sorted(p for p in folder.iterdir() if Chunk.parse(p.name)) if folder.is_dir() else []
+
+
+def load_manifest(out_dir: str | Path) -> dict:
+    path = Path(out_dir) / MANIFEST
+    if not path.exists():
+        raise ConfigError(str(path), "(file)", "a run directory written by glade play", has_got=False)
+    return json.loads(path.read_text())
+
+
+def load_records(out_dir: str | Path) -> pl.DataFrame:
+    """All finished chunks of a run, sorted by ``(game, seat)``."""
+    files = _chunk_files(out_dir, RECORDS)
+    if not files:
+        raise ConfigError(str(Path(out_dir) / RECORDS), "(files)", "chunk files written by glade play",
+                          has_got=False)
+    return pl.concat([pl.read_parquet(f) for f in files], how="vertical").sort("game", "seat")
+
+
+def load_events(out_dir: str | Path) -> pl.DataFrame | None:
+    """The run's events table sorted by ``game`` (stable), or None if the game writes none."""
+    files = _chunk_files(out_dir, EVENTS)
+    if not files:
+        return None
+    return pl.concat([pl.read_parquet(f) for f in files], how="vertical").sort("game", maintain_order=True)
