@@ -66,15 +66,15 @@ def legal_set_hash_of(actions: list[int]) -> int:
     return int(keys.sum(dtype=np.uint64))
 
 
-def top_per_group(group: np.ndarray, primary: np.ndarray, secondary: np.ndarray, k: int = 1) -> np.ndarray:
+def top_per_group(group: np.ndarray, *keys: np.ndarray, k: int = 1) -> np.ndarray:
     """Indices of the ``k`` best items of each group, best first within a group.
 
-    Items are ranked by ``primary`` then ``secondary`` (higher is better);
+    Items are ranked by the first key, ties by the next (higher is better);
     used to pick per game among a flat list of (game, candidate) pairs.
     """
     if group.size == 0:
         return np.zeros(0, dtype=np.int64)
-    order = np.lexsort((secondary, primary, group))
+    order = np.lexsort(tuple(reversed(keys)) + (group,))
     sorted_group = group[order]
     last_of_group = np.r_[sorted_group[1:] != sorted_group[:-1], True]
     ends = np.nonzero(last_of_group)[0]

@@ -19,6 +19,7 @@ actions the same way, so a trace of batched actions replays on the reference.
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -203,3 +204,22 @@ class GameDefinition:
     bot_weights: Callable[[Any, str], Mapping[str, float]] = lambda config, kind: {}
     personas: Callable[[Any], Mapping[str, tuple[str, Mapping[str, float]]]] = lambda config: {}
     describe: str = ""
+
+
+def take_games(state: BatchedState, rows: np.ndarray) -> BatchedState:
+    """A new state holding copies of games ``rows`` (any order, repeats allowed).
+
+    Bots use it to branch hypothetical games; array fields with a leading game
+    axis are indexed, list fields (logs) start empty.
+    """
+    size = state.size
+    values = {}
+    for item in dataclasses.fields(state):
+        value = getattr(state, item.name)
+        if isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == size:
+            values[item.name] = value[rows].copy()
+        elif isinstance(value, list):
+            values[item.name] = []
+        else:
+            values[item.name] = value
+    return type(state)(**values)

@@ -13,17 +13,10 @@ from collections.abc import Mapping
 import numpy as np
 
 from sims.core.choice import top_per_group
-from sims.core.engine import BatchedBot
+from sims.core.engine import BatchedBot, take_games
 from sims.core.grid import kth_set_bit, popcount
 from sims.core.rng import uniforms, uniforms_at
-from sims.overgrowth.rules import (
-    Geometry,
-    OvergrowthEngine,
-    OvergrowthState,
-    apply_action,
-    connection_distance,
-    slot_options,
-)
+from sims.overgrowth.rules import Geometry, OvergrowthEngine, OvergrowthState, connection_distance
 
 U64 = np.uint64
 WIN, LOSS = 1e9, -1e9
@@ -96,9 +89,11 @@ class GreedyBot(BatchedBot):
 
     engine: OvergrowthEngine
 
-    def __init__(self, engine: OvergrowthEngine, seat: int, weights: Mapping[str, float] | None = None):
+    def __init__(self, engine: OvergrowthEngine, seat: int, weights: Mapping[str, float] | None = None,
+                 stream: str | None = None):
         super().__init__(engine, seat, weights)
         self.evaluation = Evaluation(engine.geo, self.weights)
+        self.stream = stream or f"bot/{seat}"
 
     def scored_actions(self, state: OvergrowthState, active: np.ndarray):
         """Every legal (game, action) of the active games with its placement's greedy score.
@@ -118,7 +113,7 @@ class GreedyBot(BatchedBot):
         slot_flags = placement_flags(geo, singles, pairs)  # [B, slots, placements]
         games, slot, placement = np.nonzero(slot_flags)
         action = slot * geo.placements + placement
-        noise = uniforms_at(state.seeds[games], f"bot/{self.seat}", state.decisions[games], action)
+        noise = uniforms_at(state.seeds[games], self.stream, state.decisions[games], action)
         return games, action, score[games, placement], noise, view
 
     def act(self, state: OvergrowthState, active: np.ndarray) -> np.ndarray:
@@ -130,45 +125,44 @@ class GreedyBot(BatchedBot):
 
 
 class PlannerBot(GreedyBot):
-    """Two ply: the best ``candidates`` greedy actions, each answered by the opponent's best greedy reply.
+    """Rollouts: the best ``candidates`` greedy actions, each played out ``depth`` more turns.
 
-    A candidate's value is minus the opponent's best reply score (the greedy
-    evaluation is antisymmetric when the distance weights are equal); an
-    immediate win or a game-ending move keeps its own value.
+    Both sides of a rollout play greedy with the planner's weights, breaking
+    ties with the planner's own stream (never the opponent's). A candidate is
+    worth the rollout's result if the game ended (win, loss, tie), else the
+    greedy evaluation of the position reached, from the planner's seat.
     """
 
     def act(self, state: OvergrowthState, active: np.ndarray) -> np.ndarray:
-        geo = self.engine.geo
-        games, action, score, noise, (own, opp, marker_me, marker_opp, supply, _) = self.scored_actions(state, active)
+        games, action, score, noise, _ = self.scored_actions(state, active)
         chosen = np.full(state.size, self.engine.config.pass_action, dtype=np.int64)
         if games.size == 0:
             return chosen
-        keep = top_per_group(games, score, noise, int(self.weights.get("candidates", 6)))
+        keep = top_per_group(games, score, noise, k=int(self.weights.get("candidates", 8)))
         games, action, score, noise = games[keep], action[keep], score[keep], noise[keep]
-
-        after = apply_action(geo, own[games], opp[games], marker_me[games], marker_opp[games], supply[games], action)
-        rows = np.arange(state.size)
-        them = 1 - state.to_move.astype(np.int64)
-        their_supply = state.supply[rows, them][games]
-        their_home = np.where(state.turn[games] < 1, geo.area[them[games]], U64(0))
-        reply_singles, reply_pairs = slot_options(
-            geo, after.opp, after.own, marker_opp[games], after.marker, their_supply, their_home)
-        reply_flags = placement_flags(
-            geo, np.bitwise_or.reduce(reply_singles, axis=1), np.bitwise_or.reduce(reply_pairs, axis=1))
-        candidate, reply = np.nonzero(reply_flags)
-        reply_score = self.evaluation.placements(
-            after.opp[candidate], after.own[candidate], their_supply[candidate], reply)[0]
-        best_reply = np.full(games.size, np.nan)
-        best_index = top_per_group(candidate, reply_score, np.zeros_like(reply_score))
-        best_reply[candidate[best_index]] = reply_score[best_index]
-
-        # a candidate the opponent can only answer by passing: score the position it leaves them
-        passing = np.isnan(best_reply)
-        if passing.any():
-            standing = self.evaluation.position(after.opp[passing], after.own[passing], their_supply[passing])[0]
-            best_reply[passing] = standing
-        terminal = (score >= WIN) | (after.supply == 0)
-        value = np.where(terminal, score, -best_reply)
-        best = top_per_group(games, value, noise)
+        branch = take_games(state, games)
+        self.engine.step(branch, action)
+        branch.decisions += 1
+        rollout = [GreedyBot(self.engine, seat, self.weights, stream=f"plan/{self.seat}/{seat}") for seat in (0, 1)]
+        for _ in range(int(self.weights.get("depth", 6))):
+            live = ~branch.done
+            if not live.any():
+                break
+            replies = np.full(branch.size, -1, dtype=np.int64)
+            for seat in (0, 1):
+                movers = live & (branch.to_move == seat)
+                if movers.any():
+                    replies[movers] = rollout[seat].act(branch, movers)[movers]
+            self.engine.step(branch, replies)
+            branch.decisions[live] += 1
+        best = top_per_group(games, self.value(branch), score, noise)
         chosen[games[best]] = action[best]
         return chosen
+
+    def value(self, branch: OvergrowthState) -> np.ndarray:
+        """Worth of each rollout's last position to the planner's seat."""
+        me, them = self.seat, 1 - self.seat
+        standing = self.evaluation.position(
+            branch.stones[:, me], branch.stones[:, them], branch.supply[:, me])[0]
+        result = np.where(branch.winner == me, WIN, np.where(branch.winner == them, LOSS, 0.0))
+        return np.where(branch.done, result, standing)

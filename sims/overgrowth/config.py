@@ -33,7 +33,7 @@ from sims.core.spec import (
 
 ACTION_KINDS = ("overgrow", "grow", "cast", "spread")
 BOT_KINDS = ("greedy", "planner")
-WEIGHT_NAMES = ("own_distance", "opponent_distance", "flowers", "candidates")
+WEIGHT_NAMES = ("own_distance", "opponent_distance", "flowers", "candidates", "depth")
 
 _CELL = List(Int(0, 63), 2, 2)
 _WEIGHTS = {name: Optional(Float()) for name in WEIGHT_NAMES}
