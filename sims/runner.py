@@ -278,24 +278,20 @@ def _now() -> str:
 
 def _check_resume(held: dict, wanted: dict, path: Path) -> None:
     """Refuse a directory that holds a different run."""
+    advice = "use another --out for a different run"
     for key in _IDENTITY:
         if held.get(key) != wanted[key]:
-            raise ConfigError(
-                str(path), key,
-                f"{_plain(wanted[key])} to resume this run directory, which holds {key} = {_plain(held.get(key))} "
-                "(use another --out for a different run)",
-                has_got=False,
-            )
+            raise ConfigError(str(path), key, f"{_plain(held.get(key))} (what this run directory holds; {advice}), "
+                              f"got {_plain(wanted[key])}", has_got=False)
     if wanted["games"] < held.get("games", 0):
-        raise ConfigError(
-            str(path), "games",
-            f"at least {held['games']}, the games this run directory already holds (use another --out)",
-            wanted["games"],
-        )
+        raise ConfigError(str(path), "games", f"at least {held['games']} (what this run directory holds; {advice}), "
+                          f"got {wanted['games']}", has_got=False)
 
 
 def _plain(value: Any) -> str:
-    return ",".join(map(str, value)) if isinstance(value, list) else json.dumps(value)
+    if isinstance(value, list):
+        return ",".join(map(str, value))
+    return json.dumps(value).strip('"')
 
 
 def _config_values(config: Any) -> tuple[dict, str, str, list[str]]:

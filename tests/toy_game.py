@@ -320,7 +320,8 @@ class ReferenceGreedyBot(ReferenceBot):
 
 
 def render(game: RaceGame) -> str:
-    lines = [f"turn {game.turn}, die {game.die}, seat {game.to_move} to move" + (" (over)" if game.done else "")]
+    status = "game over" if game.done else f"seat {game.to_move} to move, die {game.die}"
+    lines = [f"after {game.turn} turns: {status}"]
     for seat, here in enumerate(game.position):
         track = ["."] * (game.config.goal + 1)
         track[here] = str(seat)

@@ -1,0 +1,288 @@
+"""Known positions for the batched Overgrowth engine, one rule per test.
+
+Positions are drawn as in the reference tests (row 0 on top, ``x`` seat 0,
+``o`` seat 1, ``.`` empty, ``:`` empty shaded cell) and loaded into a batch
+of one game, so each rule is checked on the batched engine by itself.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sims.core.rng import game_seeds
+from sims.overgrowth import config as overgrowth_config
+from sims.overgrowth.reference_bots import connection_distance as reference_distance
+from sims.overgrowth.rules import END_REASONS, OvergrowthEngine, connection_distance
+from tests.test_overgrowth_reference import SMALL, position
+
+U64 = np.uint64
+
+
+def load(*overrides: str):
+    return overgrowth_config.load(overrides=list(overrides))
+
+
+def batched(game) -> tuple[OvergrowthEngine, object]:
+    """The reference game's position as a batch of one game."""
+    engine = OvergrowthEngine(game.config)
+    state = engine.init(game_seeds(0, np.arange(1)))
+    for cell, owner in enumerate(game.board):
+        if owner >= 0:
+            state.stones[0, owner] |= U64(1) << U64(cell)
+    state.markers[0] = game.markers
+    state.supply[0] = game.supply
+    state.turn[0] = game.turn
+    state.to_move[0] = game.to_move
+    return engine, state
+
+
+def legal(engine, state) -> set[tuple[int, tuple[tuple[int, int], ...]]]:
+    """Legal actions as (slot, cells placed as (row, col)); slot -1 is the pass."""
+    config = engine.config
+    found = set()
+    for action in np.nonzero(engine.legal_mask(state)[0])[0]:
+        slot, placement = config.decode(int(action))
+        cells = () if slot < 0 else tuple(divmod(c, config.columns) for c in config.placement_cells(placement))
+        found.add((slot, cells))
+    return found
+
+
+def cells_of_slot(engine, state, slot: int) -> set[tuple[tuple[int, int], ...]]:
+    return {cells for s, cells in legal(engine, state) if s == slot}
+
+
+def act(engine, state, slot: int, *cells: tuple[int, int]) -> None:
+    config = engine.config
+    if len(cells) == 1:
+        placement = cells[0][0] * config.columns + cells[0][1]
+    else:
+        placement = config.pair_placement(*cells[0])
+    engine.step(state, np.array([config.encode(slot, placement)]))
+
+
+# Markers: seat 0 on space 4 (overgrow), seat 1 on space 0; with the default
+# track, slot 1 lands on grow, slot 2 on cast, slot 3 on spread.
+MARKERS = (4, 0)
+
+
+def test_overgrow_takes_a_flower_with_two_orthogonal_sides():
+    game = position(load(*SMALL), """
+        . . x . .
+        . x o . .
+        . . x o .
+        . . . x .
+        . . : . .
+    """, markers=(7, 3))  # slot 1 lands on space 0: overgrow
+    engine, state = batched(game)
+    assert cells_of_slot(engine, state, 1) == {((1, 2),), ((2, 3),)}
+    act(engine, state, 1, (2, 3))
+    snapshot = engine.snapshot(state, 0)
+    assert snapshot["board"][2 * 5 + 3] == 0
+    assert engine.results(state).seat_columns["flowers_lost"][0].tolist() == [0, 1]
+
+
+def test_overgrow_ignores_diagonal_sides():
+    game = position(load(*SMALL), """
+        . . : . .
+        . x . x .
+        . . o . .
+        . x . x .
+        . . : . .
+    """, markers=(7, 3))
+    engine, state = batched(game)
+    assert cells_of_slot(engine, state, 1) == set()
+    game.board[2 * 5 + 1] = game.board[2 * 5 + 3] = 0  # two orthogonal sides: now it can be overgrown
+    engine, state = batched(game)
+    assert cells_of_slot(engine, state, 1) == {((2, 2),)}
+
+
+def test_grow_reaches_all_eight_neighbours():
+    game = position(load(*SMALL), """
+        . . : . .
+        . . . . .
+        . . x . .
+        . . . . .
+        . . : . .
+    """, markers=MARKERS)
+    engine, state = batched(game)
+    expected = {((r, c),) for r in (1, 2, 3) for c in (1, 2, 3)} - {((2, 2),)}
+    assert cells_of_slot(engine, state, 1) == expected
+
+
+def test_cast_lands_exactly_three_away_in_eight_directions():
+    game = position(load(), """
+        . . : : : . .
+        . . . . . . .
+        . . . o . . .
+        . . . x . . .
+        . . . . . . .
+        . . . . . . .
+        . . : : : . .
+    """, markers=MARKERS)
+    engine, state = batched(game)
+    # from (3,3): up to (0,3) is in seat 0's shaded area (allowed: no x there yet)
+    expected = {((0, 3),), ((6, 3),), ((3, 0),), ((3, 6),), ((0, 0),), ((0, 6),), ((6, 0),), ((6, 6),)}
+    assert cells_of_slot(engine, state, 2) == expected
+
+
+def test_spread_places_one_or_a_row_pair_touching_an_old_flower():
+    game = position(load(*SMALL), """
+        . . : . .
+        . . . . .
+        . . x . .
+        . . . . .
+        . . : . .
+    """, markers=MARKERS)
+    engine, state = batched(game)
+    spread = cells_of_slot(engine, state, 3)
+    singles = {c for c in spread if len(c) == 1}
+    pairs = {c for c in spread if len(c) == 2}
+    assert singles == {((1, 2),), ((3, 2),), ((2, 1),), ((2, 3),)}
+    assert pairs == {((1, 1), (1, 2)), ((1, 2), (1, 3)), ((3, 1), (3, 2)), ((3, 2), (3, 3)),
+                     ((2, 0), (2, 1)), ((2, 3), (2, 4))}
+
+
+def test_spread_pair_needs_two_flowers_left():
+    game = position(load(*SMALL), """
+        . . : . .
+        . . . . .
+        . . x . .
+        . . . . .
+        . . : . .
+    """, markers=MARKERS, supply=(1, 20))
+    engine, state = batched(game)
+    assert all(len(c) == 1 for c in cells_of_slot(engine, state, 3))
+
+
+def test_shaded_area_holds_one_flower_of_each_colour():
+    game = position(load(), """
+        . . x : : . .
+        . . x . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . : : : . .
+    """, markers=MARKERS)
+    engine, state = batched(game)
+    grow = {c[0] for c in cells_of_slot(engine, state, 1)}
+    assert (0, 3) not in grow and (0, 1) in grow
+    spread_pairs = {c for c in cells_of_slot(engine, state, 3) if len(c) == 2}
+    assert ((0, 3), (0, 4)) not in spread_pairs
+
+
+def test_spread_pair_may_not_put_two_flowers_in_one_shaded_area():
+    game = position(load(), """
+        . . : : : . .
+        . . . x . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . : : : . .
+    """, markers=MARKERS)
+    engine, state = batched(game)
+    spread_pairs = {c for c in cells_of_slot(engine, state, 3) if len(c) == 2}
+    assert ((0, 2), (0, 3)) not in spread_pairs and ((0, 3), (0, 4)) not in spread_pairs
+    assert ((1, 1), (1, 2)) in spread_pairs
+
+
+def test_marker_may_not_end_on_the_other_marker():
+    game = position(load(*SMALL), """
+        . . : . .
+        . . . . .
+        . . x . .
+        . . . . .
+        . . : . .
+    """, markers=(4, 6))  # slot 2 would end on space 6
+    engine, state = batched(game)
+    slots = {slot for slot, _ in legal(engine, state)}
+    assert slots == {1, 3}
+    act(engine, state, 3, (2, 3))
+    assert engine.snapshot(state, 0)["markers"] == [7, 6]  # counted past the other marker
+
+
+def test_first_turn_places_in_own_shaded_area_only():
+    engine = OvergrowthEngine(load())
+    state = engine.init(game_seeds(0, np.arange(1)))
+    assert legal(engine, state) == {(0, ((0, c),)) for c in (2, 3, 4)}
+    engine.step(state, np.array([engine.config.encode(0, 3)]))
+    assert legal(engine, state) == {(0, ((6, c),)) for c in (2, 3, 4)}
+    assert engine.snapshot(state, 0)["markers"] == [0, 4]
+
+
+def test_pass_when_no_move_has_a_placement_skips_the_other_marker():
+    game = position(load(*SMALL), """
+        x o o o o
+        o o o o o
+        o o o o o
+        o o o o o
+        o o o o o
+    """, markers=(4, 5), supply=(20, 20))
+    engine, state = batched(game)
+    assert legal(engine, state) == {(-1, ())}
+    engine.step(state, np.array([engine.config.pass_action]))
+    assert engine.snapshot(state, 0)["markers"] == [6, 5]
+    assert engine.results(state).seat_columns["passes"][0].tolist() == [1, 0]
+
+
+def test_connection_with_diagonal_steps_wins_at_once():
+    game = position(load(*SMALL), """
+        . . x . .
+        . x . . .
+        . x . . .
+        . . x . .
+        . . : . .
+    """, markers=MARKERS)
+    engine, state = batched(game)
+    act(engine, state, 1, (4, 2))
+    assert state.done[0] and END_REASONS[state.end[0]] == "connection"
+    assert engine.results(state).rank[0].tolist() == [1, 2]
+
+
+def test_orthogonal_variant_needs_orthogonal_line():
+    game = position(load(*SMALL, "rules.orthogonal_connection=true"), """
+        . . x . .
+        . . x . .
+        . . x . .
+        . . . x .
+        . . : . .
+    """, markers=MARKERS)
+    engine, state = batched(game)
+    act(engine, state, 1, (4, 2))  # joins (3,3) only diagonally
+    assert not state.done[0]
+    act_seat1 = engine.config.pass_action
+    engine.step(state, np.array([act_seat1]))
+    act(engine, state, 1, (3, 2))
+    assert state.done[0] and END_REASONS[state.end[0]] == "connection"
+
+
+@pytest.mark.parametrize("x_extra, expected", [(2, [1, 2]), (0, [2, 1]), (1, [1, 1])])
+def test_last_flower_ends_the_game_most_flowers_wins(x_extra, expected):
+    config = load(*SMALL, "rules.flowers=6")
+    game = position(config, """
+        . . : . .
+        . . . . .
+        . . x . .
+        o o o . .
+        . . : . .
+    """, markers=MARKERS, supply=(1, 3))
+    for c in range(x_extra):
+        game.board[c] = 0
+    engine, state = batched(game)
+    act(engine, state, 1, (1, 2))
+    assert state.done[0] and END_REASONS[state.end[0]] == "flowers"
+    assert engine.results(state).rank[0].tolist() == expected
+
+
+def test_connection_distance_matches_a_plain_search_on_random_boards():
+    config = load(*SMALL)
+    engine = OvergrowthEngine(config)
+    rng = np.random.default_rng(11)
+    boards = rng.choice([-1, -1, 0, 1], size=(400, config.cells))
+    own = engine.geo.grid.from_cells(boards == 0)
+    opp = engine.geo.grid.from_cells(boards == 1)
+    fast = connection_distance(engine.geo, own, opp)
+    plain = [reference_distance(config, list(board), 0) for board in boards]
+    assert fast.tolist() == plain
