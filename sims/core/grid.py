@@ -73,6 +73,9 @@ class Grid:
 
     def dilate(self, board: np.ndarray, directions=KING) -> np.ndarray:
         """``board`` plus every cell one step away in ``directions``."""
+        if directions is KING:  # a row step then a column step: 4 shifts instead of 8
+            wide = board | self.shift(board, 0, 1) | self.shift(board, 0, -1)
+            return wide | self.shift(wide, 1, 0) | self.shift(wide, -1, 0)
         out = board.copy()
         for dr, dc in directions:
             out |= self.shift(board, dr, dc)
