@@ -8,8 +8,9 @@ A game folder ``sims/<game>/`` provides:
   leading game axis; finished games are masked, never removed.
 * ``reference.py``: a :class:`ReferenceGame`, one game in plain Python that
   reads like the rulebook; the rules oracle for ``glade verify``.
-* ``bots.py``: :class:`BatchedBot` classes (and plain counterparts for the
-  reference engine) that read state and never change it.
+* ``bots.py``: :class:`BatchedBot` classes that read state and never change it.
+* ``reference_bots.py``: their plain one-game counterparts (:class:`ReferenceBot`),
+  drawing the same random numbers, for benchmarks and bot cross-checks.
 * ``render.py``: text output for ``glade replay`` and golden playthroughs.
 * ``__init__.py``: a :class:`GameDefinition` named ``GAME`` tying them together.
 
