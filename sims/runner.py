@@ -24,6 +24,7 @@ seat rotation on the same directory is refused.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import platform
@@ -69,10 +70,10 @@ BASE_COLUMNS: dict[str, pl.DataType] = {
 }
 
 # Manifest keys that must match for a directory to be resumed.
-_IDENTITY = ("game", "config_hash", "bots", "players", "seed", "rotate_seats")
+_IDENTITY = ("game", "players", "config_hash", "bots", "seed", "rotate_seats")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, order=True)
 class Chunk:
     """Deals ``[start, stop)`` of one rotation."""
 
@@ -220,9 +221,10 @@ def play_chunk(
     """Play deals ``[start, stop)`` of one rotation and write the chunk's files.
 
     The joblib task: it gets only plain arguments (``rotations`` numbers the
-    records' ``game`` ids) and builds the engine and bots itself. Unpickling ``config`` imports the module that defines the
-    game's config, which is how a worker finds games registered from outside
-    ``sims/``. Returns the chunk and its number of games.
+    records' ``game`` ids) and builds the engine and bots itself. Unpickling
+    ``config`` imports the module that defines the game's config, which is how
+    a worker finds games registered from outside ``sims/``. Returns the chunk
+    and its number of games.
     """
     game = get_game(game_name)
     players = len(choices)
@@ -353,45 +355,54 @@ def run(
         "created": _now(),
         "updated": _now(),
     }
-    finished: list[Chunk] = []
-    if manifest_path.exists():
-        try:
-            held = json.loads(manifest_path.read_text())
-        except json.JSONDecodeError as error:
-            raise ConfigError(str(manifest_path), "(syntax)", f"a manifest written by glade ({error})",
-                              has_got=False) from None
-        _check_resume(held, manifest, manifest_path)
-        manifest["created"] = held.get("created", manifest["created"])
-        finished = [c for c in finished_chunks(out) if c.rotation < rotations]
-    elif finished_chunks(out):
-        raise ConfigError(str(manifest_path), "(file)", "a manifest beside the chunk files in "
-                          f"{out} (it was deleted; use another --out)", has_got=False)
-    _drop_orphan_events(out, finished)
-    manifest["chunks"] = [c.name for c in finished]
     out.mkdir(parents=True, exist_ok=True)
-    _write_json(manifest, manifest_path)
-
-    todo = plan_chunks(games, rotations, batch_size, finished)
-    kept = sum(c.deals for c in finished)
-    started = time.perf_counter()
-    played = 0
-    tasks = [
-        (game.name, config, lineup(choices, c.rotation), int(seed), c.rotation, rotations, c.start, c.stop, str(out))
-        for c in todo
-    ]
-    with _progress_bar(progress and bool(todo), sum(c.deals for c in todo), f"{game.name} ({out})") as bar:
-        for chunk, count in _execute(tasks, jobs):
-            finished.append(chunk)
-            played += count
-            manifest["chunks"] = sorted(c.name for c in finished)
-            manifest["updated"] = _now()
-            _write_json(manifest, manifest_path)
-            bar.update(count)
+    with _lock(out):
+        finished = _resume(out, manifest)
+        _tidy(out, finished)
+        _write_json(manifest, manifest_path)
+        todo = plan_chunks(games, rotations, batch_size, finished)
+        tasks = [
+            (game.name, config, lineup(choices, c.rotation), int(seed), c.rotation, rotations, c.start, c.stop,
+             str(out))
+            for c in todo
+        ]
+        started = time.perf_counter()
+        played = 0
+        with _progress_bar(progress and bool(todo), sum(c.deals for c in todo), f"{game.name} ({out})") as bar:
+            for chunk, count in _execute(tasks, jobs):
+                finished.append(chunk)
+                played += count
+                manifest["chunks"] = sorted(c.name for c in finished)
+                manifest["updated"] = _now()
+                _write_json(manifest, manifest_path)
+                bar.update(count)
     return RunSummary(
         out_dir=out, game=game.name, players=players, deals=games, rotations=rotations,
-        played=played, kept=kept, seconds=time.perf_counter() - started, chunks_played=len(todo),
-        manifest=manifest,
+        played=played, kept=games * rotations - sum(c.deals for c in todo),
+        seconds=time.perf_counter() - started, chunks_played=len(todo), manifest=manifest,
     )
+
+
+def _resume(out: Path, manifest: dict) -> list[Chunk]:
+    """The finished chunks of the run in ``out``; refuses a directory holding another run.
+
+    Updates ``manifest`` (creation time, finished chunks) in place.
+    """
+    path = out / MANIFEST
+    if not path.exists():
+        if finished_chunks(out):
+            raise ConfigError(str(path), "(file)", f"a manifest beside the chunk files in {out} "
+                              "(it was deleted; use another --out)", has_got=False)
+        return []
+    try:
+        held = json.loads(path.read_text())
+    except json.JSONDecodeError as error:
+        raise ConfigError(str(path), "(syntax)", f"a manifest written by glade ({error})", has_got=False) from None
+    _check_resume(held, manifest, path)
+    manifest["created"] = held.get("created", manifest["created"])
+    finished = [c for c in finished_chunks(out) if c.rotation < manifest["rotations"]]
+    manifest["chunks"] = [c.name for c in finished]
+    return finished
 
 
 def _execute(tasks: list[tuple], jobs: int) -> Iterator[tuple[Chunk, int]]:
@@ -405,15 +416,34 @@ def _execute(tasks: list[tuple], jobs: int) -> Iterator[tuple[Chunk, int]]:
     yield from parallel(delayed(play_chunk)(*task) for task in tasks)
 
 
-def _drop_orphan_events(out: Path, finished: Sequence[Chunk]) -> None:
-    """Events files whose chunk has no records file: a run stopped between the two writes."""
-    folder = out / EVENTS
-    if not folder.is_dir():
-        return
+def _tidy(out: Path, finished: Sequence[Chunk]) -> None:
+    """Remove what a stopped run left half-done: temporary files, and events files
+    whose chunk has no records file (stopped between the two writes)."""
     names = {c.name for c in finished}
-    for path in folder.iterdir():
-        if Chunk.parse(path.name) is not None and path.name not in names:
-            path.unlink()
+    for kind in (RECORDS, EVENTS):
+        folder = out / kind
+        if not folder.is_dir():
+            continue
+        for path in folder.iterdir():
+            stale = path.name.startswith(".") and path.name.endswith(".tmp")
+            orphan = kind == EVENTS and Chunk.parse(path.name) is not None and path.name not in names
+            if stale or orphan:
+                path.unlink()
+
+
+@contextlib.contextmanager
+def _lock(out: Path) -> Iterator[None]:
+    """Hold ``OUT/.lock`` while playing: two runs writing one directory would waste work."""
+    handle = open(out / ".lock", "w")
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ConfigError(str(out), "(lock)", "a run directory no other glade play is writing to",
+                              has_got=False) from None
+        yield
+    finally:
+        handle.close()
 
 
 class _NoBar:
@@ -433,9 +463,25 @@ def _progress_bar(show: bool, length: int, label: str) -> Iterator[Any]:
 # ---------------------------------------------------------------- reading runs
 
 
-def _chunk_files(out_dir: str | Path, kind: str) -> list[Path]:
+def _chunk_parts(out_dir: str | Path, kind: str) -> list[tuple[Path, Chunk, int]]:
+    """The chunk files of a run with, for each, the first deal it alone provides.
+
+    Chunks never overlap in a run played by one process at a time, but a run
+    killed while its workers went on (or two runs on one directory) can leave
+    overlapping ranges; their games are identical, so each deal is read once,
+    from the first chunk (by start) that covers it.
+    """
     folder = Path(out_dir) / kind
-    return sorted(p for p in folder.iterdir() if Chunk.parse(p.name)) if folder.is_dir() else []
+    if not folder.is_dir():
+        return []
+    chunks = sorted((c, p) for c, p in ((Chunk.parse(p.name), p) for p in folder.iterdir()) if c is not None)
+    parts, cursor = [], {}
+    for chunk, path in chunks:
+        keep_from = max(chunk.start, cursor.get(chunk.rotation, 0))
+        if keep_from < chunk.stop:
+            parts.append((path, chunk, keep_from))
+        cursor[chunk.rotation] = max(cursor.get(chunk.rotation, 0), chunk.stop)
+    return parts
 
 
 def load_manifest(out_dir: str | Path) -> dict:
@@ -447,16 +493,26 @@ def load_manifest(out_dir: str | Path) -> dict:
 
 def load_records(out_dir: str | Path) -> pl.DataFrame:
     """All finished chunks of a run, sorted by ``(game, seat)``."""
-    files = _chunk_files(out_dir, RECORDS)
-    if not files:
+    parts = _chunk_parts(out_dir, RECORDS)
+    if not parts:
         raise ConfigError(str(Path(out_dir) / RECORDS), "(files)", "chunk files written by glade play",
                           has_got=False)
-    return pl.concat([pl.read_parquet(f) for f in files], how="vertical").sort("game", "seat")
+    frames = []
+    for path, chunk, keep_from in parts:
+        frame = pl.read_parquet(path)
+        frames.append(frame if keep_from == chunk.start else frame.filter(pl.col("deal") >= keep_from))
+    return pl.concat(frames, how="vertical").sort("game", "seat")
 
 
 def load_events(out_dir: str | Path) -> pl.DataFrame | None:
     """The run's events table sorted by ``game`` (stable), or None if the game writes none."""
-    files = _chunk_files(out_dir, EVENTS)
-    if not files:
+    parts = _chunk_parts(out_dir, EVENTS)
+    if not parts:
         return None
-    return pl.concat([pl.read_parquet(f) for f in files], how="vertical").sort("game", maintain_order=True)
+    rotations = int(load_manifest(out_dir)["rotations"])
+    frames = []
+    for path, chunk, keep_from in parts:
+        frame = pl.read_parquet(path)
+        first_game = keep_from * rotations + chunk.rotation
+        frames.append(frame if keep_from == chunk.start else frame.filter(pl.col("game") >= first_game))
+    return pl.concat(frames, how="vertical").sort("game", maintain_order=True)

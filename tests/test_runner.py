@@ -30,11 +30,12 @@ def baseline(tmp_path_factory):
     return load_records(out), load_events(out)
 
 
-@pytest.mark.parametrize("batch_size", [1, 7, 64])
-def test_records_do_not_depend_on_batch_size(tmp_path, toy_config, baseline, batch_size):
-    play(tmp_path, toy_config, batch_size=batch_size, rotate_seats=True)
-    assert_frame_equal(load_records(tmp_path), baseline[0])
-    assert_frame_equal(load_events(tmp_path), baseline[1])
+@pytest.mark.parametrize(("batch_size", "games"), [(1, 30), (7, GAMES), (64, GAMES)])
+def test_records_do_not_depend_on_batch_size(tmp_path, toy_config, baseline, batch_size, games):
+    play(tmp_path, toy_config, batch_size=batch_size, rotate_seats=True, games=games)
+    records, events = baseline
+    assert_frame_equal(load_records(tmp_path), records.filter(pl.col("deal") < games))
+    assert_frame_equal(load_events(tmp_path), events.filter(pl.col("game") < 2 * games))
 
 
 def test_records_do_not_depend_on_jobs(tmp_path, toy_config, baseline):
@@ -74,7 +75,10 @@ def test_resume_after_a_lost_chunk_gives_the_same_records(tmp_path, toy_config, 
     lost.unlink()
     (tmp_path / "events" / Chunk(0, 32, 64).name).unlink()  # an events file alone is not a finished chunk
     (tmp_path / "records" / Chunk(0, 32, 64).name).unlink()
+    stale = tmp_path / "records" / f".{Chunk(0, 32, 64).name}.999.tmp"  # a write cut short
+    stale.write_bytes(b"PAR1")
     summary = play(tmp_path, toy_config, batch_size=10, rotate_seats=True)
+    assert not stale.exists()
     assert summary.played == 64 and summary.kept == GAMES * 2 - 64
     assert_frame_equal(load_records(tmp_path), baseline[0])
     assert_frame_equal(load_events(tmp_path), baseline[1])
@@ -188,3 +192,36 @@ def test_plan_chunks_fills_gaps_whatever_the_old_batch_size():
     todo = plan_chunks(35, 2, 4, finished)
     assert todo == [Chunk(0, 10, 14), Chunk(0, 14, 18), Chunk(0, 18, 20), Chunk(0, 30, 34), Chunk(1, 30, 34),
                     Chunk(0, 34, 35), Chunk(1, 34, 35)]
+
+
+def test_overgrowth_records_do_not_depend_on_jobs(tmp_path):
+    """The real game's config travels to loky workers and gives the same records."""
+    from sims.overgrowth import GAME
+
+    config = GAME.load_config(None, ())
+    run("overgrowth", config, ["greedy", "random"], 2, 3, 48, tmp_path / "one", batch_size=48, progress=False)
+    run("overgrowth", config, ["greedy", "random"], 2, 3, 48, tmp_path / "two", batch_size=16, jobs=2,
+        progress=False)
+    assert_frame_equal(load_records(tmp_path / "one"), load_records(tmp_path / "two"))
+
+
+def test_overlapping_chunks_are_read_once(tmp_path, toy_config, baseline):
+    """Workers that outlive a killed run can leave chunks overlapping the resumed run's ones."""
+    play(tmp_path / "a", toy_config, batch_size=50, rotate_seats=True)
+    play(tmp_path / "b", toy_config, batch_size=30, rotate_seats=True)
+    for name in (Chunk(0, 30, 60).name, Chunk(1, 120, 150).name):
+        for kind in ("records", "events"):
+            (tmp_path / "b" / kind / name).rename(tmp_path / "a" / kind / name)
+    assert_frame_equal(load_records(tmp_path / "a"), baseline[0])
+    assert_frame_equal(load_events(tmp_path / "a"), baseline[1])
+
+
+def test_a_directory_being_written_is_refused(tmp_path, toy_config):
+    import fcntl
+
+    tmp_path.mkdir(exist_ok=True)
+    with open(tmp_path / ".lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(ConfigError, match=r"\(lock\): expected a run directory no other glade play"):
+            play(tmp_path, toy_config, games=10)
+    assert play(tmp_path, toy_config, games=10).played == 10

@@ -1,0 +1,327 @@
+"""``glade``: the command line. Thin: parse, call the library, print.
+
+Every error a user can cause (config, arguments, run directory) is printed as
+one line ``error: ...`` on stderr with exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+
+from sims.core.engine import GameDefinition
+from sims.core.spec import ConfigError, default_config_path
+
+
+class GladeError(click.ClickException):
+    """Shown as one line, ``error: <message>``, exit status 2."""
+
+    exit_code = 2
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"error: {self.format_message()}", err=True)
+
+
+def _usage(error: click.UsageError) -> GladeError:
+    hint = f" (see '{error.ctx.command_path} --help')" if error.ctx is not None else ""
+    return GladeError(error.format_message() + hint)
+
+
+class _Glade(click.Group):
+    """Turns every error a user can cause into one ``error:`` line (exit status 2)."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.exceptions.NoArgsIsHelpError:
+            raise  # plain `glade`: click shows the help
+        except click.UsageError as error:  # options of glade itself, e.g. glade --verbose
+            raise _usage(error) from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ConfigError as error:
+            raise GladeError(str(error)) from None
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as error:
+            raise _usage(error) from None
+        except BrokenPipeError:
+            raise  # glade ... | head: click quiets it
+        except OSError as error:  # an --out or --config path that cannot be read or written
+            raise GladeError(str(error)) from None
+
+
+@click.group(cls=_Glade, context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """Glade: Monte Carlo game balance. Play seeded games with bots, check engines, measure speed.
+
+    \b
+        glade games
+        glade play overgrowth --games 20000 --seed 1 --bots greedy,random --rotate-seats --out runs/demo
+    """
+
+
+# ---------------------------------------------------------------- shared options and helpers
+
+
+def _game(name: str) -> GameDefinition:
+    from sims.registry import get_game
+
+    return get_game(name)
+
+
+def _config(game: GameDefinition, path: str | None, overrides: Sequence[str]) -> Any:
+    return game.load_config(Path(path) if path else None, tuple(overrides))
+
+
+def _bot_list(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    labels = [part.strip() for part in text.split(",")]
+    if not all(labels):
+        raise ConfigError("--bots", text, "comma-separated bot names such as greedy,random", has_got=False)
+    return labels
+
+
+def _players(game: GameDefinition, players: int | None, bots: Sequence[str] | None) -> int:
+    """--players, else the number of bots if the game allows it, else the smallest count."""
+    if players is None:
+        players = len(bots) if bots and len(bots) in game.player_counts else min(game.player_counts)
+    if players not in game.player_counts:
+        raise ConfigError("--players", str(players), f"a player count of {game.name}: "
+                          + ", ".join(map(str, game.player_counts)), has_got=False)
+    if bots is not None and len(bots) != players:
+        raise ConfigError("--bots", ",".join(bots),
+                          f"{players} comma-separated bots, one per seat (got {len(bots)})", has_got=False)
+    return players
+
+
+def _config_options(command):
+    command = click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+                           help="Override a config key, e.g. --set rules.flowers=20 (repeatable).")(command)
+    command = click.option("--config", "config_path", default=None, metavar="PATH",
+                           help="Config file (default: configs/games/GAME.toml).")(command)
+    return command
+
+
+_POSITIVE = click.IntRange(min=1)
+
+
+# ---------------------------------------------------------------- games
+
+
+@main.command()
+def games() -> None:
+    """List games, player counts, config files, bots and personas.
+
+    \b
+        glade games
+    """
+    from sims.registry import game_names
+
+    for name in game_names():
+        game = _game(name)
+        counts = ", ".join(map(str, game.player_counts))
+        click.echo(f"{game.name}: {game.title} ({counts} players)")
+        if game.describe:
+            click.echo(f"  {game.describe}")
+        click.echo(f"  config   {default_config_path(game.name)}")
+        for bot in game.bots.values():
+            note = "" if bot.reference is not None else " (batched only)"
+            click.echo(f"  bot      {bot.name}: {bot.description}{note}")
+        try:
+            personas = game.personas(game.load_config(None, ()))
+        except ConfigError as error:
+            click.echo(f"  personas (config does not load: {error})")
+            continue
+        for persona, (kind, weights) in sorted(personas.items()):
+            shown = ", ".join(f"{k}={v:g}" for k, v in weights.items())
+            click.echo(f"  persona  {persona}: {kind} with {shown}")
+
+
+# ---------------------------------------------------------------- play
+
+
+@main.command()
+@click.argument("game_name", metavar="GAME")
+@click.option("--games", "games_", type=_POSITIVE, required=True, help="Deals to play (per seat rotation).")
+@click.option("--seed", type=int, required=True, help="Root seed of the run.")
+@click.option("--bots", required=True, help="Comma-separated bots or personas, one per seat.")
+@click.option("--players", type=int, default=None, help="Players (default: the number of bots).")
+@click.option("--rotate-seats", is_flag=True, help="Play every deal once per seat rotation (paired games).")
+@click.option("--batch-size", type=_POSITIVE, default=4096, show_default=True, help="Games per chunk.")
+@click.option("--jobs", type=_POSITIVE, default=1, show_default=True, help="Worker processes.")
+@_config_options
+@click.option("--out", "out_dir", required=True, metavar="DIR", help="Run directory (resumed if it exists).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.option("--progress/--no-progress", default=True, help="Show a progress bar on stderr.")
+def play(game_name: str, games_: int, seed: int, bots: str, players: int | None, rotate_seats: bool,
+         batch_size: int, jobs: int, overrides: tuple[str, ...], config_path: str | None, out_dir: str,
+         as_json: bool, progress: bool) -> None:
+    """Play seeded games into a run directory; print the summary.
+
+    \b
+        glade play overgrowth --games 20000 --seed 1 --bots greedy,random --rotate-seats --out runs/demo
+        glade play overgrowth --games 5000 --seed 2 --bots racer,blocker --set rules.flowers=20 --out runs/f20
+    """
+    from analysis.summary import format_summary, summarize
+    from sims.runner import load_records, run
+
+    game = _game(game_name)
+    labels = _bot_list(bots)
+    players = _players(game, players, labels)
+    config = _config(game, config_path, overrides)
+    result = run(game.name, config, labels, players, seed, games_, out_dir, batch_size=batch_size, jobs=jobs,
+                 rotate_seats=rotate_seats, progress=progress)
+    summary = summarize(load_records(out_dir))
+    if as_json:
+        data = summary.to_dict()
+        data.update(out_dir=str(result.out_dir), played=result.played, seconds=result.seconds,
+                    games_per_second=result.games_per_second, config_hash=config.loaded.hash)
+        click.echo(json.dumps(data, indent=2))
+        return
+    rotation = f", seats rotated ({result.rotations} lineups a deal)" if rotate_seats else ""
+    title = (f"{game.name}: bots {','.join(labels)}, seed {seed}, {games_:,} deals{rotation}; "
+             f"config {config.loaded.hash}; {result.out_dir}")
+    click.echo(format_summary(summary, title, result.games_per_second, result.seconds, result.played))
+
+
+# ---------------------------------------------------------------- verify
+
+
+@main.command()
+@click.argument("game_name", metavar="GAME")
+@click.option("--games", "games_", type=_POSITIVE, default=2000, show_default=True)
+@click.option("--seed", type=int, default=3, show_default=True)
+@click.option("--players", type=int, default=None, help="Players (default: the game's smallest count).")
+@click.option("--bots", default=None, help="One lineup to check (default: every mix of random and greedy).")
+@click.option("--batch-size", type=_POSITIVE, default=500, show_default=True)
+@_config_options
+def verify(game_name: str, games_: int, seed: int, players: int | None, bots: str | None, batch_size: int,
+           overrides: tuple[str, ...], config_path: str | None) -> None:
+    """Check the batched engine against the reference engine.
+
+    Plays games batched, replays each on the reference engine and compares
+    legal moves, results and final positions. Exit status 1 if any differ.
+
+    \b
+        glade verify overgrowth --games 2000 --seed 3
+        glade verify overgrowth --games 500 --set rules.orthogonal_connection=true
+    """
+    from sims.verify import verify as run_verify
+
+    game = _game(game_name)
+    labels = _bot_list(bots)
+    players = _players(game, players, labels)
+    config = _config(game, config_path, overrides)
+    report = run_verify(game.name, config, players, games_, seed, labels, batch_size=batch_size)
+    click.echo(report.format())
+    if not report.ok:
+        sys.exit(1)
+
+
+# ---------------------------------------------------------------- bench
+
+
+@main.command()
+@click.argument("game_name", metavar="GAME")
+@click.option("--players", type=int, default=None, help="Players (default: the game's smallest count).")
+@click.option("--batch-size", type=_POSITIVE, default=4096, show_default=True, help="Batched games a run.")
+@click.option("--repeats", type=_POSITIVE, default=5, show_default=True, help="Timed runs (median).")
+@click.option("--reference-games", type=_POSITIVE, default=30, show_default=True,
+              help="Reference games a run (the first deals of the batch).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@_config_options
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def bench(game_name: str, players: int | None, batch_size: int, repeats: int, reference_games: int, seed: int,
+          overrides: tuple[str, ...], config_path: str | None, as_json: bool) -> None:
+    """Games per second of both engines, random and greedy bots.
+
+    \b
+        glade bench overgrowth --json
+        glade bench overgrowth --batch-size 16384 --repeats 7 --reference-games 50
+    """
+    from sims.bench import bench as run_bench
+    from sims.bench import format_bench
+
+    game = _game(game_name)
+    players = _players(game, players, None)
+    config = _config(game, config_path, overrides)
+    result = run_bench(game.name, config, players, batch_size=batch_size, repeats=repeats,
+                       reference_games=reference_games, seed=seed)
+    click.echo(json.dumps(result, indent=2) if as_json else format_bench(result))
+
+
+# ---------------------------------------------------------------- replay
+
+
+@main.command()
+@click.argument("game_name", metavar="GAME")
+@click.option("--seed", type=int, required=True, help="Root seed of the run.")
+@click.option("--game", "game_id", type=click.IntRange(min=0), required=True,
+              help="The records' game id (deal x rotations + rotation).")
+@click.option("--bots", default=None, help="Comma-separated bots, one per seat (default: the game's first bot).")
+@click.option("--players", type=int, default=None)
+@click.option("--rotate-seats", is_flag=True, help="Number games as glade play --rotate-seats does.")
+@_config_options
+def replay(game_name: str, seed: int, game_id: int, bots: str | None, players: int | None, rotate_seats: bool,
+           overrides: tuple[str, ...], config_path: str | None) -> None:
+    """Show one game of a run turn by turn.
+
+    The game is played on the batched engine exactly as ``glade play`` with the
+    same options played it, then its actions are stepped through a reference
+    game and printed.
+
+    \b
+        glade replay overgrowth --seed 1 --game 12 --bots greedy,random --rotate-seats
+    """
+    from sims.core.play import batched_bots, play_batch, resolve_bot
+    from sims.core.rng import game_seeds
+    from sims.runner import lineup
+
+    game = _game(game_name)
+    labels = _bot_list(bots)
+    players = _players(game, players, labels)
+    labels = labels or [next(iter(game.bots))] * players
+    config = _config(game, config_path, overrides)
+    rotations = players if rotate_seats else 1
+    deal, rotation = divmod(game_id, rotations)
+    seats = lineup([resolve_bot(game, config, label) for label in labels], rotation)
+    game_seed = int(game_seeds(seed, np.array([deal]))[0])
+    max_turns = game.max_turns(config)
+    engine = game.batched(config, players)
+    _, trace = play_batch(engine, batched_bots(game, engine, seats), np.array([game_seed], np.uint64), max_turns)
+
+    click.echo(f"{game.name} game {game_id}: deal {deal}, rotation {rotation}, seed {game_seed}")
+    click.echo("seats: " + ", ".join(f"{s} {c.label}" for s, c in enumerate(seats)))
+    reference = game.reference(config, players, game_seed)
+    click.echo(game.render_reference(reference))
+    for action in trace.game_actions(0):
+        if not reference.done and reference.turn >= max_turns:
+            break
+        seat = reference.to_move
+        click.echo(f"\nturn {reference.turn}  seat {seat} ({seats[seat].label}): "
+                   f"{game.describe_action(reference, action)}")
+        try:
+            reference.apply(action)
+        except ValueError as error:
+            raise GladeError(f"the reference engine refuses action {action} ({error}); "
+                             f"run glade verify {game.name}") from None
+        reference.decisions += 1
+        click.echo(game.render_reference(reference))
+    if not reference.done and reference.turn >= max_turns:
+        reference.stall()
+    outcome = reference.result()
+    click.echo(f"\nresult: {outcome['end']} after {outcome['turns']} turns")
+    for seat, choice in enumerate(seats):
+        rank = outcome["rank"][seat]
+        place = f"rank {rank}" if rank else "no rank (stall)"
+        click.echo(f"  seat {seat} ({choice.label}): score {outcome['score'][seat]:g}, {place}")

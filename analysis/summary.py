@@ -1,0 +1,127 @@
+"""The first look at a run: win rates per seat and per bot, game length, end reasons.
+
+:func:`summarize` returns data (polars DataFrames and dicts); :func:`format_summary`
+writes it as a fishtest-style text table::
+
+    seat 0  wins 53.1% [52.4, 53.8] (Wilson 95%)  n = 20,000  ties 0.1%  stalls 0.0%  score 12.30
+
+Wins count first places, shared ones included (``win`` in the records); a
+stall has no first place. Intervals are Wilson 95% from statsmodels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+from statsmodels.stats.proportion import proportion_confint
+
+CONFIDENCE = 0.95
+
+
+@dataclass
+class Summary:
+    games: int
+    players: int
+    by_seat: pl.DataFrame  # seat, games, wins, win_rate, win_low, win_high, ties, tie_rate, stalls, stall_rate, mean_score
+    by_bot: pl.DataFrame  # the same with bot instead of seat; games counts seat-games
+    turns: dict[str, float]  # mean, min, q1, median, q3, max
+    ends: pl.DataFrame  # end, games, share
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "games": self.games,
+            "players": self.players,
+            "by_seat": self.by_seat.to_dicts(),
+            "by_bot": self.by_bot.to_dicts(),
+            "turns": self.turns,
+            "ends": self.ends.to_dicts(),
+        }
+
+
+def _rates(records: pl.DataFrame, key: str) -> pl.DataFrame:
+    table = (
+        records.group_by(key)
+        .agg(
+            pl.len().alias("games"),
+            pl.col("win").sum().alias("wins"),
+            pl.col("tie").sum().alias("ties"),
+            pl.col("rank").is_null().sum().alias("stalls"),
+            pl.col("score").mean().alias("mean_score"),
+        )
+        .sort(key)
+    )
+    games, wins = table["games"].to_numpy(), table["wins"].to_numpy()
+    low, high = proportion_confint(wins, games, alpha=1 - CONFIDENCE, method="wilson")
+    return table.with_columns(
+        (pl.col("wins") / pl.col("games")).alias("win_rate"),
+        pl.Series("win_low", low, dtype=pl.Float64),
+        pl.Series("win_high", high, dtype=pl.Float64),
+        (pl.col("ties") / pl.col("games")).alias("tie_rate"),
+        (pl.col("stalls") / pl.col("games")).alias("stall_rate"),
+    ).select(key, "games", "wins", "win_rate", "win_low", "win_high", "ties", "tie_rate", "stalls", "stall_rate",
+             "mean_score")
+
+
+def summarize(records: pl.DataFrame) -> Summary:
+    """Per seat and per bot rates, game length and end reasons of a records table."""
+    per_game = records.group_by("game").agg(pl.col("turns").first(), pl.col("end").first())
+    turns = per_game["turns"].cast(pl.Float64)
+    games = per_game.height
+    ends = (
+        per_game.group_by("end").agg(pl.len().alias("games"))
+        .with_columns((pl.col("games") / games).alias("share"))
+        .sort(["games", "end"], descending=[True, False])
+    )
+    return Summary(
+        games=games,
+        players=int(records["seat"].max()) + 1,
+        by_seat=_rates(records, "seat"),
+        by_bot=_rates(records, "bot"),
+        turns={
+            "mean": float(turns.mean()),
+            "min": float(turns.min()),
+            "q1": float(turns.quantile(0.25, interpolation="linear")),
+            "median": float(turns.median()),
+            "q3": float(turns.quantile(0.75, interpolation="linear")),
+            "max": float(turns.max()),
+        },
+        ends=ends,
+    )
+
+
+def _line(label: str, row: dict) -> str:
+    return (
+        f"{label}  wins {100 * row['win_rate']:.1f}% [{100 * row['win_low']:.1f}, {100 * row['win_high']:.1f}] "
+        f"(Wilson 95%)  n = {row['games']:,}  ties {100 * row['tie_rate']:.1f}%  "
+        f"stalls {100 * row['stall_rate']:.1f}%  score {row['mean_score']:.2f}"
+    )
+
+
+def format_summary(summary: Summary, title: str | None = None, games_per_second: float | None = None,
+                   seconds: float | None = None, played: int | None = None) -> str:
+    """A readable text table of :func:`summarize`'s result."""
+    lines = [title] if title else []
+    lines.append(f"{summary.games:,} games, {summary.players} players")
+    lines.append("by seat")
+    for row in summary.by_seat.to_dicts():
+        lines.append("  " + _line(f"seat {row['seat']}", row))
+    lines.append("by bot")
+    width = max(len(str(b)) for b in summary.by_bot["bot"])
+    for row in summary.by_bot.to_dicts():
+        lines.append("  " + _line(f"{row['bot']:<{width}}", row))
+    t = summary.turns
+    lines.append(
+        f"turns  mean {t['mean']:.1f}, quartiles {t['q1']:g} / {t['median']:g} / {t['q3']:g} "
+        f"(min {t['min']:g}, max {t['max']:g})"
+    )
+    lines.append("end    " + ", ".join(
+        f"{row['end']} {100 * row['share']:.1f}% ({row['games']:,})" for row in summary.ends.to_dicts()
+    ))
+    if played is not None:
+        if played and games_per_second:
+            lines.append(f"speed  {played:,} games in {seconds:.2f} s: {games_per_second:,.0f} games/s")
+        else:
+            lines.append("speed  nothing new to play: every game was already on disk")
+    return "\n".join(lines)

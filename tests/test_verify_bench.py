@@ -1,0 +1,53 @@
+"""verify and bench as a library, on the toy game."""
+
+from __future__ import annotations
+
+from sims.bench import bench
+from sims.verify import default_lineups, verify
+from tests import toy_game
+
+
+def test_default_lineups_mix_the_reference_backed_bots():
+    assert default_lineups(toy_game.GAME, 2) == [("random", "random"), ("random", "greedy"),
+                                                ("greedy", "random"), ("greedy", "greedy")]
+
+
+def test_verify_agrees_on_every_lineup(toy_config):
+    report = verify("toy", toy_config, 3, 160, seed=4, batch_size=50)
+    assert report.ok and report.games == 160 and len(report.lineups) == 8
+    assert report.format().startswith("160 games, 0 mismatches")
+
+
+def test_verify_reports_the_first_mismatch_in_detail(toy_config, monkeypatch):
+    original = toy_game.RaceGame.legal_actions
+    monkeypatch.setattr(toy_game.RaceGame, "legal_actions",
+                        lambda self: [a for a in original(self) if a != toy_game.LEAP])  # the reference forbids leaps
+    report = verify("toy", toy_config, 2, 200, seed=4)
+    assert not report.ok and report.first is not None
+    first = report.first
+    assert first.game == report.mismatched_games[0] and first.decision is not None
+    assert "legal action sets differ" in first.what
+    assert len(first.actions) == first.decision + 1
+    assert "after" in first.position
+
+
+def test_verify_catches_a_wrong_result(toy_config, monkeypatch):
+    original = toy_game.RaceGame.result
+
+    def result(self):
+        outcome = original(self)
+        outcome["seat_columns"]["leaps"] = [0] * self.players
+        return outcome
+
+    monkeypatch.setattr(toy_game.RaceGame, "result", result)
+    report = verify("toy", toy_config, 2, 100, seed=4)
+    assert report.mismatches > 0 and report.first.decision is None
+    assert "seat_columns.leaps" in report.first.what
+
+
+def test_bench_reports_both_engines(toy_config):
+    result = bench("toy", toy_config, 2, batch_size=32, repeats=2, reference_games=4)
+    assert set(result) >= {"batched_random_gps", "reference_random_gps", "batched_greedy_gps",
+                           "reference_greedy_gps", "ratio_random", "ratio_greedy", "players", "batch_size",
+                           "repeats", "numpy"}
+    assert result["ratio_greedy"] > 0
