@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.setup-stamp
 
-.PHONY: setup test test-all demo bench clean
+.PHONY: setup test test-all demo bench golden clean
 
 setup: $(STAMP)
 
@@ -20,12 +20,20 @@ test: setup
 test-all: setup
 	$(BIN)/python -m pytest -q
 
+# Seat advantage between equal bots, the skill gradient, and the engine check.
 demo: setup
-	$(BIN)/glade play overgrowth --games 20000 --seed 1 --bots greedy,random --rotate-seats --out runs/demo
+	$(BIN)/glade play overgrowth --games 20000 --seed 1 --bots greedy,greedy --out runs/demo/seats
+	$(BIN)/glade play overgrowth --games 20000 --seed 1 --bots greedy,random --rotate-seats --out runs/demo/greedy-random
+	$(BIN)/glade play overgrowth --games 1000 --seed 1 --bots planner,greedy --rotate-seats --out runs/demo/planner-greedy
 	$(BIN)/glade verify overgrowth --games 500 --seed 3
 
 bench: setup
 	$(BIN)/glade bench overgrowth --json
+
+# Rewrite the golden playthroughs after an intended rules or bot change; review the diff.
+golden: setup
+	GLADE_UPDATE_GOLDEN=1 $(BIN)/python -m pytest -q tests/test_overgrowth_runs.py -k golden
+	git diff --stat tests/golden
 
 # Build files, caches and the demo run; other runs and .venv stay.
 clean:

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-import numpy as np
 
 from sims.core.engine import GameDefinition
 from sims.core.spec import ConfigError, default_config_path
@@ -283,45 +282,11 @@ def replay(game_name: str, seed: int, game_id: int, bots: str | None, players: i
     \b
         glade replay overgrowth --seed 1 --game 12 --bots greedy,random --rotate-seats
     """
-    from sims.core.play import batched_bots, play_batch, resolve_bot
-    from sims.core.rng import game_seeds
-    from sims.runner import lineup
+    from sims.replay import replay_text
 
     game = _game(game_name)
     labels = _bot_list(bots)
     players = _players(game, players, labels)
     labels = labels or [next(iter(game.bots))] * players
     config = _config(game, config_path, overrides)
-    rotations = players if rotate_seats else 1
-    deal, rotation = divmod(game_id, rotations)
-    seats = lineup([resolve_bot(game, config, label) for label in labels], rotation)
-    game_seed = int(game_seeds(seed, np.array([deal]))[0])
-    max_turns = game.max_turns(config)
-    engine = game.batched(config, players)
-    _, trace = play_batch(engine, batched_bots(game, engine, seats), np.array([game_seed], np.uint64), max_turns)
-
-    click.echo(f"{game.name} game {game_id}: deal {deal}, rotation {rotation}, seed {game_seed}")
-    click.echo("seats: " + ", ".join(f"{s} {c.label}" for s, c in enumerate(seats)))
-    reference = game.reference(config, players, game_seed)
-    click.echo(game.render_reference(reference))
-    for action in trace.game_actions(0):
-        if not reference.done and reference.turn >= max_turns:
-            break
-        seat = reference.to_move
-        click.echo(f"\nturn {reference.turn}  seat {seat} ({seats[seat].label}): "
-                   f"{game.describe_action(reference, action)}")
-        try:
-            reference.apply(action)
-        except ValueError as error:
-            raise GladeError(f"the reference engine refuses action {action} ({error}); "
-                             f"run glade verify {game.name}") from None
-        reference.decisions += 1
-        click.echo(game.render_reference(reference))
-    if not reference.done and reference.turn >= max_turns:
-        reference.stall()
-    outcome = reference.result()
-    click.echo(f"\nresult: {outcome['end']} after {outcome['turns']} turns")
-    for seat, choice in enumerate(seats):
-        rank = outcome["rank"][seat]
-        place = f"rank {rank}" if rank else "no rank (stall)"
-        click.echo(f"  seat {seat} ({choice.label}): score {outcome['score'][seat]:g}, {place}")
+    click.echo(replay_text(game.name, config, players, seed, game_id, labels, rotate_seats))

@@ -16,7 +16,7 @@ GAME = GameDefinition(
         "greedy": BotSpec("greedy", bots.GreedyBot, reference_bots.ReferenceGreedyBot,
                           "one ply: immediate win, else connection distances and flower count"),
         "planner": BotSpec("planner", bots.PlannerBot, None,
-                           "two ply: best greedy candidates answered by the opponent's best greedy reply"),
+                           "rollouts: the best greedy candidates, each played out a few turns by greedy play"),
     },
     render_reference=render.render_game,
     describe_action=lambda game, action: render.describe_action(game.config, action, game.action_kind(action)),

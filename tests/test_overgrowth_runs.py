@@ -1,0 +1,121 @@
+"""Overgrowth end to end: verify, reproducible records, resume, golden playthroughs, bad input."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from polars.testing import assert_frame_equal
+
+from analysis.cli import main
+from sims.overgrowth import GAME
+from sims.replay import replay_text
+from sims.runner import load_events, load_records, run
+from sims.verify import verify
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+@pytest.fixture(scope="module")
+def config():
+    return GAME.load_config()
+
+
+def test_verify_600_games_of_mixed_bots(config):
+    report = verify("overgrowth", config, 2, 600, seed=3)
+    assert report.games == 600 and report.ok, report.format()
+
+
+@pytest.mark.parametrize("overrides", [
+    ("rules.orthogonal_connection=true",),
+    ("board.rows=5", "board.columns=6", "rules.flowers=12", "track.moves=[1,2]"),
+    ("board.rows=8", "board.columns=8", "board.shaded_width=1", "rules.overgrow_sides=3", "rules.cast_distance=2"),
+])
+def test_verify_variants(overrides):
+    report = verify("overgrowth", GAME.load_config(None, overrides), 2, 160, seed=4)
+    assert report.ok, report.format()
+
+
+@pytest.fixture(scope="module")
+def whole_run(tmp_path_factory, config):
+    out = tmp_path_factory.mktemp("whole")
+    run("overgrowth", config, ["greedy", "random"], 2, 5, 64, out, batch_size=64, rotate_seats=True, progress=False)
+    return out
+
+
+@pytest.mark.parametrize("batch_size", [1, 7])
+def test_records_do_not_depend_on_batch_size(tmp_path, config, whole_run, batch_size):
+    run("overgrowth", config, ["greedy", "random"], 2, 5, 64, tmp_path, batch_size=batch_size,
+        rotate_seats=True, progress=False)
+    assert_frame_equal(load_records(tmp_path), load_records(whole_run))
+    assert_frame_equal(load_events(tmp_path), load_events(whole_run))
+
+
+def test_resume_after_a_deleted_chunk(tmp_path, config, whole_run):
+    run("overgrowth", config, ["greedy", "random"], 2, 5, 64, tmp_path, batch_size=16, rotate_seats=True,
+        progress=False)
+    lost = sorted((tmp_path / "records").iterdir())[2]
+    lost.unlink()
+    again = run("overgrowth", config, ["greedy", "random"], 2, 5, 64, tmp_path, batch_size=16,
+                rotate_seats=True, progress=False)
+    assert again.played == 16
+    assert_frame_equal(load_records(tmp_path), load_records(whole_run))
+
+
+def test_records_hold_overgrowth_columns(whole_run):
+    records = load_records(whole_run)
+    assert records.height == 64 * 2 * 2
+    for column in ("flowers_placed", "flowers_lost", "overgrow", "grow", "cast", "spread", "passes"):
+        assert column in records.columns
+    placed_minus_lost = (records["flowers_placed"] - records["flowers_lost"]).to_list()
+    assert placed_minus_lost == records["score"].cast(int).to_list()
+    events = load_events(whole_run)
+    per_game = events.group_by("game").len().sort("game")
+    turns = records.filter(records["seat"] == 0).sort("game")
+    assert per_game["len"].to_list() == turns["turns"].to_list()
+
+
+@pytest.mark.parametrize("name, seed, game, bots", [
+    ("overgrowth-seed1-game0-greedy-random", 1, 0, "greedy,random"),
+    ("overgrowth-seed2-game1-planner-greedy", 2, 1, "planner,greedy"),
+])
+def test_golden_playthrough(name, seed, game, bots, config):
+    """A seeded game rendered turn by turn; any rules or bot change shows up as a diff.
+
+    After an intended change: GLADE_UPDATE_GOLDEN=1 make test, then review the diff.
+    """
+    text = replay_text("overgrowth", config, 2, seed, game, bots.split(","), rotate_seats=True) + "\n"
+    path = GOLDEN / f"{name}.txt"
+    if os.environ.get("GLADE_UPDATE_GOLDEN"):
+        path.write_text(text)
+    assert text == path.read_text()
+
+
+@pytest.mark.parametrize("arguments, fragments", [
+    (["--set", "board.rows=16"], ["overgrowth.toml", "board.rows", "at most 64 cells"]),
+    (["--set", "track.start=[0,0]"], ["track.start", "two different start spaces"]),
+    (["--set", "track.spaces=['grow','jump']"], ["track.spaces[1]", "one of overgrow, grow, cast, spread"]),
+    (["--set", "rules.flowers=0"], ["rules.flowers", "an integer from 1 to 64", "got 0"]),
+    (["--set", "board.shaded_cells=[[[0,9]],[[6,3]]]"], ["board.shaded_cells[0]", "inside the 7x7 board"]),
+    (["--set", "personas.racer.bot=genius"], ["personas.racer.bot", "one of greedy, planner"]),
+    (["--bots", "greedy,genius"], ["--bots", "genius", "random, greedy, planner"]),
+])
+def test_bad_overgrowth_input_is_one_clear_line(tmp_path, arguments, fragments):
+    base = ["play", "overgrowth", "--games", "4", "--seed", "1", "--bots", "greedy,random", "--out", str(tmp_path)]
+    result = CliRunner().invoke(main, base + arguments)
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in result.output
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_a_bad_config_file_names_file_and_key(tmp_path):
+    bad = tmp_path / "bad.toml"
+    text = (Path(GAME.load_config().loaded.source)).read_text().replace("columns = 7", 'columns = "seven"')
+    bad.write_text(text)
+    result = CliRunner().invoke(main, ["verify", "overgrowth", "--games", "2", "--config", str(bad)])
+    assert result.exit_code == 2
+    assert f"error: {bad}: board.columns: expected an integer from 3 to 16, got 'seven'" in result.stderr
