@@ -178,8 +178,13 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
     labels = _bot_list(bots)
     players = _players(game, players, labels)
     config = _config(game, config_path, overrides)
-    result = run(game.name, config, labels, players, seed, games_, out_dir, batch_size=batch_size, jobs=jobs,
-                 rotate_seats=rotate_seats, progress=progress)
+    try:
+        result = run(game.name, config, labels, players, seed, games_, out_dir, batch_size=batch_size, jobs=jobs,
+                     rotate_seats=rotate_seats, progress=progress)
+    except KeyboardInterrupt:
+        click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
+                   err=True)
+        sys.exit(130)
     summary = summarize(load_records(out_dir))
     if as_json:
         data = summary.to_dict()
