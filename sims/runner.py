@@ -31,7 +31,7 @@ import platform
 import re
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -216,15 +216,14 @@ def play_chunk(
     rotations: int,
     start: int,
     stop: int,
-    out_dir: str,
-) -> tuple[Chunk, int]:
-    """Play deals ``[start, stop)`` of one rotation and write the chunk's files.
+) -> tuple[Chunk, pl.DataFrame, pl.DataFrame | None]:
+    """Play deals ``[start, stop)`` of one rotation: the chunk, its records and its events (or None).
 
-    The joblib task: it gets only plain arguments (``rotations`` numbers the
-    records' ``game`` ids) and builds the engine and bots itself. Unpickling
-    ``config`` imports the module that defines the game's config, which is how
-    a worker finds games registered from outside ``sims/``. Returns the chunk
-    and its number of games.
+    The task a worker runs (joblib, or a Dask cluster): it gets only plain
+    arguments (``rotations`` numbers the records' ``game`` ids), builds the
+    engine and bots itself and returns finished tables; only the main process
+    writes files. Unpickling ``config`` imports the module that defines the
+    game's config, which is how a worker finds games registered outside ``sims/``.
     """
     game = get_game(game_name)
     players = len(choices)
@@ -235,15 +234,21 @@ def play_chunk(
     state, trace = play_batch(engine, bots, seeds, game.max_turns(config))
     results = engine.results(state)
     records = records_frame(engine.end_reasons, results, choices, seeds, deals, rotation, rotations)
-    chunk = Chunk(rotation, start, stop)
     events = engine.events(state, trace)
+    table = None
     if events is not None:
         table = pl.DataFrame({k: np.asarray(v) for k, v in events.items()})
         local = table["game"].to_numpy().astype(np.int64)
         table = table.with_columns(pl.Series("game", (deals[local] * rotations + rotation), dtype=pl.Int64))
-        _write_parquet(table.sort("game", maintain_order=True), Path(out_dir) / EVENTS / chunk.name)
+        table = table.sort("game", maintain_order=True)
+    return Chunk(rotation, start, stop), records, table
+
+
+def write_chunk(out_dir: Path, chunk: Chunk, records: pl.DataFrame, events: pl.DataFrame | None) -> None:
+    """Events first, then records: a records file on disk marks a finished chunk."""
+    if events is not None:
+        _write_parquet(events, Path(out_dir) / EVENTS / chunk.name)
     _write_parquet(records, Path(out_dir) / RECORDS / chunk.name)
-    return chunk, stop - start
 
 
 def _write_parquet(frame: pl.DataFrame, path: Path) -> None:
@@ -316,8 +321,20 @@ def run(
     jobs: int = 1,
     rotate_seats: bool = False,
     progress: bool = True,
+    on_chunk: Callable[[Chunk, int], None] | None = None,
+    backend: str = "loky",
+    scheduler: str | None = None,
 ) -> RunSummary:
-    """Play ``games`` deals of ``game_name`` into ``out_dir`` (resuming what is there)."""
+    """Play ``games`` deals of ``game_name`` into ``out_dir`` (resuming what is there).
+
+    ``on_chunk(chunk, games)`` is called after each chunk is written (a sweep
+    uses it for one progress bar over many runs).
+
+    ``backend`` is ``"loky"`` (``jobs`` local processes) or ``"dask"``: joblib's
+    Dask backend on the cluster at ``scheduler`` (an address such as
+    ``tcp://10.0.0.5:8786``) or, without one, a ``LocalCluster`` of ``jobs``
+    single-threaded workers on this machine. Records are the same either way.
+    """
     game = get_game(game_name)
     bot_labels = list(bot_labels)
     if players not in game.player_counts:
@@ -362,20 +379,23 @@ def run(
         _write_json(manifest, manifest_path)
         todo = plan_chunks(games, rotations, batch_size, finished)
         tasks = [
-            (game.name, config, lineup(choices, c.rotation), int(seed), c.rotation, rotations, c.start, c.stop,
-             str(out))
+            (game.name, config, lineup(choices, c.rotation), int(seed), c.rotation, rotations, c.start, c.stop)
             for c in todo
         ]
         started = time.perf_counter()
         played = 0
         with _progress_bar(progress and bool(todo), sum(c.deals for c in todo), f"{game.name} ({out})") as bar:
-            for chunk, count in _execute(tasks, jobs):
+            for chunk, records, events in _execute(tasks, jobs, backend, scheduler):
+                write_chunk(out, chunk, records, events)
                 finished.append(chunk)
+                count = chunk.deals
                 played += count
                 manifest["chunks"] = sorted(c.name for c in finished)
                 manifest["updated"] = _now()
                 _write_json(manifest, manifest_path)
                 bar.update(count)
+                if on_chunk is not None:
+                    on_chunk(chunk, count)
     return RunSummary(
         out_dir=out, game=game.name, players=players, deals=games, rotations=rotations,
         played=played, kept=games * rotations - sum(c.deals for c in todo),
@@ -405,7 +425,17 @@ def _resume(out: Path, manifest: dict) -> list[Chunk]:
     return finished
 
 
-def _execute(tasks: list[tuple], jobs: int) -> Iterator[tuple[Chunk, int]]:
+BACKENDS = ("loky", "dask")
+
+
+def _execute(tasks: list[tuple], jobs: int, backend: str = "loky",
+             scheduler: str | None = None) -> Iterator[tuple[Chunk, pl.DataFrame, pl.DataFrame | None]]:
+    """Run the chunk tasks, yielding each finished chunk as it arrives."""
+    if backend not in BACKENDS:
+        raise ConfigError("--backend", backend, "one of " + ", ".join(BACKENDS), has_got=False)
+    if backend == "dask":
+        yield from _execute_dask(tasks, jobs, scheduler)
+        return
     if jobs == 1 or len(tasks) <= 1:
         for task in tasks:
             yield play_chunk(*task)
@@ -414,6 +444,34 @@ def _execute(tasks: list[tuple], jobs: int) -> Iterator[tuple[Chunk, int]]:
 
     parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")
     yield from parallel(delayed(play_chunk)(*task) for task in tasks)
+
+
+def _execute_dask(tasks: list[tuple], jobs: int, scheduler: str | None) -> Iterator[tuple]:
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ConfigError("--backend", "dask", "the dask.distributed package (pip install 'dask[distributed]')",
+                          has_got=False) from None
+    from joblib import Parallel, delayed, parallel_config
+
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout="5s")
+        except (OSError, TimeoutError) as error:
+            raise ConfigError("--scheduler", scheduler, f"the address of a running Dask scheduler ({error})",
+                              has_got=False) from None
+        cluster = None
+    else:
+        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(cluster)
+    try:
+        with parallel_config(backend="dask"):
+            parallel = Parallel(n_jobs=-1, return_as="generator_unordered")
+            yield from parallel(delayed(play_chunk)(*task) for task in tasks)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
 
 
 def _tidy(out: Path, finished: Sequence[Chunk]) -> None:
