@@ -28,7 +28,7 @@ demo: setup
 	$(BIN)/glade verify overgrowth --games 500 --seed 3
 
 bench: setup
-	$(BIN)/glade bench overgrowth --json
+	$(BIN)/glade bench --all --json
 
 # Rewrite the golden playthroughs after an intended rules or bot change; review the diff.
 golden: setup

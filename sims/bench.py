@@ -111,3 +111,16 @@ def format_bench(result: dict[str, Any], kinds: Sequence[str] = BOT_KINDS) -> st
         ratio_text = f"{ratio:,.1f}x" if ratio else "n/a"
         lines.append(f"  {kind:<8}{batched:>18,.0f}{ref_text:>20}{ratio_text:>10}")
     return "\n".join(lines)
+
+
+def bench_all(batch_size: int = 4096, repeats: int = 5, reference_games: int = 30, seed: int = 0) -> dict[str, Any]:
+    """:func:`bench` for every game and every player count it supports, in one run."""
+    from sims.registry import game_names
+
+    runs = []
+    for name in game_names():
+        game = get_game(name)
+        config = game.load_config(None, ())
+        for players in game.player_counts:
+            runs.append(bench(name, config, players, batch_size, repeats, reference_games, seed))
+    return {"numpy": np.__version__, "python": platform.python_version(), "runs": runs}

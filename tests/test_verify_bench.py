@@ -51,3 +51,20 @@ def test_bench_reports_both_engines(toy_config):
                            "reference_greedy_gps", "ratio_random", "ratio_greedy", "players", "batch_size",
                            "repeats", "numpy"}
     assert result["ratio_greedy"] > 0
+
+
+def test_bench_all_covers_every_game_and_player_count():
+    import json
+
+    from click.testing import CliRunner
+
+    from analysis.cli import main
+    from sims.registry import game_names, get_game
+
+    result = CliRunner().invoke(main, ["bench", "--all", "--json", "--batch-size", "8", "--repeats", "1",
+                                       "--reference-games", "1"])
+    assert result.exit_code == 0, result.output
+    runs = json.loads(result.stdout)["runs"]
+    expected = {(name, players) for name in game_names() for players in get_game(name).player_counts}
+    assert {(run["game"], run["players"]) for run in runs} == expected
+    assert all(run["batched_random_gps"] > 0 and run["ratio_greedy"] > 0 for run in runs)
