@@ -114,6 +114,15 @@ def _config_options(command):
 _POSITIVE = click.IntRange(min=1)
 
 
+def _backend_options(command):
+    command = click.option("--scheduler", default=None, metavar="ADDRESS",
+                           help="Dask scheduler to use with --backend dask, e.g. tcp://10.0.0.5:8786 "
+                                "(default: a local cluster of --jobs workers).")(command)
+    command = click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
+                           help="Where chunks run: local processes (loky) or a Dask cluster.")(command)
+    return command
+
+
 # ---------------------------------------------------------------- games
 
 
@@ -158,18 +167,21 @@ def games() -> None:
 @click.option("--rotate-seats", is_flag=True, help="Play every deal once per seat rotation (paired games).")
 @click.option("--batch-size", type=_POSITIVE, default=4096, show_default=True, help="Games per chunk.")
 @click.option("--jobs", type=_POSITIVE, default=1, show_default=True, help="Worker processes.")
+@_backend_options
 @_config_options
 @click.option("--out", "out_dir", required=True, metavar="DIR", help="Run directory (resumed if it exists).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--progress/--no-progress", default=True, help="Show a progress bar on stderr.")
 def play(game_name: str, games_: int, seed: int, bots: str, players: int | None, rotate_seats: bool,
-         batch_size: int, jobs: int, overrides: tuple[str, ...], config_path: str | None, out_dir: str,
-         as_json: bool, progress: bool) -> None:
+         batch_size: int, jobs: int, backend: str, scheduler: str | None, overrides: tuple[str, ...],
+         config_path: str | None, out_dir: str, as_json: bool, progress: bool) -> None:
     """Play seeded games into a run directory; print the summary.
 
     \b
         glade play overgrowth --games 20000 --seed 1 --bots greedy,random --rotate-seats --out runs/demo
         glade play overgrowth --games 5000 --seed 2 --bots racer,blocker --set rules.flowers=20 --out runs/f20
+        glade play overgrowth --games 200000 --seed 3 --bots random,random --backend dask \\
+            --scheduler tcp://10.0.0.5:8786 --out runs/cluster
     """
     from analysis.summary import format_summary, summarize
     from sims.runner import load_records, run
@@ -180,7 +192,7 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
     config = _config(game, config_path, overrides)
     try:
         result = run(game.name, config, labels, players, seed, games_, out_dir, batch_size=batch_size, jobs=jobs,
-                     rotate_seats=rotate_seats, progress=progress)
+                     rotate_seats=rotate_seats, progress=progress, backend=backend, scheduler=scheduler)
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
                    err=True)
@@ -236,7 +248,8 @@ def verify(game_name: str, games_: int, seed: int, players: int | None, bots: st
 
 
 @main.command()
-@click.argument("game_name", metavar="GAME")
+@click.argument("game_name", metavar="[GAME]", required=False)
+@click.option("--all", "every_game", is_flag=True, help="Every game at every player count, in one run.")
 @click.option("--players", type=int, default=None, help="Players (default: the game's smallest count).")
 @click.option("--batch-size", type=_POSITIVE, default=4096, show_default=True, help="Batched games a run.")
 @click.option("--repeats", type=_POSITIVE, default=5, show_default=True, help="Timed runs (median).")
@@ -245,17 +258,26 @@ def verify(game_name: str, games_: int, seed: int, players: int | None, bots: st
 @click.option("--seed", type=int, default=0, show_default=True)
 @_config_options
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def bench(game_name: str, players: int | None, batch_size: int, repeats: int, reference_games: int, seed: int,
-          overrides: tuple[str, ...], config_path: str | None, as_json: bool) -> None:
+def bench(game_name: str | None, every_game: bool, players: int | None, batch_size: int, repeats: int,
+          reference_games: int, seed: int, overrides: tuple[str, ...], config_path: str | None,
+          as_json: bool) -> None:
     """Games per second of both engines, random and greedy bots.
 
     \b
         glade bench overgrowth --json
         glade bench overgrowth --batch-size 16384 --repeats 7 --reference-games 50
+        glade bench --all --json          # every game and player count, for tracking speed over time
     """
     from sims.bench import bench as run_bench
-    from sims.bench import format_bench
+    from sims.bench import bench_all, format_bench
 
+    if every_game == (game_name is not None):
+        raise ConfigError("glade bench", "GAME", "a game name or --all (one of the two)", has_got=False)
+    if every_game:
+        result = bench_all(batch_size=batch_size, repeats=repeats, reference_games=reference_games, seed=seed)
+        text = "\n".join(format_bench(run) for run in result["runs"])
+        click.echo(json.dumps(result, indent=2) if as_json else text)
+        return
     game = _game(game_name)
     players = _players(game, players, None)
     config = _config(game, config_path, overrides)
