@@ -172,42 +172,119 @@ def games() -> None:
 @click.option("--out", "out_dir", required=True, metavar="DIR", help="Run directory (resumed if it exists).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 @click.option("--progress/--no-progress", default=True, help="Show a progress bar on stderr.")
+@click.option("--until-ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
+              metavar="HALF_WIDTH", help="Add --batch-size x --jobs deals at a time until every seat's win rate "
+              "has a Wilson 95% half-width at most this (e.g. 0.01); --games is then the starting size.")
+@click.option("--max-games", type=_POSITIVE, default=None, metavar="N",
+              help="With --until-ci: stop at this many deals even if the target is not reached.")
 def play(game_name: str, games_: int, seed: int, bots: str, players: int | None, rotate_seats: bool,
          batch_size: int, jobs: int, backend: str, scheduler: str | None, overrides: tuple[str, ...],
-         config_path: str | None, out_dir: str, as_json: bool, progress: bool) -> None:
+         config_path: str | None, out_dir: str, as_json: bool, progress: bool, until_ci: float | None,
+         max_games: int | None) -> None:
     """Play seeded games into a run directory; print the summary.
 
     \b
         glade play overgrowth --games 20000 --seed 1 --bots greedy,random --rotate-seats --out runs/demo
         glade play overgrowth --games 5000 --seed 2 --bots racer,blocker --set rules.flowers=20 --out runs/f20
+        glade play overgrowth --games 4096 --seed 4 --bots greedy,greedy --until-ci 0.01 --max-games 100000 \\
+            --jobs 2 --out runs/seats
         glade play overgrowth --games 200000 --seed 3 --bots random,random --backend dask \\
             --scheduler tcp://10.0.0.5:8786 --out runs/cluster
     """
     from analysis.summary import format_summary, summarize
     from sims.runner import load_records, run
 
+    if max_games is not None and until_ci is None:
+        raise ConfigError("--max-games", str(max_games), "--until-ci beside it (it caps an --until-ci run)",
+                          has_got=False)
     game = _game(game_name)
     labels = _bot_list(bots)
     players = _players(game, players, labels)
     config = _config(game, config_path, overrides)
+    until = None
     try:
-        result = run(game.name, config, labels, players, seed, games_, out_dir, batch_size=batch_size, jobs=jobs,
-                     rotate_seats=rotate_seats, progress=progress, backend=backend, scheduler=scheduler)
+        if until_ci is None:
+            result = run(game.name, config, labels, players, seed, games_, out_dir, batch_size=batch_size,
+                         jobs=jobs, rotate_seats=rotate_seats, progress=progress, backend=backend,
+                         scheduler=scheduler)
+        else:
+            from analysis.stopping import play_until
+
+            until = play_until(game.name, config, labels, players, seed, games_, out_dir, until_ci,
+                               max_games=max_games, batch_size=batch_size, jobs=jobs, rotate_seats=rotate_seats,
+                               progress=progress, backend=backend, scheduler=scheduler)
+            result = until.run
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
                    err=True)
         sys.exit(130)
     summary = summarize(load_records(out_dir))
+    played, seconds, speed = result.played, result.seconds, result.games_per_second
+    if until is not None:
+        played, seconds, speed = until.played, until.seconds, until.games_per_second
     if as_json:
         data = summary.to_dict()
-        data.update(out_dir=str(result.out_dir), played=result.played, seconds=result.seconds,
-                    games_per_second=result.games_per_second, config_hash=config.loaded.hash)
+        data.update(out_dir=str(result.out_dir), played=played, seconds=seconds, games_per_second=speed,
+                    config_hash=config.loaded.hash)
+        if until is not None:
+            data["until_ci"] = {"target": until.target, "half_width": until.half_width, "reached": until.reached,
+                                "deals": until.deals, "max_games": until.max_games, "steps": until.steps}
         click.echo(json.dumps(data, indent=2))
         return
     rotation = f", seats rotated ({result.rotations} lineups a deal)" if rotate_seats else ""
-    title = (f"{game.name}: bots {','.join(labels)}, seed {seed}, {games_:,} deals{rotation}; "
+    title = (f"{game.name}: bots {','.join(labels)}, seed {seed}, {result.deals:,} deals{rotation}; "
              f"config {config.loaded.hash}; {result.out_dir}")
-    click.echo(format_summary(summary, title, result.games_per_second, result.seconds, result.played))
+    click.echo(format_summary(summary, title, speed, seconds, played))
+    if until is not None:
+        from analysis.stopping import format_until
+
+        click.echo(format_until(until))
+
+
+# ---------------------------------------------------------------- sweep
+
+
+@main.command()
+@click.argument("sweep_file", metavar="FILE")
+@click.option("--out", "out_dir", required=True, metavar="DIR", help="Sweep directory (resumed if it exists).")
+@click.option("--jobs", type=_POSITIVE, default=1, show_default=True, help="Worker processes.")
+@click.option("--games-per-cell", type=_POSITIVE, default=None, metavar="N",
+              help="Deals per cell (default: the file's games_per_cell); more extends every cell.")
+@click.option("--batch-size", type=_POSITIVE, default=4096, show_default=True, help="Most games a chunk.")
+@_backend_options
+@click.option("--progress/--no-progress", default=True, help="Show a progress bar on stderr.")
+def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, batch_size: int, backend: str,
+          scheduler: str | None, progress: bool) -> None:
+    """Play every cell of a sweep file (resumable); print a table of the cells.
+
+    Every cell plays the same deals (the same game seeds): cells differ only
+    by their config. See configs/sweeps/ for ready-made studies and the file
+    format in README.md.
+
+    \b
+        glade sweep configs/sweeps/overgrowth-board-track.toml --out runs/og-board-track --jobs 2
+        glade sweep configs/sweeps/overgrowth-board-track.toml --out runs/og-board-track --games-per-cell 60000
+    """
+    from analysis.sweep import cell_table, format_cell_table, load_sweep, run_sweep
+
+    try:
+        result = run_sweep(sweep_file, out_dir, jobs=jobs, games_per_cell=games_per_cell, batch_size=batch_size,
+                           progress=progress, backend=backend, scheduler=scheduler)
+    except KeyboardInterrupt:
+        click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
+                   err=True)
+        sys.exit(130)
+    spec = result.sweep
+    rotation = ", seats rotated" if spec.rotate_seats else ""
+    click.echo(f"{spec.game}: {spec.description or spec.path.name}")
+    click.echo(f"bots {','.join(spec.bots)}, seed {spec.seed}, {len(spec.cells)} cells x "
+               f"{result.games_per_cell:,} deals{rotation}, the same deals in every cell; {result.out_dir}")
+    click.echo(format_cell_table(cell_table(load_sweep(out_dir))))
+    if result.played:
+        click.echo(f"speed  {result.played:,} games in {result.seconds:.1f} s: "
+                   f"{result.games_per_second:,.0f} games/s")
+    else:
+        click.echo("speed  nothing new to play: every game was already on disk")
 
 
 # ---------------------------------------------------------------- verify
@@ -317,3 +394,34 @@ def replay(game_name: str, seed: int, game_id: int, bots: str | None, players: i
     labels = labels or [next(iter(game.bots))] * players
     config = _config(game, config_path, overrides)
     click.echo(replay_text(game.name, config, players, seed, game_id, labels, rotate_seats))
+
+
+# ---------------------------------------------------------------- plan
+
+
+_SHARE = click.FloatRange(0, 1, min_open=True, max_open=True)
+
+
+@main.command()
+@click.option("--delta", type=_SHARE, required=True, help="Win-rate gap to detect, as a share (0.02 = 2 points).")
+@click.option("--power", type=_SHARE, default=0.8, show_default=True, help="Chance of detecting the gap.")
+@click.option("--alpha", type=_SHARE, default=0.05, show_default=True, help="Two-sided significance level.")
+@click.option("--base", type=_SHARE, default=0.5, show_default=True,
+              help="The rate the gap is measured from (0.5: a seat of 2; 0.25: a seat of 4).")
+def plan(delta: float, power: float, alpha: float, base: float) -> None:
+    """How many games detect a win-rate gap (Cohen's h, normal power of a proportion test).
+
+    \b
+        glade plan --delta 0.02
+        glade plan --delta 0.01 --power 0.9 --base 0.25
+    """
+    from analysis.stats import StatsError, cohens_h, games_needed
+
+    try:
+        one_run = games_needed(delta, power, alpha, base)
+        per_arm = games_needed(delta, power, alpha, base, arms=2)
+    except StatsError as error:
+        raise ConfigError("glade plan", "options", str(error).removeprefix("expected "), has_got=False) from None
+    click.echo(f"detecting {100 * (base + delta):.1f}% vs {100 * base:.1f}% (two-sided alpha {alpha:g}, "
+               f"power {power:.2f}, Cohen's h {cohens_h(delta, base):.3f}): {one_run:,} games against a known "
+               f"{100 * base:.1f}%, {per_arm:,} games per arm to compare two runs")

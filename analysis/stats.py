@@ -1,0 +1,1236 @@
+"""Statistics over a run's records: seat advantage, skill, components, game length, paired cells.
+
+Game-independent: every function reads the records table (one row per game and
+seat: ``game, deal, rotation, seed, seat, bot, score, rank, win, tie, turns,
+end`` plus game columns; ``rank`` null means a stall) and, where it needs one,
+the events table (keyed by ``game``, with ``seat`` and a component column such
+as ``kind``).
+
+Nothing is hand-rolled that scipy or statsmodels has (``shared/STATS.md``), and
+every library call names its method, because the defaults are traps
+(``binomtest().proportion_ci`` is Clopper-Pearson, ``proportion_confint`` is
+Wald, ``multipletests`` is Holm-Sidak). Each result is a small frozen
+dataclass or a polars DataFrame with explicit columns, carries the names of the
+methods it used, and has a ``describe()`` (or a ``format_*`` helper) that
+writes it fishtest-style::
+
+    seat 0 wins 53.1% [52.4, 53.8] (Wilson 95%), n = 20,000, binomial p < 0.001 vs 50%: unbalanced
+
+:func:`methods_used` lists every test and interval for a report's methods
+section. Bootstraps are seeded (:data:`SEED`), so a report is reproducible.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+from scipy import stats
+from statsmodels.discrete.discrete_model import Logit
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.power import NormalIndPower
+from statsmodels.stats.proportion import (
+    binom_tost,
+    confint_proportions_2indep,
+    proportion_confint,
+    proportion_effectsize,
+    test_proportions_2indep,
+)
+from statsmodels.tools.sm_exceptions import ConvergenceWarning, PerfectSeparationWarning
+
+CONFIDENCE = 0.95
+SEED = 20240611  # every bootstrap draws from default_rng(SEED) unless told otherwise
+BOOTSTRAP_RESAMPLES = 4999
+# Above this many values a mean's interval is a t interval: the bootstrap's
+# cost grows with n while the central limit theorem has long made t exact enough.
+BOOTSTRAP_MAX_N = 2000
+_BOOTSTRAP_BATCH_VALUES = 2_000_000  # resampled values held in memory at once
+ELO_PER_LOGIT = 400 / math.log(10)
+CORRECTIONS = ("holm", "fdr_bh", "bonferroni")
+WILCOXON_ZERO_METHOD = "wilcox"  # zero differences are dropped before ranking
+
+VERDICT_BALANCED = "balanced"
+VERDICT_UNBALANCED = "unbalanced"
+VERDICT_UNSURE = "not enough games yet"
+
+
+class StatsError(ValueError):
+    """Records or arguments a statistic cannot use; the message says what was expected."""
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def _pct(rate: float, digits: int = 1) -> str:
+    return "n/a" if not np.isfinite(rate) else f"{100 * rate:.{digits}f}%"
+
+
+def _interval_pct(low: float, high: float, digits: int = 1) -> str:
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return "[n/a]"
+    return f"[{100 * low:.{digits}f}, {100 * high:.{digits}f}]"
+
+
+def _confidence(confidence: float) -> str:
+    return f"{100 * confidence:g}%"
+
+
+def format_p(p: float) -> str:
+    """``p < 0.001`` or ``p = 0.042`` (``p = n/a`` when the test could not run)."""
+    if p is None or not np.isfinite(p):
+        return "p = n/a"
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def _signed_points(value: float) -> str:
+    return f"{100 * value:+.1f} points"
+
+
+# ---------------------------------------------------------------- input checks
+
+
+def _require(frame: pl.DataFrame, columns: Sequence[str], what: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise StatsError(f"{what}: expected columns {', '.join(missing)} (records written by glade play), "
+                         f"got {', '.join(frame.columns) or 'none'}")
+    if frame.height == 0:
+        raise StatsError(f"{what}: expected at least one row, got an empty table")
+
+
+def _players(records: pl.DataFrame) -> int:
+    return int(records["seat"].max()) + 1
+
+
+def _per_game(records: pl.DataFrame) -> pl.DataFrame:
+    """One row per game: turns, end, first places, and whether it stalled (no rank)."""
+    return records.group_by("game").agg(
+        pl.col("turns").first(),
+        pl.col("end").first(),
+        pl.col("win").sum().alias("first_places"),
+        pl.col("rank").is_null().all().alias("stalled"),
+    ).sort("game")
+
+
+# ---------------------------------------------------------------- proportions
+
+
+def _wilson(k: np.ndarray | float, n: np.ndarray | float, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson interval (statsmodels); an empty sample gives [0, 1]. ``k`` may be fractional."""
+    k, n = np.asarray(k, dtype=np.float64), np.asarray(n, dtype=np.float64)
+    safe = np.where(n > 0, n, 1.0)
+    low, high = proportion_confint(np.where(n > 0, k, 0.0), safe, alpha=1 - confidence, method="wilson")
+    return np.where(n > 0, low, 0.0), np.where(n > 0, high, 1.0)
+
+
+@dataclass(frozen=True)
+class Proportion:
+    """``k`` successes of ``n`` with a Wilson interval. ``k`` may be fractional (shared places)."""
+
+    k: float
+    n: int
+    rate: float
+    low: float
+    high: float
+    confidence: float = CONFIDENCE
+    method: str = "Wilson"
+
+    @property
+    def half_width(self) -> float:
+        """Half the interval's width (Wilson intervals are not symmetric about the rate)."""
+        return (self.high - self.low) / 2
+
+    def describe(self, label: str = "", what: str = "wins") -> str:
+        """``seat 0 wins 53.1% [52.4, 53.8] (Wilson 95%), n = 20,000``."""
+        head = f"{label} {what}".strip()
+        return (f"{head} {_pct(self.rate)} {_interval_pct(self.low, self.high)} "
+                f"({self.method} {_confidence(self.confidence)}), n = {self.n:,}")
+
+
+def proportion(k: float, n: int, confidence: float = CONFIDENCE) -> Proportion:
+    """The share ``k / n`` with its Wilson interval (``proportion_confint(method="wilson")``)."""
+    if n < 0 or k < 0 or k > n:
+        raise StatsError(f"proportion: expected 0 <= k <= n, got k = {k}, n = {n}")
+    low, high = _wilson(k, n, confidence)
+    rate = k / n if n else float("nan")
+    return Proportion(k=k, n=int(n), rate=rate, low=float(low), high=float(high), confidence=confidence)
+
+
+# ---------------------------------------------------------------- means
+
+
+@dataclass(frozen=True)
+class MeanInterval:
+    """A mean and its interval, with the method that made it."""
+
+    n: int
+    mean: float
+    low: float
+    high: float
+    method: str
+
+    def describe(self, label: str = "mean", digits: int = 2) -> str:
+        """``mean score 10.12 [10.09, 10.15] (t 95%), n = 40,000``."""
+        return (f"{label} {self.mean:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}] ({self.method}), "
+                f"n = {self.n:,}")
+
+
+def mean_interval(values: np.ndarray, confidence: float = CONFIDENCE, seed: int = SEED) -> MeanInterval:
+    """Mean with a percentile bootstrap interval (``scipy.stats.bootstrap``, seeded), or a t interval.
+
+    Up to :data:`BOOTSTRAP_MAX_N` values: ``bootstrap(method="percentile")``
+    with :data:`BOOTSTRAP_RESAMPLES` resamples from ``default_rng(seed)``
+    (percentile rather than BCa: BCa's jackknife costs n squared). Above that
+    the t interval on the standard error (``scipy.stats.t``), which the
+    central limit theorem makes accurate at that size. The method string says
+    which one was used. Fewer than two values give a NaN interval.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    n = values.size
+    mean = float(values.mean()) if n else float("nan")
+    level = _confidence(confidence)
+    if n < 2:
+        return MeanInterval(n, mean, float("nan"), float("nan"), "no interval (fewer than 2 values)")
+    if n > BOOTSTRAP_MAX_N:
+        sem = float(values.std(ddof=1)) / math.sqrt(n)
+        low, high = stats.t.interval(confidence, df=n - 1, loc=mean, scale=sem) if sem > 0 else (mean, mean)
+        return MeanInterval(n, mean, float(low), float(high), f"t {level}")
+    if np.all(values == values[0]):
+        return MeanInterval(n, mean, mean, mean, f"bootstrap percentile {level} (no variation)")
+    result = stats.bootstrap(
+        (values,), np.mean, n_resamples=BOOTSTRAP_RESAMPLES, batch=max(1, _BOOTSTRAP_BATCH_VALUES // n),
+        vectorized=True, confidence_level=confidence, method="percentile", rng=np.random.default_rng(seed),
+    )
+    interval = result.confidence_interval
+    return MeanInterval(n, mean, float(interval.low), float(interval.high), f"bootstrap percentile {level}")
+
+
+# ---------------------------------------------------------------- tables of rates
+
+
+def proportion_table(frame: pl.DataFrame, key: str | Sequence[str], confidence: float = CONFIDENCE,
+                     seed: int = SEED) -> pl.DataFrame:
+    """Per value of ``key`` (e.g. ``"seat"`` or ``"bot"``): counts, rates and intervals.
+
+    Columns: key, ``games`` (seat-games), ``wins`` (first places, shared ones
+    included), ``win_rate``, ``win_low``, ``win_high`` (Wilson), ``ties``,
+    ``tie_rate``, ``stalls`` (null rank), ``stall_rate``, ``mean_score``,
+    ``score_low``, ``score_high``, ``score_method`` (see :func:`mean_interval`:
+    percentile bootstrap, or a t interval above :data:`BOOTSTRAP_MAX_N` games).
+    """
+    keys = [key] if isinstance(key, str) else list(key)
+    _require(frame, [*keys, "win", "tie", "rank", "score"], "proportion_table")
+    table = (
+        frame.group_by(keys)
+        .agg(
+            pl.len().alias("games"),
+            pl.col("win").sum().alias("wins"),
+            pl.col("tie").sum().alias("ties"),
+            pl.col("rank").is_null().sum().alias("stalls"),
+            pl.col("score").alias("scores"),
+        )
+        .sort(keys)
+    )
+    games = table["games"].to_numpy()
+    win_low, win_high = _wilson(table["wins"].to_numpy(), games, confidence)
+    scores = [mean_interval(s.to_numpy(), confidence, seed) for s in table["scores"]]
+    return table.with_columns(
+        (pl.col("wins") / pl.col("games")).alias("win_rate"),
+        pl.Series("win_low", win_low, dtype=pl.Float64),
+        pl.Series("win_high", win_high, dtype=pl.Float64),
+        (pl.col("ties") / pl.col("games")).alias("tie_rate"),
+        (pl.col("stalls") / pl.col("games")).alias("stall_rate"),
+        pl.Series("mean_score", [s.mean for s in scores], dtype=pl.Float64),
+        pl.Series("score_low", [s.low for s in scores], dtype=pl.Float64),
+        pl.Series("score_high", [s.high for s in scores], dtype=pl.Float64),
+        pl.Series("score_method", [s.method for s in scores], dtype=pl.String),
+    ).select(*keys, "games", "wins", "win_rate", "win_low", "win_high", "ties", "tie_rate", "stalls", "stall_rate",
+             "mean_score", "score_low", "score_high", "score_method")
+
+
+def format_proportion_table(table: pl.DataFrame, key: str | Sequence[str], confidence: float = CONFIDENCE) -> str:
+    """One fishtest-style line per row of :func:`proportion_table`."""
+    keys = [key] if isinstance(key, str) else list(key)
+    labels = [" ".join(f"{k} {row[k]}" if k == "seat" else str(row[k]) for k in keys) for row in table.to_dicts()]
+    width = max((len(label) for label in labels), default=0)
+    lines = []
+    for label, row in zip(labels, table.to_dicts()):
+        lines.append(
+            f"{label:<{width}}  wins {_pct(row['win_rate'])} {_interval_pct(row['win_low'], row['win_high'])} "
+            f"(Wilson {_confidence(confidence)}), n = {row['games']:,}; ties {_pct(row['tie_rate'])}, "
+            f"stalls {_pct(row['stall_rate'])}; score {row['mean_score']:.2f} "
+            f"[{row['score_low']:.2f}, {row['score_high']:.2f}] ({row['score_method']})"
+        )
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- power
+
+
+def games_needed(delta: float, power: float = 0.8, alpha: float = 0.05, base: float = 0.5, arms: int = 1) -> int:
+    """Games that detect a win rate of ``base + delta`` against ``base`` (two-sided).
+
+    Cohen's h (``proportion_effectsize``) and ``NormalIndPower().solve_power``.
+    ``arms=1``: one run's rate against a known ``base`` (a seat against 50%;
+    ``ratio=0``); this matches ``STATS.md`` (1 point ~ 19,600, 2 ~ 4,900,
+    5 ~ 780). ``arms=2``: games *per run* to compare two measured runs
+    (``ratio=1``), twice as many.
+    """
+    _check_power_arguments(delta, power, alpha, base)
+    if arms not in (1, 2):
+        raise StatsError(f"games_needed: expected arms 1 (against a known base) or 2 (two runs), got {arms}")
+    effect = abs(float(proportion_effectsize(base + delta, base)))
+    n = NormalIndPower().solve_power(effect_size=effect, alpha=alpha, power=power, ratio=0 if arms == 1 else 1,
+                                     alternative="two-sided")
+    return int(math.ceil(float(np.squeeze(n)) - 1e-9))
+
+
+def cohens_h(delta: float, base: float = 0.5) -> float:
+    """Cohen's h of ``base + delta`` against ``base`` (``proportion_effectsize``)."""
+    return abs(float(proportion_effectsize(base + delta, base)))
+
+
+def _check_power_arguments(delta: float, power: float, alpha: float, base: float) -> None:
+    if not 0 < base < 1:
+        raise StatsError(f"expected a base share strictly between 0 and 1, got {base}")
+    if delta == 0 or not 0 < base + delta < 1:
+        raise StatsError(f"expected a non-zero gap that keeps base + delta strictly between 0 and 1, "
+                         f"got base {base} and delta {delta}")
+    if not 0 < alpha < 1 or not alpha < power < 1:
+        raise StatsError(f"expected 0 < alpha < power < 1, got alpha {alpha} and power {power}")
+
+
+def _tost_games(share: float, target: float, delta: float, alpha: float, power: float) -> float | None:
+    """Games for a binomial TOST (target +- delta) to pass with ``power`` if the true share is ``share``.
+
+    The TOST passes when the one-sided test against the nearer bound rejects,
+    so this is a one-sided one-sample power calculation (Cohen's h against
+    that bound, ``NormalIndPower(alternative="larger")``). None if the share
+    is outside the equivalence bounds: the TOST cannot pass while it holds.
+    """
+    gap = share - target
+    if not abs(gap) < delta:
+        return None
+    bound = target + delta if gap >= 0 else target - delta
+    effect = abs(float(proportion_effectsize(bound, share)))
+    n = NormalIndPower().solve_power(effect_size=effect, alpha=alpha, power=power, ratio=0, alternative="larger")
+    return float(np.squeeze(n))
+
+
+# ---------------------------------------------------------------- seat advantage
+
+
+@dataclass(frozen=True)
+class SeatAdvantage:
+    """Does seat order matter? First-place shares per seat, a difference test and an equivalence test.
+
+    ``seats`` columns: ``seat``, ``games`` (games the shares are of),
+    ``first_places``, ``share``, ``share_low``, ``share_high`` (Wilson),
+    ``tost_p`` (that seat's TOST p-value). ``test`` names the difference test;
+    ``verdict`` is :data:`VERDICT_BALANCED` (the TOST rejects at ``alpha``;
+    this wins if both reject, since a difference inside +-delta is what
+    "balanced" allows), :data:`VERDICT_UNBALANCED` (the difference test
+    rejects) or :data:`VERDICT_UNSURE`. ``more_games`` is how many more games
+    the TOST would need to pass with ``power`` if the observed shares held
+    (0 when already balanced, None when the observed shares are outside the
+    bounds).
+    """
+
+    players: int
+    games: int  # all games of the records
+    games_tested: int  # games the shares and tests are of
+    ties: int  # games with a shared first place
+    stalls: int  # games without a result
+    seats: pl.DataFrame
+    test: str
+    statistic: float
+    p_value: float
+    tost_p: float
+    delta: float
+    alpha: float
+    power: float
+    largest_deviation: float  # largest |share - 1/players|
+    largest_deviation_seat: int
+    verdict: str
+    more_games: int | None
+    handling: str  # how ties and stalls were counted
+
+    @property
+    def methods(self) -> list[str]:
+        return [self.test, "TOST (statsmodels binom_tost)", "Wilson intervals", self.handling]
+
+    def describe(self) -> str:
+        """Fishtest-style lines: the headline with its test and verdict, then the equivalence test."""
+        delta = f"+-{100 * self.delta:g} points"
+        rows = self.seats.to_dicts()
+        if self.players == 2:
+            seat0 = rows[0]
+            lines = [
+                f"seat 0 wins {_pct(seat0['share'])} {_interval_pct(seat0['share_low'], seat0['share_high'])} "
+                f"(Wilson {_confidence(CONFIDENCE)}), n = {self.games_tested:,}, binomial {format_p(self.p_value)} "
+                f"vs 50%: {self.verdict}",
+                f"  equivalence within {delta}: TOST {format_p(self.tost_p)} (exact binomial); {self.handling}",
+            ]
+        else:
+            fair = 1 / self.players
+            lines = [
+                f"seat shares vs {_pct(fair)} each: chi-square {self.statistic:.2f} ({self.players - 1} df), "
+                f"{format_p(self.p_value)}, n = {self.games_tested:,}: {self.verdict}",
+            ]
+            for row in rows:
+                lines.append(f"  seat {row['seat']} {_pct(row['share'])} "
+                             f"{_interval_pct(row['share_low'], row['share_high'])} "
+                             f"(Wilson {_confidence(CONFIDENCE)}), TOST {format_p(row['tost_p'])}")
+            lines.append(f"  largest deviation: seat {self.largest_deviation_seat}, "
+                         f"{100 * self.largest_deviation:.2f} points; balanced within {delta} needs every seat's "
+                         f"TOST to reject (largest {format_p(self.tost_p)}); {self.handling}")
+        if self.verdict != VERDICT_BALANCED:
+            if self.more_games is None:
+                lines.append(f"  balance within {delta} cannot be shown while the observed shares hold "
+                             f"(a seat is {100 * self.largest_deviation:.2f} points off)")
+            else:
+                lines.append(f"  about {self.more_games:,} more games for the TOST to pass with "
+                             f"{100 * self.power:g}% power if the observed shares held")
+        return "\n".join(lines)
+
+
+def seat_advantage(records: pl.DataFrame, delta: float = 0.025, alpha: float = 0.05,
+                   power: float = 0.8) -> SeatAdvantage:
+    """First-place shares per seat, a test of equal shares, and an equivalence (TOST) test within +-delta.
+
+    Two players: the games with a single winner (ties and stalls excluded, and
+    counted in the result); seat 0's wins among them by the exact
+    ``scipy.stats.binomtest(k, n, p=0.5)``, equivalence by
+    ``statsmodels binom_tost(k, n, 0.5 - delta, 0.5 + delta)``.
+
+    Three or four players: the games with a result (stalls excluded); a shared
+    first place is counted as a fraction (1/m to each of m tied seats); equal
+    shares by ``scipy.stats.chisquare`` against ``n / players`` each; one TOST
+    per seat (1/P +- delta, on first places rounded to whole games, since the
+    exact test needs counts), and "balanced" needs every seat's TOST to reject
+    (an intersection-union test, so no multiplicity correction).
+
+    ``more_games`` uses one-sided one-sample power (Cohen's h against the
+    nearer bound, ``NormalIndPower``) at ``power``, scaled from tested games
+    to played games.
+    """
+    _require(records, ["game", "seat", "win", "tie", "rank"], "seat_advantage")
+    if not 0 < delta < 0.5 or not 0 < alpha < 0.5:
+        raise StatsError(f"seat_advantage: expected 0 < delta < 0.5 and 0 < alpha < 0.5, got {delta}, {alpha}")
+    players = _players(records)
+    if players < 2:
+        raise StatsError("seat_advantage: expected records of games with at least 2 seats")
+    games = _per_game(records)
+    total = games.height
+    stalls = int(games["stalled"].sum())
+    ties = int((games["first_places"] > 1).sum())
+    fair = 1 / players
+    with_fraction = records.join(games.select("game", "first_places"), on="game").with_columns(
+        pl.when(pl.col("win")).then(1.0 / pl.col("first_places")).otherwise(0.0).alias("fraction"))
+
+    if players == 2:
+        decided = with_fraction.filter(pl.col("first_places") == 1)
+        tested = decided["game"].n_unique()
+        counts = decided.group_by("seat").agg(pl.col("win").sum().alias("first_places")).sort("seat")
+        handling = f"ties ({ties:,}) and stalls ({stalls:,}) excluded"
+        test = "exact binomial test (scipy binomtest, p = 0.5)"
+        wins0 = int(counts.filter(pl.col("seat") == 0)["first_places"].sum())
+        statistic = float(wins0)
+        p_value = float(stats.binomtest(wins0, tested, p=0.5, alternative="two-sided").pvalue) if tested else 1.0
+    else:
+        decided = with_fraction.filter(pl.col("first_places") > 0)
+        tested = decided["game"].n_unique()
+        counts = decided.group_by("seat").agg(pl.col("fraction").sum().alias("first_places")).sort("seat")
+        handling = (f"shared first places counted as fractions ({ties:,} games), stalls ({stalls:,}) excluded; "
+                    "TOST on first places rounded to whole games")
+        test = "chi-square goodness of fit (scipy chisquare, equal shares)"
+        observed = _seat_vector(counts, players)
+        if tested:
+            result = stats.chisquare(observed, np.full(players, tested * fair))
+            statistic, p_value = float(result.statistic), float(result.pvalue)
+        else:
+            statistic, p_value = float("nan"), 1.0
+
+    first = _seat_vector(counts, players)
+    share = first / tested if tested else np.full(players, np.nan)
+    low, high = _wilson(first, np.full(players, tested), CONFIDENCE)
+    tost = np.array([_tost_p(first[s], tested, fair, delta) for s in range(players)])
+    tost_p = float(np.max(tost))
+    deviation = np.abs(share - fair) if tested else np.zeros(players)
+    worst = int(np.argmax(deviation))
+
+    balanced = tost_p < alpha
+    verdict = VERDICT_BALANCED if balanced else VERDICT_UNBALANCED if p_value < alpha else VERDICT_UNSURE
+    more: int | None = 0
+    if not balanced:
+        seats_considered = [0] if players == 2 else range(players)
+        needed = [_tost_games(float(share[s]), fair, delta, alpha, power) if tested else None
+                  for s in seats_considered]
+        if tested and all(n is not None for n in needed):
+            usable = tested / total
+            more = max(0, int(math.ceil(max(needed) / usable)) - total)
+        else:
+            more = None
+    seats = pl.DataFrame({
+        "seat": pl.Series(range(players), dtype=pl.Int8),
+        "games": pl.Series([tested] * players, dtype=pl.Int64),
+        "first_places": pl.Series(first, dtype=pl.Float64),
+        "share": pl.Series(share, dtype=pl.Float64),
+        "share_low": pl.Series(low, dtype=pl.Float64),
+        "share_high": pl.Series(high, dtype=pl.Float64),
+        "tost_p": pl.Series(tost, dtype=pl.Float64),
+    })
+    return SeatAdvantage(
+        players=players, games=total, games_tested=tested, ties=ties, stalls=stalls, seats=seats, test=test,
+        statistic=statistic, p_value=p_value, tost_p=tost_p, delta=delta, alpha=alpha, power=power,
+        largest_deviation=float(deviation[worst]), largest_deviation_seat=worst, verdict=verdict,
+        more_games=more, handling=handling,
+    )
+
+
+def _seat_vector(counts: pl.DataFrame, players: int) -> np.ndarray:
+    vector = np.zeros(players)
+    for seat, value in counts.select("seat", "first_places").iter_rows():
+        vector[int(seat)] = value
+    return vector
+
+
+def _tost_p(first_places: float, n: int, target: float, delta: float) -> float:
+    """p-value of ``binom_tost`` on ``round(first_places)`` of ``n`` within ``target +- delta``."""
+    if n == 0:
+        return 1.0
+    p, _, _ = binom_tost(int(round(first_places)), n, target - delta, target + delta)
+    return float(p)
+
+
+# ---------------------------------------------------------------- score margin
+
+
+@dataclass(frozen=True)
+class Margin:
+    """How close games are: first place's score minus second place's, per game with a result.
+
+    ``mean`` with its interval (:func:`mean_interval`); ``smallest`` is the
+    smallest positive margin seen (the game's scoring step, usually 1) and
+    ``smallest_share`` the games won by exactly that (Wilson); ``ties`` are
+    shared first places (margin 0); ``not_outscored`` are games won with a
+    score no higher than second place's (a game that ends on a goal, not on
+    points). ``distribution`` has columns ``margin``, ``games``.
+    """
+
+    games: int
+    stalls_excluded: int
+    mean: MeanInterval
+    smallest: float | None
+    smallest_share: Proportion
+    ties: Proportion
+    not_outscored: Proportion
+    distribution: pl.DataFrame
+
+    def describe(self) -> str:
+        m = self.mean
+        lines = [f"score margin (first minus second place) {m.mean:.2f} [{m.low:.2f}, {m.high:.2f}] "
+                 f"({m.method}), n = {self.games:,} games ({self.stalls_excluded:,} stalls excluded)"]
+        if self.smallest is not None:
+            lines.append("  " + self.smallest_share.describe(f"won by the smallest margin ({self.smallest:g})", ""))
+        lines.append("  " + self.ties.describe("shared first places", ""))
+        if self.not_outscored.k:
+            lines.append("  " + self.not_outscored.describe("won without outscoring second place", ""))
+        return "\n".join(lines)
+
+
+def score_margin(records: pl.DataFrame, confidence: float = CONFIDENCE, seed: int = SEED) -> Margin:
+    """Per game with a result: score of first place minus the best score of the next place.
+
+    A shared first place gives 0. Places come from ``rank``, not from scores,
+    so a game won on a goal can have a negative margin. Stalls are excluded.
+    """
+    _require(records, ["game", "rank", "score"], "score_margin")
+    ranked = records.filter(pl.col("rank").is_not_null())
+    per_game = ranked.group_by("game").agg(
+        pl.col("score").filter(pl.col("rank") == 1).max().alias("first"),
+        pl.col("score").filter(pl.col("rank") == pl.col("rank").filter(pl.col("rank") > 1).min()).max()
+        .alias("second"),
+        (pl.col("rank") == 1).sum().alias("first_places"),
+    )
+    margins = per_game.with_columns(
+        pl.when(pl.col("first_places") > 1).then(0.0).otherwise(pl.col("first") - pl.col("second")).alias("margin")
+    )["margin"].fill_null(0.0).to_numpy()
+    shared = per_game["first_places"].to_numpy() > 1
+    n = margins.size
+    stalls = records["game"].n_unique() - n
+    positive = margins[(margins > 0) & ~shared]
+    smallest = float(positive.min()) if positive.size else None
+    closest = int(np.sum(np.isclose(margins, smallest) & ~shared)) if smallest is not None else 0
+    distribution = (pl.DataFrame({"margin": margins}).group_by("margin").agg(pl.len().alias("games"))
+                    .sort("margin"))
+    return Margin(
+        games=n, stalls_excluded=stalls, mean=mean_interval(margins, confidence, seed), smallest=smallest,
+        smallest_share=proportion(closest, n, confidence), ties=proportion(int(shared.sum()), n, confidence),
+        not_outscored=proportion(int(np.sum((margins <= 0) & ~shared)), n, confidence), distribution=distribution,
+    )
+
+
+# ---------------------------------------------------------------- game length
+
+
+@dataclass(frozen=True)
+class LeadChanges:
+    """Lead changes per game from a per-turn running score (``per_game``: ``game``, ``lead_changes``)."""
+
+    games: int
+    mean: MeanInterval
+    with_change: Proportion  # games where the lead changed at least once
+    per_game: pl.DataFrame
+
+    def describe(self) -> str:
+        m = self.mean
+        return (f"lead changes {m.mean:.2f} a game [{m.low:.2f}, {m.high:.2f}] ({m.method}), n = {self.games:,}; "
+                + self.with_change.describe("", "games with a lead change"))
+
+
+@dataclass(frozen=True)
+class GameLength:
+    """Turns per game (``histogram``: ``turns``, ``games``), end reasons, stalls, and lead changes if known."""
+
+    games: int
+    mean: MeanInterval
+    minimum: float
+    q1: float
+    median: float
+    q3: float
+    maximum: float
+    histogram: pl.DataFrame
+    ends: pl.DataFrame
+    stalls: Proportion
+    lead_changes: LeadChanges | None
+
+    def describe(self) -> str:
+        m = self.mean
+        ends = ", ".join(f"{row['end']} {_pct(row['share'])} {_interval_pct(row['share_low'], row['share_high'])}"
+                         for row in self.ends.to_dicts())
+        lines = [
+            f"turns mean {m.mean:.1f} [{m.low:.1f}, {m.high:.1f}] ({m.method}), quartiles {self.q1:g} / "
+            f"{self.median:g} / {self.q3:g} (min {self.minimum:g}, max {self.maximum:g}), n = {self.games:,}",
+            f"  end {ends} (Wilson {_confidence(CONFIDENCE)})",
+            "  " + self.stalls.describe("stalls", ""),
+        ]
+        lines.append("  " + (self.lead_changes.describe() if self.lead_changes is not None
+                             else "lead changes: not recorded by this game (no per-turn score)"))
+        return "\n".join(lines)
+
+
+def end_reasons(records: pl.DataFrame, confidence: float = CONFIDENCE) -> pl.DataFrame:
+    """Why games ended: ``end``, ``games``, ``share``, ``share_low``, ``share_high`` (Wilson), most common first."""
+    _require(records, ["game", "end"], "end_reasons")
+    per_game = records.group_by("game").agg(pl.col("end").first())
+    total = per_game.height
+    table = per_game.group_by("end").agg(pl.len().alias("games")).sort(["games", "end"], descending=[True, False])
+    low, high = _wilson(table["games"].to_numpy(), np.full(table.height, total), confidence)
+    return table.with_columns(
+        (pl.col("games") / total).alias("share"),
+        pl.Series("share_low", low, dtype=pl.Float64),
+        pl.Series("share_high", high, dtype=pl.Float64),
+    )
+
+
+def game_length(records: pl.DataFrame, events: pl.DataFrame | None = None, confidence: float = CONFIDENCE,
+                seed: int = SEED) -> GameLength:
+    """Turns per game (mean with :func:`mean_interval`, quartiles, histogram), end reasons, stall rate (Wilson).
+
+    ``lead_changes`` is filled only when ``events`` has a per-turn ``score``
+    column (see :func:`lead_changes`); Overgrowth has none, so it is None.
+    """
+    _require(records, ["game", "turns", "end", "rank"], "game_length")
+    games = _per_game(records)
+    turns = games["turns"].cast(pl.Float64)
+    histogram = games.group_by("turns").agg(pl.len().alias("games")).sort("turns")
+    return GameLength(
+        games=games.height,
+        mean=mean_interval(turns.to_numpy(), confidence, seed),
+        minimum=float(turns.min()),
+        q1=float(turns.quantile(0.25, interpolation="linear")),
+        median=float(turns.median()),
+        q3=float(turns.quantile(0.75, interpolation="linear")),
+        maximum=float(turns.max()),
+        histogram=histogram,
+        ends=end_reasons(records, confidence),
+        stalls=proportion(int(games["stalled"].sum()), games.height, confidence),
+        lead_changes=lead_changes(records, events, confidence=confidence, seed=seed),
+    )
+
+
+def lead_changes(records: pl.DataFrame, events: pl.DataFrame | None, score_column: str = "score",
+                 confidence: float = CONFIDENCE, seed: int = SEED) -> LeadChanges | None:
+    """Lead changes per game, or None if the events carry no per-turn running score.
+
+    Needs events with ``game``, ``seat`` and ``score_column`` (the seat's score
+    after that event), in play order. A seat's score before its first event is
+    taken as 0. The leader is the seat with the strictly highest score; on a
+    tie the previous leader keeps the lead. A change is a new leader after
+    there was one. Games without events count 0 changes.
+    """
+    if events is None or score_column not in events.columns or not {"game", "seat"} <= set(events.columns):
+        return None
+    players = _players(records)
+    ordered = events.select("game", "seat", score_column)
+    game_ids = ordered["game"].to_numpy()
+    seats = ordered["seat"].to_numpy().astype(np.int64)
+    values = ordered[score_column].to_numpy().astype(np.float64)
+    # A sequential scan: the leader after an event depends on the one before it (ties keep the lead).
+    starts = np.r_[True, game_ids[1:] != game_ids[:-1]]
+    changes: dict[int, int] = {}
+    current = np.zeros(players)
+    leader = -1
+    for i in range(len(values)):
+        if starts[i]:
+            current[:] = 0.0
+            leader = -1
+            changes[int(game_ids[i])] = 0
+        current[seats[i]] = values[i]
+        top = np.flatnonzero(current == current.max())
+        if top.size == 1 and top[0] != leader:
+            if leader >= 0:
+                changes[int(game_ids[i])] += 1
+            leader = int(top[0])
+    all_games = records["game"].unique().sort()
+    per_game = pl.DataFrame({"game": all_games}).join(
+        pl.DataFrame({"game": list(changes), "lead_changes": list(changes.values())},
+                     schema={"game": all_games.dtype, "lead_changes": pl.Int64}),
+        on="game", how="left").with_columns(pl.col("lead_changes").fill_null(0))
+    counts = per_game["lead_changes"].to_numpy()
+    return LeadChanges(games=per_game.height, mean=mean_interval(counts.astype(np.float64), confidence, seed),
+                       with_change=proportion(int(np.sum(counts > 0)), per_game.height, confidence),
+                       per_game=per_game)
+
+
+# ---------------------------------------------------------------- skill gradient
+
+
+def _comparisons(records: pl.DataFrame) -> pl.DataFrame:
+    """Every pair of seats in every game: ``game, deal, seat_a, seat_b, bot_a, bot_b, result``.
+
+    ``seat_a < seat_b``; ``result`` is seat_a's points against seat_b: 1 for
+    a better rank, 0 for a worse one, 0.5 for the same rank or a stall.
+    """
+    columns = ["game", "deal", "seat", "bot", "rank"]
+    left = records.select(columns)
+    right = records.select("game", pl.col("seat").alias("seat_b"), pl.col("bot").alias("bot_b"),
+                           pl.col("rank").alias("rank_b"))
+    return (
+        left.join(right, on="game")
+        .filter(pl.col("seat") < pl.col("seat_b"))
+        .select(
+            "game", "deal", pl.col("seat").alias("seat_a"), "seat_b", pl.col("bot").alias("bot_a"), "bot_b",
+            pl.when(pl.col("rank").is_null() | pl.col("rank_b").is_null() | (pl.col("rank") == pl.col("rank_b")))
+            .then(0.5).when(pl.col("rank") < pl.col("rank_b")).then(1.0).otherwise(0.0).alias("result"),
+        )
+    )
+
+
+@dataclass(frozen=True)
+class SkillGradient:
+    """Does skill matter? Paired pairwise shares between bots, and Bradley-Terry ratings.
+
+    ``pairwise`` columns: ``bot_a``, ``bot_b``, ``deals`` (paired units),
+    ``games``, ``comparisons``, ``points_a``, ``share`` (bot A's points
+    against bot B, a tie or stall = half), ``share_low``, ``share_high``,
+    ``p_value`` (vs 50%), ``method``. ``ratings`` columns: ``bot``, ``rating``
+    (logit; the reference bot is 0), ``se``, ``low``, ``high`` (normal 95%),
+    ``elo`` (400/ln 10 per logit), ``comparisons`` (against other bots).
+    ``seat_edge`` is the logit edge of the lower-numbered seat of a pair.
+    """
+
+    players: int
+    bots: tuple[str, ...]
+    reference: str
+    pairwise: pl.DataFrame
+    ratings: pl.DataFrame
+    seat_edge: float
+    seat_edge_se: float
+    comparisons: int
+    separated: bool  # the plain fit did not converge (perfect separation); a virtual-draw prior was added
+    pair_method: str
+    rating_method: str
+
+    @property
+    def strongest(self) -> str:
+        return str(self.ratings.sort("rating", descending=True)["bot"][0])
+
+    @property
+    def weakest(self) -> str:
+        return str(self.ratings.sort("rating")["bot"][0])
+
+    def share(self, bot: str, against: str) -> float:
+        """``bot``'s points share against ``against``: measured if they met, else Bradley-Terry's."""
+        for a, b, flip in ((bot, against, False), (against, bot, True)):
+            row = self.pairwise.filter((pl.col("bot_a") == a) & (pl.col("bot_b") == b))
+            if row.height:
+                value = float(row["share"][0])
+                return 1 - value if flip else value
+        ratings = dict(self.ratings.select("bot", "rating").iter_rows())
+        return float(1 / (1 + math.exp(ratings[against] - ratings[bot])))
+
+    def gradient_too_flat(self, threshold: float = 0.05) -> bool:
+        """True if the strongest bot's share against the weakest is within ``threshold`` of 50%."""
+        return abs(self.share(self.strongest, self.weakest) - 0.5) <= threshold
+
+    def describe(self) -> str:
+        lines = [f"skill gradient ({self.players} players, {self.comparisons:,} pairwise comparisons)"]
+        for row in self.pairwise.to_dicts():
+            lines.append(
+                f"  {row['bot_a']} vs {row['bot_b']}: {_pct(row['share'])} of points "
+                f"{_interval_pct(row['share_low'], row['share_high'])} ({row['method']}), "
+                f"n = {row['deals']:,} deals ({row['games']:,} games), {format_p(row['p_value'])} vs 50%"
+            )
+        lines.append(f"  ratings ({self.rating_method}; {self.reference} = 0):")
+        for row in self.ratings.sort("rating", descending=True).to_dicts():
+            lines.append(f"    {row['bot']:<12} {row['rating']:+.2f} +- {row['se']:.2f} logit "
+                         f"(Elo {row['elo']:+.0f})")
+        lines.append(f"  first-seat edge {self.seat_edge:+.3f} +- {self.seat_edge_se:.3f} logit")
+        if self.separated:
+            lines.append("  perfect separation (a pairing in one seat order was never lost): "
+                         "ratings use a virtual-draw prior")
+        return "\n".join(lines)
+
+
+def skill_gradient(records: pl.DataFrame, reference: str | None = None,
+                   confidence: float = CONFIDENCE) -> SkillGradient:
+    """Pairwise shares between bots, paired by deal, and Bradley-Terry ratings.
+
+    Comparisons: every pair of seats in a game is one comparison (for 2
+    players, the game itself); the better rank scores 1, the same rank or a
+    stall 0.5 for both.
+
+    Pairwise shares: the games of one deal (all its seat rotations, same seed)
+    form one paired unit, as in fishtest's pentanomial model: per deal, bot A's
+    share of the points of its comparisons with bot B; the estimate is the
+    mean over deals and the interval a t interval on those per-deal shares
+    (``scipy.stats.ttest_1samp(...).confidence_interval``; the p-value is the
+    same test against 0.5), clipped to [0, 1]. If the per-deal shares do not
+    vary (one deal, or every deal alike) a t interval would be empty, so it is
+    a Wilson interval on the number of deals and the p-value an exact binomial
+    test on deal units. Never games as independent units.
+
+    Ratings: Bradley-Terry by logistic regression (statsmodels ``Logit``,
+    Newton) of each comparison's result on a +-1 design: a constant (the
+    lower-numbered seat's edge), +1 for the lower seat's bot and -1 for the
+    higher seat's, the ``reference`` bot (default: the first bot seated)
+    fixed at 0; a tie or stall enters as 0.5. Comparisons of a bot with
+    itself inform only the seat edge. If the fit does not converge (perfect
+    separation: a bot that never lost), two virtual drawn comparisons per
+    pairing that occurred (one in each seat order, as BayesElo's draw prior)
+    keep the ratings finite; ``separated`` says so.
+    """
+    _require(records, ["game", "deal", "seat", "bot", "rank"], "skill_gradient")
+    bots = tuple(records.sort("game", "seat")["bot"].unique(maintain_order=True).to_list())
+    if len(bots) < 2:
+        raise StatsError(f"skill_gradient: expected records with at least 2 different bots, got {', '.join(bots)}")
+    reference = bots[0] if reference is None else reference
+    if reference not in bots:
+        raise StatsError(f"skill_gradient: expected a reference bot among {', '.join(bots)}, got {reference!r}")
+    comparisons = _comparisons(records)
+    pairwise = _pairwise(comparisons, bots, confidence)
+    ratings, edge, edge_se, separated = _bradley_terry(comparisons, bots, reference, confidence)
+    return SkillGradient(
+        players=_players(records), bots=bots, reference=reference, pairwise=pairwise, ratings=ratings,
+        seat_edge=edge, seat_edge_se=edge_se, comparisons=comparisons.height, separated=separated,
+        pair_method=f"t {_confidence(confidence)} on per-deal shares (deals as paired units)",
+        rating_method="Bradley-Terry, statsmodels Logit on a +-1 design" + (" with a virtual-draw prior"
+                                                                             if separated else ""),
+    )
+
+
+def _pairwise(comparisons: pl.DataFrame, bots: tuple[str, ...], confidence: float) -> pl.DataFrame:
+    order = {bot: i for i, bot in enumerate(bots)}
+    oriented = (
+        comparisons.filter(pl.col("bot_a") != pl.col("bot_b"))
+        .with_columns(
+            (pl.col("bot_a").replace_strict(order, return_dtype=pl.Int64)
+             < pl.col("bot_b").replace_strict(order, return_dtype=pl.Int64)).alias("in_order"))
+        .select(
+            pl.when(pl.col("in_order")).then(pl.col("bot_a")).otherwise(pl.col("bot_b")).alias("first"),
+            pl.when(pl.col("in_order")).then(pl.col("bot_b")).otherwise(pl.col("bot_a")).alias("second"),
+            "deal", "game",
+            pl.when(pl.col("in_order")).then(pl.col("result")).otherwise(1 - pl.col("result")).alias("points"),
+        )
+    )
+    per_deal = oriented.group_by("first", "second", "deal").agg(
+        pl.col("points").sum(), pl.len().alias("comparisons"), pl.col("game").n_unique().alias("games"))
+    rows = []
+    for (first, second), unit in per_deal.group_by("first", "second"):
+        shares = (unit["points"] / unit["comparisons"]).to_numpy()
+        mean, low, high, p, method = _paired_share(shares, confidence)
+        rows.append({
+            "bot_a": first, "bot_b": second, "deals": unit.height, "games": int(unit["games"].sum()),
+            "comparisons": int(unit["comparisons"].sum()), "points_a": float(unit["points"].sum()),
+            "share": mean, "share_low": low, "share_high": high, "p_value": p, "method": method,
+        })
+    schema = {"bot_a": pl.String, "bot_b": pl.String, "deals": pl.Int64, "games": pl.Int64,
+              "comparisons": pl.Int64, "points_a": pl.Float64, "share": pl.Float64, "share_low": pl.Float64,
+              "share_high": pl.Float64, "p_value": pl.Float64, "method": pl.String}
+    table = pl.DataFrame(rows, schema=schema)
+    return table.with_columns(
+        pl.col("bot_a").replace_strict(order, return_dtype=pl.Int64).alias("_a"),
+        pl.col("bot_b").replace_strict(order, return_dtype=pl.Int64).alias("_b"),
+    ).sort("_a", "_b").drop("_a", "_b")
+
+
+def _paired_share(shares: np.ndarray, confidence: float) -> tuple[float, float, float, float, str]:
+    """Mean of per-deal shares with a t interval (or Wilson on deal units if they do not vary)."""
+    n = shares.size
+    mean = float(shares.mean())
+    level = _confidence(confidence)
+    if n < 2 or np.all(shares == shares[0]):
+        low, high = _wilson(mean * n, n, confidence)
+        wins = int(round(mean * n))
+        p = 1.0 if mean == 0.5 else float(stats.binomtest(wins, n, p=0.5, alternative="two-sided").pvalue)
+        return mean, float(low), float(high), p, f"Wilson {level} on deal units (no variation between deals)"
+    test = stats.ttest_1samp(shares, 0.5, alternative="two-sided")
+    interval = test.confidence_interval(confidence)
+    return (mean, max(0.0, float(interval.low)), min(1.0, float(interval.high)), float(test.pvalue),
+            f"t {level} on per-deal shares")
+
+
+def _bradley_terry(comparisons: pl.DataFrame, bots: tuple[str, ...], reference: str,
+                   confidence: float) -> tuple[pl.DataFrame, float, float, bool]:
+    rated = [b for b in bots if b != reference]
+    bot_a = comparisons["bot_a"].to_numpy()
+    bot_b = comparisons["bot_b"].to_numpy()
+    design = np.column_stack([np.ones(len(bot_a))] + [(bot_a == b).astype(float) - (bot_b == b) for b in rated])
+    result_values = comparisons["result"].to_numpy()
+    fit = _logit(result_values, design)
+    separated = fit is None
+    if separated:
+        met = comparisons.select("bot_a", "bot_b").unique()
+        prior = []
+        for a, b in met.iter_rows():
+            row = np.array([1.0] + [float(a == r) - float(b == r) for r in rated])
+            mirrored = row.copy()
+            mirrored[1:] *= -1
+            prior.extend([row, mirrored])
+        design = np.vstack([design, np.array(prior)])
+        fit = _logit(np.r_[result_values, np.full(len(prior), 0.5)], design)
+        if fit is None:
+            raise StatsError("skill_gradient: the Bradley-Terry fit did not converge even with a virtual-draw prior "
+                             "(expected every bot linked to the others by games)")
+    params, se = np.asarray(fit.params), np.asarray(fit.bse)
+    z = stats.norm.ppf(0.5 + confidence / 2)
+    rating = {reference: (0.0, 0.0)} | {b: (params[i + 1], se[i + 1]) for i, b in enumerate(rated)}
+    counts = {b: int(((bot_a == b) & (bot_b != b)).sum() + ((bot_b == b) & (bot_a != b)).sum()) for b in bots}
+    ratings = pl.DataFrame({
+        "bot": list(bots),
+        "rating": [float(rating[b][0]) for b in bots],
+        "se": [float(rating[b][1]) for b in bots],
+        "low": [float(rating[b][0] - z * rating[b][1]) for b in bots],
+        "high": [float(rating[b][0] + z * rating[b][1]) for b in bots],
+        "elo": [float(ELO_PER_LOGIT * rating[b][0]) for b in bots],
+        "comparisons": [counts[b] for b in bots],
+    })
+    return ratings, float(params[0]), float(se[0]), separated
+
+
+def _logit(y: np.ndarray, design: np.ndarray):
+    """statsmodels Logit by Newton's method; None if it separates or does not converge."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PerfectSeparationWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        try:
+            fit = Logit(y, design).fit(method="newton", maxiter=100, disp=0)
+        except (PerfectSeparationWarning, np.linalg.LinAlgError):
+            return None
+    if not fit.mle_retvals.get("converged", False) or not np.all(np.isfinite(fit.bse)):
+        return None
+    return fit
+
+
+# ---------------------------------------------------------------- components
+
+
+def component_strength(records: pl.DataFrame, events: pl.DataFrame, component: str = "kind", *,
+                       values: Sequence[str] | None = None, by: str | None = None, alpha: float = 0.05,
+                       dominant_gap: float = 0.10, unused_below: float = 0.01,
+                       confidence: float = CONFIDENCE) -> pl.DataFrame:
+    """Win rate of seat-games that used a component (card, action kind...) against those that did not.
+
+    OBSERVATIONAL AND BIASED (``STATS.md``): strong players and long games use
+    more components, and a component may be used *because* a seat is winning.
+    Report it beside an ablation on the same seeds (the component removed or
+    forced), which is causal: compare those runs with :func:`paired_difference`.
+    The bot matters too: pass ``by="bot"`` to get one row per bot and component.
+
+    Unit: a seat in a game (seat-game), used if ``events`` has at least one
+    row of that component for it. Per component value (and ``by`` group):
+    ``seat_games``, ``used``, ``use_rate``, ``events`` (rows), ``wins_used``,
+    ``win_used`` (rate), ``not_used``, ``wins_not_used``, ``win_not_used``,
+    ``difference`` (used minus not used) with ``diff_low``/``diff_high``
+    (Newcombe hybrid score, ``confint_proportions_2indep(method="newcomb")``),
+    ``p_value`` (``test_proportions_2indep(method="score")``), ``p_holm``
+    (Holm across all rows, ``multipletests(method="holm")``), ``dominant``
+    (``p_holm < alpha`` and ``difference >= dominant_gap``) and ``unused``
+    (``use_rate < unused_below``). A component used in every seat-game (or in
+    none) has no comparison: NaN difference and p. ``values`` lists the
+    components that could be used, so that ones never used get a row.
+    """
+    _require(records, ["game", "seat", "win"], "component_strength")
+    _require(events, ["game", "seat", component], "component_strength events")
+    groups = [by] if by else []
+    if by:
+        _require(records, [by], "component_strength")
+    seat_games = records.select("game", pl.col("seat").cast(pl.Int64), "win", *groups)
+    totals = seat_games.group_by(groups or pl.lit(0).alias("_all")).agg(
+        pl.len().cast(pl.Int64).alias("seat_games"), pl.col("win").sum().cast(pl.Int64).alias("wins"))
+    uses = (events.select("game", pl.col("seat").cast(pl.Int64), pl.col(component).cast(pl.String))
+            .group_by("game", "seat", component).agg(pl.len().alias("events")))
+    used = uses.join(seat_games, on=["game", "seat"], how="inner").group_by(*groups, component).agg(
+        pl.len().cast(pl.Int64).alias("used"), pl.col("win").sum().cast(pl.Int64).alias("wins_used"),
+        pl.col("events").sum().cast(pl.Int64))
+    names = sorted(set(uses[component].unique().to_list()) | set(values or ()))
+    grid = pl.DataFrame({component: names}, schema={component: pl.String})
+    if by:
+        grid = totals.select(by).join(grid, how="cross")
+        table = grid.join(totals, on=by)
+    else:
+        table = grid.join(totals.drop("_all"), how="cross")
+    table = (table.join(used, on=[*groups, component], how="left")
+             .with_columns(pl.col("used", "wins_used", "events").fill_null(0))
+             .with_columns((pl.col("seat_games") - pl.col("used")).alias("not_used"),
+                           (pl.col("wins") - pl.col("wins_used")).alias("wins_not_used"))
+             .sort(*groups, component))
+    rows = []
+    for row in table.to_dicts():
+        n1, k1, n0, k0 = row["used"], row["wins_used"], row["not_used"], row["wins_not_used"]
+        if n1 and n0:
+            # statsmodels also computes the ratio of the rates, which divides by zero when one is 0%.
+            with np.errstate(divide="ignore", invalid="ignore"):
+                low, high = confint_proportions_2indep(k1, n1, k0, n0, method="newcomb", compare="diff",
+                                                       alpha=1 - confidence)
+                p = test_proportions_2indep(k1, n1, k0, n0, method="score", compare="diff").pvalue
+            rows.append((k1 / n1 - k0 / n0, float(low), float(high), float(p)))
+        else:
+            rows.append((float("nan"),) * 4)
+    difference, low, high, p = (np.array(column, dtype=np.float64) for column in zip(*rows)) if rows else (
+        np.array([]),) * 4
+    p_holm = correct(p, "holm")
+    table = table.with_columns(
+        (pl.col("used") / pl.col("seat_games")).alias("use_rate"),
+        (pl.col("wins_used") / pl.col("used")).alias("win_used"),
+        (pl.col("wins_not_used") / pl.col("not_used")).alias("win_not_used"),
+        pl.Series("difference", difference, dtype=pl.Float64),
+        pl.Series("diff_low", low, dtype=pl.Float64),
+        pl.Series("diff_high", high, dtype=pl.Float64),
+        pl.Series("p_value", p, dtype=pl.Float64),
+        pl.Series("p_holm", p_holm, dtype=pl.Float64),
+    ).with_columns(
+        ((pl.col("p_holm") < alpha) & (pl.col("difference") >= dominant_gap)).fill_null(False).alias("dominant"),
+        (pl.col("use_rate") < unused_below).alias("unused"),
+    )
+    return table.select(*groups, component, "seat_games", "used", "use_rate", "events", "wins_used", "win_used",
+                        "not_used", "wins_not_used", "win_not_used", "difference", "diff_low", "diff_high",
+                        "p_value", "p_holm", "dominant", "unused")
+
+
+def format_component_strength(table: pl.DataFrame, component: str = "kind") -> str:
+    """One line per row of :func:`component_strength`, with its caveat."""
+    lines = ["observational (biased: strong and long-playing seats use more); confirm with an ablation"]
+    by = [c for c in table.columns[: table.columns.index(component)]]
+    for row in table.to_dicts():
+        label = " ".join(str(row[c]) for c in [*by, component])
+        flags = [flag for flag in ("dominant", "unused") if row[flag]]
+        gap = (f"{_signed_points(row['difference'])} {_interval_pct(row['diff_low'], row['diff_high'])} "
+               f"(Newcombe {_confidence(CONFIDENCE)}), Holm {format_p(row['p_holm'])}"
+               if np.isfinite(row["difference"]) else "no comparison (used by all or none)")
+        lines.append(f"  {label}: used in {_pct(row['use_rate'])} of {row['seat_games']:,} seat-games; wins "
+                     f"{_pct(row['win_used'])} when used vs {_pct(row['win_not_used'])}: {gap}"
+                     + (f" [{', '.join(flags)}]" if flags else ""))
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- paired runs
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """``other`` minus ``base`` on the same seeds, paired by key.
+
+    ``mean`` is the mean paired difference with its interval (percentile
+    bootstrap on the differences, or t above :data:`BOOTSTRAP_MAX_N`);
+    Wilcoxon signed-rank (``zero_method``) on the differences; for a binary
+    metric also McNemar (exact binomial when fewer than 25 discordant pairs,
+    else chi-square with continuity correction). ``base_only``/``other_only``
+    are the discordant pairs (won in one run only).
+    """
+
+    metric: str
+    pairs: int
+    base_mean: float
+    other_mean: float
+    mean: MeanInterval
+    wilcoxon_statistic: float
+    wilcoxon_p: float
+    zero_method: str
+    mcnemar_p: float | None
+    mcnemar_method: str | None
+    base_only: int | None
+    other_only: int | None
+
+    @property
+    def difference(self) -> float:
+        return self.mean.mean
+
+    def describe(self) -> str:
+        m = self.mean
+        binary = self.mcnemar_p is not None
+        if binary:
+            change = f"{_signed_points(m.mean)} {_interval_pct(m.low, m.high)}"
+            levels = f"{_pct(self.base_mean)} -> {_pct(self.other_mean)}"
+        else:
+            change = f"{m.mean:+.3f} [{m.low:+.3f}, {m.high:+.3f}]"
+            levels = f"{self.base_mean:.3f} -> {self.other_mean:.3f}"
+        line = (f"{self.metric}: {levels}, paired difference {change} ({m.method}), n = {self.pairs:,} pairs; "
+                f"Wilcoxon signed-rank {format_p(self.wilcoxon_p)} (zero_method {self.zero_method})")
+        if binary:
+            line += (f"; McNemar {self.mcnemar_method} {format_p(self.mcnemar_p)} "
+                     f"({self.base_only:,} won only in base, {self.other_only:,} only in other)")
+        return line
+
+
+def paired_difference(base: pl.DataFrame, other: pl.DataFrame, metric: str = "win",
+                      key: Sequence[str] = ("deal", "rotation", "seat"), confidence: float = CONFIDENCE,
+                      seed: int = SEED) -> PairedDifference:
+    """Compare two runs on the same seeds (common random numbers): a sweep's cells, or an ablation.
+
+    Rows are joined on ``key``; both runs must hold exactly the same keys, once
+    each, and the same ``seed`` per key when both have a seed column, or this
+    raises :class:`StatsError`. ``metric`` is a numeric or boolean column
+    (``score``, ``win`` as 0/1, ``turns``); the difference is ``other - base``.
+    Interval: :func:`mean_interval` on the paired differences (seeded
+    percentile bootstrap). Test: ``scipy.stats.wilcoxon`` with
+    ``zero_method="wilcox"`` (zero differences dropped) and ``method="auto"``
+    (exact up to 50 non-zero differences without ties); all-zero differences
+    give p = 1. Binary metrics: also ``statsmodels mcnemar`` on the 2x2 table
+    of wins, exact when fewer than 25 discordant pairs.
+    """
+    key = list(key)
+    for name, frame in (("base", base), ("other", other)):
+        _require(frame, [*key, metric], f"paired_difference ({name})")
+        if frame.select(key).is_duplicated().any():
+            raise StatsError(f"paired_difference: {name} has several rows for one key ({', '.join(key)}); "
+                             "expected one row per key")
+    only_base = base.select(key).join(other.select(key), on=key, how="anti")
+    only_other = other.select(key).join(base.select(key), on=key, how="anti")
+    if only_base.height or only_other.height:
+        example = (only_base if only_base.height else only_other).row(0, named=True)
+        raise StatsError(f"paired_difference: expected the same {', '.join(key)} in both runs (same seeds, same "
+                         f"games), got {only_base.height:,} only in base and {only_other.height:,} only in other, "
+                         f"e.g. {example}")
+    extra = ["seed"] if "seed" in base.columns and "seed" in other.columns and "seed" not in key else []
+    joined = base.select(*key, *extra, pl.col(metric).alias("base")).join(
+        other.select(*key, *extra, pl.col(metric).alias("other")), on=key)
+    if extra and (joined["seed"] != joined["seed_right"]).any():
+        raise StatsError("paired_difference: expected both runs on the same seeds (common random numbers), "
+                         "got different seeds for the same key; pair runs played with the same --seed")
+    x = joined["base"].cast(pl.Float64).to_numpy()
+    y = joined["other"].cast(pl.Float64).to_numpy()
+    binary = bool(np.isin(np.r_[x, y], (0.0, 1.0)).all())  # win flags, or any 0/1 metric
+    d = y - x
+    if np.all(d == 0):
+        w_stat, w_p = 0.0, 1.0
+    else:
+        result = stats.wilcoxon(d, zero_method=WILCOXON_ZERO_METHOD, method="auto", alternative="two-sided")
+        w_stat, w_p = float(result.statistic), float(result.pvalue)
+    mc_p = mc_method = base_only = other_only = None
+    if binary:
+        both = int(np.sum((x == 1) & (y == 1)))
+        base_only = int(np.sum((x == 1) & (y == 0)))
+        other_only = int(np.sum((x == 0) & (y == 1)))
+        neither = int(np.sum((x == 0) & (y == 0)))
+        exact = base_only + other_only < 25
+        mc_method = "exact binomial" if exact else "chi-square with continuity correction"
+        if base_only + other_only == 0:
+            mc_p = 1.0
+        else:
+            mc_p = float(mcnemar([[both, base_only], [other_only, neither]], exact=exact, correction=True).pvalue)
+    return PairedDifference(
+        metric=metric, pairs=len(d), base_mean=float(x.mean()), other_mean=float(y.mean()),
+        mean=mean_interval(d, confidence, seed), wilcoxon_statistic=w_stat, wilcoxon_p=w_p,
+        zero_method=WILCOXON_ZERO_METHOD, mcnemar_p=mc_p, mcnemar_method=mc_method,
+        base_only=base_only, other_only=other_only,
+    )
+
+
+# ---------------------------------------------------------------- multiplicity
+
+
+def correct(p_values: Sequence[float] | np.ndarray, method: str = "holm") -> np.ndarray:
+    """Adjusted p-values by ``multipletests(method=...)``: ``"holm"`` (family-wise) or ``"fdr_bh"`` (FDR).
+
+    ``"bonferroni"`` is allowed too. NaN p-values (tests that could not run)
+    stay NaN and do not count in the family.
+    """
+    if method not in CORRECTIONS:
+        raise StatsError(f"correct: expected a method among {', '.join(CORRECTIONS)}, got {method!r}")
+    p = np.asarray(p_values, dtype=np.float64)
+    adjusted = np.full(p.shape, np.nan)
+    finite = np.isfinite(p)
+    if finite.any():
+        adjusted[finite] = multipletests(p[finite], method=method)[1]
+    return adjusted
+
+
+# ---------------------------------------------------------------- stopping
+
+
+def max_half_width(records: pl.DataFrame, confidence: float = CONFIDENCE) -> float:
+    """The largest Wilson half-width of a seat's win rate (first places incl. shared, over all games)."""
+    _require(records, ["seat", "win"], "max_half_width")
+    table = records.group_by("seat").agg(pl.len().alias("games"), pl.col("win").sum().alias("wins"))
+    low, high = _wilson(table["wins"].to_numpy(), table["games"].to_numpy(), confidence)
+    return float(np.max((high - low) / 2))
+
+
+def half_width_reached(records: pl.DataFrame, target: float, confidence: float = CONFIDENCE) -> bool:
+    """True when every seat's Wilson interval is at most ``target`` wide on each side (``play --until-ci``)."""
+    return max_half_width(records, confidence) <= target
+
+
+# ---------------------------------------------------------------- methods
+
+
+def methods_used() -> list[str]:
+    """One line per test or interval this module uses, for a report's methods section."""
+    level = _confidence(CONFIDENCE)
+    return [
+        f"Win rates and shares: Wilson score interval ({level}), statsmodels proportion_confint(method='wilson').",
+        f"Mean scores, margins, turns and paired differences: percentile bootstrap ({level}, "
+        f"{BOOTSTRAP_RESAMPLES:,} resamples, scipy.stats.bootstrap, seeded with {SEED}); above "
+        f"{BOOTSTRAP_MAX_N:,} values a t interval on the standard error.",
+        "Seat advantage, 2 players: exact binomial test of seat 0's wins against 50% among games with a single "
+        "winner (scipy.stats.binomtest); ties and stalls excluded.",
+        "Seat advantage, 3-4 players: chi-square goodness of fit of first places against equal shares "
+        "(scipy.stats.chisquare); shared first places counted as fractions, stalls excluded.",
+        "Balance within +-delta: two one-sided exact binomial tests (TOST, statsmodels binom_tost); with 3-4 "
+        "players every seat's TOST must reject (intersection-union test).",
+        "Games still needed: one-sample power on Cohen's h (statsmodels proportion_effectsize, "
+        "NormalIndPower.solve_power, ratio=0).",
+        "Skill gradient: games of one deal (all seat rotations, same seed) are one paired unit (fishtest's "
+        "pentanomial idea); a bot's share of points against another (tie or stall = half) is the mean of per-deal "
+        "shares with a t interval (scipy.stats.ttest_1samp), or Wilson on deal units when they do not vary.",
+        "Bot ratings: Bradley-Terry by logistic regression on a +-1 design (statsmodels Logit, Newton; constant = "
+        "first-seat edge; one bot fixed at 0); with 3-4 players each pair of seats in a game is one comparison; "
+        "under perfect separation a virtual-draw prior (two drawn comparisons per pairing).",
+        "Component strength (observational, biased): win rate when used vs not used per seat-game, Newcombe "
+        "hybrid score interval (statsmodels confint_proportions_2indep(method='newcomb')), score test "
+        "(test_proportions_2indep(method='score')), Holm correction across components.",
+        "Paired runs on the same seeds: Wilcoxon signed-rank test (scipy.stats.wilcoxon, zero_method='wilcox', "
+        "zero differences dropped); for win/loss also McNemar's test (statsmodels mcnemar, exact binomial under "
+        "25 discordant pairs, else chi-square with continuity correction).",
+        "Many comparisons: Holm (family-wise) or Benjamini-Hochberg (FDR) adjusted p-values "
+        "(statsmodels multipletests, method named).",
+        "Sample sizes: Cohen's h and normal power of a two-sided proportion test (statsmodels NormalIndPower).",
+    ]
