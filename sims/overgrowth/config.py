@@ -57,6 +57,7 @@ SCHEMA = {
         "cast_distance": Int(1, 15),
     },
     "limits": {"max_turns": Int(1, 1_000_000)},
+    "report": {"target_turns": List(Int(0, 1_000_000), 2, 2)},
     "bots": {kind: _WEIGHTS for kind in BOT_KINDS},
     "personas": Optional(Table({"bot": Str(BOT_KINDS), **_WEIGHTS}), {}),
 }
@@ -163,6 +164,9 @@ def build(loaded: LoadedConfig) -> OvergrowthConfig:
     moves = track["moves"]
     if sorted(set(moves)) != moves or moves[-1] >= spaces:
         raise ConfigError(source, "track.moves", f"distinct ascending step counts below {spaces}", moves)
+    low, high = values["report"]["target_turns"]
+    if low > high:
+        raise ConfigError(source, "report.target_turns", "[shortest, longest] with shortest <= longest", [low, high])
     personas = {}
     for name, persona in values["personas"].items():
         weights = {k: v for k, v in persona.items() if k != "bot" and v is not None}
