@@ -40,7 +40,7 @@ class Summary:
         }
 
 
-def _rates(records: pl.DataFrame, key: str) -> pl.DataFrame:
+def _rates(records: pl.LazyFrame, key: str) -> pl.DataFrame:
     table = (
         records.group_by(key)
         .agg(
@@ -51,6 +51,7 @@ def _rates(records: pl.DataFrame, key: str) -> pl.DataFrame:
             pl.col("score").mean().alias("mean_score"),
         )
         .sort(key)
+        .collect(engine="streaming")
     )
     games, wins = table["games"].to_numpy(), table["wins"].to_numpy()
     low, high = proportion_confint(wins, games, alpha=1 - CONFIDENCE, method="wilson")
@@ -64,29 +65,37 @@ def _rates(records: pl.DataFrame, key: str) -> pl.DataFrame:
              "mean_score")
 
 
-def summarize(records: pl.DataFrame) -> Summary:
-    """Per seat and per bot rates, game length and end reasons of a records table."""
-    per_game = records.group_by("game").agg(pl.col("turns").first(), pl.col("end").first())
-    turns = per_game["turns"].cast(pl.Float64)
-    games = per_game.height
+def summarize(records: pl.DataFrame | pl.LazyFrame) -> Summary:
+    """Per seat and per bot rates, game length and end reasons of a records table.
+
+    A lazy frame (``sims.runner.scan_records``) is aggregated in streaming
+    fashion, so memory stays flat however many games the run holds.
+    """
+    records = records.lazy()
+    per_game = records.filter(pl.col("seat") == 0).select("turns", "end")
+    turns = per_game.select(
+        pl.len().alias("games"),
+        pl.col("turns").cast(pl.Float64).mean().alias("mean"),
+        pl.col("turns").min().cast(pl.Float64).alias("min"),
+        pl.col("turns").cast(pl.Float64).quantile(0.25, interpolation="linear").alias("q1"),
+        pl.col("turns").cast(pl.Float64).median().alias("median"),
+        pl.col("turns").cast(pl.Float64).quantile(0.75, interpolation="linear").alias("q3"),
+        pl.col("turns").max().cast(pl.Float64).alias("max"),
+    ).collect(engine="streaming").row(0, named=True)
+    games = int(turns.pop("games"))
     ends = (
         per_game.group_by("end").agg(pl.len().alias("games"))
         .with_columns((pl.col("games") / games).alias("share"))
         .sort(["games", "end"], descending=[True, False])
+        .collect(engine="streaming")
     )
+    players = records.select(pl.col("seat").max()).collect().item() + 1
     return Summary(
         games=games,
-        players=int(records["seat"].max()) + 1,
+        players=int(players),
         by_seat=_rates(records, "seat"),
         by_bot=_rates(records, "bot"),
-        turns={
-            "mean": float(turns.mean()),
-            "min": float(turns.min()),
-            "q1": float(turns.quantile(0.25, interpolation="linear")),
-            "median": float(turns.median()),
-            "q3": float(turns.quantile(0.75, interpolation="linear")),
-            "max": float(turns.max()),
-        },
+        turns={k: float(v) for k, v in turns.items()},
         ends=ends,
     )
 

@@ -562,6 +562,19 @@ def load_records(out_dir: str | Path) -> pl.DataFrame:
     return pl.concat(frames, how="vertical").sort("game", "seat")
 
 
+def scan_records(out_dir: str | Path) -> pl.LazyFrame:
+    """The run's records as a lazy frame (not sorted): summaries of huge runs stream through it."""
+    parts = _chunk_parts(out_dir, RECORDS)
+    if not parts:
+        raise ConfigError(str(Path(out_dir) / RECORDS), "(files)", "chunk files written by glade play",
+                          has_got=False)
+    frames = []
+    for path, chunk, keep_from in parts:
+        frame = pl.scan_parquet(path)
+        frames.append(frame if keep_from == chunk.start else frame.filter(pl.col("deal") >= keep_from))
+    return pl.concat(frames, how="vertical")
+
+
 def load_events(out_dir: str | Path) -> pl.DataFrame | None:
     """The run's events table sorted by ``game`` (stable), or None if the game writes none."""
     parts = _chunk_parts(out_dir, EVENTS)
