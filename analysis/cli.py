@@ -192,7 +192,7 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
             --scheduler tcp://10.0.0.5:8786 --out runs/cluster
     """
     from analysis.summary import format_summary, summarize
-    from sims.runner import load_records, run
+    from sims.runner import run, scan_records
 
     if max_games is not None and until_ci is None:
         raise ConfigError("--max-games", str(max_games), "--until-ci beside it (it caps an --until-ci run)",
@@ -218,7 +218,7 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
         click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
                    err=True)
         sys.exit(130)
-    summary = summarize(load_records(out_dir))
+    summary = summarize(scan_records(out_dir))
     played, seconds, speed = result.played, result.seconds, result.games_per_second
     if until is not None:
         played, seconds, speed = until.played, until.seconds, until.games_per_second
