@@ -1,0 +1,829 @@
+"""Parameter sweeps: one run directory per cell of a grid of config values.
+
+A sweep file (``configs/sweeps/*.toml``) names a game, its bots and seed, and
+the cells to play::
+
+    game = "overgrowth"
+    description = "Board size x action-track order, greedy vs greedy"
+    players = 2                      # optional, default: the number of bots
+    bots = ["greedy", "greedy"]
+    rotate_seats = false             # optional, default false
+    seed = 11
+    games_per_cell = 2000            # deals per cell
+    base = ["rules.flowers=25"]      # optional: overrides applied to every cell
+    baseline = "board.rows=7"        # optional: the cell compared against; default the first cell
+
+    [grid]                           # the cartesian product of config keys ...
+    "board.rows" = [5, 7, 8]         # a list of values
+    [grid."track.spaces"]            # ... or a table of named values (readable cell ids)
+    default = ["overgrow", "grow", "cast", "spread", "overgrow", "grow", "cast", "spread"]
+    swapped = ["overgrow", "grow", "spread", "cast", "overgrow", "grow", "spread", "cast"]
+
+    # ... or, instead of [grid] (never both), an explicit list of cells:
+    # [[cells]]
+    # id = "small"                   # optional label
+    # set = ["board.rows=5", "board.columns=5"]
+
+Keys and values are those of ``glade play --set``. A value that is a table
+sets each key it names, so one grid axis can change several keys together::
+
+    [grid.board]
+    5x5 = { rows = 5, columns = 5 }
+    9x7 = { rows = 9, columns = 7 }
+
+Cell ids. A grid cell's id joins ``axis=label`` in the grid's order, where the
+label is the value's name, else the value itself (``board.rows=5,track.spaces=default``);
+lists of short values are joined with ``+`` and anything longer becomes
+``list-<hash>``: name such values. An explicit cell's id is its ``id``, else
+its ``key=label`` pairs, else ``base``. Ids are stable (they depend only on the
+sweep file) and are folder names: ``OUT/cells/<id>/``.
+
+Common random numbers. Every cell is played with the sweep's root seed, so
+deal ``d`` has the same game seed in every cell: cells differ only by their
+config, and compare as paired differences.
+
+An output directory::
+
+    OUT/sweep.json          the sweep file's text and hash, the cells (id, overrides,
+                            config hash, status), games per cell, versions
+    OUT/cells/<id>/         one glade play run directory per cell (manifest, records, events)
+    OUT/.lock               held while a glade sweep writes here
+
+Resuming. Run the same command again and only missing chunks are played; a
+larger ``--games-per-cell`` (or ``games_per_cell``) extends every cell, a
+smaller one keeps what is there. Description, comments and baseline may change;
+a different game, bots, players, seed, seat rotation, base or cells is refused:
+use another ``--out``.
+
+This module holds no statistics beyond :func:`cell_table`, the first look the
+command line prints; :func:`load_sweep` hands the cells to ``analysis.stats``
+and the report.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import itertools
+import json
+import math
+import os
+import re
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import click
+import polars as pl
+
+from sims.core.play import resolve_bot
+from sims.core.spec import Bool, ConfigError, Field, Int, List, Optional, Str, parse_override, read_toml, validate
+from sims.registry import get_game
+from sims.runner import Chunk, finished_chunks, load_events, load_manifest, load_records, plan_chunks, run, versions
+
+SWEEP_JSON = "sweep.json"
+CELLS = "cells"
+FORMAT = 1
+
+# Names, labels and ids: safe as folder names and in a shell without quoting.
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+_LABEL_MAX = 40
+_ID_MAX = 200
+# What must match for an output directory to be resumed.
+_IDENTITY = ("game", "players", "bots", "rotate_seats", "seed", "base", "cells")
+
+
+class _Anything(Field):
+    """A sweep-file value checked by hand after the schema (grid, cells)."""
+
+    def __init__(self, description: str):
+        self.description = description
+
+    def check(self, value: Any, source: str, key: str) -> Any:
+        return value
+
+
+_SCHEMA = {
+    "game": Str(),
+    "description": Optional(Str(), ""),
+    "players": Optional(Int(1, 64)),
+    "bots": List(Str(), 1),
+    "rotate_seats": Optional(Bool(), False),
+    "seed": Int(),
+    "games_per_cell": Int(1),
+    "base": Optional(List(Str()), []),
+    "baseline": Optional(Str()),
+    "grid": Optional(_Anything("a table of config keys, each a list of values or a table of named values")),
+    "cells": Optional(_Anything("a list of [[cells]] tables")),
+}
+
+
+# ---------------------------------------------------------------- the sweep file
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One config key a cell (or the base) sets, and where the sweep file says so."""
+
+    key: str  # dotted config key, e.g. board.rows
+    value: Any
+    origin: str  # sweep-file key, e.g. grid."board.rows" or cells[2].set[0]
+
+    @property
+    def override(self) -> str:
+        """The ``--set`` text: ``key=<TOML value>``."""
+        return f"{self.key}={toml_value(self.value)}"
+
+
+@dataclass(frozen=True)
+class CellSpec:
+    """One cell of a sweep: its id, the keys it sets and their labels."""
+
+    id: str
+    settings: tuple[Setting, ...]
+    labels: dict[str, str]  # axis (grid key, or config key of an explicit cell) -> label in the id
+
+    @property
+    def overrides(self) -> tuple[str, ...]:
+        return tuple(s.override for s in self.settings)
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A validated sweep file."""
+
+    path: Path
+    text: str
+    hash: str  # sha256 of the file's bytes, 16 hex digits
+    game: str
+    description: str
+    players: int
+    bots: tuple[str, ...]
+    rotate_seats: bool
+    seed: int
+    games_per_cell: int
+    base: tuple[Setting, ...]
+    cells: tuple[CellSpec, ...]
+    baseline: str  # a cell id
+    axes: tuple[str, ...]  # grid keys in order, or the keys explicit cells set
+
+    @property
+    def rotations(self) -> int:
+        return self.players if self.rotate_seats else 1
+
+
+def read_sweep(path: str | Path) -> Sweep:
+    """Read and check a sweep file; every problem is a ConfigError naming the file and key."""
+    path = Path(path)
+    raw = read_toml(path)
+    data = path.read_bytes()
+    source = str(path)
+    values = validate(raw, _SCHEMA, source)
+    game = _sweep_game(values["game"], source)
+    bots = tuple(values["bots"])
+    players = values["players"] if values["players"] is not None else len(bots)
+    if players not in game.player_counts:
+        raise ConfigError(source, "players", "a player count of " + game.name + ": "
+                          + ", ".join(map(str, game.player_counts)), players)
+    if len(bots) != players:
+        raise ConfigError(source, "bots", f"{players} bots, one per seat", list(bots))
+    base = tuple(s for i, text in enumerate(values["base"]) for s in _parse_set(text, source, f"base[{i}]"))
+    if values["grid"] is not None and values["cells"] is not None:
+        raise ConfigError(source, "grid", "either a [grid] table or [[cells]] tables, not both", has_got=False)
+    if values["grid"] is not None:
+        cells, axes = _grid_cells(values["grid"], source)
+    elif values["cells"] is not None:
+        cells, axes = _explicit_cells(values["cells"], source)
+    else:
+        raise ConfigError(source, "grid", "a [grid] table or [[cells]] tables (the cells to play)", has_got=False)
+    ids = [c.id for c in cells]
+    for cell_id in ids:
+        if len(cell_id) > _ID_MAX:
+            raise ConfigError(source, "grid" if values["grid"] is not None else "cells",
+                              f"cell ids of at most {_ID_MAX} characters (name long values)", cell_id)
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ConfigError(source, "cells", "distinct cell ids", ", ".join(duplicates))
+    baseline = values["baseline"] if values["baseline"] is not None else ids[0]
+    if baseline not in ids:
+        raise ConfigError(source, "baseline", "one of the cell ids: " + _short_list(ids), baseline)
+    return Sweep(
+        path=path, text=data.decode("utf-8", errors="replace"), hash=hashlib.sha256(data).hexdigest()[:16],
+        game=game.name, description=values["description"], players=players, bots=bots,
+        rotate_seats=values["rotate_seats"], seed=values["seed"], games_per_cell=values["games_per_cell"],
+        base=base, cells=tuple(cells), baseline=baseline, axes=tuple(axes),
+    )
+
+
+def _sweep_game(name: str, source: str):
+    try:
+        return get_game(name)
+    except ConfigError as error:
+        raise ConfigError(source, "game", error.expected, name) from None
+
+
+def _grid_cells(grid: Any, source: str) -> tuple[list[CellSpec], list[str]]:
+    """The cartesian product of the grid's axes, the first axis varying slowest."""
+    if not isinstance(grid, dict):
+        raise ConfigError(source, "grid", "a table of config keys, each a list of values or a table of named values",
+                          grid)
+    if not grid:
+        raise ConfigError(source, "grid", "at least one config key with a list of values", has_got=False)
+    axes = []
+    for key, values in grid.items():
+        where = f"grid.{_quoted(key)}"
+        _check_key(key, source, where)
+        if isinstance(values, dict):
+            if not values:
+                raise ConfigError(source, where, "at least one named value", has_got=False)
+            for name in values:
+                if not _NAME.match(name):
+                    raise ConfigError(source, f"{where}.{_quoted(name)}",
+                                      "a name of letters, digits and . _ + - (it becomes part of a folder name)",
+                                      has_got=False)
+            options = list(values.items())
+        elif isinstance(values, list):
+            if not values:
+                raise ConfigError(source, where, "a non-empty list of values or a table of named values", values)
+            options = [(label(value), value) for value in values]
+        else:
+            raise ConfigError(source, where, "a list of values or a table of named values", values)
+        names = [name for name, _ in options]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ConfigError(source, where, "distinct values", ", ".join(repeated))
+        axes.append([(key, name, flatten(key, value, source, where)) for name, value in options])
+    cells = []
+    for combination in itertools.product(*axes):
+        settings = tuple(s for _, _, flat in combination for s in flat)
+        labels = {key: name for key, name, _ in combination}
+        cells.append(CellSpec(id=",".join(f"{k}={n}" for k, n in labels.items()), settings=settings, labels=labels))
+    return cells, list(grid)
+
+
+def _explicit_cells(cells: Any, source: str) -> tuple[list[CellSpec], list[str]]:
+    if not isinstance(cells, list) or not cells or not all(isinstance(c, dict) for c in cells):
+        raise ConfigError(source, "cells", "one or more [[cells]] tables", has_got=False)
+    out, axes = [], []
+    for index, table in enumerate(cells):
+        where = f"cells[{index}]"
+        for key in table:
+            if key not in ("id", "set"):
+                raise ConfigError(source, f"{where}.{key}", "one of the known keys (id, set)", has_got=False)
+        texts = table.get("set", [])
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            raise ConfigError(source, f"{where}.set", 'a list of "key=value" strings', texts)
+        settings = tuple(s for i, text in enumerate(texts) for s in _parse_set(text, source, f"{where}.set[{i}]"))
+        labels: dict[str, str] = {}
+        for setting in settings:
+            labels[setting.key] = label(setting.value)
+            if setting.key not in axes:
+                axes.append(setting.key)
+        cell_id = table.get("id")
+        if cell_id is None:
+            cell_id = ",".join(f"{k}={v}" for k, v in labels.items()) or "base"
+        elif not isinstance(cell_id, str) or not _NAME.match(cell_id):
+            raise ConfigError(source, f"{where}.id",
+                              "a name of letters, digits and . _ + - (it becomes a folder name)", cell_id)
+        out.append(CellSpec(id=cell_id, settings=settings, labels=labels))
+    return out, axes
+
+
+def _parse_set(text: str, source: str, where: str) -> list[Setting]:
+    try:
+        path, value = parse_override(text, f"{source}: {where}")
+    except ConfigError:
+        raise ConfigError(source, where, "KEY=VALUE with a dotted config key, such as board.rows=5", text) from None
+    key = ".".join(path)
+    _check_key(key, source, where)
+    return flatten(key, value, source, where)
+
+
+def _check_key(key: str, source: str, where: str) -> None:
+    if not all(part and _NAME.match(part) for part in key.split(".")):
+        raise ConfigError(source, where, "a dotted config key such as board.rows", key)
+
+
+def flatten(key: str, value: Any, source: str = "", where: str = "") -> list[Setting]:
+    """A table value sets each key it names: ``board={rows=5}`` -> ``board.rows=5``."""
+    if isinstance(value, dict):
+        if not value:
+            raise ConfigError(source, where, "a non-empty table of keys to set", value)
+        return [s for name, item in value.items() for s in flatten(f"{key}.{name}", item, source, where)]
+    return [Setting(key, value, where)]
+
+
+def _quoted(key: str) -> str:
+    return key if _NAME.match(key) and "." not in key else json.dumps(key)
+
+
+def _short_list(items: Sequence[str], limit: int = 12) -> str:
+    shown = ", ".join(items[:limit])
+    return shown + (f", ... ({len(items)} in all)" if len(items) > limit else "")
+
+
+# ---------------------------------------------------------------- values: labels and TOML text
+
+
+def label(value: Any) -> str:
+    """A value as it appears in a cell id: short and safe as a folder name, else ``<kind>-<hash>``."""
+    text = _plain_label(value)
+    if text is not None and len(text) <= _LABEL_MAX and _NAME.match(text):
+        return text
+    kind = {list: "list", dict: "table", str: "text"}.get(type(value), "value")
+    digest = hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:8]
+    return f"{kind}-{digest}"
+
+
+def _plain_label(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    if isinstance(value, list) and value and all(isinstance(v, (bool, int, float, str)) for v in value):
+        parts = [_plain_label(v) for v in value]
+        return "+".join(parts) if all(p and _NAME.match(p) for p in parts) else None
+    return None
+
+
+def toml_value(value: Any) -> str:
+    """``value`` written as a TOML value (what ``--set key=...`` parses back to it)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)  # inf, -inf and nan are TOML too
+    if isinstance(value, str):
+        return json.dumps(value)  # a JSON string is a TOML basic string
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k)} = {toml_value(v)}" for k, v in value.items()) + "}"
+    if hasattr(value, "isoformat"):  # TOML dates and times
+        return value.isoformat()
+    raise TypeError(f"no TOML form for {value!r}")
+
+
+# ---------------------------------------------------------------- configs of the cells
+
+
+def cell_configs(sweep: Sweep) -> list[Any]:
+    """Each cell's game config (base overrides, then the cell's), bots checked against it.
+
+    A bad key or value is a ConfigError naming the sweep file, the sweep-file
+    key it came from and the cell.
+    """
+    game = get_game(sweep.game)
+    base = tuple(s.override for s in sweep.base)
+    configs = []
+    for cell in sweep.cells:
+        try:
+            config = game.load_config(None, base + cell.overrides)
+        except ConfigError as error:
+            raise _cell_error(sweep, cell, error) from None
+        for label_ in sweep.bots:
+            try:
+                resolve_bot(game, config, label_)
+            except ConfigError as error:
+                raise ConfigError(str(sweep.path), f"bots (cell {cell.id})", error.expected, label_) from None
+        configs.append(config)
+    return configs
+
+
+def _cell_error(sweep: Sweep, cell: CellSpec, error: ConfigError) -> ConfigError:
+    """``sweep.toml: grid."board.rows" (cell board.rows=99): board.rows: expected ..., got 99``."""
+    detail = str(error).removeprefix(f"{error.source}: ").removeprefix(f"{error.key}: expected ")
+    origin = None
+    for setting in sweep.base + cell.settings:  # the last setting of a key wins, so look at all
+        if _related(setting.key, error.key):
+            origin = setting.origin
+    where = f"{origin} (cell {cell.id})" if origin else f"cell {cell.id}"
+    return ConfigError(str(sweep.path), f"{where}: {error.key}", detail, has_got=False)
+
+
+def _related(set_key: str, error_key: str) -> bool:
+    """Whether an error about ``error_key`` concerns the setting of ``set_key``."""
+    return (set_key == error_key or set_key.startswith(error_key + ".")
+            or error_key.startswith(set_key + ".") or error_key.startswith(set_key + "["))
+
+
+# ---------------------------------------------------------------- running
+
+
+@dataclass
+class CellRun:
+    """What :func:`run_sweep` did to one cell."""
+
+    id: str
+    out_dir: Path
+    games: int  # games in the cell directory (deals x rotations)
+    played: int  # played by this call
+    seconds: float
+
+
+@dataclass
+class SweepSummary:
+    """What a call to :func:`run_sweep` did."""
+
+    out_dir: Path
+    sweep: Sweep = field(repr=False)
+    games_per_cell: int  # deals per cell
+    cells: list[CellRun]
+    seconds: float
+
+    @property
+    def played(self) -> int:
+        return sum(c.played for c in self.cells)
+
+    @property
+    def kept(self) -> int:
+        return sum(c.games - c.played for c in self.cells)
+
+    @property
+    def games_per_second(self) -> float | None:
+        return self.played / self.seconds if self.played and self.seconds > 0 else None
+
+
+def run_sweep(
+    path: str | Path,
+    out_dir: str | Path,
+    jobs: int = 1,
+    games_per_cell: int | None = None,
+    batch_size: int = 4096,
+    progress: bool = True,
+    backend: str = "loky",
+    scheduler: str | None = None,
+) -> SweepSummary:
+    """Play every cell of the sweep file ``path`` into ``out_dir/cells/<id>`` (resuming what is there).
+
+    ``games_per_cell`` (deals) overrides the file's (it never shrinks what the
+    directory holds). ``batch_size``, ``jobs``, ``backend`` and ``scheduler``
+    (see :func:`sims.runner.run`) change speed only, never the records. Cells
+    are played one after the other, each on all ``jobs`` workers.
+    """
+    for option, value in (("--games-per-cell", games_per_cell), ("--batch-size", batch_size), ("--jobs", jobs)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise ConfigError(option, str(value), "an integer of at least 1", has_got=False)
+    sweep = read_sweep(path)
+    configs = cell_configs(sweep)
+    out = Path(out_dir)
+    if (out / "manifest.json").exists():
+        raise ConfigError(str(out), "(directory)", "a sweep directory, not a glade play run directory "
+                          "(use another --out)", has_got=False)
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    with _lock(out):
+        held = _held(out)
+        manifest = _manifest(sweep, configs, games_per_cell or sweep.games_per_cell)
+        if held is not None:
+            _check_resume(held, manifest, out / SWEEP_JSON)
+            manifest["games_per_cell"] = max(manifest["games_per_cell"], held.get("games_per_cell", 0))
+            manifest["created"] = held.get("created", manifest["created"])
+        elif (out / CELLS).is_dir() and any((out / CELLS).iterdir()):
+            raise ConfigError(str(out / SWEEP_JSON), "(file)", f"a sweep.json beside the cell directories in {out} "
+                              "(it was deleted; use another --out)", has_got=False)
+        deals = manifest["games_per_cell"]
+        rotations = sweep.rotations
+        missing = {}
+        for entry in manifest["cells"]:
+            finished = finished_chunks(out / entry["dir"])
+            missing[entry["id"]] = sum(c.deals for c in plan_chunks(deals, rotations, deals, finished))
+            entry["status"] = _status(finished, deals, rotations)
+        _write_json(manifest, out / SWEEP_JSON)
+        runs = []
+        with _progress_bar(progress and any(missing.values()), sum(missing.values()),
+                           f"{sweep.game} sweep ({out})") as bar:
+            for number, (cell, config, entry) in enumerate(zip(sweep.cells, configs, manifest["cells"]), 1):
+                cell_dir = out / entry["dir"]
+                entry["status"] = "running"
+                _write_json(manifest, out / SWEEP_JSON)
+                result = _play_cell(sweep, cell, config, cell_dir, deals, missing[cell.id], batch_size, jobs, bar,
+                                    backend, scheduler)
+                entry["status"] = "done"
+                entry["games"] = result.games
+                manifest["updated"] = _now()
+                _write_json(manifest, out / SWEEP_JSON)
+                runs.append(result)
+                if progress:
+                    done = (f"played {result.played:,} in {result.seconds:.1f} s" if result.played
+                            else "all on disk")
+                    bar.echo(f"cell {number}/{len(sweep.cells)} {cell.id}: {result.games:,} games ({done})")
+    return SweepSummary(out_dir=out, sweep=sweep, games_per_cell=deals, cells=runs,
+                        seconds=time.perf_counter() - started)
+
+
+def _play_cell(sweep: Sweep, cell: CellSpec, config: Any, cell_dir: Path, deals: int, missing: int,
+               batch_size: int, jobs: int, bar: _Bar, backend: str, scheduler: str | None) -> CellRun:
+    """Bring one cell to ``deals`` deals; each finished chunk moves the sweep's bar.
+
+    Chunks are at most ``batch_size`` deals, and small enough that a cell with
+    few missing games still keeps ``jobs`` workers busy (chunking never changes
+    the records).
+    """
+    batch = max(1, min(batch_size, math.ceil(missing / jobs))) if missing else batch_size
+    result = run(sweep.game, config, list(sweep.bots), sweep.players, sweep.seed, deals, cell_dir,
+                 batch_size=batch, jobs=jobs, rotate_seats=sweep.rotate_seats, progress=False,
+                 on_chunk=lambda chunk, count: bar.update(count), backend=backend, scheduler=scheduler)
+    return CellRun(cell.id, cell_dir, result.games, result.played, result.seconds)
+
+
+def _manifest(sweep: Sweep, configs: Sequence[Any], games_per_cell: int) -> dict:
+    return {
+        "format": FORMAT,
+        "sweep_file": str(sweep.path),
+        "sweep_hash": sweep.hash,
+        "sweep_text": sweep.text,
+        "description": sweep.description,
+        "game": sweep.game,
+        "players": sweep.players,
+        "bots": list(sweep.bots),
+        "rotate_seats": sweep.rotate_seats,
+        "seed": sweep.seed,
+        "games_per_cell": games_per_cell,
+        "base": [s.override for s in sweep.base],
+        "baseline": sweep.baseline,
+        "axes": list(sweep.axes),
+        "cells": [
+            {
+                "id": cell.id,
+                "dir": f"{CELLS}/{cell.id}",
+                "overrides": list(cell.overrides),
+                "set": {s.key: s.value for s in cell.settings},
+                "labels": cell.labels,
+                "config_hash": config.loaded.hash,
+                "status": "pending",
+                "games": 0,
+            }
+            for cell, config in zip(sweep.cells, configs)
+        ],
+        "versions": versions(),
+        "created": _now(),
+        "updated": _now(),
+    }
+
+
+def _identity(manifest: dict, key: str) -> Any:
+    if key == "cells":
+        return [{"id": c["id"], "overrides": c["overrides"]} for c in manifest.get("cells", [])]
+    return manifest.get(key)
+
+
+def _check_resume(held: dict, wanted: dict, path: Path) -> None:
+    """Refuse an output directory that holds a different sweep."""
+    advice = "use another --out for a different sweep"
+    for key in _IDENTITY:
+        before, now = _identity(held, key), _identity(wanted, key)
+        if before == now:
+            continue
+        if key == "cells":
+            ids_before, ids_now = [c["id"] for c in before], [c["id"] for c in now]
+            if ids_before != ids_now:
+                raise ConfigError(str(path), "cells", f"the cells this sweep directory holds "
+                                  f"({_short_list(ids_before)}; {advice}), got {_short_list(ids_now)}", has_got=False)
+            changed = next(b for b, n in zip(before, now) if b != n)
+            new = next(n for n in now if n["id"] == changed["id"])
+            raise ConfigError(str(path), f"cells.{changed['id']}", f"the overrides this sweep directory holds "
+                              f"({' '.join(changed['overrides'])}; {advice}), got {' '.join(new['overrides'])}",
+                              has_got=False)
+        raise ConfigError(str(path), key, f"{_plain(before)} (what this sweep directory holds; {advice}), "
+                          f"got {_plain(now)}", has_got=False)
+    for old, new in zip(held["cells"], wanted["cells"]):
+        if old.get("config_hash") != new["config_hash"]:
+            raise ConfigError(str(path), f"cells.{new['id']}.config_hash",
+                              f"{old.get('config_hash')} (the config this cell was played with: did the game's "
+                              f"config file change? {advice}), got {new['config_hash']}", has_got=False)
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, list):
+        return ",".join(map(str, value)) if value else "(none)"
+    return json.dumps(value).strip('"')
+
+
+def _held(out: Path) -> dict | None:
+    path = out / SWEEP_JSON
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as error:
+        raise ConfigError(str(path), "(syntax)", f"a sweep.json written by glade sweep ({error})",
+                          has_got=False) from None
+
+
+def _status(finished: Sequence[Chunk], deals: int, rotations: int) -> str:
+    if not plan_chunks(deals, rotations, max(deals, 1), finished):
+        return "done"
+    return "partial" if finished else "pending"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _write_json(data: dict, path: Path) -> None:
+    """Write under a temporary name and rename: a sweep.json on disk is always whole."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(temporary, "w") as handle:
+        json.dump(data, handle, indent=2, default=str)
+        handle.write("\n")
+    os.replace(temporary, path)
+
+
+@contextlib.contextmanager
+def _lock(out: Path) -> Iterator[None]:
+    handle = open(out / ".lock", "w")
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ConfigError(str(out), "(lock)", "a sweep directory no other glade sweep is writing to",
+                              has_got=False) from None
+        yield
+    finally:
+        handle.close()
+
+
+class _Bar:
+    """One click progress bar over all cells (stderr), with a line per finished cell above it."""
+
+    def __init__(self, bar: Any | None):
+        self.bar = bar
+        self.tty = bar is not None and _isatty(sys.stderr)
+
+    def update(self, count: int) -> None:
+        if self.bar is not None:
+            self.bar.update(count)
+
+    def echo(self, line: str) -> None:
+        if self.tty:  # clear the bar's line, write ours, draw the bar again below it
+            click.echo("\r\x1b[K" + line, file=sys.stderr)
+            self.bar.render_progress()
+        else:
+            click.echo(line, file=sys.stderr)
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+@contextlib.contextmanager
+def _progress_bar(show: bool, length: int, label_: str) -> Iterator[_Bar]:
+    if not show:
+        yield _Bar(None)
+        return
+    with click.progressbar(length=length, label=label_, file=sys.stderr, show_pos=True) as bar:
+        yield _Bar(bar)
+
+
+# ---------------------------------------------------------------- reading a sweep
+
+
+@dataclass(frozen=True)
+class SweepCell:
+    """One cell of a played sweep."""
+
+    id: str
+    overrides: dict[str, Any]  # config key -> value the cell sets (base settings not included)
+    labels: dict[str, str]  # axis -> label in the id (a value's name, or the value)
+    config_hash: str
+    path: Path  # the cell's run directory
+    status: str  # done, partial (some chunks), pending (none)
+    baseline: bool
+
+    def records(self) -> pl.DataFrame:
+        """The cell's records (see ``sims.runner.load_records``)."""
+        return load_records(self.path)
+
+    def events(self) -> pl.DataFrame | None:
+        return load_events(self.path)
+
+    def manifest(self) -> dict:
+        """The cell's run manifest: its whole config, bots, seeds, chunks."""
+        return load_manifest(self.path)
+
+
+@dataclass(frozen=True)
+class SweepData:
+    """A played sweep: its settings and cells in sweep order, for the stats and report code."""
+
+    out_dir: Path
+    game: str
+    description: str
+    players: int
+    bots: tuple[str, ...]
+    rotate_seats: bool
+    seed: int
+    games_per_cell: int  # deals per cell asked for (cells may hold fewer if interrupted)
+    base: dict[str, Any]  # config key -> value set in every cell
+    axes: tuple[str, ...]  # grid keys in order (or the keys explicit cells set)
+    cells: tuple[SweepCell, ...]
+    manifest: dict = field(repr=False)  # sweep.json
+
+    @property
+    def baseline(self) -> SweepCell:
+        return next(c for c in self.cells if c.baseline)
+
+    def cell(self, cell_id: str) -> SweepCell:
+        for cell in self.cells:
+            if cell.id == cell_id:
+                return cell
+        raise ConfigError(str(self.out_dir / SWEEP_JSON), "cells", "one of " + _short_list([c.id for c in self.cells]),
+                          cell_id)
+
+    def records(self) -> pl.DataFrame:
+        """All cells' records with a ``cell`` column first (cells without records are left out)."""
+        frames = [c.records().select(pl.lit(c.id).alias("cell"), pl.all()) for c in self.cells if c.status != "pending"]
+        if not frames:
+            raise ConfigError(str(self.out_dir / CELLS), "(files)", "cells with records (run glade sweep)",
+                              has_got=False)
+        return pl.concat(frames, how="vertical")
+
+
+def load_sweep(out_dir: str | Path) -> SweepData:
+    """Read ``OUT/sweep.json`` and describe its cells (records load on demand)."""
+    out = Path(out_dir)
+    manifest = _held(out)
+    if manifest is None:
+        raise ConfigError(str(out / SWEEP_JSON), "(file)", "a sweep directory written by glade sweep",
+                          has_got=False)
+    deals = int(manifest["games_per_cell"])
+    rotations = manifest["players"] if manifest["rotate_seats"] else 1
+    cells = []
+    for entry in manifest["cells"]:
+        path = out / entry["dir"]
+        cells.append(SweepCell(
+            id=entry["id"], overrides=dict(entry["set"]), labels=dict(entry["labels"]),
+            config_hash=entry["config_hash"], path=path,
+            status=_status(finished_chunks(path), deals, rotations), baseline=entry["id"] == manifest["baseline"],
+        ))
+    base = {}
+    for text in manifest["base"]:
+        key, value = parse_override(text)
+        base[".".join(key)] = value
+    return SweepData(
+        out_dir=out, game=manifest["game"], description=manifest["description"], players=manifest["players"],
+        bots=tuple(manifest["bots"]), rotate_seats=manifest["rotate_seats"], seed=manifest["seed"],
+        games_per_cell=deals, base=base, axes=tuple(manifest["axes"]), cells=tuple(cells), manifest=manifest,
+    )
+
+
+# ---------------------------------------------------------------- the first look
+
+
+def cell_table(data: SweepData) -> pl.DataFrame:
+    """Per cell: games, seat 0 win rate with its Wilson 95% interval, mean turns, stall rate.
+
+    Columns: cell, baseline, games, seat0_wins, seat0_win_rate, seat0_low,
+    seat0_high, mean_turns, stall_rate. Cells without records have 0 games and nulls.
+    """
+    from analysis.stats import proportion
+
+    rows = []
+    for cell in data.cells:
+        row = {"cell": cell.id, "baseline": cell.baseline, "games": 0, "seat0_wins": 0, "seat0_win_rate": None,
+               "seat0_low": None, "seat0_high": None, "mean_turns": None, "stall_rate": None}
+        if cell.status != "pending":
+            seat0 = cell.records().filter(pl.col("seat") == 0)  # one row per game
+            wins = proportion(int(seat0["win"].sum()), seat0.height)
+            row.update(games=seat0.height, seat0_wins=int(wins.k), seat0_win_rate=wins.rate, seat0_low=wins.low,
+                       seat0_high=wins.high, mean_turns=float(seat0["turns"].mean()),
+                       stall_rate=float(seat0["rank"].is_null().mean()))  # a stall has no rank
+        rows.append(row)
+    return pl.DataFrame(rows, schema={
+        "cell": pl.String, "baseline": pl.Boolean, "games": pl.Int64, "seat0_wins": pl.Int64,
+        "seat0_win_rate": pl.Float64, "seat0_low": pl.Float64, "seat0_high": pl.Float64,
+        "mean_turns": pl.Float64, "stall_rate": pl.Float64,
+    })
+
+
+def format_cell_table(table: pl.DataFrame) -> str:
+    """:func:`cell_table` as text; the baseline is starred."""
+    width = max(len("cell"), *(len(c) for c in table["cell"]))
+    lines = [f"{'cell':<{width}}    {'games':>9}  {'seat 0 wins [Wilson 95%]':<24}  {'turns':>6}  {'stalls':>6}"]
+    for row in table.iter_rows(named=True):
+        mark = " *" if row["baseline"] else "  "
+        if row["games"]:
+            wins = (f"{100 * row['seat0_win_rate']:.1f}% [{100 * row['seat0_low']:.1f}, "
+                    f"{100 * row['seat0_high']:.1f}]")
+            rest = f"{row['mean_turns']:>6.1f}  {100 * row['stall_rate']:>5.1f}%"
+        else:
+            wins, rest = "(not played)", ""
+        lines.append(f"{row['cell']:<{width}}{mark}  {row['games']:>9,}  {wins:<24}  {rest}".rstrip())
+    lines.append("* baseline")
+    return "\n".join(lines)
+
+
+__all__ = [
+    "CellRun", "CellSpec", "Setting", "Sweep", "SweepCell", "SweepData", "SweepSummary", "cell_configs",
+    "cell_table", "format_cell_table", "label", "load_sweep", "read_sweep", "run_sweep", "toml_value",
+]
