@@ -26,3 +26,15 @@ def test_an_unreachable_scheduler_is_a_clear_error(tmp_path):
     with pytest.raises(ConfigError, match="--scheduler"):
         run("overgrowth", GAME.load_config(), ["random", "random"], 2, 1, 10, tmp_path, progress=False,
             backend="dask", scheduler="tcp://127.0.0.1:9")
+
+
+def test_a_sweep_on_a_local_cluster_equals_the_default_backend(tmp_path):
+    from analysis.sweep import load_sweep, run_sweep
+
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text('game = "overgrowth"\nbots = ["greedy", "random"]\nseed = 4\ngames_per_cell = 60\n'
+                     '[grid]\n"rules.flowers" = [12, 25]\n')
+    run_sweep(sweep, tmp_path / "loky", batch_size=30, progress=False)
+    run_sweep(sweep, tmp_path / "dask", jobs=2, batch_size=30, progress=False, backend="dask")
+    for loky_cell, dask_cell in zip(load_sweep(tmp_path / "loky").cells, load_sweep(tmp_path / "dask").cells):
+        assert_frame_equal(dask_cell.records(), loky_cell.records())
