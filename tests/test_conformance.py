@@ -1,7 +1,8 @@
 """One conformance test every game runs, for every player count it supports.
 
 Random play on the batched engine: a game not over always has a legal
-action, bots only choose legal actions, finished games stay untouched, every
+action, bots only choose legal actions, finished games stay untouched, the
+engine's invariants (pieces conserved and the like) hold after every step, every
 game ends (or stalls at the cap), results have the documented shapes, and the
 reference engine replays each trace to the same end.
 """
@@ -51,6 +52,8 @@ def test_random_play_keeps_the_engine_contract(name, players):
         engine.step(state, actions)
         state.decisions[active] += 1
         assert np.array_equal(state.turn[~active], finished_turns), "a finished game moved"
+        for name, holds in engine.invariants(state).items():
+            assert holds.all(), f"invariant broken: {name}"
 
     results = engine.results(state)
     assert state.done.all()

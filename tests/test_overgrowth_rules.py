@@ -286,3 +286,14 @@ def test_connection_distance_matches_a_plain_search_on_random_boards():
     fast = connection_distance(engine.geo, own, opp)
     plain = [reference_distance(config, list(board), 0) for board in boards]
     assert fast.tolist() == plain
+
+
+def test_invariants_hold_in_play_and_catch_a_corrupt_state():
+    engine = OvergrowthEngine(load())
+    state = engine.init(game_seeds(0, np.arange(2)))
+    for action in (engine.config.encode(0, 3), engine.config.encode(0, 45)):
+        engine.step(state, np.array([action, action]))
+    assert all(holds.all() for holds in engine.invariants(state).values())
+    state.stones[1, 1] |= state.stones[1, 0]  # game 1: a cell with two flowers, one conjured
+    broken = {name for name, holds in engine.invariants(state).items() if not holds[1]}
+    assert broken == {"one cell, one flower", "flowers conserved"}

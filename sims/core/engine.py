@@ -96,6 +96,13 @@ class BatchedEngine(ABC):
         state.done |= games
         state.end[games] = self.end_reasons.index(STALL)
 
+    def invariants(self, state: BatchedState) -> dict[str, np.ndarray]:
+        """Named bool ``[B]`` checks that hold in every reachable position (pieces conserved, ...).
+
+        The conformance test asserts them after every step of random play.
+        """
+        return {}
+
     def events(self, state: BatchedState, trace: "Trace") -> dict[str, np.ndarray] | None:
         """Optional long table (one row per event), columns as flat arrays with a ``game`` index."""
         return None

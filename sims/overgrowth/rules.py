@@ -343,6 +343,21 @@ class OvergrowthEngine(BatchedEngine):
             seat_columns=seat_columns,
         )
 
+    def invariants(self, state: OvergrowthState) -> dict[str, np.ndarray]:
+        own, other = state.stones[:, 0], state.stones[:, 1]
+        on_board = popcount(state.stones)
+        one_per_area = np.ones(state.size, dtype=bool)
+        for area in self.geo.area:
+            one_per_area &= (popcount(state.stones & area) <= 1).all(axis=1)
+        return {
+            "flowers conserved": (on_board == self.config.flowers - state.supply - state.lost).all(axis=1),
+            "placed = flowers - supply": (state.placed == self.config.flowers - state.supply).all(axis=1),
+            "one cell, one flower": (own & other) == 0,
+            "inside the board": ((own | other) & ~self.geo.grid.full) == 0,
+            "one flower of a colour per shaded area": one_per_area,
+            "markers apart": state.markers[:, 0] != state.markers[:, 1],
+        }
+
     def events(self, state: OvergrowthState, trace: Trace) -> dict[str, np.ndarray]:
         """One row per action: game, turn, seat, kind, steps moved, first and second cell placed."""
         actions = trace.actions
