@@ -50,3 +50,37 @@ def test_sigkill_then_the_same_command_gives_identical_records(tmp_path, uninter
     subprocess.run(play_command(out, jobs), check=True, capture_output=True)
     assert_frame_equal(load_records(out), load_records(uninterrupted))
     assert_frame_equal(load_events(out), load_events(uninterrupted))
+
+
+SWEEP = """game = "overgrowth"
+bots = ["random", "random"]
+seed = 21
+games_per_cell = 8000
+[grid]
+"rules.flowers" = [15, 20, 25]
+"""
+
+
+def sweep_command(sweep: Path, out: Path) -> list[str]:
+    return GLADE + ["sweep", str(sweep), "--out", str(out), "--batch-size", "1000", "--no-progress"]
+
+
+def test_a_sweep_killed_with_sigkill_resumes_to_identical_records(tmp_path):
+    from analysis.sweep import load_sweep
+
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text(SWEEP)
+    subprocess.run(sweep_command(sweep, tmp_path / "whole"), check=True, capture_output=True)
+    out = tmp_path / "killed"
+    process = subprocess.Popen(sweep_command(sweep, out), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(list(out.glob("cells/*/records/*.parquet"))) < 10 and process.poll() is None \
+            and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert process.poll() is None, "the sweep finished before it could be killed; make it longer"
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    subprocess.run(sweep_command(sweep, out), check=True, capture_output=True)
+    for whole, resumed in zip(load_sweep(tmp_path / "whole").cells, load_sweep(out).cells):
+        assert_frame_equal(resumed.records(), whole.records())
