@@ -63,12 +63,10 @@ and the report.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import itertools
 import json
 import math
-import os
 import re
 import sys
 import time
@@ -81,6 +79,7 @@ from typing import Any
 import click
 import polars as pl
 
+from sims.core.files import exclusive, write_json
 from sims.core.play import resolve_bot
 from sims.core.spec import Bool, ConfigError, Field, Int, List, Optional, Str, parse_override, read_toml, validate
 from sims.registry import get_game
@@ -478,7 +477,7 @@ def run_sweep(
                           "(use another --out)", has_got=False)
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    with _lock(out):
+    with exclusive(out, "sweep directory"):
         held = _held(out)
         manifest = _manifest(sweep, configs, games_per_cell or sweep.games_per_cell)
         if held is not None:
@@ -495,20 +494,20 @@ def run_sweep(
             finished = finished_chunks(out / entry["dir"])
             missing[entry["id"]] = sum(c.deals for c in plan_chunks(deals, rotations, deals, finished))
             entry["status"] = _status(finished, deals, rotations)
-        _write_json(manifest, out / SWEEP_JSON)
+        write_json(manifest, out / SWEEP_JSON)
         runs = []
         with _progress_bar(progress and any(missing.values()), sum(missing.values()),
                            f"{sweep.game} sweep ({out})") as bar:
             for number, (cell, config, entry) in enumerate(zip(sweep.cells, configs, manifest["cells"]), 1):
                 cell_dir = out / entry["dir"]
                 entry["status"] = "running"
-                _write_json(manifest, out / SWEEP_JSON)
+                write_json(manifest, out / SWEEP_JSON)
                 result = _play_cell(sweep, cell, config, cell_dir, deals, missing[cell.id], batch_size, jobs, bar,
                                     backend, scheduler)
                 entry["status"] = "done"
                 entry["games"] = result.games
                 manifest["updated"] = _now()
-                _write_json(manifest, out / SWEEP_JSON)
+                write_json(manifest, out / SWEEP_JSON)
                 runs.append(result)
                 if progress:
                     done = (f"played {result.played:,} in {result.seconds:.1f} s" if result.played
@@ -625,29 +624,6 @@ def _status(finished: Sequence[Chunk], deals: int, rotations: int) -> str:
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def _write_json(data: dict, path: Path) -> None:
-    """Write under a temporary name and rename: a sweep.json on disk is always whole."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(temporary, "w") as handle:
-        json.dump(data, handle, indent=2, default=str)
-        handle.write("\n")
-    os.replace(temporary, path)
-
-
-@contextlib.contextmanager
-def _lock(out: Path) -> Iterator[None]:
-    handle = open(out / ".lock", "w")
-    try:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ConfigError(str(out), "(lock)", "a sweep directory no other glade sweep is writing to",
-                              has_got=False) from None
-        yield
-    finally:
-        handle.close()
 
 
 class _Bar:

@@ -24,9 +24,7 @@ seat rotation on the same directory is refused.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
-import os
 import platform
 import re
 import sys
@@ -42,6 +40,7 @@ import numpy as np
 import polars as pl
 
 from sims.core.engine import GameResults
+from sims.core.files import exclusive, is_temporary, write_json, write_parquet
 from sims.core.play import BotChoice, batched_bots, play_batch, resolve_bot
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError
@@ -247,23 +246,8 @@ def play_chunk(
 def write_chunk(out_dir: Path, chunk: Chunk, records: pl.DataFrame, events: pl.DataFrame | None) -> None:
     """Events first, then records: a records file on disk marks a finished chunk."""
     if events is not None:
-        _write_parquet(events, Path(out_dir) / EVENTS / chunk.name)
-    _write_parquet(records, Path(out_dir) / RECORDS / chunk.name)
-
-
-def _write_parquet(frame: pl.DataFrame, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    frame.write_parquet(temporary)
-    os.replace(temporary, path)
-
-
-def _write_json(data: dict, path: Path) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(temporary, "w") as handle:
-        json.dump(data, handle, indent=2, sort_keys=False, default=str)
-        handle.write("\n")
-    os.replace(temporary, path)
+        write_parquet(events, Path(out_dir) / EVENTS / chunk.name)
+    write_parquet(records, Path(out_dir) / RECORDS / chunk.name)
 
 
 # ---------------------------------------------------------------- manifest
@@ -373,10 +357,10 @@ def run(
         "updated": _now(),
     }
     out.mkdir(parents=True, exist_ok=True)
-    with _lock(out):
+    with exclusive(out, "run directory"):
         finished = _resume(out, manifest)
         _tidy(out, finished)
-        _write_json(manifest, manifest_path)
+        write_json(manifest, manifest_path)
         todo = plan_chunks(games, rotations, batch_size, finished)
         tasks = [
             (game.name, config, lineup(choices, c.rotation), int(seed), c.rotation, rotations, c.start, c.stop)
@@ -392,7 +376,7 @@ def run(
                 played += count
                 manifest["chunks"] = sorted(c.name for c in finished)
                 manifest["updated"] = _now()
-                _write_json(manifest, manifest_path)
+                write_json(manifest, manifest_path)
                 bar.update(count)
                 if on_chunk is not None:
                     on_chunk(chunk, count)
@@ -483,25 +467,10 @@ def _tidy(out: Path, finished: Sequence[Chunk]) -> None:
         if not folder.is_dir():
             continue
         for path in folder.iterdir():
-            stale = path.name.startswith(".") and path.name.endswith(".tmp")
+            stale = is_temporary(path)
             orphan = kind == EVENTS and Chunk.parse(path.name) is not None and path.name not in names
             if stale or orphan:
                 path.unlink()
-
-
-@contextlib.contextmanager
-def _lock(out: Path) -> Iterator[None]:
-    """Hold ``OUT/.lock`` while playing: two runs writing one directory would waste work."""
-    handle = open(out / ".lock", "w")
-    try:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ConfigError(str(out), "(lock)", "a run directory no other glade play is writing to",
-                              has_got=False) from None
-        yield
-    finally:
-        handle.close()
 
 
 class _NoBar:
@@ -551,15 +520,7 @@ def load_manifest(out_dir: str | Path) -> dict:
 
 def load_records(out_dir: str | Path) -> pl.DataFrame:
     """All finished chunks of a run, sorted by ``(game, seat)``."""
-    parts = _chunk_parts(out_dir, RECORDS)
-    if not parts:
-        raise ConfigError(str(Path(out_dir) / RECORDS), "(files)", "chunk files written by glade play",
-                          has_got=False)
-    frames = []
-    for path, chunk, keep_from in parts:
-        frame = pl.read_parquet(path)
-        frames.append(frame if keep_from == chunk.start else frame.filter(pl.col("deal") >= keep_from))
-    return pl.concat(frames, how="vertical").sort("game", "seat")
+    return scan_records(out_dir).collect().sort("game", "seat")
 
 
 def scan_records(out_dir: str | Path) -> pl.LazyFrame:

@@ -222,6 +222,6 @@ def test_a_directory_being_written_is_refused(tmp_path, toy_config):
     tmp_path.mkdir(exist_ok=True)
     with open(tmp_path / ".lock", "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        with pytest.raises(ConfigError, match=r"\(lock\): expected a run directory no other glade play"):
+        with pytest.raises(ConfigError, match=r"\(lock\): expected a run directory no other glade command"):
             play(tmp_path, toy_config, games=10)
     assert play(tmp_path, toy_config, games=10).played == 10
