@@ -1,0 +1,87 @@
+"""Vora's bots for the reference engine; the batched bots must choose exactly the same actions.
+
+Both draw their random numbers from :mod:`sims.core.rng` with purpose
+``"bot/<seat>"`` and the game's decision counter (``game.decisions``, which
+counts every decision of the game: main actions and sub-decisions alike), and
+list legal actions in ascending order. They play every decision, the
+sub-decisions (RECIPIENT, EXTRA, BIG) included.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sims.core.engine import ReferenceBot
+from sims.core.rng import uniform_one, uniforms
+from sims.vora.reference import VoraGame, farm_score
+
+
+class ReferenceRandomBot(ReferenceBot):
+    """Uniform among the legal actions: with ``n`` legal actions in ascending order and
+    ``u = uniform_one(seed, f"bot/{seat}", game.decisions)[0]``, legal action number
+    ``min(floor(u * n), n - 1)``."""
+
+    BLOCK = 512  # decisions whose numbers are drawn in one call (the same numbers, fewer numpy calls)
+
+    def __init__(self, seat: int, weights=None):
+        super().__init__(seat, weights)
+        self._seed: int | None = None
+        self._first = 0
+        self._numbers: list[float] = []
+
+    def act(self, game: VoraGame, seed: int) -> int:
+        legal = game.legal_actions()
+        u = self.number(seed, game.decisions)
+        return legal[min(int(u * len(legal)), len(legal) - 1)]
+
+    def number(self, seed: int, decision: int) -> float:
+        """``uniform_one(seed, f"bot/{seat}", decision)[0]``, drawn for a block of decisions at a time."""
+        if self._seed != seed or not self._first <= decision < self._first + len(self._numbers):
+            self._seed, self._first = seed, decision
+            counters = np.arange(decision, decision + self.BLOCK, dtype=np.int64)
+            seeds = np.full(self.BLOCK, seed, dtype=np.uint64)
+            self._numbers = [float(u) for u in uniforms(seeds, f"bot/{self.seat}", counters)[:, 0]]
+        return self._numbers[decision - self._first]
+
+
+class ReferenceGreedyBot(ReferenceBot):
+    """One ply on every decision: the action that most improves my family score against the best opponent.
+
+    For each legal action ``a`` the game is cloned and ``a`` applied (the
+    clone runs on to its next decision or the end of the turn: collections,
+    falls, refill). With ``S_s`` the family score of seat ``s``'s farm
+    (:func:`farm_score`: the sum over kinds, in kind order, of the points of
+    each count, as float64), before and after::
+
+        value(a) = (S_me_after - S_me_before) - max over opponents o of (S_o_after - S_o_before)
+
+    The highest value wins; equal values go to the action with the highest
+    noise ``uniform_one(seed, f"bot/{seat}", game.decisions, slots=config.num_actions)[a]``
+    (actions are scanned in ascending order and a later action replaces the
+    best only if its value is strictly higher, or equal with strictly higher
+    noise). Farms are public and the refill changes no farm, so the value uses
+    nothing hidden.
+    """
+
+    def act(self, game: VoraGame, seed: int) -> int:
+        legal = game.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        me = game.to_move
+        before = [farm_score(game.config, farm) for farm in game.farms]
+        noise = uniform_one(seed, f"bot/{self.seat}", game.decisions, slots=game.config.num_actions)
+        best_action, best_value, best_noise = legal[0], float("-inf"), -1.0
+        for action in legal:
+            after = game.clone()
+            after.apply(action)
+            value = self.value(after, me, before)
+            if value > best_value or (value == best_value and noise[action] > best_noise):
+                best_action, best_value, best_noise = action, value, noise[action]
+        return best_action
+
+    @staticmethod
+    def value(after: VoraGame, me: int, before: list[float]) -> float:
+        """My score change minus the largest score change of an opponent."""
+        changes = [farm_score(after.config, farm) - old for farm, old in zip(after.farms, before)]
+        rival = max(change for seat, change in enumerate(changes) if seat != me)
+        return changes[me] - rival
