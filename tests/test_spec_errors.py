@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from click.testing import CliRunner
 
@@ -58,3 +60,25 @@ def test_missing_config_file(tmp_path):
     result = CliRunner().invoke(main, ["verify", "toy", "--config", str(missing)])
     assert result.exit_code == 2
     assert result.stderr.strip() == f"error: {missing}: (file): expected an existing TOML file"
+
+
+def test_set_may_index_a_list_of_tables():
+    from sims.core.spec import apply_overrides
+
+    raw = {"kinds": [{"name": "pig", "count": 12}, {"name": "crow", "count": 12}], "board": {"rows": 7}}
+    assert apply_overrides(raw, ["kinds[1].count=3"], "f.toml")["kinds"][1] == {"name": "crow", "count": 3}
+    assert raw["kinds"][1]["count"] == 12  # the original is untouched
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("kinds[5].count=1", "kinds[5]: expected an index below 2"),
+    ("board[0]=1", "board[0]: expected a list of f.toml to index"),
+    ("kinds[0].cnt=1", "kinds[0].cnt: expected a key of f.toml"),
+    ("kinds[x].count=1", "kinds[x]: expected a key such as board.rows or kinds[2].count"),
+])
+def test_bad_list_indices_name_the_key(text, fragment):
+    from sims.core.spec import apply_overrides
+
+    raw = {"kinds": [{"name": "pig", "count": 12}, {"name": "crow", "count": 12}], "board": {"rows": 7}}
+    with pytest.raises(ConfigError, match=re.escape(fragment)):
+        apply_overrides(raw, [text], "f.toml")

@@ -17,6 +17,7 @@ import copy
 import hashlib
 import json
 import os
+import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -209,20 +210,47 @@ def parse_override(text: str, source: str = "--set") -> tuple[list[str], Any]:
     return key.split("."), value
 
 
+_PART = re.compile(r"^([^\[\]]+)((?:\[\d+\])*)$")
+
+
+def _steps(part: str) -> list[str | int] | None:
+    """``"kinds[2]"`` -> ``["kinds", 2]``: a key, then list indices."""
+    match = _PART.match(part)
+    if not match:
+        return None
+    return [match.group(1)] + [int(i) for i in re.findall(r"\d+", match.group(2))]
+
+
 def apply_overrides(raw: dict, overrides: Iterable[str], source_name: str) -> dict:
-    """A copy of ``raw`` with each ``key=value`` set; the key must already exist."""
+    """A copy of ``raw`` with each ``key=value`` set; the key must already exist.
+
+    A part of the key may index a list, as in ``kinds[2].count=10``.
+    """
     result = copy.deepcopy(raw)
     for text in overrides:
         path, value = parse_override(text)
-        node = result
+        steps: list[tuple[str | int, str]] = []
         for depth, part in enumerate(path):
             dotted = ".".join(path[: depth + 1])
-            if not isinstance(node, dict) or part not in node:
+            parsed = _steps(part)
+            if parsed is None:
+                raise ConfigError(f"--set {text}", dotted, "a key such as board.rows or kinds[2].count",
+                                  has_got=False)
+            steps.extend((step, dotted) for step in parsed)
+        node: Any = result
+        for index, (step, dotted) in enumerate(steps):
+            if isinstance(step, int):
+                if not isinstance(node, list):
+                    raise ConfigError(f"--set {text}", dotted, f"a list of {source_name} to index", has_got=False)
+                if step >= len(node):
+                    raise ConfigError(f"--set {text}", dotted, f"an index below {len(node)} (the list's length "
+                                      f"in {source_name})", has_got=False)
+            elif not isinstance(node, dict) or step not in node:
                 raise ConfigError(f"--set {text}", dotted, f"a key of {source_name}", has_got=False)
-            if depth == len(path) - 1:
-                node[part] = value
+            if index == len(steps) - 1:
+                node[step] = value
             else:
-                node = node[part]
+                node = node[step]
     return result
 
 
