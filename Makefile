@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.setup-stamp
 
-.PHONY: setup test test-all demo bench golden clean
+.PHONY: setup test test-all demo bench golden clean report-check
 
 setup: $(STAMP)
 
@@ -20,12 +20,40 @@ test: setup
 test-all: setup
 	$(BIN)/python -m pytest -q
 
-# Seat advantage between equal bots, the skill gradient, and the engine check.
+# One run (seat advantage and skill gradient, greedy against the blocker persona, seats rotated), one
+# sweep (board size x action track, 2,000 deals a cell), the engine check, then both reports:
+# reports/demo/report.{html,pdf} (the run) and reports/demo-sweep/report.{html,pdf} (the sweep).
 demo: setup
-	$(BIN)/glade play overgrowth --games 20000 --seed 1 --bots greedy,greedy --out runs/demo/seats
-	$(BIN)/glade play overgrowth --games 20000 --seed 1 --bots greedy,random --rotate-seats --out runs/demo/greedy-random
-	$(BIN)/glade play overgrowth --games 1000 --seed 1 --bots planner,greedy --rotate-seats --out runs/demo/planner-greedy
+	$(BIN)/glade play overgrowth --games 5000 --seed 1 --bots greedy,blocker --rotate-seats --jobs 2 --out runs/demo/greedy-blocker
+	$(BIN)/glade sweep configs/sweeps/overgrowth-board-track.toml --games-per-cell 2000 --jobs 2 --out runs/demo/board-track
 	$(BIN)/glade verify overgrowth --games 500 --seed 3
+	$(BIN)/glade report runs/demo/board-track --out reports/demo-sweep
+	$(BIN)/glade report runs/demo/greedy-blocker --out reports/demo
+
+# Look at every report as a reader would: each reports/*/report.html as a headless Chromium screenshot
+# (reports/*/check/report.png) and each report.pdf as PNG pages (reports/*/check/page-N.png).
+# Needs chromium and pdftoppm: apt-get update && apt-get install -y chromium poppler-utils. Not part of make test.
+# The screenshot shows the first SCREEN_HEIGHT pixels; make report-check SCREEN_HEIGHT=12000 shows a whole report.
+CHROMIUM ?= chromium
+SCREEN_HEIGHT ?= 4000
+report-check:
+	@command -v $(CHROMIUM) >/dev/null || { echo "report-check: $(CHROMIUM) not found (apt-get update && apt-get install -y chromium poppler-utils)"; exit 1; }
+	@command -v pdftoppm >/dev/null || { echo "report-check: pdftoppm not found (apt-get update && apt-get install -y poppler-utils)"; exit 1; }
+	@ls reports/*/report.html reports/*/report.pdf >/dev/null 2>&1 || { echo "report-check: no reports/*/report.html or .pdf (run make demo, or glade report)"; exit 1; }
+	@for html in reports/*/report.html; do \
+	  dir=$$(dirname $$html); mkdir -p $$dir/check; profile=$$(mktemp -d); \
+	  $(CHROMIUM) --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
+	    --disable-component-update --disable-sync --user-data-dir=$$profile --hide-scrollbars \
+	    --screenshot=$(CURDIR)/$$dir/check/report.png --window-size=1280,$(SCREEN_HEIGHT) file://$(CURDIR)/$$html 2>/dev/null \
+	    || { echo "report-check: chromium failed on $$html"; rm -rf $$profile; exit 1; }; \
+	  rm -rf $$profile; test -s $$dir/check/report.png || { echo "report-check: no screenshot of $$html"; exit 1; }; \
+	  echo "$$dir/check/report.png"; \
+	done
+	@for pdf in reports/*/report.pdf; do \
+	  dir=$$(dirname $$pdf); mkdir -p $$dir/check; rm -f $$dir/check/page-*.png; \
+	  pdftoppm -png -r 80 $$pdf $$dir/check/page || { echo "report-check: pdftoppm failed on $$pdf"; exit 1; }; \
+	  echo "$$dir/check/page-*.png ($$(ls $$dir/check/page-*.png | wc -l) pages)"; \
+	done
 
 bench: setup
 	$(BIN)/glade bench --all --json
@@ -35,7 +63,7 @@ golden: setup
 	GLADE_UPDATE_GOLDEN=1 $(BIN)/python -m pytest -q tests/test_overgrowth_runs.py -k golden
 	git diff --stat tests/golden
 
-# Build files, caches and the demo run; other runs and .venv stay.
+# Build files, caches, the demo runs and their reports; other runs, reports and .venv stay.
 clean:
-	rm -rf runs/demo build *.egg-info .pytest_cache
+	rm -rf runs/demo reports/demo reports/demo-sweep build *.egg-info .pytest_cache
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -425,3 +425,47 @@ def plan(delta: float, power: float, alpha: float, base: float) -> None:
     click.echo(f"detecting {100 * (base + delta):.1f}% vs {100 * base:.1f}% (two-sided alpha {alpha:g}, "
                f"power {power:.2f}, Cohen's h {cohens_h(delta, base):.3f}): {one_run:,} games against a known "
                f"{100 * base:.1f}%, {per_arm:,} games per arm to compare two runs")
+
+
+# ---------------------------------------------------------------- report
+
+
+@main.command()
+@click.argument("directory", metavar="[DIR]", required=False)
+@click.option("--diff", "diff_runs", nargs=2, metavar="RUN_A RUN_B", default=None,
+              help="Compare two run directories (B minus A) instead of reporting on DIR.")
+@click.option("--html", "as_html", is_flag=True, help="Write report.html (with neither flag: both).")
+@click.option("--pdf", "as_pdf", is_flag=True, help="Write report.pdf (with neither flag: both).")
+@click.option("--out", "out_dir", default=None, metavar="DIR",
+              help="Folder for report.html and report.pdf (default: reports/NAME, NAME the directory's name).")
+@click.option("--delta", type=click.FloatRange(0, 0.5, min_open=True, max_open=True), default=0.025,
+              show_default=True, help="Balance margin of the equivalence test, as a share (0.025 = 2.5 points).")
+def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bool, as_pdf: bool,
+           out_dir: str | None, delta: float) -> None:
+    """Write the report of a run or a sweep (HTML and PDF), or compare two runs.
+
+    DIR is a run directory (manifest.json, from glade play) or a sweep
+    directory (sweep.json, from glade sweep). --diff compares two runs: config
+    keys that differ, seat win rates, turns and end reasons, paired deal by deal
+    when both runs played the same seeds.
+
+    \b
+        glade report runs/demo
+        glade report runs/og-board-track --html --out reports/board-track
+        glade report --diff runs/base runs/f20 --out reports/f20-vs-base
+    """
+    from analysis.report import build_diff_report, build_report, default_out, write_report
+
+    if (directory is None) == (diff_runs is None):
+        raise ConfigError("glade report", "DIR", "a run or sweep directory, or --diff RUN_A RUN_B (one of the two)",
+                          has_got=False)
+    both = not as_html and not as_pdf
+    if diff_runs is not None:
+        run_a, run_b = diff_runs
+        built = build_diff_report(run_a, run_b, delta)
+        out = Path(out_dir) if out_dir else default_out(run_a, run_b)
+    else:
+        built = build_report(directory, delta)
+        out = Path(out_dir) if out_dir else default_out(directory)
+    for path in write_report(built, out, html_file=as_html or both, pdf_file=as_pdf or both):
+        click.echo(str(path))

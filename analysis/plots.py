@@ -1,0 +1,560 @@
+"""The report's figures: one function per figure, each returning a matplotlib Figure.
+
+Every function takes plain numbers (polars tables from :mod:`analysis.stats`,
+or arrays) and draws them; none computes a statistic. One style for all of
+them (:data:`STYLE`): a white background, light horizontal grid, no top or
+right frame, 9-point text at the width of a printed A4 column
+(:data:`WIDTH` inches), so the same figure reads the same in the HTML report
+and in the PDF. Printed in grey, series still differ: the palette steps in
+lightness (dark navy, orange, green, plum), and markers, line styles and
+hatches differ too. Intervals are always drawn, never only the estimate.
+
+The backend is Agg (no display needed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402 (after the backend is chosen)
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+from matplotlib.colors import LinearSegmentedColormap  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
+
+from analysis.stats import ELO_PER_LOGIT  # noqa: E402
+
+WIDTH = 6.8  # inches: the text width of an A4 page with 18 mm margins
+INK = "#1d2433"
+MUTED = "#5b6475"
+GRID = "#d9dde5"
+BAND = "#e3e7ee"
+# Steps in lightness so that series stay apart in grey: navy, orange, green, plum, grey.
+PALETTE = ("#1f3b73", "#e8932a", "#3c8d66", "#8c4f92", "#8a8f99", "#b8455a")
+MARKERS = ("o", "s", "^", "D", "v", "P")
+LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (1, 1)))
+HATCHES = ("", "///", "...", "xx", "\\\\", "++")
+FAIR = "#b8455a"
+
+STYLE = {
+    "figure.facecolor": "white",
+    "axes.facecolor": "white",
+    "savefig.facecolor": "white",
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.titleweight": "bold",
+    "axes.titlelocation": "left",
+    "axes.titlepad": 8,
+    "axes.labelsize": 9,
+    "axes.labelcolor": INK,
+    "axes.edgecolor": MUTED,
+    "axes.linewidth": 0.8,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "axes.grid.axis": "y",
+    "axes.axisbelow": True,
+    "axes.prop_cycle": matplotlib.cycler(color=PALETTE),
+    "grid.color": GRID,
+    "grid.linewidth": 0.7,
+    "xtick.color": MUTED,
+    "ytick.color": MUTED,
+    "xtick.labelcolor": INK,
+    "ytick.labelcolor": INK,
+    "xtick.labelsize": 8.5,
+    "ytick.labelsize": 8.5,
+    "legend.fontsize": 8.5,
+    "legend.frameon": False,
+    "lines.linewidth": 1.6,
+    "errorbar.capsize": 3,
+    "hatch.color": "white",
+    "hatch.linewidth": 0.8,
+    "text.color": INK,
+    "svg.fonttype": "path",
+}
+
+# Light (balanced) to dark (far from the fair share): monotonic in lightness, so it prints in grey.
+GAP_CMAP = LinearSegmentedColormap.from_list("glade_gap", ["#f4f6fa", "#9fb3d1", "#3d5a8c", "#14244a"])
+
+
+def _figure(height: float, ncols: int = 1, nrows: int = 1, width: float = WIDTH, **kwargs) -> tuple[Figure, np.ndarray]:
+    with plt.rc_context(STYLE):
+        fig = Figure(figsize=(width, height), layout="constrained")
+        axes = fig.subplots(nrows, ncols, squeeze=False, **kwargs)
+    fig.set_layout_engine("constrained", h_pad=0.06, w_pad=0.06)
+    return fig, axes
+
+
+def _styled(function):
+    """Run a plotting function under :data:`STYLE` (rc parameters apply when artists are made)."""
+
+    def wrapper(*args, **kwargs):
+        with plt.rc_context(STYLE):
+            return function(*args, **kwargs)
+
+    wrapper.__name__ = function.__name__
+    wrapper.__doc__ = function.__doc__
+    wrapper.__wrapped__ = function
+    return wrapper
+
+
+def _pct_axis(ax, axis: str = "x") -> None:
+    """Percent ticks with as many decimals as the tick step needs (20%, or 50.5%), never more."""
+    target = ax.xaxis if axis == "x" else ax.yaxis
+
+    def label(value: float, _position: int) -> str:
+        ticks = np.asarray(target.get_majorticklocs(), dtype=float)
+        step = float(np.min(np.diff(ticks))) * 100 if ticks.size > 1 else 1.0
+        digits = max(0, -int(np.floor(np.log10(step) + 1e-9))) if step > 0 else 0
+        return f"{100 * value:.{digits}f}%"
+
+    target.set_major_formatter(matplotlib.ticker.FuncFormatter(label))
+
+
+def _grid_x(ax) -> None:
+    ax.grid(False, axis="y")
+    ax.grid(True, axis="x")
+
+
+def _empty(ax, message: str) -> None:
+    ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes, color=MUTED)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+
+
+def _interval_label(rate: float, low: float, high: float, digits: int = 1) -> str:
+    if not np.isfinite(rate):
+        return "n/a (no games)"
+    return f"{100 * rate:.{digits}f}%  [{100 * low:.{digits}f}, {100 * high:.{digits}f}]"
+
+
+def _forest(ax, labels: Sequence[str], values, lows, highs, reference: float | None, colors=None,
+            annotate: Sequence[str] | None = None, markers=None, unit: bool = False) -> None:
+    """Horizontal estimates with intervals, the first label on top."""
+    n = len(labels)
+    y = np.arange(n)[::-1]
+    values, lows, highs = (np.asarray(v, dtype=float) for v in (values, lows, highs))
+    for i in range(n):
+        color = colors[i] if colors is not None else PALETTE[0]
+        marker = markers[i] if markers is not None else "o"
+        if np.isfinite(lows[i]) and np.isfinite(highs[i]):
+            ax.plot([lows[i], highs[i]], [y[i], y[i]], color=color, lw=2.2, solid_capstyle="butt")
+            ax.plot([lows[i]] * 2, [y[i] - 0.15, y[i] + 0.15], color=color, lw=1.2)
+            ax.plot([highs[i]] * 2, [y[i] - 0.15, y[i] + 0.15], color=color, lw=1.2)
+        if np.isfinite(values[i]):
+            ax.plot(values[i], y[i], marker=marker, color=color, markersize=6.5, markeredgecolor="white",
+                    markeredgewidth=0.8, zorder=3)
+    if reference is not None:
+        ax.axvline(reference, color=FAIR, ls="--", lw=1.1, zorder=1)
+    ax.set_yticks(y, labels)
+    ax.set_ylim(-0.7, n - 0.3)
+    _grid_x(ax)
+    ax.tick_params(axis="y", length=0)
+    if annotate is not None:
+        finite = np.r_[highs[np.isfinite(highs)], values[np.isfinite(values)]]
+        right = float(finite.max()) if finite.size else 1.0
+        left = float(np.nanmin(np.r_[lows[np.isfinite(lows)], values[np.isfinite(values)], [right]]))
+        if reference is not None:
+            left, right = min(left, reference), max(right, reference)
+        span = max(right - left, 1e-9)
+        ax.set_xlim(left - 0.08 * span, right + 0.62 * span)
+        for i in range(n):
+            x = highs[i] if np.isfinite(highs[i]) else values[i]
+            if np.isfinite(x):
+                ax.text(x + 0.04 * span, y[i], annotate[i], va="center", fontsize=8, color=INK)
+    if unit:  # a share: no tick beyond 0% or 100%, even where the axis runs on for the labels
+        limits = ax.get_xlim()
+        ax.set_xticks([t for t in ax.get_xticks() if -1e-9 <= t <= 1 + 1e-9])
+        ax.set_xlim(limits)
+
+
+# ---------------------------------------------------------------- runs
+
+
+@_styled
+def seat_win_rates(seats: pl.DataFrame, fair: float, what: str = "first-place share",
+                   note: str | None = None) -> Figure:
+    """Per seat: ``share`` with ``share_low``/``share_high`` (Wilson), and the fair share 1/players as a line."""
+    n = seats.height
+    fig, axes = _figure(0.55 + 0.42 * n + (0.25 if note else 0))
+    ax = axes[0, 0]
+    labels = [f"seat {s}" for s in seats["seat"]]
+    rates, lows, highs = (seats[c].to_numpy() for c in ("share", "share_low", "share_high"))
+    _forest(ax, labels, rates, lows, highs, fair, colors=[PALETTE[i % len(PALETTE)] for i in range(n)],
+            annotate=[_interval_label(r, lo, hi) for r, lo, hi in zip(rates, lows, highs)],
+            markers=[MARKERS[i % len(MARKERS)] for i in range(n)], unit=True)
+    _pct_axis(ax)
+    ax.set_title(f"Win rate by seat ({what}), Wilson 95%")
+    ax.set_xlabel(f"dashed line: fair share {100 * fair:.1f}%" + (f"; {note}" if note else ""), color=MUTED,
+                  fontsize=8)
+    return fig
+
+
+@_styled
+def convergence(games: np.ndarray, rate: np.ndarray, low: np.ndarray, high: np.ndarray, fair: float,
+                label: str = "seat 0 win rate") -> Figure:
+    """The running estimate (and its pointwise Wilson interval) after each number of games, in game order."""
+    fig, axes = _figure(2.8)
+    ax = axes[0, 0]
+    ax.fill_between(games, low, high, color=PALETTE[0], alpha=0.18, lw=0, label="Wilson 95% (pointwise)")
+    ax.plot(games, rate, color=PALETTE[0], lw=1.6, label=label)
+    ax.axhline(fair, color=FAIR, ls="--", lw=1.1, label=f"fair share {100 * fair:.1f}%")
+    if games.size and games.max() / max(games.min(), 1) > 20:
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    if games.size and games.max() > games.min():
+        ax.set_xlim(games.min(), games.max())
+    _pct_axis(ax, "y")
+    ax.set_xlabel("games played (in game order)")
+    ax.set_title(f"Convergence of the {label}")
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=3)
+    top = max(float(np.nanmax(high)) if high.size else fair, fair)
+    bottom = min(float(np.nanmin(low)) if low.size else fair, fair)
+    pad = 0.08 * max(top - bottom, 0.02)
+    ax.set_ylim(max(0.0, bottom - pad), min(1.0, top + pad))
+    return fig
+
+
+def _value_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    unique, counts = np.unique(values, return_counts=True)
+    return unique, counts / max(values.size, 1)
+
+
+def _distribution(ax, groups: Sequence[tuple[str, np.ndarray]], xlabel: str, panels: int = 1) -> None:
+    values = np.concatenate([v for _, v in groups]) if groups else np.array([])
+    if values.size == 0:
+        _empty(ax, "no games")
+        return
+    discrete = np.allclose(values, np.round(values)) and np.unique(values).size <= 80
+    edges = None if discrete else np.histogram_bin_edges(values, bins=40)
+    for i, (label, group) in enumerate(groups):
+        color, style = PALETTE[i % len(PALETTE)], LINESTYLES[i % len(LINESTYLES)]
+        if discrete:
+            x, share = _value_counts(group)
+            ax.plot(x, share, color=color, ls=style, marker=MARKERS[i % len(MARKERS)], markersize=3.2,
+                    label=f"{label} (mean {group.mean():.2f})")
+        else:
+            counts, _ = np.histogram(group, bins=edges)
+            ax.stairs(counts / max(group.size, 1), edges, color=color, ls=style, lw=1.6,
+                      label=f"{label} (mean {group.mean():.2f})")
+        ax.axvline(group.mean(), color=color, ls=style, lw=0.9, alpha=0.8)
+    _pct_axis(ax, "y")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("share of seat-games")
+    if discrete:
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(nbins=7, integer=True))
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=1 if len(groups) > 2 or panels > 1 else 2)
+
+
+@_styled
+def score_distributions(by_seat: Sequence[tuple[str, np.ndarray]],
+                        by_bot: Sequence[tuple[str, np.ndarray]] | None = None) -> Figure:
+    """Final scores per seat (and per bot, if there are several): share of seat-games at each score."""
+    panels = [("by seat", by_seat)] + ([("by bot", by_bot)] if by_bot else [])
+    fig, axes = _figure(3.1, ncols=len(panels), sharey=True)
+    for ax, (title, groups) in zip(axes[0], panels):
+        _distribution(ax, groups, "final score", len(panels))
+        ax.set_title(f"Score distribution {title}")
+    for ax in axes[0][1:]:
+        ax.set_ylabel("")
+    return fig
+
+
+@_styled
+def game_length(histogram: pl.DataFrame, target: Sequence[float] | None, median: float, q1: float,
+                q3: float) -> Figure:
+    """Games per number of turns, the designer's target band shaded, the median and quartiles marked."""
+    fig, axes = _figure(2.9)
+    ax = axes[0, 0]
+    turns = histogram["turns"].to_numpy()
+    share = histogram["games"].to_numpy() / max(int(histogram["games"].sum()), 1)
+    if target is not None:
+        ax.axvspan(target[0] - 0.5, target[1] + 0.5, color=BAND, lw=0, zorder=0,
+                   label=f"target {target[0]:g}\u2013{target[1]:g} turns")
+    inside = np.ones_like(turns, dtype=bool) if target is None else (turns >= target[0]) & (turns <= target[1])
+    ax.bar(turns[inside], share[inside], width=0.85, color=PALETTE[0], lw=0, label="games" if target is None
+           else "games inside the band")
+    if target is not None and (~inside).any():
+        ax.bar(turns[~inside], share[~inside], width=0.85, color=PALETTE[1], hatch="///", lw=0,
+               label="games outside the band")
+    ax.axvline(median, color=INK, lw=1.3, label=f"median {median:g}")
+    ax.axvline(q1, color=INK, lw=0.9, ls=":", label=f"quartiles {q1:g} / {q3:g}")
+    ax.axvline(q3, color=INK, lw=0.9, ls=":")
+    _pct_axis(ax, "y")
+    ax.set_xlabel("turns (both players' turns)")
+    ax.set_ylabel("share of games")
+    ax.set_title("Game length")
+    low = min(turns.min(), target[0] if target is not None else turns.min()) - 1.5
+    high = max(turns.max(), target[1] if target is not None else turns.max()) + 1.5
+    ax.set_xlim(low, high)
+    ax.set_ylim(0, share.max() * 1.08 if share.size else 1)
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+    handles, labels = ax.get_legend_handles_labels()
+    if target is not None:
+        handles[0] = Rectangle((0, 0), 1, 1, facecolor=BAND, edgecolor=MUTED, lw=0.6)
+    fig.legend(handles, labels, loc="outside lower center", ncols=3)
+    return fig
+
+
+@_styled
+def end_reasons(ends: pl.DataFrame) -> Figure:
+    """Share of games per end reason (``end``, ``share``, ``share_low``, ``share_high``), Wilson intervals."""
+    n = ends.height
+    fig, axes = _figure(0.6 + 0.36 * max(n, 1))
+    ax = axes[0, 0]
+    if n == 0:
+        _empty(ax, "no games")
+        return fig
+    y = np.arange(n)[::-1]
+    share = ends["share"].to_numpy()
+    low, high = ends["share_low"].to_numpy(), ends["share_high"].to_numpy()
+    colors = [FAIR if str(e) == "stall" else PALETTE[0] for e in ends["end"]]
+    hatches = ["///" if str(e) == "stall" else "" for e in ends["end"]]
+    bars = ax.barh(y, share, height=0.6, color=colors, lw=0)
+    for bar, hatch in zip(bars, hatches):
+        bar.set_hatch(hatch)
+    ax.errorbar(share, y, xerr=np.clip([share - low, high - share], 0, None), fmt="none", ecolor=INK, elinewidth=1, capsize=3)
+    for yi, s, lo, hi in zip(y, share, low, high):
+        ax.text(hi + 0.015, yi, _interval_label(s, lo, hi), va="center", fontsize=8)
+    ax.set_yticks(y, [str(e) for e in ends["end"]])
+    ax.tick_params(axis="y", length=0)
+    ax.set_xlim(0, 1.32)
+    ax.set_xticks(np.linspace(0, 1, 6))
+    _pct_axis(ax)
+    _grid_x(ax)
+    ax.set_title("Why games ended (share of games, Wilson 95%)")
+    return fig
+
+
+@_styled
+def component_strength(table: pl.DataFrame, component: str, use_low: np.ndarray, use_high: np.ndarray,
+                       used_low: np.ndarray, used_high: np.ndarray, not_low: np.ndarray,
+                       not_high: np.ndarray) -> Figure:
+    """Per component (and bot): use rate, and win rate when used vs not used, each with a Wilson interval.
+
+    ``table`` is :func:`analysis.stats.component_strength`'s (with a ``bot``
+    column if it was split by bot); the intervals are passed in, in its order.
+    """
+    n = table.height
+    fig, axes = _figure(1.2 + 0.3 * max(n, 1), ncols=2, sharey=True, width_ratios=[1, 1.35])
+    left, right = axes[0]
+    if n == 0:
+        _empty(left, "no components recorded")
+        _empty(right, "")
+        return fig
+    has_bot = "bot" in table.columns and table["bot"].n_unique() > 1
+    labels = [f"{row['bot']}: {row[component]}" if has_bot else str(row[component]) for row in table.to_dicts()]
+    y = np.arange(n)[::-1].astype(float)
+    bots = table["bot"].to_list() if "bot" in table.columns else ["" for _ in range(n)]
+    order = {b: i for i, b in enumerate(dict.fromkeys(bots))}
+    colors = [PALETTE[order[b] % len(PALETTE)] for b in bots]
+    use = table["use_rate"].to_numpy()
+    left.barh(y, use, height=0.62, color=colors, lw=0)
+    left.errorbar(use, y, xerr=np.clip([use - use_low, use_high - use], 0, None), fmt="none", ecolor=INK, elinewidth=0.9, capsize=2)
+    left.set_xlim(0, 1.02)
+    left.set_xlabel("share of seat-games (Wilson 95%)")
+    _pct_axis(left)
+    _grid_x(left)
+    left.set_yticks(y, labels)
+    left.tick_params(axis="y", length=0)
+    left.set_title("Use rate")
+    for rate, lo, hi, offset, marker, fill, name in (
+        (table["win_used"].to_numpy(), used_low, used_high, 0.17, "o", True, "when used"),
+        (table["win_not_used"].to_numpy(), not_low, not_high, -0.17, "s", False, "when not used"),
+    ):
+        for i in range(n):
+            if not np.isfinite(rate[i]):
+                continue
+            right.plot([lo[i], hi[i]], [y[i] + offset] * 2, color=colors[i], lw=1.6)
+            right.plot(rate[i], y[i] + offset, marker=marker, color=colors[i], markersize=5.5,
+                       markerfacecolor=colors[i] if fill else "white", markeredgewidth=1.2)
+        right.plot([], [], marker=marker, color=INK, markerfacecolor=INK if fill else "white", ls="none",
+                   label=f"win rate {name}")
+    for i in range(n):
+        if table["dominant"][i] or table["unused"][i]:
+            right.text(1.01, y[i], "dominant?" if table["dominant"][i] else "unused", transform=right.get_yaxis_transform(),
+                       va="center", fontsize=7.5, color=FAIR, fontweight="bold")
+    right.set_xlim(-0.02, 1.02)
+    right.set_xlabel("win rate of those seat-games (Wilson 95%)")
+    _pct_axis(right)
+    _grid_x(right)
+    right.tick_params(axis="y", length=0)
+    right.set_title("Win rate: used vs not used")
+    fig.legend(*right.get_legend_handles_labels(), loc="outside lower center", ncols=2)
+    left.set_ylim(-0.7, n - 0.3)
+    return fig
+
+
+@_styled
+def skill_gradient(pairwise: pl.DataFrame, ratings: pl.DataFrame, reference: str) -> Figure:
+    """Pairwise points shares (per-deal t intervals) and Bradley-Terry ratings (Elo, normal 95%)."""
+    n_pairs, n_bots = pairwise.height, ratings.height
+    rows = max(n_pairs, n_bots)
+    fig, axes = _figure(1.2 + 0.42 * rows, ncols=2, width_ratios=[1.3, 1])
+    left, right = axes[0]
+    labels = [f"{a} vs {b}" for a, b in zip(pairwise["bot_a"], pairwise["bot_b"])]
+    share, low, high = (pairwise[c].to_numpy() for c in ("share", "share_low", "share_high"))
+    _forest(left, labels, share, low, high, 0.5, annotate=[_interval_label(s, lo, hi) for s, lo, hi in
+                                                          zip(share, low, high)], unit=True)
+    _pct_axis(left)
+    left.set_title("Bot A's share of points vs bot B")
+    left.set_xlabel("dashed line: 50% (no skill difference)", color=MUTED, fontsize=8)
+    ordered = ratings.sort("rating", descending=True)
+    elo = ordered["elo"].to_numpy()
+    low_e, high_e = ordered["low"].to_numpy() * ELO_PER_LOGIT, ordered["high"].to_numpy() * ELO_PER_LOGIT
+    _forest(right, [f"{b} (reference)" if b == reference else f"{b}  {e:+.0f}" for b, e in zip(ordered["bot"], elo)],
+            elo, low_e, high_e, 0.0, colors=[PALETTE[i % len(PALETTE)] for i in range(n_bots)])
+    right.set_title("Rating (Elo, 95%)")
+    right.set_xlabel(f"Elo relative to {reference}")
+    return fig
+
+
+# ---------------------------------------------------------------- sweeps
+
+
+@_styled
+def cell_balance(cells: Sequence[str], share: np.ndarray, low: np.ndarray, high: np.ndarray, fair: float,
+                 diff: np.ndarray, diff_low: np.ndarray, diff_high: np.ndarray, baseline: str,
+                 seat: int = 0) -> Figure:
+    """Per cell: seat ``seat``'s first-place share (Wilson) and its paired change against the baseline."""
+    n = len(cells)
+    fig, axes = _figure(1.0 + 0.34 * n, ncols=2, sharey=True, width_ratios=[1, 1])
+    left, right = axes[0]
+    colors = [FAIR if c == baseline else PALETTE[0] for c in cells]
+    markers = ["D" if c == baseline else "o" for c in cells]
+    _forest(left, [f"{c}{' (baseline)' if c == baseline else ''}" for c in cells], share, low, high, fair,
+            colors=colors, markers=markers)
+    _pct_axis(left)
+    left.set_title(f"Seat {seat} share", fontsize=9.5)
+    left.set_xlabel(f"Wilson 95%; dashed: fair share {100 * fair:.0f}%", color=MUTED, fontsize=8)
+    _forest(right, [c for c in cells], diff, diff_low, diff_high, 0.0, colors=colors, markers=markers)
+    right.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{100 * v:+.0f}"))
+    right.set_title("Change vs baseline", fontsize=9.5)
+    right.set_xlabel("points, paired 95% interval", color=MUTED, fontsize=8)
+    return fig
+
+
+def _text_color(rgba) -> str:
+    r, g, b = rgba[:3]
+    return "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.55 else INK
+
+
+@_styled
+def sweep_heatmap(values: np.ndarray, annotations: Sequence[Sequence[str]], row_labels: Sequence[str],
+                  col_labels: Sequence[str], row_axis: str, col_axis: str, baseline: tuple[int, int] | None,
+                  colorbar_label: str) -> Figure:
+    """A two-key grid: cell colour = |gap| from the fair share (light = balanced), annotated with the values."""
+    rows, cols = values.shape
+    fig, axes = _figure(1.3 + 0.72 * rows, width=min(WIDTH, 2.4 + 1.5 * cols))
+    ax = axes[0, 0]
+    vmax = max(float(np.nanmax(np.abs(values))) if np.isfinite(values).any() else 0.05, 0.05)
+    image = ax.imshow(np.abs(values), cmap=GAP_CMAP, vmin=0, vmax=vmax, aspect="auto")
+    for i in range(rows):
+        for j in range(cols):
+            color = _text_color(image.cmap(image.norm(abs(values[i, j])))) if np.isfinite(values[i, j]) else INK
+            ax.text(j, i, annotations[i][j], ha="center", va="center", fontsize=8, color=color, linespacing=1.35)
+    if baseline is not None:
+        ax.add_patch(Rectangle((baseline[1] - 0.5, baseline[0] - 0.5), 1, 1, fill=False, lw=2.4, ec=FAIR))
+    ax.set_xticks(range(cols), [f"{col_axis}={c}" for c in col_labels])
+    ax.set_yticks(range(rows), [f"{row_axis}={r}" for r in row_labels])
+    ax.xaxis.tick_top()
+    ax.tick_params(length=0)
+    ax.grid(False)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    bar = fig.colorbar(image, ax=ax, shrink=0.85, pad=0.02)
+    bar.ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{100 * v:.0f}"))
+    bar.set_label(colorbar_label, fontsize=8)
+    bar.outline.set_visible(False)
+    if baseline is not None:
+        ax.set_xlabel("outlined: the baseline cell", color=MUTED, fontsize=8)
+    return fig
+
+
+@_styled
+def cell_turns(cells: Sequence[str], median: np.ndarray, q1: np.ndarray, q3: np.ndarray,
+               minimum: np.ndarray, maximum: np.ndarray, target: Sequence[float] | None, baseline: str) -> Figure:
+    """Per cell: the median game length with its quartiles and range, over the target band."""
+    n = len(cells)
+    fig, axes = _figure(0.9 + 0.3 * n)
+    ax = axes[0, 0]
+    y = np.arange(n)[::-1]
+    if target is not None:
+        ax.axvspan(target[0], target[1], color=BAND, lw=0, zorder=0)
+        ax.text(target[0], 1.0, f" target {target[0]:g}\u2013{target[1]:g}", transform=ax.get_xaxis_transform(),
+                va="bottom", fontsize=8, color=MUTED)
+    for i in range(n):
+        color = FAIR if cells[i] == baseline else PALETTE[0]
+        ax.plot([minimum[i], maximum[i]], [y[i]] * 2, color=color, lw=0.8, alpha=0.7)
+        ax.plot([q1[i], q3[i]], [y[i]] * 2, color=color, lw=5, solid_capstyle="butt", alpha=0.55)
+        ax.plot(median[i], y[i], marker="|", color=INK, markersize=12, markeredgewidth=2)
+    ax.set_yticks(y, [f"{c}{' (baseline)' if c == baseline else ''}" for c in cells])
+    ax.tick_params(axis="y", length=0)
+    _grid_x(ax)
+    ax.set_xlabel("turns: median (tick), quartiles (bar), min to max (line)")
+    ax.set_title("Game length per cell", pad=14)
+    return fig
+
+
+# ---------------------------------------------------------------- diffs
+
+
+@_styled
+def diff_seats(seats: Sequence[int], a: tuple[np.ndarray, np.ndarray, np.ndarray],
+               b: tuple[np.ndarray, np.ndarray, np.ndarray], label_a: str, label_b: str, fair: float) -> Figure:
+    """Per seat, run A's and run B's win rate with Wilson intervals, side by side."""
+    n = len(seats)
+    fig, axes = _figure(1.2 + 0.55 * n)
+    ax = axes[0, 0]
+    y = np.arange(n)[::-1].astype(float)
+    for offset, (rate, low, high), label, color, marker in ((0.14, a, label_a, PALETTE[0], "o"),
+                                                            (-0.14, b, label_b, PALETTE[1], "s")):
+        for i in range(n):
+            ax.plot([low[i], high[i]], [y[i] + offset] * 2, color=color, lw=2)
+            ax.plot(rate[i], y[i] + offset, marker=marker, color=color, markersize=6, markeredgecolor="white")
+        ax.plot([], [], marker=marker, color=color, label=label, lw=2)
+    ax.axvline(fair, color=FAIR, ls="--", lw=1.1, label=f"fair share {100 * fair:.1f}%")
+    ax.set_yticks(y, [f"seat {s}" for s in seats])
+    ax.tick_params(axis="y", length=0)
+    ax.set_ylim(-0.7, n - 0.3)
+    _grid_x(ax)
+    _pct_axis(ax)
+    ax.set_title("Win rate by seat, run A and run B (Wilson 95%)")
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=3)
+    return fig
+
+
+@_styled
+def diff_turns(hist_a: pl.DataFrame, hist_b: pl.DataFrame, label_a: str, label_b: str,
+               target: Sequence[float] | None) -> Figure:
+    """Game-length distributions of two runs (share of games per number of turns)."""
+    fig, axes = _figure(2.9)
+    ax = axes[0, 0]
+    if target is not None:
+        ax.axvspan(target[0] - 0.5, target[1] + 0.5, color=BAND, lw=0, zorder=0,
+                   label=f"target {target[0]:g}\u2013{target[1]:g}")
+    for i, (hist, label) in enumerate(((hist_a, label_a), (hist_b, label_b))):
+        turns = hist["turns"].to_numpy()
+        share = hist["games"].to_numpy() / max(int(hist["games"].sum()), 1)
+        ax.plot(turns, share, color=PALETTE[i], ls=LINESTYLES[i], marker=MARKERS[i], markersize=3, label=label)
+    _pct_axis(ax, "y")
+    ax.set_xlabel("turns")
+    ax.set_ylabel("share of games")
+    ax.set_title("Game length, run A and run B")
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=3)
+    return fig
+
+
+__all__ = [
+    "STYLE", "WIDTH", "cell_balance", "cell_turns", "component_strength", "convergence", "diff_seats",
+    "diff_turns", "end_reasons", "game_length", "score_distributions", "seat_win_rates", "skill_gradient",
+    "sweep_heatmap",
+]

@@ -1,0 +1,290 @@
+"""Reports: a run's, a sweep's and a diff's HTML and PDF; ``glade report`` on the command line.
+
+Small runs of the toy game (tests/toy_game.py) and one small Overgrowth run,
+played once per module.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+import textwrap
+
+import numpy as np
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+from analysis import report as rp
+from analysis import stats
+from analysis.cli import main
+from analysis.sweep import run_sweep
+from sims.core.spec import ConfigError
+from sims.registry import get_game
+from sims.runner import run
+from tests import toy_game
+
+RUN_SECTIONS = ("summary", "seats", "bots", "scores", "length", "components", "methods", "manifest")
+
+
+def glade(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def one_error_line(result) -> str:
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    return lines[0]
+
+
+def pdf_pages(data: bytes) -> int:
+    return len(re.findall(rb"/Type\s*/Page(?![s\w])", data))
+
+
+def assert_self_contained(page: str) -> None:
+    assert page.startswith("<!DOCTYPE html>")
+    images = re.findall(r"<img [^>]*>", page)
+    assert images, "expected figures"
+    for image in images:
+        assert re.search(r'src="data:image/(svg\+xml|png);base64,', image), image[:120]
+    assert "<script" not in page.lower()
+    assert not re.search(r'(src|href)="(https?:)?//', page), "no external URL"
+    assert "<style>" in page
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("report-runs")
+    toy = toy_game.load()
+    for name, config, seed in (("toy", toy, 5), ("toy-copy", toy, 5), ("toy-seed6", toy, 6),
+                               ("toy-goal14", toy_game.load(overrides=("race.goal=14",)), 5)):
+        run("toy", config, ["greedy", "random"], 2, seed, 150, base / name, batch_size=64, rotate_seats=True,
+            progress=False)
+    run("toy", toy, ["greedy", "random", "bully"], 3, 2, 60, base / "toy3", rotate_seats=True, progress=False)
+    overgrowth = get_game("overgrowth")
+    run("overgrowth", overgrowth.load_config(None, ()), ["greedy", "greedy"], 2, 3, 150, base / "og",
+        progress=False)
+    return base
+
+
+@pytest.fixture(scope="module")
+def sweep_dir(tmp_path_factory):
+    base = tmp_path_factory.mktemp("report-sweep")
+    path = base / "sweep.toml"
+    path.write_text(textwrap.dedent("""
+        game = "toy"
+        description = "toy sweep for the report"
+        bots = ["greedy", "random"]
+        seed = 11
+        games_per_cell = 80
+        baseline = "race.goal=12,race.bump=true"
+
+        [grid]
+        "race.goal" = [10, 12]
+        "race.bump" = [true, false]
+    """))
+    run_sweep(path, base / "out", progress=False)
+    return base / "out"
+
+
+# ---------------------------------------------------------------- run reports
+
+
+def test_run_report_has_every_section_flags_and_inline_figures(runs, tmp_path):
+    report = rp.build_run_report(runs / "toy")
+    assert [s.id for s in report.sections] == list(RUN_SECTIONS)
+    page = rp.render_html(report)
+    for section in RUN_SECTIONS:
+        assert f'<section id="{section}">' in page
+    assert_self_contained(page)
+    figures = {p.id for p in report.plots()}
+    assert {"seat-win-rates", "convergence", "skill-gradient", "score-distributions", "game-length",
+            "end-reasons", "component-strength"} <= figures
+    flags = report.section("summary").blocks[1]
+    assert isinstance(flags, rp.Flags) and flags.items[0].title.startswith("Seat balance")
+    assert any(f.title.startswith(("Skill matters", "Skill gradient too flat")) for f in flags.items)
+    assert "Wilson 95%" in page and "Holm" in page and "observational" in page.lower()
+    for line in stats.methods_used():  # the methods section lists every test of the library
+        assert html_lib.escape(line.replace("+-", "\u00b1")) in page
+    assert "n/a (not stored in the run&#x27;s manifest)" in page  # games per second
+    assert "<details><summary>Config" in page  # the config, collapsible
+    written = rp.write_report(report, tmp_path / "out")
+    assert [p.name for p in written] == ["report.html", "report.pdf"]
+    data = (tmp_path / "out" / "report.pdf").read_bytes()
+    assert data.startswith(b"%PDF") and pdf_pages(data) >= 5
+
+
+def test_overgrowth_report_checks_the_target_band_and_components(runs):
+    report = rp.build_run_report(runs / "og")
+    flags = report.section("summary").blocks[1].items
+    titles = " | ".join(f.title for f in flags)
+    assert "target 16\u201340 turns" in titles  # [report] target_turns of configs/games/overgrowth.toml
+    assert "Stall rate" in titles
+    assert not any("Skill" in f.title for f in flags)  # one bot: no gradient to measure
+    components = report.section("components")
+    table = next(b for b in components.blocks if isinstance(b, rp.Table))
+    assert {row[1] for row in table.rows} >= {"cast", "grow", "spread"}
+    assert "observational" in components.blocks[0].text.lower()
+    length = next(b for b in report.section("length").blocks if isinstance(b, rp.Facts))
+    assert dict(length.items)["Target band"].startswith("16\u201340 turns")
+    data = rp.render_pdf(report)
+    assert data.startswith(b"%PDF") and pdf_pages(data) >= 5
+    report.close()
+
+
+def test_three_player_report_tests_every_seat_with_holm(runs):
+    report = rp.build_run_report(runs / "toy3")
+    seats = report.section("seats")
+    assert "chi-square" in seats.blocks[0].text
+    table = next(b for b in seats.blocks if isinstance(b, rp.Table))
+    assert [row[0] for row in table.rows] == ["seat 0", "seat 1", "seat 2"]
+    assert "Holm-corrected" in table.caption
+    assert '<section id="bots">' in rp.render_html(report)
+
+
+def test_seat_tests_holm_across_seats():
+    rows = []
+    for game in range(300):
+        winner = 0 if game % 2 == 0 else (1 if game % 4 == 1 else 2)  # seat 0 wins half the games
+        for seat in range(3):
+            rows.append({"game": game, "deal": game, "seat": seat, "win": seat == winner, "tie": False, "turns": 9, "end": "goal",
+                         "rank": 1 if seat == winner else 2})
+    advantage = stats.seat_advantage(pl.DataFrame(rows))
+    tests = rp.seat_tests(advantage)
+    assert tests["seat"].to_list() == [0, 1, 2]
+    assert (tests["p_holm"] >= tests["p_value"] - 1e-12).all()
+    assert tests.filter(pl.col("seat") == 0)["significant"][0]
+
+
+def test_running_estimate_and_unpaired_change():
+    wins = np.r_[np.ones(30), np.zeros(70)]
+    n, rate, low, high = rp.running_estimate(wins, points=20)
+    assert n[-1] == 100 and rate[-1] == pytest.approx(0.3) and np.all(np.diff(n) > 0)
+    assert np.all(low <= rate + 1e-12) and np.all(rate <= high + 1e-12)
+    same = rp.unpaired_change(30, 100, 30, 100)
+    assert same.difference == 0 and same.p_value == 1.0 and same.low < 0 < same.high
+    more = rp.unpaired_change(30, 1000, 60, 1000)
+    assert more.difference == pytest.approx(0.03) and more.p_value < 0.05 and more.low > 0
+
+
+def test_config_helpers():
+    config = {"board": {"rows": 7, "cells": [[0, 1]]}, "rules": {"flag": True, "unset": None},
+              "report": {"target_turns": [16, 40]}}
+    assert rp.flatten(config)["board.rows"] == 7
+    assert rp.target_band(config) == (16.0, 40.0) and rp.target_band({}) is None
+    text = rp.config_text(config)
+    assert "[board]\nrows = 7\ncells = [[0, 1]]" in text and "flag = true" in text and "unset" not in text
+
+
+# ---------------------------------------------------------------- sweep reports
+
+
+def test_sweep_report_ranks_cells_pairs_them_and_draws_a_heatmap(sweep_dir, tmp_path):
+    report = rp.build_sweep_report(sweep_dir)
+    ids = [s.id for s in report.sections]
+    assert ids == ["summary", "cells", "paired", "heatmap", "cell-length", "methods", "manifest"]
+    ranked = next(b for b in report.section("cells").blocks if isinstance(b, rp.Table))
+    assert [row[0] for row in ranked.rows] == ["1", "2", "3", "4"]
+    cells = {row[1].rstrip(" *") for row in ranked.rows}
+    assert cells == {"race.goal=10,race.bump=true", "race.goal=10,race.bump=false",
+                     "race.goal=12,race.bump=true", "race.goal=12,race.bump=false"}
+    gaps = [abs(float(row[6])) for row in ranked.rows]
+    assert gaps == sorted(gaps)  # most balanced first
+    assert "Holm" in ranked.caption
+    paired = report.section("paired")
+    assert "common random numbers" in paired.blocks[0].text
+    table = next(b for b in paired.blocks if isinstance(b, rp.Table))
+    assert len(table.rows) == 3 and "McNemar" in table.caption and "Holm" in table.caption
+    heatmap = report.section("heatmap").blocks[0]
+    assert isinstance(heatmap, rp.Plot) and heatmap.id == "sweep-heatmap"
+    labels = [t.get_text() for t in heatmap.figure.axes[0].get_yticklabels()]
+    assert labels == ["race.goal=10", "race.goal=12"]
+    page = rp.render_html(report)
+    assert_self_contained(page)
+    assert 'id="fig-sweep-heatmap"' in page
+    written = rp.write_report(report, tmp_path / "sweep", html_file=False)
+    assert [p.name for p in written] == ["report.pdf"]
+    data = written[0].read_bytes()
+    assert data.startswith(b"%PDF") and pdf_pages(data) >= 5
+
+
+def test_sweep_with_one_axis_has_no_heatmap(tmp_path):
+    path = tmp_path / "one.toml"
+    path.write_text('game = "toy"\nbots = ["greedy", "random"]\nseed = 3\ngames_per_cell = 40\n'
+                    '[grid]\n"race.goal" = [10, 12]\n')
+    run_sweep(path, tmp_path / "out", progress=False)
+    report = rp.build_sweep_report(tmp_path / "out")
+    assert "heatmap" not in [s.id for s in report.sections]
+    assert "cells" in [s.id for s in report.sections]
+    report.close()
+
+
+# ---------------------------------------------------------------- diffs
+
+
+def test_diff_of_identical_runs_says_no_change(runs):
+    report = rp.build_diff_report(runs / "toy", runs / "toy-copy")
+    headline = report.section("summary").blocks[1].items[0]
+    assert headline.level == "ok" and headline.title.startswith("No change")
+    assert "paired on common random numbers" in headline.evidence
+    page = rp.render_html(report)
+    assert "No change" in page and "No config key differs." in page
+    assert_self_contained(page)
+    report.close()
+
+
+def test_diff_shows_a_changed_rule(runs):
+    report = rp.build_diff_report(runs / "toy", runs / "toy-goal14")
+    changes = report.section("changes")
+    table = changes.blocks[0]
+    assert isinstance(table, rp.Table) and table.rows == [["race.goal", "12", "14"]]
+    flags = report.section("summary").blocks[1].items
+    assert not flags[0].title.startswith("No change")
+    assert any("race.goal" in f.title for f in flags)
+    seats = next(b for b in report.section("seats").blocks if isinstance(b, rp.Table))
+    assert len(seats.rows) == 2 and "Paired" in seats.caption
+    report.close()
+
+
+def test_diff_of_runs_on_other_seeds_is_unpaired(runs):
+    report = rp.build_diff_report(runs / "toy", runs / "toy-seed6")
+    headline = report.section("summary").blocks[1].items[0]
+    assert "unpaired" in headline.evidence and "seed" in headline.evidence
+    seats = next(b for b in report.section("seats").blocks if isinstance(b, rp.Table))
+    assert "Newcombe" in seats.caption
+    report.close()
+
+
+# ---------------------------------------------------------------- command line
+
+
+def test_cli_writes_the_reports(runs, tmp_path):
+    result = glade("report", runs / "toy", "--html", "--out", tmp_path / "html-only")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip().endswith("report.html")
+    assert (tmp_path / "html-only" / "report.html").exists()
+    assert not (tmp_path / "html-only" / "report.pdf").exists()
+    result = glade("report", "--diff", runs / "toy", runs / "toy-goal14", "--pdf", "--out", tmp_path / "diff")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "diff" / "report.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_cli_errors_are_one_line(runs, tmp_path):
+    (tmp_path / "empty").mkdir()
+    line = one_error_line(glade("report", tmp_path / "empty"))
+    assert "manifest.json" in line and "sweep.json" in line
+    line = one_error_line(glade("report", tmp_path / "missing"))
+    assert "does not exist" in line
+    one_error_line(glade("report"))
+    one_error_line(glade("report", runs / "toy", "--diff", runs / "toy", runs / "toy-copy"))
+    one_error_line(glade("report", "--diff", runs / "toy", tmp_path / "empty"))
+    one_error_line(glade("report", runs / "toy", "--delta", "0.7"))
+
+
+def test_kind_of(runs, sweep_dir, tmp_path):
+    assert rp.kind_of(runs / "toy") == "run"
+    assert rp.kind_of(sweep_dir) == "sweep"
+    with pytest.raises(ConfigError):
+        rp.kind_of(tmp_path)
