@@ -60,7 +60,7 @@ bench: setup
 
 # Rewrite the golden playthroughs after an intended rules or bot change; review the diff.
 golden: setup
-	GLADE_UPDATE_GOLDEN=1 $(BIN)/python -m pytest -q tests/test_overgrowth_runs.py -k golden
+	GLADE_UPDATE_GOLDEN=1 $(BIN)/python -m pytest -q tests -k golden
 	git diff --stat tests/golden
 
 # Build files, caches, the demo runs and their reports; other runs, reports and .venv stay.
