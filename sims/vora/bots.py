@@ -114,11 +114,16 @@ class RandomBot(BatchedBot):
         words = np.stack([present, double_lines, animals, ZERO * animals, ladybugs, ducks, ZERO * animals])
         first = nth_bit(words[block, index], np.where(block == 0, k // n_push, np.where(block == 5, k // n_targets, k)),
                         width=max(geo.c, geo.lines, geo.k))
-        duck = np.where(block == 5, geo.cell_bit[np.minimum(first, geo.c - 1)], ZERO)
-        second = nth_bit(np.where(block == 0, push_lines, plants & ~duck),
-                         np.where(block == 0, k % n_push, k % n_targets), width=max(geo.c, geo.lines))
-        base = geo.main_block_base[block]
-        action = base + first * geo.main_block_stride[block] + np.where((block == 0) | (block == 5), second, 0)
+        # the second field: a push's line (the k-th line when all are open), a duck's target
+        second = np.where(block == 0, k % n_push, 0)
+        if last.size:
+            narrow = last[block[last] == 0]
+            second[narrow] = nth_bit(push_lines[narrow], k[narrow] % n_push[narrow], width=geo.lines)
+        fly = np.nonzero(block == 5)[0]
+        if fly.size:
+            targets = plants[fly] & ~geo.cell_bit[first[fly]]
+            second[fly] = nth_bit(targets, k[fly] % n_targets[fly], width=geo.c)
+        action = geo.main_block_base[block] + first * geo.main_block_stride[block] + second
         wolf = np.nonzero(block == 3)[0]
         if wolf.size:
             action[wolf] = offsets["wolf"] + nth_bit(engine.wolf_lines(animals[wolf]), k[wolf], width=geo.lines)

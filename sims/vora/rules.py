@@ -951,6 +951,7 @@ class VoraEngine(BatchedEngine):
     def _resolve(self, state, rows, stage, refill, log) -> None:
         geo = self.geo
         kinds = state.meadow.T
+        finished = []
         while rows.size:
             chosen = np.nonzero(stage == COMBOS)[0]
             if chosen.size:
@@ -1008,12 +1009,14 @@ class VoraEngine(BatchedEngine):
                         log["extras"][rg] += extras.astype(np.int8)
                         log["bigs"][rg] += bigs.astype(np.int8)
                     stage[where] = COMBOS
-            chosen = np.nonzero(stage == END)[0]
-            if chosen.size:
-                self._end_turn(state, rows[chosen], refill)
-                stage[chosen] = DONE
+            ended = stage == END
+            if ended.any():
+                finished.append(rows[ended])
+                stage[ended] = DONE
             busy = stage != DONE
             rows, stage = rows[busy], stage[busy]
+        if finished:  # turns end together: nothing of one game's turn end touches another's
+            self._end_turn(state, np.concatenate(finished), refill)
 
     def _end_turn(self, state, rows, refill) -> None:
         geo = self.geo
