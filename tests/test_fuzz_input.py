@@ -131,3 +131,30 @@ def test_odd_configs_that_load_play_the_same_on_both_engines(values):
             GAME.reference(config, 2, int(seed)), trace.game_actions(i), trace.legal_hashes[i], config.max_turns)
         assert problem is None, (overrides, problem)
         assert reference.snapshot() == engine.snapshot(state, i), overrides
+
+
+VORA_KEYS = st.sampled_from(
+    dotted_keys(read_toml(default_config_path("vora")))
+    + [f"kinds[{i}].{field}" for i in range(10) for field in ("count", "animal", "special", "name")]
+)
+VORA_VALUES = st.one_of(
+    st.integers(-2, 40).map(str),
+    st.sampled_from(["true", "false", "'none'", "'liquid'", "'grazer'", "'pasture'", "'devour'", "'wolf'",
+                     "'double_push'", "'pig'", "[1,2]", "[0,1,2,3,6,9]", "[-1,0,1,3,9]", "[]", "''"]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(VORA_KEYS, VORA_VALUES).map(lambda kv: f"{kv[0]}={kv[1]}"), min_size=1, max_size=3))
+def test_vora_overrides_load_or_fail_clearly_and_what_loads_plays(overrides):
+    from sims.vora import GAME as VORA
+
+    try:
+        config = VORA.load_config(None, overrides)
+    except ConfigError as error:
+        assert "expected" in str(error)
+        return
+    engine = VORA.batched(config, 3)
+    bots = batched_bots(VORA, engine, [resolve_bot(VORA, config, "random")] * 3)
+    state, _ = play_batch(engine, bots, game_seeds(1, np.arange(3)), 60)
+    assert state.done.all()
