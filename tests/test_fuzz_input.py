@@ -7,8 +7,10 @@ Whatever a user types, Glade either runs or says one clear ``error:`` line
 from __future__ import annotations
 
 import string
+from pathlib import Path
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -18,6 +20,7 @@ from sims.core.play import batched_bots, play_batch, resolve_bot
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError, default_config_path, read_toml
 from sims.overgrowth import GAME
+from sims.registry import game_names, get_game
 
 
 def dotted_keys(table: dict, prefix: str = "") -> list[str]:
@@ -133,28 +136,53 @@ def test_odd_configs_that_load_play_the_same_on_both_engines(values):
         assert reference.snapshot() == engine.snapshot(state, i), overrides
 
 
-VORA_KEYS = st.sampled_from(
-    dotted_keys(read_toml(default_config_path("vora")))
-    + [f"kinds[{i}].{field}" for i in range(10) for field in ("count", "animal", "special", "name")]
+def fuzz_keys(table: dict, prefix: str = "") -> list[str]:
+    """Every dotted key of a config, list-of-table items included (``kinds[2].count``), plus one past the end."""
+    keys = []
+    for name, value in table.items():
+        key = f"{prefix}.{name}" if prefix else name
+        if isinstance(value, dict):
+            keys.extend(fuzz_keys(value, key))
+        elif isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+            for index, item in enumerate(value + value[-1:]):
+                keys.extend(fuzz_keys(item, f"{key}[{index}]"))
+        else:
+            keys.append(key)
+    return keys
+
+
+FUZZ_VALUES = st.one_of(
+    SCALARS,
+    LISTS,
+    st.sampled_from(["true", "false", "'none'", "'liquid'", "'grazer'", "'pasture'", "'devour'", "[0,1,2,3,6,9]",
+                     "[-1,0,1,3,9]", "[]", "''", "0", "1", "-1", "1000000"]),
 )
-VORA_VALUES = st.one_of(
-    st.integers(-2, 40).map(str),
-    st.sampled_from(["true", "false", "'none'", "'liquid'", "'grazer'", "'pasture'", "'devour'", "'wolf'",
-                     "'double_push'", "'pig'", "[1,2]", "[0,1,2,3,6,9]", "[-1,0,1,3,9]", "[]", "''"]),
-)
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(VORA_KEYS, VORA_VALUES).map(lambda kv: f"{kv[0]}={kv[1]}"), min_size=1, max_size=3))
-def test_vora_overrides_load_or_fail_clearly_and_what_loads_plays(overrides):
-    from sims.vora import GAME as VORA
-
+@pytest.mark.parametrize("name", game_names())
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_every_games_overrides_load_or_fail_clearly_and_what_loads_plays(name, data):
+    """Any game (new ones included, with no change here): random --set lines on its own keys."""
+    game = get_game(name)
+    keys = st.sampled_from(fuzz_keys(read_toml(Path(game.load_config(None, ()).loaded.source))))
+    overrides = data.draw(st.lists(st.tuples(keys, FUZZ_VALUES).map(lambda kv: f"{kv[0]}={kv[1]}"),
+                                   min_size=1, max_size=3))
     try:
-        config = VORA.load_config(None, overrides)
+        config = game.load_config(None, overrides)
     except ConfigError as error:
         assert "expected" in str(error)
         return
-    engine = VORA.batched(config, 3)
-    bots = batched_bots(VORA, engine, [resolve_bot(VORA, config, "random")] * 3)
-    state, _ = play_batch(engine, bots, game_seeds(1, np.arange(3)), 60)
+    players = max(game.player_counts)
+    engine = game.batched(config, players)
+    bots = batched_bots(game, engine, [resolve_bot(game, config, "random")] * players)
+    state, _ = play_batch(engine, bots, game_seeds(1, np.arange(3)), min(game.max_turns(config), 60))
     assert state.done.all()
+
+
+def test_a_vora_bag_smaller_than_the_meadow_and_farms_is_refused():
+    from sims.vora import GAME as VORA
+
+    small = [f"kinds[{i}].count=2" for i in range(9)]
+    with pytest.raises(ConfigError, match=r"kinds: expected at least 30 cubes in all"):
+        VORA.load_config(None, small)
