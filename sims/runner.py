@@ -24,6 +24,7 @@ seat rotation on the same directory is refused.
 from __future__ import annotations
 
 import contextlib
+import os
 import json
 import platform
 import re
@@ -263,6 +264,12 @@ def versions() -> dict[str, str]:
     return {"glade": glade, "python": platform.python_version(), "numpy": np.__version__, "polars": pl.__version__}
 
 
+def machine(backend: str, jobs: int, scheduler: str | None) -> str:
+    """Where the latest games of a run were played, for its report."""
+    where = f"Dask scheduler {scheduler}" if scheduler else f"{backend} with {jobs} worker{'s' if jobs > 1 else ''}"
+    return f"{platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; {where}"
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -380,10 +387,15 @@ def run(
                 bar.update(count)
                 if on_chunk is not None:
                     on_chunk(chunk, count)
+        seconds = time.perf_counter() - started
+        if played:
+            manifest["games_per_second"] = played / seconds
+            manifest["machine"] = machine(backend, jobs, scheduler)
+            write_json(manifest, manifest_path)
     return RunSummary(
         out_dir=out, game=game.name, players=players, deals=games, rotations=rotations,
         played=played, kept=games * rotations - sum(c.deals for c in todo),
-        seconds=time.perf_counter() - started, chunks_played=len(todo), manifest=manifest,
+        seconds=seconds, chunks_played=len(todo), manifest=manifest,
     )
 
 
