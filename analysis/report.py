@@ -480,6 +480,19 @@ def component_column(events: pl.DataFrame | None) -> str | None:
     return next((c for c in COMPONENT_COLUMNS if c in events.columns), None)
 
 
+def design_components(game_name: str | None, events: pl.DataFrame | None) -> tuple[str | None, tuple | None]:
+    """The events column and values a game declares as its design components, else a guess by column name."""
+    from sims.registry import get_game
+
+    try:
+        declared = get_game(game_name).components if game_name else None
+    except ConfigError:
+        declared = None
+    if declared is not None and events is not None and declared[0] in events.columns:
+        return declared
+    return component_column(events), None
+
+
 def analyse_run(path: str | Path, delta: float = DELTA) -> RunAnalysis:
     path = Path(path)
     manifest = load_manifest(path)
@@ -509,10 +522,12 @@ def _analyse(path: Path, manifest: dict, records: pl.DataFrame, events: pl.DataF
             gradient = stats.skill_gradient(records)
         except stats.StatsError as error:  # e.g. every game stalled: no comparison to fit
             gradient_error = str(error)
-    component = component_column(events)
+    component, values = design_components(manifest.get("game"), events)
     components = None
     if component is not None and events is not None and events.height:
-        components = stats.component_strength(records, events, component, by="bot")
+        if values is not None:
+            events = events.filter(pl.col(component).is_in(list(values)))
+        components = stats.component_strength(records, events, component, values=values, by="bot")
     return RunAnalysis(
         path=path, manifest=manifest, records=records, events=events, delta=delta, players=players, bots=bots,
         rotated=rotated, target=target, advantage=advantage, tests=seat_tests(advantage),
@@ -1326,7 +1341,7 @@ def build_diff_report(run_a: str | Path, run_b: str | Path, delta: float = DELTA
     players = int(max(ra["seat"].max(), rb["seat"].max())) + 1
     key = ("deal", "rotation", "seat")
     try:
-        seat_rows, seat_changes = [], []
+        seat_changes = []
         for seat in range(players):
             a_seat, b_seat = ca.filter(pl.col("seat") == seat), cb.filter(pl.col("seat") == seat)
             if paired:

@@ -288,3 +288,13 @@ def test_kind_of(runs, sweep_dir, tmp_path):
     assert rp.kind_of(sweep_dir) == "sweep"
     with pytest.raises(ConfigError):
         rp.kind_of(tmp_path)
+
+
+def test_component_analysis_uses_the_design_components_a_game_declares():
+    from analysis.report import design_components
+
+    events = pl.DataFrame({"game": [0, 0], "seat": [0, 1], "kind": ["grow", "pass"], "block": ["x", "y"]})
+    assert design_components("overgrowth", events) == ("kind", ("overgrow", "grow", "cast", "spread"))
+    assert design_components("vora", events)[0] == "block"
+    assert design_components("toy", events) == ("kind", None)  # nothing declared: guessed by column name
+    assert design_components("overgrowth", events.drop("kind")) == (None, None)

@@ -212,6 +212,9 @@ class GameDefinition:
     bot_weights: Callable[[Any, str], Mapping[str, float]] = lambda config, kind: {}
     personas: Callable[[Any], Mapping[str, tuple[str, Mapping[str, float]]]] = lambda config: {}
     describe: str = ""
+    # The events column naming a player's choices and the values in it that are design
+    # components (actions, specials, cards) for strength analysis; forced moves left out.
+    components: tuple[str, tuple[str, ...]] | None = None
 
 
 def take_games(state: BatchedState, rows: np.ndarray) -> BatchedState:

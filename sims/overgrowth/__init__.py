@@ -24,4 +24,5 @@ GAME = GameDefinition(
     bot_weights=lambda cfg, kind: cfg.bot_weights.get(kind, {}),
     personas=lambda cfg: cfg.personas,
     describe="2 players; 7x7 board by default; advanced variant: rules.orthogonal_connection",
+    components=("kind", config.ACTION_KINDS),
 )

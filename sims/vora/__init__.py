@@ -22,4 +22,5 @@ GAME = GameDefinition(
     describe_action=lambda game, action: render.describe_action(game.config, action),
     max_turns=lambda cfg: cfg.max_turns,
     describe="2 to 4 players; 5x5 meadow and nine kinds of 12 cubes by default",
+    components=("block", ("push", "double", "devour", "wolf", "pick_up", "fly_swap", "dig", "pick", "steal")),
 )
