@@ -7,25 +7,13 @@ import re
 
 import polars as pl
 import pytest
-from click.testing import CliRunner
 
 from analysis.cli import main
+from tests.cli_helpers import glade, one_error_line
 from sims.runner import load_records
 from tests import toy_game
 
 
-def glade(*args: str):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def assert_one_error_line(result, *fragments: str) -> str:
-    assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
-    return lines[0]
 
 
 def test_games_lists_games_bots_and_personas():
@@ -85,22 +73,22 @@ def test_play_bad_arguments_are_one_error_line(tmp_path, arguments, fragments):
     base = {"--games": 10, "--seed": 1, "--bots": "greedy,random", "--out": tmp_path / "run"}
     pairs = dict(zip(arguments[::2], arguments[1::2]))
     args = [x for key, value in {**base, **pairs}.items() for x in (key, value)]
-    assert_one_error_line(glade("play", "toy", *args, "--no-progress"), *fragments)
+    one_error_line(glade("play", "toy", *args, "--no-progress"), *fragments)
 
 
 def test_unknown_game_and_command_are_one_error_line(tmp_path):
-    assert_one_error_line(glade("play", "chess", "--games", 1, "--seed", 1, "--bots", "a,b", "--out", tmp_path),
+    one_error_line(glade("play", "chess", "--games", 1, "--seed", 1, "--bots", "a,b", "--out", tmp_path),
                           "GAME", "chess", "toy")
-    assert_one_error_line(glade("plya"), "plya")
-    assert_one_error_line(glade("play", "toy", "--seed", 1), "Missing option")
+    one_error_line(glade("plya"), "plya")
+    one_error_line(glade("play", "toy", "--seed", 1), "Missing option")
 
 
 def test_a_different_run_in_the_same_directory_is_refused(tmp_path):
     common = ["--games", 20, "--seed", 1, "--out", tmp_path, "--no-progress"]
     assert glade("play", "toy", "--bots", "greedy,random", *common).exit_code == 0
-    line = assert_one_error_line(glade("play", "toy", "--bots", "random,greedy", *common), "manifest.json", "bots")
+    line = one_error_line(glade("play", "toy", "--bots", "random,greedy", *common), "manifest.json", "bots")
     assert "greedy,random" in line and "random,greedy" in line
-    assert_one_error_line(glade("play", "toy", "--bots", "greedy,random", "--set", "race.goal=20", *common),
+    one_error_line(glade("play", "toy", "--bots", "greedy,random", "--set", "race.goal=20", *common),
                           "manifest.json", "config_hash")
 
 

@@ -13,11 +13,10 @@ import textwrap
 import numpy as np
 import polars as pl
 import pytest
-from click.testing import CliRunner
 
 from analysis import report as rp
 from analysis import stats
-from analysis.cli import main
+from tests.cli_helpers import glade, one_error_line
 from analysis.sweep import run_sweep
 from sims.core.spec import ConfigError
 from sims.registry import get_game
@@ -27,16 +26,6 @@ from tests import toy_game
 RUN_SECTIONS = ("summary", "seats", "bots", "scores", "length", "components", "methods", "manifest")
 
 
-def glade(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def one_error_line(result) -> str:
-    assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    return lines[0]
 
 
 def pdf_pages(data: bytes) -> int:

@@ -9,10 +9,9 @@ import textwrap
 import numpy as np
 import polars as pl
 import pytest
-from click.testing import CliRunner
 from polars.testing import assert_frame_equal
 
-from analysis.cli import main
+from tests.cli_helpers import glade, one_error_line
 from analysis.sweep import cell_table, label, load_sweep, read_sweep, run_sweep
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError
@@ -33,16 +32,6 @@ def sweep_file(tmp_path, body: str, head: str = HEAD, name: str = "sweep.toml"):
     return path
 
 
-def glade(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def one_error_line(result) -> str:
-    assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    return lines[0]
 
 
 GOAL_BUMP = """
