@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from sims.core.engine import GameDefinition
+from sims.core.play import check_players, seat_labels
 from sims.core.spec import ConfigError, default_config_path
 
 
@@ -91,15 +92,13 @@ def _bot_list(text: str | None) -> list[str] | None:
 
 
 def _players(game: GameDefinition, players: int | None, bots: Sequence[str] | None) -> int:
-    """--players, else the number of bots if the game allows it, else the smallest count."""
+    """--players, else the number of bots if the game allows it, else the smallest multiplayer count."""
     if players is None:
-        players = len(bots) if bots and len(bots) in game.player_counts else min(game.player_counts)
-    if players not in game.player_counts:
-        raise ConfigError("--players", str(players), f"a player count of {game.name}: "
-                          + ", ".join(map(str, game.player_counts)), has_got=False)
-    if bots is not None and len(bots) != players:
-        raise ConfigError("--bots", ",".join(bots),
-                          f"{players} comma-separated bots, one per seat (got {len(bots)})", has_got=False)
+        multiplayer = [count for count in game.player_counts if count >= 2] or list(game.player_counts)
+        players = len(bots) if bots and len(bots) in game.player_counts else min(multiplayer)
+    check_players(game, players)
+    if bots is not None:
+        seat_labels(game, players, bots)
     return players
 
 
@@ -391,7 +390,7 @@ def replay(game_name: str, seed: int, game_id: int, bots: str | None, players: i
     game = _game(game_name)
     labels = _bot_list(bots)
     players = _players(game, players, labels)
-    labels = labels or [next(iter(game.bots))] * players
+    labels = labels or [next(iter(game.bots))] * game.seats(players)
     config = _config(game, config_path, overrides)
     click.echo(replay_text(game.name, config, players, seed, game_id, labels, rotate_seats))
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from sims.core.play import batched_bots, play_batch, play_reference, reference_bots, resolve_bot
+from sims.core.play import batched_bots, check_players, play_batch, play_reference, reference_bots, resolve_bot
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError
 from sims.registry import get_game
@@ -55,9 +55,7 @@ def bench(
     numpy and python versions.
     """
     game = get_game(game_name)
-    if players not in game.player_counts:
-        raise ConfigError("--players", str(players), f"a player count of {game.name}: "
-                          + ", ".join(map(str, game.player_counts)), has_got=False)
+    check_players(game, players)
     for option, value in (("--batch-size", batch_size), ("--repeats", repeats),
                           ("--reference-games", reference_games)):
         if value < 1:
@@ -77,7 +75,7 @@ def bench(
         "python": platform.python_version(),
     }
     for kind in kinds:
-        choices = [resolve_bot(game, config, kind)] * players
+        choices = [resolve_bot(game, config, kind)] * game.seats(players)
         engine = game.batched(config, players)
         bots = batched_bots(game, engine, choices)
         play_all_batched = lambda: play_batch(engine, bots, seeds, max_turns)  # noqa: E731

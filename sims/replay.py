@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from sims.core.play import batched_bots, play_batch, resolve_bot
+from sims.core.play import batched_bots, play_batch, resolve_bot, seat_labels
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError
 from sims.registry import get_game
@@ -32,7 +32,8 @@ def replay_text(
     game = get_game(game_name)
     rotations = players if rotate_seats else 1
     deal, rotation = divmod(game_id, rotations)
-    seats = lineup([resolve_bot(game, config, label) for label in bot_labels], rotation)
+    bot_labels = seat_labels(game, players, bot_labels)
+    seats = lineup([resolve_bot(game, config, label) for label in bot_labels], rotation, players)
     game_seed = int(game_seeds(seed, np.array([deal]))[0])
     max_turns = game.max_turns(config)
     engine = game.batched(config, players)

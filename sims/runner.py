@@ -42,7 +42,7 @@ import polars as pl
 
 from sims.core.engine import GameResults
 from sims.core.files import exclusive, is_temporary, write_json, write_parquet
-from sims.core.play import BotChoice, batched_bots, play_batch, resolve_bot
+from sims.core.play import BotChoice, batched_bots, play_batch, resolve_bot, seat_labels
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError
 from sims.registry import get_game
@@ -123,10 +123,11 @@ class RunSummary:
 # ---------------------------------------------------------------- lineups and chunks
 
 
-def lineup(choices: Sequence[BotChoice], rotation: int) -> tuple[BotChoice, ...]:
-    """Seat ``s`` plays ``choices[(s + rotation) % players]``."""
-    players = len(choices)
-    return tuple(choices[(seat + rotation) % players] for seat in range(players))
+def lineup(choices: Sequence[BotChoice], rotation: int, players: int | None = None) -> tuple[BotChoice, ...]:
+    """Seat ``s < players`` plays ``choices[(s + rotation) % players]``; seats beyond the players keep theirs."""
+    players = len(choices) if players is None else players
+    rotated = tuple(choices[(seat + rotation) % players] for seat in range(players))
+    return rotated + tuple(choices[players:])
 
 
 def plan_chunks(games: int, rotations: int, batch_size: int, finished: Sequence[Chunk] = ()) -> list[Chunk]:
@@ -210,6 +211,7 @@ def _extra_name(name: str, columns: dict) -> str:
 def play_chunk(
     game_name: str,
     config: Any,
+    players: int,
     choices: tuple[BotChoice, ...],
     seed: int,
     rotation: int,
@@ -226,7 +228,6 @@ def play_chunk(
     game's config, which is how a worker finds games registered outside ``sims/``.
     """
     game = get_game(game_name)
-    players = len(choices)
     engine = game.batched(config, players)
     bots = batched_bots(game, engine, choices)
     deals = np.arange(start, stop, dtype=np.int64)
@@ -327,13 +328,7 @@ def run(
     single-threaded workers on this machine. Records are the same either way.
     """
     game = get_game(game_name)
-    bot_labels = list(bot_labels)
-    if players not in game.player_counts:
-        raise ConfigError("--players", str(players), f"a player count of {game.name}: "
-                          + ", ".join(map(str, game.player_counts)), has_got=False)
-    if len(bot_labels) != players:
-        raise ConfigError("--bots", ",".join(bot_labels),
-                          f"{players} comma-separated bots, one per seat (got {len(bot_labels)})", has_got=False)
+    bot_labels = seat_labels(game, players, bot_labels)
     for option, value in (("--games", games), ("--batch-size", batch_size), ("--jobs", jobs)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigError(option, str(value), "an integer of at least 1", has_got=False)
@@ -357,7 +352,7 @@ def run(
         "config_overrides": overrides,
         "config": values,
         "bot_kinds": [{"label": c.label, "kind": c.kind, "weights": dict(c.weights)} for c in choices],
-        "lineups": [[c.label for c in lineup(choices, r)] for r in range(rotations)],
+        "lineups": [[c.label for c in lineup(choices, r, players)] for r in range(rotations)],
         "chunks": [],
         "versions": versions(),
         "created": _now(),
@@ -370,7 +365,7 @@ def run(
         write_json(manifest, manifest_path)
         todo = plan_chunks(games, rotations, batch_size, finished)
         tasks = [
-            (game.name, config, lineup(choices, c.rotation), int(seed), c.rotation, rotations, c.start, c.stop)
+            (game.name, config, players, lineup(choices, c.rotation, players), int(seed), c.rotation, rotations, c.start, c.stop)
             for c in todo
         ]
         started = time.perf_counter()

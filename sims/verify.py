@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from sims.core.engine import GameDefinition, GameResults, ReferenceGame
-from sims.core.play import batched_bots, play_batch, replay_on_reference, resolve_bot
+from sims.core.play import batched_bots, check_players, play_batch, replay_on_reference, resolve_bot, seat_labels
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError
 from sims.registry import get_game
@@ -79,7 +79,7 @@ class VerifyReport:
 def default_lineups(game: GameDefinition, players: int) -> list[tuple[str, ...]]:
     """Every combination of the game's bots that have a reference version (the cheap ones)."""
     kinds = [name for name, spec in game.bots.items() if spec.reference is not None] or list(game.bots)[:1]
-    return [tuple(combo) for combo in itertools.product(kinds, repeat=players)]
+    return [tuple(combo) for combo in itertools.product(kinds, repeat=game.seats(players))]
 
 
 def verify(
@@ -98,17 +98,12 @@ def verify(
     lineup is used.
     """
     game = get_game(game_name)
-    if players not in game.player_counts:
-        raise ConfigError("--players", str(players), f"a player count of {game.name}: "
-                          + ", ".join(map(str, game.player_counts)), has_got=False)
+    check_players(game, players)
     if games < 1 or batch_size < 1:
         raise ConfigError("--games" if games < 1 else "--batch-size", str(min(games, batch_size)),
                           "an integer of at least 1", has_got=False)
     if bot_labels is not None:
-        if len(bot_labels) != players:
-            raise ConfigError("--bots", ",".join(bot_labels),
-                              f"{players} comma-separated bots, one per seat (got {len(bot_labels)})", has_got=False)
-        lineups = [tuple(bot_labels)]
+        lineups = [tuple(seat_labels(game, players, bot_labels))]
     else:
         lineups = default_lineups(game, players)
     resolved = [tuple(resolve_bot(game, config, label) for label in labels) for labels in lineups]

@@ -25,7 +25,8 @@ def test_random_play_keeps_the_engine_contract(name, players):
     game = get_game(name)
     config = game.load_config()
     engine = game.batched(config, players)
-    choices = [resolve_bot(game, config, "random")] * players
+    seats = game.seats(players)
+    choices = [resolve_bot(game, config, "random")] * seats
     bots = batched_bots(game, engine, choices)
     seeds = game_seeds(5, np.arange(64))
     cap = game.max_turns(config)
@@ -57,14 +58,14 @@ def test_random_play_keeps_the_engine_contract(name, players):
 
     results = engine.results(state)
     assert state.done.all()
-    assert results.score.shape == results.rank.shape == (len(seeds), players)
+    assert results.score.shape == results.rank.shape == (len(seeds), seats)
     ended = np.array(engine.end_reasons)[results.end]
     assert (ended != "").all()
     stalled = ended == STALL
     assert (results.rank[stalled] == 0).all() and (results.rank[~stalled] >= 1).all()
     assert (results.rank[~stalled] == 1).any(axis=1).all(), "every finished game has a first place"
     for column in results.seat_columns.values():
-        assert column.shape == (len(seeds), players)
+        assert column.shape == (len(seeds), seats)
 
     actions = np.stack(trace, axis=1)
     for i, seed in enumerate(seeds[:16]):

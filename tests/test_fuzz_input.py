@@ -175,7 +175,7 @@ def test_every_games_overrides_load_or_fail_clearly_and_what_loads_plays(name, d
         return
     players = max(game.player_counts)
     engine = game.batched(config, players)
-    bots = batched_bots(game, engine, [resolve_bot(game, config, "random")] * players)
+    bots = batched_bots(game, engine, [resolve_bot(game, config, "random")] * game.seats(players))
     state, _ = play_batch(engine, bots, game_seeds(1, np.arange(3)), min(game.max_turns(config), 60))
     assert state.done.all()
 

@@ -21,6 +21,7 @@ The module registers the game on import, so a joblib worker that unpickles a
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -363,3 +364,18 @@ GAME = GameDefinition(
 )
 
 register(GAME)
+
+# The same race as a solo game against a house seat (like Vorex's weed): one player, two seats.
+SOLO_GAME = dataclasses.replace(
+    GAME,
+    name="toy-solo",
+    title="Dice race against the house (test game)",
+    player_counts=(1, 2),
+    batched=lambda cfg, players: RaceEngine(cfg, max(players, 2)),
+    reference=lambda cfg, players, seed: RaceGame(cfg, max(players, 2), seed),
+    seats=lambda players: max(players, 2),
+    house_bot="greedy",
+    describe="1-2 players; seat 1 is the house when solo",
+)
+
+register(SOLO_GAME)

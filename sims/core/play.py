@@ -47,6 +47,27 @@ def resolve_bot(game: GameDefinition, config, label: str) -> BotChoice:
     raise ConfigError("--bots", label, f"a bot or persona of {game.name} ({known})", has_got=False)
 
 
+def check_players(game: GameDefinition, players: int) -> None:
+    """A ConfigError unless ``players`` is a player count of ``game``."""
+    if players not in game.player_counts:
+        raise ConfigError("--players", str(players), f"a player count of {game.name}: "
+                          + ", ".join(map(str, game.player_counts)), has_got=False)
+
+
+def seat_labels(game: GameDefinition, players: int, labels: Sequence[str]) -> list[str]:
+    """One bot label per seat: the players' bots, then the house bot in seats beyond the players."""
+    check_players(game, players)
+    labels = list(labels)
+    seats = game.seats(players)
+    if len(labels) == players and seats > players and game.house_bot is not None:
+        labels += [game.house_bot] * (seats - players)
+    if len(labels) != seats:
+        expected = (f"{players} comma-separated bots, one per seat" if seats == players else
+                    f"{players} comma-separated bots (players), or {seats} (players, then the game's own seats)")
+        raise ConfigError("--bots", ",".join(labels), f"{expected} (got {len(labels)})", has_got=False)
+    return labels
+
+
 def batched_bots(game: GameDefinition, engine: BatchedEngine, choices: Sequence[BotChoice]) -> list[BatchedBot]:
     return [game.bots[c.kind].batched(engine, seat, c.weights) for seat, c in enumerate(choices)]
 

@@ -1,0 +1,40 @@
+"""Games that seat an opponent of their own (a solo game's house seat, like Vorex's weed)."""
+
+import pytest
+
+from sims.core.spec import ConfigError
+from sims.runner import load_records, run
+from sims.verify import verify
+
+
+def test_solo_run_fills_the_house_seat_and_records_both_seats(tmp_path, toy_config):
+    summary = run("toy-solo", toy_config, ["random"], 1, seed=3, games=20, out_dir=tmp_path / "solo",
+                  rotate_seats=True, progress=False)
+    records = load_records(tmp_path / "solo")
+    assert summary.rotations == 1  # nothing to rotate with one player
+    assert summary.manifest["bots"] == ["random", "greedy"]
+    assert records.height == 40
+    assert records.filter(records["seat"] == 1)["bot"].unique().to_list() == ["greedy"]
+
+
+def test_solo_run_takes_the_house_bot_from_the_command_line(tmp_path, toy_config):
+    run("toy-solo", toy_config, ["greedy", "random"], 1, seed=3, games=10, out_dir=tmp_path / "named", progress=False)
+    records = load_records(tmp_path / "named")
+    assert records.filter(records["seat"] == 1)["bot"].unique().to_list() == ["random"]
+
+
+def test_rotation_at_two_players_leaves_no_seat_out(tmp_path, toy_config):
+    summary = run("toy-solo", toy_config, ["greedy", "random"], 2, seed=3, games=10, out_dir=tmp_path / "duo",
+                  rotate_seats=True, progress=False)
+    assert summary.manifest["lineups"] == [["greedy", "random"], ["random", "greedy"]]
+
+
+def test_wrong_number_of_bots_names_both_allowed_counts(tmp_path, toy_config):
+    with pytest.raises(ConfigError, match=r"1 comma-separated bots \(players\), or 2"):
+        run("toy-solo", toy_config, ["random"] * 3, 1, seed=3, games=10, out_dir=tmp_path / "bad", progress=False)
+
+
+def test_verify_plays_every_lineup_of_both_seats(toy_config):
+    report = verify("toy-solo", toy_config, 1, games=40, seed=2)
+    assert report.mismatches == 0
+    assert len(report.lineups) == 4  # random/greedy in each of the two seats
