@@ -423,8 +423,11 @@ def skill_gradient(pairwise: pl.DataFrame, ratings: pl.DataFrame, reference: str
 @_styled
 def cell_balance(cells: Sequence[str], share: np.ndarray, low: np.ndarray, high: np.ndarray, fair: float,
                  diff: np.ndarray, diff_low: np.ndarray, diff_high: np.ndarray, baseline: str,
-                 seat: int = 0) -> Figure:
-    """Per cell: seat ``seat``'s first-place share (Wilson) and its paired change against the baseline."""
+                 seat: int = 0, relative: bool = False) -> Figure:
+    """Per cell: seat ``seat``'s first-place share (Wilson) and its paired change against the baseline.
+
+    ``relative``: the shares are given less each cell's fair share (cells of different player counts).
+    """
     n = len(cells)
     fig, axes = _figure(1.0 + 0.34 * n, ncols=2, sharey=True, width_ratios=[1, 1])
     left, right = axes[0]
@@ -432,9 +435,14 @@ def cell_balance(cells: Sequence[str], share: np.ndarray, low: np.ndarray, high:
     markers = ["D" if c == baseline else "o" for c in cells]
     _forest(left, [f"{c}{' (baseline)' if c == baseline else ''}" for c in cells], share, low, high, fair,
             colors=colors, markers=markers)
-    _pct_axis(left)
-    left.set_title(f"Seat {seat} share", fontsize=9.5)
-    left.set_xlabel(f"Wilson 95%; dashed: fair share {100 * fair:.0f}%", color=MUTED, fontsize=8)
+    if relative:
+        left.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{100 * v:+.0f}"))
+        left.set_title(f"Seat {seat} share less the fair share", fontsize=9.5)
+        left.set_xlabel("points; Wilson 95%; fair share = 1 / players of the cell", color=MUTED, fontsize=8)
+    else:
+        _pct_axis(left)
+        left.set_title(f"Seat {seat} share", fontsize=9.5)
+        left.set_xlabel(f"Wilson 95%; dashed: fair share {100 * fair:.0f}%", color=MUTED, fontsize=8)
     _forest(right, [c for c in cells], diff, diff_low, diff_high, 0.0, colors=colors, markers=markers)
     right.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{100 * v:+.0f}"))
     right.set_title("Change vs baseline", fontsize=9.5)

@@ -50,7 +50,7 @@ from statsmodels.stats.proportion import confint_proportions_2indep, test_propor
 from analysis import plots
 from analysis import stats
 from sims.core.spec import ConfigError
-from sims.runner import load_events, load_manifest, load_records
+from sims.runner import Chunk, load_events, load_manifest, load_records
 
 DELTA = 0.025
 ALPHA = 0.05
@@ -1008,10 +1008,18 @@ def analyse_sweep(path: str | Path, delta: float = DELTA) -> tuple[Any, list[Cel
     for cell, p in zip(cells, holm):
         cell.p_holm = float(p)
     base = next((c for c in cells if c.baseline), cells[0])
-    base0 = base.records.filter(pl.col("seat") == 0)
     for cell in cells:
         if cell is base:
             continue
+        reference = _paired_reference(cell, base, cells)
+        if reference is None:
+            cell.paired_note = (f"not paired: no cell with {cell.advantage.players} players and the baseline's "
+                                "other settings")
+            continue
+        if reference is cell:
+            cell.paired_note = f"the reference cell for {cell.advantage.players} players"
+            continue
+        base0 = reference.records.filter(pl.col("seat") == 0)
         a, b = _common(base0, cell.records.filter(pl.col("seat") == 0))
         key = ("deal", "rotation", "seat")
         try:
@@ -1021,6 +1029,9 @@ def analyse_sweep(path: str | Path, delta: float = DELTA) -> tuple[Any, list[Cel
             cell.paired_note = str(error)
         if cell.win_change is not None and a.height < max(base0.height, cell.records.filter(pl.col("seat") == 0).height):
             cell.paired_note = f"paired on the {a.height:,} deals both cells hold"
+        if reference is not base:
+            cell.paired_note = "; ".join(filter(None, [f"against {reference.id} (same player count)",
+                                                       cell.paired_note]))
     others = [c for c in cells if c is not base and c.win_change is not None]
     for name, attr, p_of in (("win", "win_holm", lambda c: c.win_change.mcnemar_p),
                              ("turns", "turns_holm", lambda c: c.turns_change.wilcoxon_p)):
@@ -1030,19 +1041,32 @@ def analyse_sweep(path: str | Path, delta: float = DELTA) -> tuple[Any, list[Cel
     return data, cells
 
 
+def _paired_reference(cell: CellAnalysis, base: CellAnalysis, cells: list[CellAnalysis]) -> CellAnalysis | None:
+    """The cell ``cell`` is paired against: the baseline, or with another player count the cell that
+    differs from the baseline only in players (paired games need the same seats)."""
+    if cell.advantage.players == base.advantage.players:
+        return base
+    wanted = {**base.labels, "players": cell.labels.get("players")}
+    return next((c for c in cells if c.labels == wanted), None)
+
+
 def _rank(cells: list[CellAnalysis]) -> list[CellAnalysis]:
     return sorted(cells, key=lambda c: (abs(c.gap), max(abs(c.gap_low), abs(c.gap_high))))
 
 
+def _tested(players: int) -> str:
+    """What the seat-advantage test counts: with 2 players decided games, else first places."""
+    return "decided games" if players == 2 else "first places"
+
+
 def sweep_flags(data: Any, cells: list[CellAnalysis], delta: float) -> list[Flag]:
     ranked = _rank(cells)
-    players = data.players
-    what = "decided games" if players == 2 else "first places"
     flags = []
 
     def gap_text(c: CellAnalysis) -> str:
         row = c.advantage.seats.filter(pl.col("seat") == c.worst).to_dicts()[0]
-        return (f"seat {c.worst} wins {_pct(row['share'])} {_ci(row['share_low'], row['share_high'])} of {what} "
+        return (f"seat {c.worst} wins {_pct(row['share'])} {_ci(row['share_low'], row['share_high'])} of "
+                f"{_tested(c.advantage.players)} "
                 f"(Wilson 95%), n = {c.advantage.games_tested:,}: {_pts(c.gap)} points "
                 f"{_ci_pts(c.gap_low, c.gap_high)} from the fair share; {c.advantage.test.split(' (')[0]} "
                 f"Holm {stats.format_p(c.p_holm)} across {len(cells)} cells; verdict {c.advantage.verdict}")
@@ -1095,9 +1119,11 @@ def sweep_flags(data: Any, cells: list[CellAnalysis], delta: float) -> list[Flag
 
 
 def _sweep_section_cells(data: Any, cells: list[CellAnalysis], delta: float) -> Section:
-    players = data.players
-    fair = 1 / players
-    what = "decided games" if players == 2 else "first places"
+    counts = sorted({c.advantage.players for c in cells})
+    mixed = len(counts) > 1
+    fair = 1 / counts[0]
+    what = "first places (decided games at 2 players)" if mixed else _tested(counts[0])
+    fair_text = "1 / players of the cell" if mixed else _pct(fair)
     rows, marked = [], []
     for rank, c in enumerate(_rank(cells), 1):
         row = c.advantage.seats.filter(pl.col("seat") == c.worst).to_dicts()[0]
@@ -1111,7 +1137,7 @@ def _sweep_section_cells(data: Any, cells: list[CellAnalysis], delta: float) -> 
          Column("Wilson 95%", True), Column("Gap (points)", True), Column("Gap 95%", True), Column("Holm p", True),
          Column("Verdict"), Column("Median turns", True), Column("Stalls", True)],
         rows,
-        caption=(f"Cells ranked by balance: the seat furthest from the fair share {_pct(fair)} (its share of {what}, "
+        caption=(f"Cells ranked by balance: the seat furthest from the fair share {fair_text} (its share of {what}, "
                  f"Wilson 95%; the gap is that interval less the fair share). Holm p: the seat-advantage test "
                  f"({cells[0].advantage.test}) Holm-corrected across the {len(cells)} cells. Verdict: TOST within "
                  f"\u00b1{100 * delta:g} points. * and highlighted: the baseline cell."),
@@ -1122,13 +1148,16 @@ def _sweep_section_cells(data: Any, cells: list[CellAnalysis], delta: float) -> 
     diff = np.array([c.win_change.difference if c.win_change else (0.0 if c is base else np.nan) for c in ordered])
     dlow = np.array([c.win_change.mean.low if c.win_change else (0.0 if c is base else np.nan) for c in ordered])
     dhigh = np.array([c.win_change.mean.high if c.win_change else (0.0 if c is base else np.nan) for c in ordered])
-    figure = plots.cell_balance([c.id for c in ordered], np.array([r["share"] for r in seat0]),
-                                np.array([r["share_low"] for r in seat0]), np.array([r["share_high"] for r in seat0]),
-                                fair, diff, dlow, dhigh, base.id)
+    shift = np.array([1 / c.advantage.players if mixed else 0.0 for c in ordered])
+    figure = plots.cell_balance([c.id for c in ordered], np.array([r["share"] for r in seat0]) - shift,
+                                np.array([r["share_low"] for r in seat0]) - shift,
+                                np.array([r["share_high"] for r in seat0]) - shift,
+                                0.0 if mixed else fair, diff, dlow, dhigh, base.id, relative=mixed)
     return Section("cells", "Cells ranked by balance", [
         table,
-        Plot("cell-balance", figure, f"Left: seat 0's share of {what} per cell (Wilson 95%), the dashed line the fair "
-                                     f"share. Right: the paired change of seat 0's win rate against the baseline "
+        Plot("cell-balance", figure, f"Left: seat 0's share of {what} per cell (Wilson 95%)"
+                                     + (", less the cell's fair share 1 / players" if mixed else
+                                        ", the dashed line the fair share") + ". Right: the paired change of seat 0's win rate against the baseline "
                                      f"{base.id} (mean paired difference with its interval)."),
     ])
 
@@ -1178,18 +1207,18 @@ def _sweep_heatmap(data: Any, cells: list[CellAnalysis]) -> Section | None:
     values = np.full((len(rows), len(cols)), np.nan)
     notes = [["not played"] * len(cols) for _ in rows]
     base_pos = None
-    players = data.players
     for c in cells:
         i, j = rows.index(c.labels[axes[0]]), cols.index(c.labels[axes[1]])
         values[i, j] = c.gap
-        seat = f"seat {c.worst}: " if players > 2 else ""
+        seat = f"seat {c.worst}: " if c.advantage.players > 2 else ""
         notes[i][j] = f"{seat}{_pts(c.gap)}\n{_ci_pts(c.gap_low, c.gap_high)}"
         if c.baseline:
             base_pos = (i, j)
     figure = plots.sweep_heatmap(values, notes, rows, cols, axes[0], axes[1], base_pos, "|gap| (points)")
     return Section("heatmap", f"Balance over {axes[0]} \u00d7 {axes[1]}", [
         Plot("sweep-heatmap", figure,
-             ("Each cell of the grid: seat 0's gap from the fair share in points" if players == 2 else
+             ("Each cell of the grid: seat 0's gap from the fair share in points"
+              if all(c.advantage.players == 2 for c in cells) else
               "Each cell of the grid: the seat furthest from the fair share and its gap in points")
              + f" with the Wilson 95% interval (shifted by the fair share); darker is less balanced. Rows: {axes[0]}; "
                f"columns: {axes[1]}."),
@@ -1216,6 +1245,32 @@ def _sweep_section_length(data: Any, cells: list[CellAnalysis]) -> Section:
     ])
 
 
+def _sweep_speed(data: Any) -> str:
+    """Games per second over the cells' latest invocations (each cell's run manifest), and the machine."""
+    games = seconds = 0.0
+    machines = []
+    for cell in data.cells:
+        if cell.status == "pending":
+            continue
+        manifest = cell.manifest()
+        rate = manifest.get("games_per_second")
+        if rate:
+            played = sum(Chunk.parse(name).deals for name in manifest.get("chunks", []) if Chunk.parse(name))
+            games, seconds = games + played, seconds + played / rate
+            machines.append(manifest.get("machine"))
+    if not seconds:
+        return "n/a (no cell recorded its speed)"
+    machine = next((m for m in machines if m), None)
+    where = f" on {machine}" if machine else ""
+    return f"{games / seconds:,.0f} games per second over the cells (latest invocation of each){where}"
+
+
+def _lineups_text(data: Any) -> str:
+    """The sweep's lineups: one line if every cell plays the same, else per player count and lineup."""
+    lineups = list(dict.fromkeys((c.players, c.bots) for c in data.cells))
+    return "; ".join(f"{players} players: {', '.join(bots)}" for players, bots in lineups)
+
+
 def _sweep_manifest(data: Any, cells: list[CellAnalysis]) -> Section:
     m = data.manifest
     facts = [
@@ -1223,15 +1278,14 @@ def _sweep_manifest(data: Any, cells: list[CellAnalysis]) -> Section:
         ("Sweep directory", str(data.out_dir)),
         ("Sweep file", f"{m.get('sweep_file')} (hash {m.get('sweep_hash')})"),
         ("Description", data.description or "none"),
-        ("Bots", f"{', '.join(data.bots)}; {data.players} players; seats "
-                 + ("rotated" if data.rotate_seats else "fixed")),
+        ("Bots", _lineups_text(data) + "; seats " + ("rotated" if data.rotate_seats else "fixed")),
         ("Seeds", f"root seed {data.seed} in every cell: deal d has game seed game_seeds({data.seed}, d) in every cell "
                   "(common random numbers)"),
         ("Games per cell", f"{data.games_per_cell:,} deals asked for"),
         ("Base overrides", " ".join(m.get("base") or []) or "none"),
         ("Axes", ", ".join(data.axes) or "none"),
         ("Baseline", m.get("baseline") or cells[0].id),
-        ("Games per second", "n/a (not stored in the sweep's manifest)"),
+        ("Games per second", _sweep_speed(data)),
         ("Versions (sweep)", _versions_text(m.get("versions") or {})),
         ("Versions (report)", _versions_text(_versions_now())),
         ("Machine", f"{_machine()} (the machine that wrote this report)"),

@@ -19,10 +19,21 @@ the cells to play::
     default = ["overgrow", "grow", "cast", "spread", "overgrow", "grow", "cast", "spread"]
     swapped = ["overgrow", "grow", "spread", "cast", "overgrow", "grow", "spread", "cast"]
 
-    # ... or, instead of [grid] (never both), an explicit list of cells:
+    # ... or, instead of [grid], an explicit list of cells (a [grid] of only players and
+    # bots may stand beside it: every cell is then played at every players/bots value):
     # [[cells]]
     # id = "small"                   # optional label
     # set = ["board.rows=5", "board.columns=5"]
+
+Two axis names are not config keys: ``players`` (player counts) and
+``bots`` (lineups, each a comma-separated string or a list). They may be grid
+axes or keys of an explicit cell, so a sweep can compare player counts or bot
+mixes; a single bot in ``bots`` seats that bot in every seat of any count::
+
+    bots = ["greedy"]
+    [grid]
+    players = [2, 3, 4]
+    "kinds[0].count" = [10, 12, 14]
 
 Keys and values are those of ``glade play --set``. A value that is a table
 sets each key it names, so one grid axis can change several keys together::
@@ -80,7 +91,7 @@ import click
 import polars as pl
 
 from sims.core.files import exclusive, write_json
-from sims.core.play import resolve_bot
+from sims.core.play import resolve_bot, seat_labels
 from sims.core.spec import Bool, ConfigError, Field, Int, List, Optional, Str, parse_override, read_toml, validate
 from sims.registry import get_game
 from sims.runner import Chunk, finished_chunks, load_events, load_manifest, load_records, plan_chunks, run, versions
@@ -93,6 +104,8 @@ FORMAT = 1
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 _LABEL_MAX = 40
 _ID_MAX = 200
+# Axes that set how a cell is played rather than a config key.
+RUN_AXES = ("players", "bots")
 # What must match for an output directory to be resumed.
 _IDENTITY = ("game", "players", "bots", "rotate_seats", "seed", "base", "cells")
 
@@ -141,11 +154,13 @@ class Setting:
 
 @dataclass(frozen=True)
 class CellSpec:
-    """One cell of a sweep: its id, the keys it sets and their labels."""
+    """One cell of a sweep: its id, the keys it sets and their labels, and how it is played."""
 
     id: str
     settings: tuple[Setting, ...]
     labels: dict[str, str]  # axis (grid key, or config key of an explicit cell) -> label in the id
+    players: int | None = None  # None: the sweep's
+    bots: tuple[str, ...] | None = None  # None: the sweep's
 
     @property
     def overrides(self) -> tuple[str, ...]:
@@ -175,6 +190,18 @@ class Sweep:
     def rotations(self) -> int:
         return self.players if self.rotate_seats else 1
 
+    def cell_players(self, cell: CellSpec) -> int:
+        return cell.players if cell.players is not None else self.players
+
+    def cell_bots(self, cell: CellSpec) -> list[str]:
+        """One bot label per seat of the cell (a single bot fills every player seat)."""
+        bots = list(cell.bots if cell.bots is not None else self.bots)
+        players = self.cell_players(cell)
+        return bots * players if len(bots) == 1 and players > 1 else bots
+
+    def cell_rotations(self, cell: CellSpec) -> int:
+        return self.cell_players(cell) if self.rotate_seats else 1
+
 
 def read_sweep(path: str | Path) -> Sweep:
     """Read and check a sweep file; every problem is a ConfigError naming the file and key."""
@@ -186,16 +213,16 @@ def read_sweep(path: str | Path) -> Sweep:
     game = _sweep_game(values["game"], source)
     bots = tuple(values["bots"])
     players = values["players"] if values["players"] is not None else len(bots)
-    if players not in game.player_counts:
-        raise ConfigError(source, "players", "a player count of " + game.name + ": "
-                          + ", ".join(map(str, game.player_counts)), players)
-    if len(bots) != players:
-        raise ConfigError(source, "bots", f"{players} bots, one per seat", list(bots))
     base = tuple(s for i, text in enumerate(values["base"]) for s in _parse_set(text, source, f"base[{i}]"))
-    if values["grid"] is not None and values["cells"] is not None:
-        raise ConfigError(source, "grid", "either a [grid] table or [[cells]] tables, not both", has_got=False)
-    if values["grid"] is not None:
-        cells, axes = _grid_cells(values["grid"], source)
+    grid, explicit = values["grid"], values["cells"]
+    if grid is not None and explicit is not None:
+        if not isinstance(grid, dict) or not grid or set(grid) - set(RUN_AXES):
+            raise ConfigError(source, "grid", "either a [grid] table or [[cells]] tables, not both (beside [[cells]], "
+                              "a [grid] may only hold players and bots)", has_got=False)
+        cells, axes = _crossed_cells(_grid_cells(grid, source)[0], _explicit_cells(explicit, source)[0])
+        axes = [*grid, "cell"]
+    elif grid is not None:
+        cells, axes = _grid_cells(grid, source)
     elif values["cells"] is not None:
         cells, axes = _explicit_cells(values["cells"], source)
     else:
@@ -211,12 +238,19 @@ def read_sweep(path: str | Path) -> Sweep:
     baseline = values["baseline"] if values["baseline"] is not None else ids[0]
     if baseline not in ids:
         raise ConfigError(source, "baseline", "one of the cell ids: " + _short_list(ids), baseline)
-    return Sweep(
+    sweep = Sweep(
         path=path, text=data.decode("utf-8", errors="replace"), hash=hashlib.sha256(data).hexdigest()[:16],
         game=game.name, description=values["description"], players=players, bots=bots,
         rotate_seats=values["rotate_seats"], seed=values["seed"], games_per_cell=values["games_per_cell"],
         base=base, cells=tuple(cells), baseline=baseline, axes=tuple(axes),
     )
+    for cell in sweep.cells:
+        try:
+            seat_labels(game, sweep.cell_players(cell), sweep.cell_bots(cell))
+        except ConfigError as error:
+            key = "players" if error.source == "--players" else "bots"
+            raise ConfigError(source, f"{key} (cell {cell.id})", error.expected, has_got=False) from None
+    return sweep
 
 
 def _sweep_game(name: str, source: str):
@@ -237,6 +271,11 @@ def _grid_cells(grid: Any, source: str) -> tuple[list[CellSpec], list[str]]:
     for key, values in grid.items():
         where = f"grid.{_quoted(key)}"
         _check_key(key, source, where)
+        if key in RUN_AXES and isinstance(values, list):
+            axes.append([(key, label(value), _run_axis(key, value, source, where)) for value in values])
+            if not values:
+                raise ConfigError(source, where, "a non-empty list", values)
+            continue
         if isinstance(values, dict):
             if not values:
                 raise ConfigError(source, where, "at least one named value", has_got=False)
@@ -256,13 +295,44 @@ def _grid_cells(grid: Any, source: str) -> tuple[list[CellSpec], list[str]]:
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:
             raise ConfigError(source, where, "distinct values", ", ".join(repeated))
-        axes.append([(key, name, flatten(key, value, source, where)) for name, value in options])
+        if key in RUN_AXES:
+            axes.append([(key, name, _run_axis(key, value, source, f"{where}.{_quoted(name)}"))
+                         for name, value in options])
+        else:
+            axes.append([(key, name, flatten(key, value, source, where)) for name, value in options])
     cells = []
     for combination in itertools.product(*axes):
-        settings = tuple(s for _, _, flat in combination for s in flat)
+        settings = tuple(s for key, _, flat in combination if key not in RUN_AXES for s in flat)
         labels = {key: name for key, name, _ in combination}
-        cells.append(CellSpec(id=",".join(f"{k}={n}" for k, n in labels.items()), settings=settings, labels=labels))
+        run_values = {key: value for key, _, value in combination if key in RUN_AXES}
+        cells.append(CellSpec(id=",".join(f"{k}={n}" for k, n in labels.items()), settings=settings, labels=labels,
+                              players=run_values.get("players"), bots=run_values.get("bots")))
     return cells, list(grid)
+
+
+def _crossed_cells(runs: list[CellSpec], explicit: list[CellSpec]) -> tuple[list[CellSpec], list[str]]:
+    """Every explicit cell played at every value of the run axes (players, bots): ids ``players=3,<cell id>``."""
+    cells = []
+    for run_cell in runs:
+        for cell in explicit:
+            labels = {**run_cell.labels, "cell": cell.id}
+            cells.append(CellSpec(id=f"{run_cell.id},{cell.id}", settings=cell.settings, labels=labels,
+                                  players=run_cell.players if run_cell.players is not None else cell.players,
+                                  bots=run_cell.bots if run_cell.bots is not None else cell.bots))
+    return cells, []
+
+
+def _run_axis(key: str, value: Any, source: str, where: str) -> Any:
+    """A ``players`` value (a player count) or a ``bots`` value (a lineup) of a grid or a cell."""
+    if key == "players":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(source, where, "a player count (an integer of at least 1)", value)
+        return value
+    if isinstance(value, str):
+        value = [part.strip() for part in value.split(",")]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+        raise ConfigError(source, where, 'a lineup: "greedy,random" or ["greedy", "random"]', value)
+    return tuple(value)
 
 
 def _explicit_cells(cells: Any, source: str) -> tuple[list[CellSpec], list[str]]:
@@ -272,13 +342,21 @@ def _explicit_cells(cells: Any, source: str) -> tuple[list[CellSpec], list[str]]
     for index, table in enumerate(cells):
         where = f"cells[{index}]"
         for key in table:
-            if key not in ("id", "set"):
-                raise ConfigError(source, f"{where}.{key}", "one of the known keys (id, set)", has_got=False)
+            if key not in ("id", "set") + RUN_AXES:
+                raise ConfigError(source, f"{where}.{key}", "one of the known keys (id, set, players, bots)",
+                                  has_got=False)
         texts = table.get("set", [])
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
             raise ConfigError(source, f"{where}.set", 'a list of "key=value" strings', texts)
         settings = tuple(s for i, text in enumerate(texts) for s in _parse_set(text, source, f"{where}.set[{i}]"))
         labels: dict[str, str] = {}
+        run_values = {}
+        for key in RUN_AXES:
+            if key in table:
+                run_values[key] = _run_axis(key, table[key], source, f"{where}.{key}")
+                labels[key] = label(table[key])
+                if key not in axes:
+                    axes.append(key)
         for setting in settings:
             labels[setting.key] = label(setting.value)
             if setting.key not in axes:
@@ -289,7 +367,8 @@ def _explicit_cells(cells: Any, source: str) -> tuple[list[CellSpec], list[str]]
         elif not isinstance(cell_id, str) or not _NAME.match(cell_id):
             raise ConfigError(source, f"{where}.id",
                               "a name of letters, digits and . _ + - (it becomes a folder name)", cell_id)
-        out.append(CellSpec(id=cell_id, settings=settings, labels=labels))
+        out.append(CellSpec(id=cell_id, settings=settings, labels=labels, players=run_values.get("players"),
+                            bots=run_values.get("bots")))
     return out, axes
 
 
@@ -303,9 +382,12 @@ def _parse_set(text: str, source: str, where: str) -> list[Setting]:
     return flatten(key, value, source, where)
 
 
+_KEY_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_+-]*(\[\d+\])*$")
+
+
 def _check_key(key: str, source: str, where: str) -> None:
-    if not all(part and _NAME.match(part) for part in key.split(".")):
-        raise ConfigError(source, where, "a dotted config key such as board.rows", key)
+    if not all(_KEY_PART.match(part) for part in key.split(".")):
+        raise ConfigError(source, where, "a dotted config key such as board.rows or kinds[2].count", key)
 
 
 def flatten(key: str, value: Any, source: str = "", where: str = "") -> list[Setting]:
@@ -386,7 +468,7 @@ def cell_configs(sweep: Sweep) -> list[Any]:
             config = game.load_config(None, base + cell.overrides)
         except ConfigError as error:
             raise _cell_error(sweep, cell, error) from None
-        for label_ in sweep.bots:
+        for label_ in dict.fromkeys(sweep.cell_bots(cell)):
             try:
                 resolve_bot(game, config, label_)
             except ConfigError as error:
@@ -488,9 +570,9 @@ def run_sweep(
             raise ConfigError(str(out / SWEEP_JSON), "(file)", f"a sweep.json beside the cell directories in {out} "
                               "(it was deleted; use another --out)", has_got=False)
         deals = manifest["games_per_cell"]
-        rotations = sweep.rotations
         missing = {}
-        for entry in manifest["cells"]:
+        for cell, entry in zip(sweep.cells, manifest["cells"]):
+            rotations = sweep.cell_rotations(cell)
             finished = finished_chunks(out / entry["dir"])
             missing[entry["id"]] = sum(c.deals for c in plan_chunks(deals, rotations, deals, finished))
             entry["status"] = _status(finished, deals, rotations)
@@ -526,7 +608,7 @@ def _play_cell(sweep: Sweep, cell: CellSpec, config: Any, cell_dir: Path, deals:
     the records).
     """
     batch = max(1, min(batch_size, math.ceil(missing / jobs))) if missing else batch_size
-    result = run(sweep.game, config, list(sweep.bots), sweep.players, sweep.seed, deals, cell_dir,
+    result = run(sweep.game, config, sweep.cell_bots(cell), sweep.cell_players(cell), sweep.seed, deals, cell_dir,
                  batch_size=batch, jobs=jobs, rotate_seats=sweep.rotate_seats, progress=False,
                  on_chunk=lambda chunk, count: bar.update(count), backend=backend, scheduler=scheduler)
     return CellRun(cell.id, cell_dir, result.games, result.played, result.seconds)
@@ -555,6 +637,8 @@ def _manifest(sweep: Sweep, configs: Sequence[Any], games_per_cell: int) -> dict
                 "overrides": list(cell.overrides),
                 "set": {s.key: s.value for s in cell.settings},
                 "labels": cell.labels,
+                "players": sweep.cell_players(cell),
+                "bots": sweep.cell_bots(cell),
                 "config_hash": config.loaded.hash,
                 "status": "pending",
                 "games": 0,
@@ -569,7 +653,8 @@ def _manifest(sweep: Sweep, configs: Sequence[Any], games_per_cell: int) -> dict
 
 def _identity(manifest: dict, key: str) -> Any:
     if key == "cells":
-        return [{"id": c["id"], "overrides": c["overrides"]} for c in manifest.get("cells", [])]
+        return [{"id": c["id"], "overrides": c["overrides"] + [f"{k}={_plain(c[k])}" for k in RUN_AXES if k in c.get("labels", {})]}
+                for c in manifest.get("cells", [])]
     return manifest.get(key)
 
 
@@ -675,6 +760,8 @@ class SweepCell:
     path: Path  # the cell's run directory
     status: str  # done, partial (some chunks), pending (none)
     baseline: bool
+    players: int
+    bots: tuple[str, ...]  # one per seat
 
     def records(self) -> pl.DataFrame:
         """The cell's records (see ``sims.runner.load_records``)."""
@@ -733,14 +820,16 @@ def load_sweep(out_dir: str | Path) -> SweepData:
         raise ConfigError(str(out / SWEEP_JSON), "(file)", "a sweep directory written by glade sweep",
                           has_got=False)
     deals = int(manifest["games_per_cell"])
-    rotations = manifest["players"] if manifest["rotate_seats"] else 1
     cells = []
     for entry in manifest["cells"]:
         path = out / entry["dir"]
+        players = int(entry.get("players", manifest["players"]))
+        rotations = players if manifest["rotate_seats"] else 1
         cells.append(SweepCell(
             id=entry["id"], overrides=dict(entry["set"]), labels=dict(entry["labels"]),
             config_hash=entry["config_hash"], path=path,
             status=_status(finished_chunks(path), deals, rotations), baseline=entry["id"] == manifest["baseline"],
+            players=players, bots=tuple(entry.get("bots", manifest["bots"])),
         ))
     base = {}
     for text in manifest["base"]:

@@ -210,6 +210,26 @@ def test_sweep_with_one_axis_has_no_heatmap(tmp_path):
     report.close()
 
 
+def test_sweep_over_player_counts_pairs_each_cell_within_its_player_count(tmp_path):
+    path = tmp_path / "players.toml"
+    path.write_text('game = "toy"\nbots = ["greedy"]\nseed = 3\ngames_per_cell = 60\n'
+                    'baseline = "players=2,race.goal=10"\n'
+                    '[grid]\nplayers = [2, 3]\n"race.goal" = [10, 12]\n')
+    run_sweep(path, tmp_path / "out", progress=False)
+    data, cells = rp.analyse_sweep(tmp_path / "out")
+    by_id = {c.id: c for c in cells}
+    assert by_id["players=2,race.goal=12"].win_change is not None  # paired with the baseline
+    assert by_id["players=3,race.goal=12"].paired_note.startswith("against players=3,race.goal=10")
+    assert by_id["players=3,race.goal=10"].win_change is None
+    assert [c.advantage.players for c in cells] == [2, 2, 3, 3]
+    report = rp.build_sweep_report(tmp_path / "out")
+    html = rp.render_html(report)
+    assert "2 players: greedy, greedy; 3 players: greedy, greedy, greedy" in html
+    assert "players \u00d7 race.goal" in html or "players × race.goal" in html
+    assert "games per second over the cells" in html
+    report.close()
+
+
 # ---------------------------------------------------------------- diffs
 
 

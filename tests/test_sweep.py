@@ -132,7 +132,7 @@ def test_a_bad_sweep_file_is_one_error_line_naming_file_and_key(tmp_path, body, 
         (HEAD.replace("seed = 11\n", ""), ["seed", "to be set"]),
         (HEAD.replace('"toy"', '"chess"'), ["game", "chess", "toy"]),
         (HEAD.replace('["greedy", "random"]', '["greedy", "wizard"]'), ["bots", "wizard"]),
-        (HEAD + "players = 3\n", ["bots", "3 bots"]),
+        (HEAD + "players = 3\n", ["bots", "3 comma-separated bots"]),
         (HEAD.replace("games_per_cell = 60", "games_per_cell = 0"), ["games_per_cell", "at least 1"]),
     ],
 )
@@ -366,3 +366,103 @@ def test_until_ci_bad_options(tmp_path):
     assert "--max-games" in one_error_line(glade(*common, "--max-games", 100))
     assert "--max-games" in one_error_line(glade(*common, "--until-ci", 0.05, "--max-games", 10))
     assert "--until-ci" in one_error_line(glade(*common, "--until-ci", 0))
+
+
+# ---------------------------------------------------------------- players and bots as axes
+
+PLAYERS_AXIS = """
+game = "toy"
+bots = ["greedy"]
+seed = 4
+games_per_cell = 40
+
+[grid]
+players = [2, 3]
+"race.goal" = [10, 14]
+"""
+
+
+def test_players_axis_plays_each_cell_at_its_count_with_the_same_seeds(tmp_path):
+    path = sweep_file(tmp_path, PLAYERS_AXIS, head="")
+    sweep = read_sweep(path)
+    assert [c.id for c in sweep.cells][:2] == ["players=2,race.goal=10", "players=2,race.goal=14"]
+    assert [c.overrides for c in sweep.cells][2] == ("race.goal=10",)  # players is not a config key
+    run_sweep(path, tmp_path / "out", progress=False)
+    data = load_sweep(tmp_path / "out")
+    for cell in data.cells:
+        records = cell.records()
+        assert records["seat"].max() + 1 == cell.players
+        assert cell.bots == ("greedy",) * cell.players
+        assert sorted(records["seed"].unique().to_list()) == sorted(int(s) for s in game_seeds(4, np.arange(40)))
+
+
+def test_bots_axis_takes_lineups_as_text_or_lists(tmp_path):
+    sweep = read_sweep(sweep_file(tmp_path, """
+    [grid.bots]
+    mirror = "greedy,greedy"
+    mixed = ["greedy", "random"]
+    """))
+    assert [c.id for c in sweep.cells] == ["bots=mirror", "bots=mixed"]
+    assert [sweep.cell_bots(c) for c in sweep.cells] == [["greedy", "greedy"], ["greedy", "random"]]
+
+
+def test_explicit_cells_may_set_players_and_bots(tmp_path):
+    sweep = read_sweep(sweep_file(tmp_path, """
+    [[cells]]
+    id = "duo"
+    [[cells]]
+    id = "trio"
+    players = 3
+    bots = "greedy,random,random"
+    """))
+    assert [(sweep.cell_players(c), sweep.cell_bots(c)) for c in sweep.cells] == [
+        (2, ["greedy", "random"]), (3, ["greedy", "random", "random"])]
+
+
+@pytest.mark.parametrize("body, fragments", [
+    ('[grid]\nplayers = [2, 5]\n', ["players (cell players=5)", "a player count of toy: 2, 3"]),
+    ('[grid]\nplayers = [2, "x"]\n', ['grid.players', "a player count"]),
+    ('[grid]\nplayers = [3]\n', ["bots (cell players=3)", "3 comma-separated bots"]),
+    ('[grid]\nbots = ["greedy,wizard"]\n', ["bots (cell bots=", "wizard"]),
+])
+def test_bad_players_or_bots_axes_name_the_cell(tmp_path, body, fragments):
+    path = sweep_file(tmp_path, body)
+    with pytest.raises(ConfigError) as error:
+        from analysis.sweep import cell_configs
+        cell_configs(read_sweep(path))
+    message = str(error.value)
+    assert "\n" not in message
+    for fragment in fragments:
+        assert fragment in message, message
+
+
+def test_explicit_cells_cross_a_grid_of_players(tmp_path):
+    sweep = read_sweep(sweep_file(tmp_path, """
+    bots = ["greedy"]
+    seed = 1
+    games_per_cell = 10
+    [grid]
+    players = [2, 3]
+    [[cells]]
+    id = "short"
+    set = ["race.goal=10"]
+    [[cells]]
+    id = "long"
+    set = ["race.goal=14"]
+    """, head='game = "toy"\n'))
+    assert [c.id for c in sweep.cells] == ["players=2,short", "players=2,long", "players=3,short", "players=3,long"]
+    assert sweep.axes == ("players", "cell")
+    assert [c.labels for c in sweep.cells][3] == {"players": "3", "cell": "long"}
+    assert [sweep.cell_players(c) for c in sweep.cells] == [2, 2, 3, 3]
+    assert sweep.cells[1].overrides == ("race.goal=14",)
+
+
+def test_a_grid_of_config_keys_beside_cells_is_refused(tmp_path):
+    path = sweep_file(tmp_path, """
+    [grid]
+    "race.goal" = [10]
+    [[cells]]
+    set = ["race.goal=14"]
+    """)
+    with pytest.raises(ConfigError, match="may only hold players and bots"):
+        read_sweep(path)
