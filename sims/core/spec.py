@@ -155,6 +155,17 @@ class Table(Field):
         return {name: validate(item, self.value, source, f"{key}.{name}") for name, item in value.items()}
 
 
+@dataclass
+class Record(Field):
+    """A table with fixed keys, checked against a nested schema (an item of a list of tables)."""
+
+    schema: Any
+    description: str = "a table"
+
+    def check(self, value: Any, source: str, key: str) -> dict:
+        return validate(value, self.schema, source, key)
+
+
 def validate(raw: Any, schema: Any, source: str, prefix: str = "") -> Any:
     """Check ``raw`` against ``schema`` (a Field or nested dict of fields)."""
     if isinstance(schema, Field):

@@ -167,21 +167,20 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
 from sims.core.spec import (
     Bool,
     ConfigError,
-    Field,
     Float,
     Int,
     List,
     LoadedConfig,
     Optional,
+    Record,
     Str,
     Table,
     load_config,
-    validate,
 )
 
 SIDES = ("N", "E", "S", "W")
@@ -200,17 +199,6 @@ PHASES = ("main", "recipient", "extra", "big")
 END_REASONS = ("", "bag_empty", "stall")
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-
-
-@dataclass
-class Record(Field):
-    """A table with fixed keys, checked against a nested schema (an item of a list of tables)."""
-
-    schema: Any
-    description: str = "a table"
-
-    def check(self, value: Any, source: str, key: str) -> dict:
-        return validate(value, self.schema, source, key)
 
 
 KIND_SCHEMA = {
