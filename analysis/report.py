@@ -999,7 +999,7 @@ def analyse_sweep(path: str | Path, delta: float = DELTA) -> tuple[Any, list[Cel
             raise ConfigError(str(cell.path), "(records)", f"records a report can use ({error})",
                               has_got=False) from None
         worst, gap, low, high = _gap(advantage)
-        cells.append(CellAnalysis(cell.id, dict(cell.labels), cell.baseline, records, manifest, advantage, length,
+        cells.append(CellAnalysis(cell.title, dict(cell.labels), cell.baseline, records, manifest, advantage, length,
                                   target_band(manifest.get("config") or {}), gap, low, high, worst))
     if not cells:
         raise ConfigError(str(Path(path) / "cells"), "(files)", "cells with records (run glade sweep)",
@@ -1296,8 +1296,8 @@ def _sweep_manifest(data: Any, cells: list[CellAnalysis]) -> Section:
     for cell in data.cells:
         entry = entries.get(cell.id, {})
         overrides = " ".join(entry.get("overrides", []))
-        rows.append([cell.id + (" *" if cell.baseline else ""), overrides, cell.config_hash, cell.status,
-                     _int(next((c.advantage.games for c in cells if c.id == cell.id), 0))])
+        rows.append([cell.title + (" *" if cell.baseline else ""), overrides, cell.config_hash, cell.status,
+                     _int(next((c.advantage.games for c in cells if c.id == cell.title), 0))])
     first = cells[0]
     return Section("manifest", "Sweep manifest", [
         Facts(facts),

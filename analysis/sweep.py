@@ -12,6 +12,7 @@ the cells to play::
     games_per_cell = 2000            # deals per cell
     base = ["rules.flowers=25"]      # optional: overrides applied to every cell
     baseline = "board.rows=7"        # optional: the cell compared against; default the first cell
+    label = "{board.rows} rows"      # optional: how reports name a cell, from its axes' labels
 
     [grid]                           # the cartesian product of config keys ...
     "board.rows" = [5, 7, 8]         # a list of values
@@ -74,6 +75,7 @@ and the report.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -130,6 +132,7 @@ _SCHEMA = {
     "games_per_cell": Int(1),
     "base": Optional(List(Str()), []),
     "baseline": Optional(Str()),
+    "label": Optional(Str()),
     "grid": Optional(_Anything("a table of config keys, each a list of values or a table of named values")),
     "cells": Optional(_Anything("a list of [[cells]] tables")),
 }
@@ -159,6 +162,7 @@ class CellSpec:
     id: str
     settings: tuple[Setting, ...]
     labels: dict[str, str]  # axis (grid key, or config key of an explicit cell) -> label in the id
+    title: str = ""  # how reports name the cell (the sweep's label template); empty: the id
     players: int | None = None  # None: the sweep's
     bots: tuple[str, ...] | None = None  # None: the sweep's
 
@@ -244,6 +248,9 @@ def read_sweep(path: str | Path) -> Sweep:
         rotate_seats=values["rotate_seats"], seed=values["seed"], games_per_cell=values["games_per_cell"],
         base=base, cells=tuple(cells), baseline=baseline, axes=tuple(axes),
     )
+    if values["label"] is not None:
+        cells = [dataclasses.replace(c, title=_title(values["label"], c, source)) for c in cells]
+        sweep = dataclasses.replace(sweep, cells=tuple(cells))
     for cell in sweep.cells:
         try:
             seat_labels(game, sweep.cell_players(cell), sweep.cell_bots(cell))
@@ -308,6 +315,17 @@ def _grid_cells(grid: Any, source: str) -> tuple[list[CellSpec], list[str]]:
         cells.append(CellSpec(id=",".join(f"{k}={n}" for k, n in labels.items()), settings=settings, labels=labels,
                               players=run_values.get("players"), bots=run_values.get("bots")))
     return cells, list(grid)
+
+
+def _title(template: str, cell: CellSpec, source: str) -> str:
+    """``"{objectives.green} x {objectives.brown}"`` filled in with the cell's axis labels."""
+    def fill(match: re.Match) -> str:
+        axis = match.group(1)
+        if axis not in cell.labels:
+            raise ConfigError(source, "label", "{axis} names of the cell's axes: " + ", ".join(cell.labels),
+                              "{" + axis + "}")
+        return cell.labels[axis]
+    return re.sub(r"\{([^{}]+)\}", fill, template)
 
 
 def _crossed_cells(runs: list[CellSpec], explicit: list[CellSpec]) -> tuple[list[CellSpec], list[str]]:
@@ -637,6 +655,7 @@ def _manifest(sweep: Sweep, configs: Sequence[Any], games_per_cell: int) -> dict
                 "overrides": list(cell.overrides),
                 "set": {s.key: s.value for s in cell.settings},
                 "labels": cell.labels,
+                "title": cell.title or cell.id,
                 "players": sweep.cell_players(cell),
                 "bots": sweep.cell_bots(cell),
                 "config_hash": config.loaded.hash,
@@ -762,6 +781,7 @@ class SweepCell:
     baseline: bool
     players: int
     bots: tuple[str, ...]  # one per seat
+    title: str  # how reports name the cell
 
     def records(self) -> pl.DataFrame:
         """The cell's records (see ``sims.runner.load_records``)."""
@@ -829,7 +849,7 @@ def load_sweep(out_dir: str | Path) -> SweepData:
             id=entry["id"], overrides=dict(entry["set"]), labels=dict(entry["labels"]),
             config_hash=entry["config_hash"], path=path,
             status=_status(finished_chunks(path), deals, rotations), baseline=entry["id"] == manifest["baseline"],
-            players=players, bots=tuple(entry.get("bots", manifest["bots"])),
+            players=players, bots=tuple(entry.get("bots", manifest["bots"])), title=entry.get("title", entry["id"]),
         ))
     base = {}
     for text in manifest["base"]:

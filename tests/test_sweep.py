@@ -466,3 +466,16 @@ def test_a_grid_of_config_keys_beside_cells_is_refused(tmp_path):
     """)
     with pytest.raises(ConfigError, match="may only hold players and bots"):
         read_sweep(path)
+
+
+def test_label_template_names_cells_for_reports(tmp_path):
+    path = sweep_file(tmp_path, 'label = "goal {race.goal} / bump {race.bump}"\n' + GOAL_BUMP)
+    sweep = read_sweep(path)
+    assert [c.title for c in sweep.cells][:2] == ["goal 10 / bump true", "goal 10 / bump false"]
+    run_sweep(path, tmp_path / "out", games_per_cell=10, progress=False)
+    assert load_sweep(tmp_path / "out").cells[3].title == "goal 14 / bump false"
+
+
+def test_label_template_with_an_unknown_axis_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match=r"label: expected \{axis\} names of the cell's axes: race.goal, race.bump"):
+        read_sweep(sweep_file(tmp_path, 'label = "{race.goal} x {board}"\n' + GOAL_BUMP))
