@@ -527,6 +527,8 @@ def _analyse(path: Path, manifest: dict, records: pl.DataFrame, events: pl.DataF
     if component is not None and events is not None and events.height:
         if values is not None:
             events = events.filter(pl.col(component).is_in(list(values)))
+        elif events.schema[component] == pl.String:  # every named value (rows of other events hold "")
+            events = events.filter(pl.col(component).is_not_null() & (pl.col(component) != ""))
         components = stats.component_strength(records, events, component, values=values, by="bot")
     return RunAnalysis(
         path=path, manifest=manifest, records=records, events=events, delta=delta, players=players, bots=bots,

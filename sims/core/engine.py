@@ -214,7 +214,8 @@ class GameDefinition:
     describe: str = ""
     # The events column naming a player's choices and the values in it that are design
     # components (actions, specials, cards) for strength analysis; forced moves left out.
-    components: tuple[str, tuple[str, ...]] | None = None
+    # Values None: every non-empty value (content from the config, such as card names).
+    components: tuple[str, tuple[str, ...] | None] | None = None
     # Seats at the table for a player count: more than the players where the game seats an
     # opponent of its own (Vorex's solo weed); those seats play ``house_bot`` unless --bots names them.
     seats: Callable[[int], int] = lambda players: players
