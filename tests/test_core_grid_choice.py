@@ -118,3 +118,14 @@ def test_legal_set_hash_is_the_same_for_mask_and_list(legal):
     mask = np.zeros((1, 20), dtype=bool)
     mask[0, legal] = True
     assert int(legal_set_hash(mask)[0]) == legal_set_hash_of(legal)
+
+
+def test_best_per_game_takes_the_highest_key_then_the_next_then_the_first():
+    from sims.core.choice import best_per_game
+
+    games = np.array([0, 0, 0, 2, 2, 5])
+    value = np.array([1.0, 3.0, 3.0, 0.0, 0.0, -1.0])
+    noise = np.array([0.5, 0.1, 0.9, 0.2, 0.2, 0.0])
+    assert best_per_game(games, value, noise).tolist() == [2, 3, 5]
+    assert best_per_game(games, value).tolist() == [1, 3, 5]
+    assert best_per_game(np.zeros(0, dtype=np.int64), np.zeros(0)).tolist() == []

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sims.core.rng import mix64
+from sims.core.engine import ReferenceBot, ReferenceGame
+from sims.core.rng import mix64, uniforms
 
 NO_ACTION = -1
 
@@ -86,3 +87,53 @@ def top_per_group(group: np.ndarray, *keys: np.ndarray, k: int = 1) -> np.ndarra
         picks.append(np.where(valid, order[np.maximum(position, 0)], -1))
     chosen = np.stack(picks, axis=1).reshape(-1)
     return chosen[chosen >= 0]
+
+
+def best_per_game(games: np.ndarray, *keys: np.ndarray) -> np.ndarray:
+    """Index of each game's best item (highest first key, then the next ...); the first such item.
+
+    ``games`` must be sorted (items of a game together), as the reference bots
+    scan actions in ascending order and keep the first best one.
+    """
+    if games.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    new_game = np.empty(games.size, dtype=bool)
+    new_game[0] = True
+    np.not_equal(games[1:], games[:-1], out=new_game[1:])
+    starts = np.flatnonzero(new_game)
+    segment = np.cumsum(new_game) - 1
+    best = np.ones(games.size, dtype=bool)
+    for key in keys:
+        masked = np.where(best, key, -np.inf)
+        top = np.maximum.reduceat(masked, starts)
+        best &= masked == top[segment]
+    first = np.flatnonzero(best)
+    return first[np.r_[True, segment[first][1:] != segment[first][:-1]]]
+
+
+class ReferenceRandomBot(ReferenceBot):
+    """Uniform among a reference game's legal actions, as :func:`choose_uniform` with the batched random bots'
+    numbers: with ``n`` legal actions in ascending order and ``u = uniform_one(seed, f"bot/{seat}",
+    game.decisions)[0]``, legal action number ``min(floor(u * n), n - 1)``."""
+
+    BLOCK = 512  # decisions whose numbers are drawn in one call (the same numbers, fewer numpy calls)
+
+    def __init__(self, seat: int, weights=None):
+        super().__init__(seat, weights)
+        self._seed: int | None = None
+        self._first = 0
+        self._numbers: list[float] = []
+
+    def act(self, game: ReferenceGame, seed: int) -> int:
+        legal = game.legal_actions()
+        u = self.number(seed, game.decisions)
+        return legal[min(int(u * len(legal)), len(legal) - 1)]
+
+    def number(self, seed: int, decision: int) -> float:
+        """``uniform_one(seed, f"bot/{seat}", decision)[0]``, drawn for a block of decisions at a time."""
+        if self._seed != seed or not self._first <= decision < self._first + len(self._numbers):
+            self._seed, self._first = seed, decision
+            counters = np.arange(decision, decision + self.BLOCK, dtype=np.int64)
+            seeds = np.full(self.BLOCK, seed, dtype=np.uint64)
+            self._numbers = [float(u) for u in uniforms(seeds, f"bot/{self.seat}", counters)[:, 0]]
+        return self._numbers[decision - self._first]

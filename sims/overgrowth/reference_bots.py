@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Mapping, Sequence
 
+from sims.core.choice import ReferenceRandomBot  # noqa: F401 (the game's random bot)
 from sims.core.engine import ReferenceBot
 from sims.core.grid import KING, ORTHOGONAL
 from sims.core.rng import uniform_one
@@ -66,15 +67,6 @@ def connection_distance(config: OvergrowthConfig, board: Sequence[int], seat: in
                 else:
                     frontier.append(nxt)
     return min(distance[c] for c in config.shaded[1])
-
-
-class ReferenceRandomBot(ReferenceBot):
-    """Uniform among the legal actions: legal action number ``floor(u * n)``."""
-
-    def act(self, game: OvergrowthGame, seed: int) -> int:
-        legal = game.legal_actions()
-        u = uniform_one(seed, f"bot/{self.seat}", game.decisions)[0]
-        return legal[min(int(u * len(legal)), len(legal) - 1)]
 
 
 class ReferenceGreedyBot(ReferenceBot):

@@ -1,0 +1,211 @@
+"""Reforest bots, batched: random, greedy (one ply to the end of the turn) and planner (greedy rollouts).
+
+The greedy evaluation of a position for a seat (``w`` the bot's weights)::
+
+    eval(seat) = w.points * score + w.hand_card * hand + w.energy * energy
+                 + w.visitor_goal * goals - w.elevation * lack
+
+``score`` the seat's score if the game ended now, ``hand`` its cards in hand,
+``energy`` its stored energy cards, ``goals`` the visitors now contested
+(carried ones and this round's) whose goal the seat leads alone
+(solitaire: whose threshold of this round it meets), ``lack`` over the rows
+the plants the smaller stacks lack to match the row's largest stack. The
+seat to move adds ``w.hand_card * 0.05 * (the sum of the values of the cards
+it holds)``, so it pays and discards its least valuable cards first.
+
+An action is valued by applying it to a copy and finishing the turn with the
+lowest-numbered legal action at every further decision of the seat (pay from
+hand in species order, take from the lowest nursery slot, use effects, ...),
+then ``eval(me) - max over opponents eval(opponent)``. Everything it reads
+is public or the mover's own (hands are read as counts; drawn cards only
+change counts), so the value never depends on the deck order. The highest
+value wins; equal values go to the highest noise
+``uniforms_at(seed, "bot/<seat>", decisions, action)``. A decision with one
+legal action takes it without evaluating.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from sims.core.choice import best_per_game, choose_uniform, top_per_group
+from sims.core.engine import BatchedBot
+from sims.core.rng import uniforms, uniforms_at
+from sims.reforest.config import ROUNDS, ROW_SPACES
+from sims.reforest.rules import ReforestEngine, ReforestState, take_rows
+
+HAND_VALUE_SHARE = 0.05  # the weight of the mover's held card values, as a share of hand_card
+DEFAULT_WEIGHTS = {"points": 1.0, "hand_card": 0.6, "energy": 0.3, "visitor_goal": 2.0, "elevation": 0.5}
+
+
+class RandomBot(BatchedBot):
+    """Uniform among legal actions: ``u = uniforms(seed, "bot/<seat>", decisions)[0]``, legal action
+    number ``min(floor(u * n), n - 1)`` in ascending order."""
+
+    engine: ReforestEngine
+
+    def act(self, state: ReforestState, active: np.ndarray) -> np.ndarray:
+        chosen = np.full(state.size, -1, dtype=np.int64)
+        rows = np.nonzero(active & ~state.done)[0]
+        if rows.size:
+            mask = self.engine.legal_mask_rows(state, rows)
+            u = uniforms(state.seeds[rows], f"bot/{self.seat}", state.decisions[rows])[:, 0]
+            chosen[rows] = choose_uniform(mask, u)
+        return chosen
+
+
+def finish_turn(engine: ReforestEngine, branch: ReforestState, start_turn: np.ndarray) -> None:
+    """Play the lowest-numbered legal action until each game's turn ``start_turn`` is over."""
+    while True:
+        rows = np.nonzero(~branch.done & (branch.turn == start_turn))[0]
+        if rows.size == 0:
+            return
+        actions = np.full(branch.size, -1, dtype=np.int64)
+        actions[rows] = np.argmax(engine.legal_mask_rows(branch, rows), axis=1)
+        engine.step(branch, actions)
+        branch.decisions[rows] += 1
+
+
+def evaluate(engine: ReforestEngine, state: ReforestState, me: np.ndarray, weights: Mapping[str, float]) -> np.ndarray:
+    """float64 ``[n]``: ``eval(me) - max over opponents eval(opponent)`` of each game (module docstring)."""
+    cfg = engine.config
+    score = sum(engine.score_parts(state).values())  # [n, P]
+    hand = state.hand.sum(axis=2, dtype=np.int64)
+    energy = state.stored.sum(axis=2, dtype=np.int64)
+    goals = visitor_goals(engine, state)
+    sizes = state.stack_size.astype(np.int64)
+    lack = sum(sizes[..., list(spaces)].max(axis=-1) - sizes[..., list(spaces)].min(axis=-1) for spaces in ROW_SPACES)
+    values = (weights["points"] * score + weights["hand_card"] * hand + weights["energy"] * energy
+              + weights["visitor_goal"] * goals - weights["elevation"] * lack)
+    index = np.arange(state.size)
+    held_value = (state.hand[index, me].astype(np.int64) * engine.value[None, : cfg.num_species]).sum(axis=1)
+    mine = values[index, me] + weights["hand_card"] * HAND_VALUE_SHARE * held_value
+    if engine.players == 1:
+        return mine
+    values[index, me] = -np.inf
+    return mine - values.max(axis=1)
+
+
+def visitor_goals(engine: ReforestEngine, state: ReforestState) -> np.ndarray:
+    """int64 ``[n, P]``: contested visitors each seat leads alone (solitaire: meets this round's threshold)."""
+    cfg = engine.config
+    size = state.size
+    contested = np.zeros((size, cfg.num_visitors), dtype=bool)
+    rows, slots = np.nonzero(state.carried >= 0)
+    contested[rows, state.carried[rows, slots].astype(np.int64)] = True
+    running = np.nonzero(state.rounds_ended < ROUNDS)[0]
+    current = state.round_visitors[running, state.rounds_ended[running].astype(np.int64)].astype(np.int64)
+    contested[running, current] = True
+    measures = engine.measures(state, solo=engine.solo)  # [n, P, V]
+    if engine.solo:
+        round_index = np.minimum(state.rounds_ended.astype(np.int64), ROUNDS - 1)
+        threshold = np.asarray(cfg.solo_thresholds).T[round_index]  # [n, V]
+        leads = measures >= threshold[:, None, :]
+    else:
+        best = measures.max(axis=1, keepdims=True)
+        top = measures == best
+        leads = top & (top.sum(axis=1, keepdims=True) == 1)
+    return (leads & contested[:, None, :]).sum(axis=2).astype(np.int64)
+
+
+class GreedyBot(BatchedBot):
+    """One ply: every legal action applied to a copy, the turn finished, the position valued (module docstring)."""
+
+    engine: ReforestEngine
+
+    def __init__(self, engine: ReforestEngine, seat: int, weights: Mapping[str, float] | None = None,
+                 stream: str | None = None):
+        super().__init__(engine, seat, weights)
+        for name, value in DEFAULT_WEIGHTS.items():
+            self.weights.setdefault(name, value)
+        self.stream = stream or f"bot/{seat}"
+
+    def scored_actions(self, state: ReforestState, rows: np.ndarray):
+        """``games, actions, value, noise, branch`` over the legal actions of games ``rows`` (by game)."""
+        engine = self.engine
+        games, actions = engine.legal_pairs(state, rows)
+        branch = take_rows(state, games)
+        start_turn = branch.turn.copy()
+        me = branch.to_move.astype(np.int64)
+        engine.step(branch, actions)
+        branch.decisions += 1
+        finish_turn(engine, branch, start_turn)
+        value = evaluate(engine, branch, me, self.weights)
+        noise = uniforms_at(state.seeds[games], self.stream, state.decisions[games], actions)
+        return games, actions, value, noise, branch
+
+    def act(self, state: ReforestState, active: np.ndarray) -> np.ndarray:
+        chosen = np.full(state.size, -1, dtype=np.int64)
+        rows = np.nonzero(active & ~state.done)[0]
+        if rows.size == 0:
+            return chosen
+        mask = self.engine.legal_mask_rows(state, rows)
+        single = mask.sum(axis=1) == 1
+        chosen[rows[single]] = np.argmax(mask[single], axis=1)
+        rows = rows[~single]
+        if rows.size:
+            games, actions, value, noise, _ = self.scored_actions(state, rows)
+            best = best_per_game(games, value, noise)
+            chosen[games[best]] = actions[best]
+        return chosen
+
+
+class PlannerBot(GreedyBot):
+    """Rollouts: the best ``candidates`` greedy actions, each played on by greedy bots for ``depth`` turns.
+
+    A candidate's copy (already at the end of its turn) gets its deck
+    reshuffled with the planner's own stream (``plan/<seat>/deck``), so the
+    rollout never reads the real deck order; then every seat plays greedy
+    with stream ``plan/<my seat>/<seat>`` for ``depth`` more turns. A
+    candidate is worth the greedy evaluation for me at the rollout's end (a
+    finished game: the result first); ties go to the greedy value, then the noise.
+    """
+
+    def act(self, state: ReforestState, active: np.ndarray) -> np.ndarray:
+        engine = self.engine
+        chosen = np.full(state.size, -1, dtype=np.int64)
+        rows = np.nonzero(active & ~state.done)[0]
+        if rows.size == 0:
+            return chosen
+        mask = engine.legal_mask_rows(state, rows)
+        single = mask.sum(axis=1) == 1
+        chosen[rows[single]] = np.argmax(mask[single], axis=1)
+        rows = rows[~single]
+        if rows.size == 0:
+            return chosen
+        games, actions, value, noise, branch = self.scored_actions(state, rows)
+        keep = np.sort(top_per_group(games, value, noise, k=int(self.weights.get("candidates", 6))))
+        games, actions, value, noise = games[keep], actions[keep], value[keep], noise[keep]
+        branch = take_rows(branch, keep)
+        self._reshuffle_deck(branch)
+        me = state.to_move[games].astype(np.int64)
+        stop_turn = branch.turn + int(self.weights.get("depth", 2))
+        rollout = [GreedyBot(engine, seat, self.weights, stream=f"plan/{self.seat}/{seat}")
+                   for seat in range(engine.players)]
+        while True:
+            live = ~branch.done & (branch.turn < stop_turn)
+            if not live.any():
+                break
+            replies = np.full(branch.size, -1, dtype=np.int64)
+            for seat in np.unique(branch.to_move[live]):
+                movers = live & (branch.to_move == seat)
+                replies[movers] = rollout[int(seat)].act(branch, movers)[movers]
+            engine.step(branch, np.where(live, replies, -1))
+            branch.decisions[live] += 1
+        worth = evaluate(engine, branch, me, self.weights)
+        if engine.players > 1:
+            worth = worth + np.where(branch.done, np.sign(worth) * 1e6, 0.0)
+        best = best_per_game(games, worth, value, noise)
+        chosen[games[best]] = actions[best]
+        return chosen
+
+    def _reshuffle_deck(self, branch: ReforestState) -> None:
+        cap = branch.deck.shape[1]
+        keys = uniforms(branch.seeds, f"plan/{self.seat}/deck", branch.decisions, cap)
+        position = np.arange(cap)[None, :]
+        left = (position >= branch.deck_top[:, None]) & (position < branch.deck_end[:, None])
+        order = np.argsort(np.where(left, keys, np.where(position < branch.deck_top[:, None], -1.0, 2.0)),
+                           axis=1, kind="stable")
+        branch.deck = np.take_along_axis(branch.deck, order, axis=1)

@@ -1,0 +1,931 @@
+"""Reforest, batched: N games as numpy arrays with a leading game axis.
+
+The rules are those of the docstring of :mod:`sims.reforest.config`, word
+for word; this module only says how they are laid out in arrays.
+
+State layout (``B`` games, ``P`` seats, ``S`` species, 6 spaces, ``D`` the
+most plants a stack can hold, ``N`` nursery slots)::
+
+    hand[B, P, S]          cards held, a count per species
+    stack[B, P, 6, D]      plants of each space, bottom to top (-1 above the top)
+    stack_size[B, P, 6]    plants in each stack (the canopy is stack[..., size - 1])
+    energy[B, P, 6, S]     stored energy, a count per species and space
+    deck[B, C]             species in deck order; cards deck_top .. deck_end - 1 are left, top first
+    nursery[B, N]          species per slot, -1 when empty
+
+A decision changes one game's position through a handler per action block;
+what follows automatically (placing, the effect queue, the end of the turn)
+runs in :meth:`ReforestEngine._settle` until every game waits on a decision.
+Every card taken from the deck goes through :meth:`ReforestEngine._take_top`
+and then :meth:`ReforestEngine._check_round_end`, so a round ends the moment a
+take empties the deck (the card taken is already where it was going: in the
+hand, the nursery, the discard pile or under a stack).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sims.core.engine import BatchedEngine, BatchedState, GameResults, Trace
+from sims.core.rng import random_bits, shuffle_order
+from sims.reforest.config import (
+    EFFECT_KINDS,
+    END_REASONS,
+    EVENT_KINDS,
+    GAME_COLUMNS,
+    MEASURES,
+    PHASES,
+    ROUNDS,
+    ROW_SPACES,
+    ROWS,
+    SEAT_COLUMNS,
+    SPACE_ROW,
+    SPACES,
+    ReforestConfig,
+)
+
+MAIN, PAY, GATHER, SOLO_DISCARD, EFFECT, DRAW, HAND_LIMIT = range(len(PHASES))
+(B_GATHER, B_PLAY, B_PAY_HAND, B_PAY_ENERGY, B_TAKE, B_STOP, B_USE, B_DECLINE, B_DISCARD,
+ B_SOLO_DISCARD) = range(10)
+COMPLETE, STALL = END_REASONS.index("complete"), END_REASONS.index("stall")
+EVENT = {name: index for index, name in enumerate(EVENT_KINDS)}
+STAT = {name: index for index, name in enumerate(SEAT_COLUMNS)}
+KIND = {name: index for index, name in enumerate(EFFECT_KINDS)}
+
+# What runs automatically after a decision, per game (0: the game waits on a decision).
+DECIDE, PLACE, QUEUE, FINISH_GATHER, AFTER_GATHER, END_TURN = range(6)
+QUEUE_SLOTS = 1 + SPACES + 1  # the covered plant, a reaction per space, the played plant
+
+
+@dataclass
+class ReforestState(BatchedState):
+    hand: np.ndarray  # int16 [B, P, S]
+    stack: np.ndarray  # int16 [B, P, 6, D]
+    stack_size: np.ndarray  # int8 [B, P, 6]
+    energy: np.ndarray  # int16 [B, P, 6, S]
+    canopy: np.ndarray  # int16 [B, P, 6]: the top plant of each space, -1 if empty (kept with stack)
+    traits: np.ndarray  # int16 [B, P, T]: plants with each trait in the region (kept with stack)
+    stored: np.ndarray  # int16 [B, P, 6]: energy cards per space (kept with energy)
+    deck: np.ndarray  # int16 [B, C]
+    deck_top: np.ndarray  # int32 [B]
+    deck_end: np.ndarray  # int32 [B]
+    nursery: np.ndarray  # int16 [B, N]
+    discard: np.ndarray  # int16 [B, S]
+    tucked: np.ndarray  # int16 [B, 2, S]
+    kept: np.ndarray  # int16 [B, S]: the cards of the game (for the conservation check and solo target)
+    round_visitors: np.ndarray  # int8 [B, 3]
+    carried: np.ndarray  # int8 [B, V]: tied visitors carried to the next round, in order (-1 after)
+    won: np.ndarray  # int8 [B, P, V]: visitors of each seat in award order (-1 after)
+    won_count: np.ndarray  # int8 [B, P]
+    rounds_ended: np.ndarray  # int8 [B]
+    resets: np.ndarray  # int16 [B]
+    round3_turn: np.ndarray  # int32 [B]: state.turn when round 3 ended, -1 before
+    unawarded: np.ndarray  # int16 [B]
+    phase: np.ndarray  # int8 [B]
+    play_species: np.ndarray  # int16 [B]: the plant being played (-1 none)
+    play_space: np.ndarray  # int8 [B]
+    owed: np.ndarray  # int16 [B]: cards still to pay
+    picks_left: np.ndarray  # int16 [B]: gather or draw picks left
+    queue_species: np.ndarray  # int16 [B, Q]: the plant whose effect is queued
+    queue_space: np.ndarray  # int8 [B, Q]: its space (where stores go)
+    queue_len: np.ndarray  # int8 [B]
+    queue_pos: np.ndarray  # int8 [B]: the entry being resolved
+    stats: np.ndarray  # int32 [B, P, len(SEAT_COLUMNS)]
+    event_log: list = field(default_factory=list)  # dicts of flat arrays, in the order they happened
+    logging: bool = True  # bots' branches keep no log
+    steps: int = 0
+
+
+class ReforestEngine(BatchedEngine):
+    """The batched Reforest engine for one player count."""
+
+    end_reasons = END_REASONS
+
+    def __init__(self, config: ReforestConfig, players: int):
+        self.config = config
+        self.players = players
+        self.num_actions = config.num_actions
+        self.solo = players == 1
+        s = config.num_species
+        self.depth = config.max_stack_plants
+        self.cap = config.deck_size(players)
+        self.low_row = np.array([row == 0 for row in SPACE_ROW])
+        self.adjacent = np.asarray(config.adjacent)
+        self.payment = np.asarray(config.payment_spaces).astype(np.int16)
+        self.row_of_space = np.array(SPACE_ROW, dtype=np.int64)
+        # species tables, with one extra entry at index -1 meaning "no plant"
+        pad = lambda table, fill=0: np.r_[np.asarray(table), fill]  # noqa: E731
+        self.cost = pad(config.cost).astype(np.int16)
+        self.value = pad(config.value).astype(np.int64)
+        self.height = pad(config.height, -1.0)
+        self.sun = pad(config.sun, False).astype(bool)
+        self.kind = pad(config.effect_kind).astype(np.int64)
+        self.effect_n = pad(config.effect_n).astype(np.int64)
+        self.effect_k = pad(config.effect_k).astype(np.int64)
+        self.effect_trait = np.maximum(pad(config.effect_trait, 0), 0).astype(np.int64)
+        self.effect_row = np.maximum(pad(config.effect_row, 0), 0).astype(np.int64)
+        self.has_trait = np.r_[np.asarray(config.has_trait), np.zeros((1, config.num_traits), bool)]
+        self.allowed = np.asarray(config.allowed_spaces)
+        self.rank = np.r_[np.asarray(config.height_rank), 10_000].astype(np.int16)  # empty: above every plant
+        self.adjacent_i16 = self.adjacent.astype(np.int16)
+        self.payment_t = self.payment.T.astype(np.int64)
+        kind = self.kind
+        self.is_draw = np.isin(kind, [KIND[k] for k in ("on_play_draw", "react_play_trait_draw",
+                                                         "after_gather_draw", "on_covered_draw")])
+        self.hand_limit_raise = np.where(kind == KIND["passive_hand_limit"], self.effect_n, 0)
+        # passive discounts: [species + 1, T] discount per trait of the played plant
+        self.passive = np.zeros((s + 1, config.num_traits), dtype=np.int64)
+        self.has_trait_t = self.has_trait[:s].T.astype(np.int64)
+        for sp in np.nonzero(kind == KIND["passive_discount_trait"])[0]:
+            self.passive[sp, self.effect_trait[sp]] = self.effect_n[sp]
+        when = kind[:s] == KIND["on_play_discount_per_trait"]
+        self.when_n = np.where(when, self.effect_n[:s], 0)
+        self.when_trait = self.effect_trait[:s]
+        self.when_self = self.has_trait[np.arange(s), self.when_trait].astype(np.int64)
+        # reactions: [species + 1 (reacting plant), S (played)] True if the played plant triggers it
+        react = np.isin(kind, [KIND["react_play_trait_draw"], KIND["react_play_trait_store"]])
+        self.reacts = react[:, None] & self.has_trait[:s][:, self.effect_trait].T
+        self.covered_effect = np.isin(kind, [KIND["on_covered_draw"], KIND["on_covered_store"]])
+        self.played_effect = np.isin(kind, [KIND["on_play_draw"], KIND["on_play_store"]])
+        self.after_gather = np.isin(kind, [KIND["after_gather_draw"], KIND["after_gather_store"]])
+        # actions: block and field of every action number
+        self.block_of = np.zeros(config.num_actions, dtype=np.int64)
+        self.field_of = np.zeros(config.num_actions, dtype=np.int64)
+        for index, (name, size) in enumerate(config.block_sizes.items()):
+            start = config.offsets[name]
+            self.block_of[start:start + size] = index
+            self.field_of[start:start + size] = np.arange(size)
+        self.visitor_points = np.asarray(config.visitor_points).astype(np.int64)
+
+    # --- setup ------------------------------------------------------------------------
+
+    def init(self, seeds: np.ndarray) -> ReforestState:
+        cfg, players = self.config, self.players
+        seeds = np.asarray(seeds, dtype=np.uint64)
+        size, s, n, hand = len(seeds), cfg.num_species, cfg.nursery_size, cfg.hand_start
+        kept = np.asarray(cfg.card_species)[shuffle_order(seeds, "deck", 0, cfg.total_cards)[:, : self.cap]]
+        kept = kept.astype(np.int16)
+        species = np.arange(s, dtype=np.int16)
+        counts = lambda cards: (cards[..., None] == species).sum(axis=-2).astype(np.int16)  # noqa: E731
+        hands = np.stack([counts(kept[:, p * hand:(p + 1) * hand]) for p in range(players)], axis=1)
+        start = players * hand
+        nursery = kept[:, start:start + n].copy()
+        start += n
+        tucked_n = cfg.tucked(players)
+        tucked = np.stack([counts(kept[:, start + i * tucked_n:start + (i + 1) * tucked_n]) for i in range(2)], 1)
+        start += 2 * tucked_n
+        visitors = shuffle_order(seeds, "visitors", 0, cfg.num_visitors).astype(np.int8)
+        v = cfg.num_visitors
+        queue = np.full((size, QUEUE_SLOTS), -1, dtype=np.int16)
+        return ReforestState(
+            seeds=seeds,
+            done=np.zeros(size, dtype=bool),
+            to_move=np.zeros(size, dtype=np.int8),
+            turn=np.zeros(size, dtype=np.int32),
+            end=np.zeros(size, dtype=np.int8),
+            decisions=np.zeros(size, dtype=np.int32),
+            hand=hands,
+            stack=np.full((size, players, SPACES, self.depth), -1, dtype=np.int16),
+            stack_size=np.zeros((size, players, SPACES), dtype=np.int8),
+            energy=np.zeros((size, players, SPACES, s), dtype=np.int16),
+            canopy=np.full((size, players, SPACES), -1, dtype=np.int16),
+            traits=np.zeros((size, players, cfg.num_traits), dtype=np.int16),
+            stored=np.zeros((size, players, SPACES), dtype=np.int16),
+            deck=kept.copy(),
+            deck_top=np.full(size, start, dtype=np.int32),
+            deck_end=np.full(size, self.cap, dtype=np.int32),
+            nursery=nursery,
+            discard=np.zeros((size, s), dtype=np.int16),
+            tucked=tucked,
+            kept=counts(kept),
+            round_visitors=visitors[:, :ROUNDS].copy(),
+            carried=np.full((size, v), -1, dtype=np.int8),
+            won=np.full((size, players, v), -1, dtype=np.int8),
+            won_count=np.zeros((size, players), dtype=np.int8),
+            rounds_ended=np.zeros(size, dtype=np.int8),
+            resets=np.zeros(size, dtype=np.int16),
+            round3_turn=np.full(size, -1, dtype=np.int32),
+            unawarded=np.zeros(size, dtype=np.int16),
+            phase=np.zeros(size, dtype=np.int8),
+            play_species=np.full(size, -1, dtype=np.int16),
+            play_space=np.full(size, -1, dtype=np.int8),
+            owed=np.zeros(size, dtype=np.int16),
+            picks_left=np.zeros(size, dtype=np.int16),
+            queue_species=queue,
+            queue_space=queue.astype(np.int8),
+            queue_len=np.zeros(size, dtype=np.int8),
+            queue_pos=np.zeros(size, dtype=np.int8),
+            stats=np.zeros((size, players, len(SEAT_COLUMNS)), dtype=np.int32),
+        )
+
+    # --- reading a region -------------------------------------------------------------
+
+    def canopy(self, stack: np.ndarray, stack_size: np.ndarray) -> np.ndarray:
+        """The top plant of each space (-1 if empty), for stacks ``[..., 6, D]`` and sizes ``[..., 6]``."""
+        top = np.maximum(stack_size.astype(np.int64) - 1, 0)[..., None]
+        return np.where(stack_size > 0, np.take_along_axis(stack, top, axis=-1)[..., 0], -1)
+
+    def trait_counts(self, stack: np.ndarray) -> np.ndarray:
+        """Plants with each trait ``[..., T]`` of regions ``[..., 6, D]``."""
+        return self.has_trait[stack].sum(axis=(-3, -2), dtype=np.int64)
+
+    def hand_limits(self, canopy: np.ndarray) -> np.ndarray:
+        return self.config.hand_limit + self.hand_limit_raise[canopy].sum(axis=-1)
+
+    # --- legal actions ----------------------------------------------------------------
+
+    def play_terms(self, state: ReforestState, rows: np.ndarray, me: np.ndarray):
+        """What decides the plays of seat ``me`` in games ``rows``.
+
+        ``base[R, S]`` (printed cost minus passive and when-played discounts),
+        ``succession[R, 6]`` (the canopy plant's cost), ``budget[R, 6]`` (cards
+        in hand - 1 + energy of the payment spaces), ``grow[R, 6]`` (an empty
+        space a plant may grow on), ``canopy[R, 6]``. The effective cost of
+        (s, x) is ``max(0, base[s] - succession[x])``.
+        """
+        s = self.config.num_species
+        size = state.stack_size[rows, me]
+        canopy = state.canopy[rows, me].astype(np.int64)
+        nonempty = size > 0
+        occupied = nonempty.astype(np.int16)
+        region_empty = occupied.sum(axis=1) == 0
+        next_to_plant = (occupied @ self.adjacent_i16) > 0
+        grow = np.where(region_empty[:, None], self.low_row[None], ~nonempty & next_to_plant)
+        traits = state.traits[rows, me].astype(np.int64)
+        passive = self.passive[canopy].sum(axis=1) @ self.has_trait_t  # [R, S]
+        when = self.when_n * (traits[:, self.when_trait] + self.when_self)
+        base = self.cost[:s].astype(np.int64)[None, :] - passive - when
+        budget = (state.hand[rows, me].sum(axis=1, dtype=np.int64)[:, None] - 1
+                  + state.stored[rows, me].astype(np.int64) @ self.payment_t)
+        return base, self.cost[canopy].astype(np.int64), budget, grow, canopy
+
+    def play_legal(self, state: ReforestState, rows: np.ndarray, me: np.ndarray) -> np.ndarray:
+        """bool ``[R, S, 6]``: the legal plays of seat ``me`` in games ``rows``."""
+        base, succession, budget, grow, canopy = self.play_terms(state, rows, me)
+        s = self.config.num_species
+        held = state.hand[rows, me] > 0
+        # cover: a strictly taller plant on a non-empty space (the empty-space rank is above every species)
+        cover = self.rank[:s][None, :, None] > self.rank[canopy][:, None, :]
+        place = (grow[:, None, :] | cover) & self.allowed[None]
+        # max(0, base - succession) <= budget, and budget >= 0 whenever a card is held
+        affordable = base[:, :, None] <= (budget + succession)[:, None, :]
+        return held[:, :, None] & place & affordable
+
+    def legal_mask(self, state: ReforestState) -> np.ndarray:
+        return self.legal_mask_rows(state, np.arange(state.size))
+
+    def legal_pairs(self, state: ReforestState, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Flat ``(game, action)`` arrays of every legal action of games ``rows``, by game, actions ascending."""
+        rr, actions = np.nonzero(self.legal_mask_rows(state, rows))
+        return rows[rr], actions
+
+    def legal_mask_rows(self, state: ReforestState, rows: np.ndarray) -> np.ndarray:
+        """bool ``[R, A]``: the legal mask of games ``rows`` only (all False for finished games)."""
+        mask = np.zeros((rows.size, self.num_actions), dtype=bool)
+        offsets, cfg = self.config.offsets, self.config
+        s = cfg.num_species
+        phase = np.where(state.done[rows], -1, state.phase[rows])
+        at = np.nonzero(phase == MAIN)[0]
+        if at.size:
+            g = rows[at]
+            mask[at, offsets["gather"]] = True
+            legal = self.play_legal(state, g, state.to_move[g].astype(np.int64))
+            mask[at, offsets["play"]:offsets["play"] + s * SPACES] = legal.reshape(at.size, -1)
+        at = np.nonzero(phase == PAY)[0]
+        if at.size:
+            g = rows[at]
+            me = state.to_move[g].astype(np.int64)
+            mask[at, offsets["pay_hand"]:offsets["pay_hand"] + s] = state.hand[g, me] > 0
+            energy = state.stored[g, me] > 0
+            mask[at, offsets["pay_energy"]:offsets["pay_energy"] + SPACES] = (
+                energy & (self.payment[state.play_space[g].astype(np.int64)] > 0))
+        at = np.nonzero((phase == GATHER) | (phase == DRAW) | (phase == SOLO_DISCARD))[0]
+        if at.size:
+            g = rows[at]
+            sources = np.concatenate([state.nursery[g] >= 0, (state.deck_end[g] > state.deck_top[g])[:, None]], axis=1)
+            base = np.where(phase[at] == SOLO_DISCARD, offsets["solo_discard"], offsets["take"])
+            rr, cc = np.nonzero(sources)
+            mask[at[rr], base[rr] + cc] = True
+            mask[at[phase[at] == GATHER], offsets["stop"]] = True
+        at = np.nonzero(phase == EFFECT)[0]
+        mask[at, offsets["use"]] = True
+        mask[at, offsets["decline"]] = True
+        at = np.nonzero(phase == HAND_LIMIT)[0]
+        if at.size:
+            g = rows[at]
+            mask[at, offsets["discard"]:offsets["discard"] + s] = state.hand[g, state.to_move[g].astype(np.int64)] > 0
+        return mask
+
+    # --- stepping ---------------------------------------------------------------------
+
+    def step(self, state: ReforestState, actions: np.ndarray) -> None:
+        actions = np.asarray(actions, dtype=np.int64)
+        rows = np.nonzero(~state.done & (actions >= 0))[0]
+        state.steps += 1
+        if rows.size == 0:
+            return
+        actions = actions[rows]
+        block = self.block_of[actions]
+        fields = self.field_of[actions]
+        todo = np.zeros(rows.size, dtype=np.int64)
+        handlers = {
+            B_GATHER: self._gather, B_PLAY: self._play, B_PAY_HAND: self._pay_hand,
+            B_PAY_ENERGY: self._pay_energy, B_TAKE: self._take, B_STOP: self._stop, B_USE: self._use,
+            B_DECLINE: self._decline, B_DISCARD: self._discard, B_SOLO_DISCARD: self._solo_discard,
+        }
+        for code in np.unique(block):
+            chosen = block == code
+            todo[chosen] = handlers[int(code)](state, rows[chosen], fields[chosen])
+        self._settle(state, rows, todo)
+
+    def _gather(self, state, rows, fields):
+        self._stat(state, rows, "gathers")
+        state.phase[rows] = GATHER
+        state.picks_left[rows] = self.config.gather_cards
+        return np.full(rows.size, DECIDE)
+
+    def _play(self, state, rows, fields):
+        me = state.to_move[rows].astype(np.int64)
+        species, space = fields // SPACES, fields % SPACES
+        base, succession, _, _, _ = self.play_terms(state, rows, me)
+        index = np.arange(rows.size)
+        cost = np.maximum(base[index, species] - succession[index, space], 0)
+        state.hand[rows, me, species] -= 1
+        state.play_species[rows] = species
+        state.play_space[rows] = space
+        state.owed[rows] = cost
+        self._stat(state, rows, "cards_played")
+        self._stat(state, rows, "cost_paid", cost)
+        self._log(state, rows, "play", species=species, space=space, amount=cost, played=species)
+        paying = cost > 0
+        state.phase[rows[paying]] = PAY
+        return np.where(paying, DECIDE, PLACE)
+
+    def _pay_hand(self, state, rows, species):
+        me = state.to_move[rows].astype(np.int64)
+        state.hand[rows, me, species] -= 1
+        state.discard[rows, species] += 1
+        self._stat(state, rows, "paid_from_hand")
+        self._log(state, rows, "pay_hand", species=species)
+        return self._paid(state, rows)
+
+    def _pay_energy(self, state, rows, space):
+        me = state.to_move[rows].astype(np.int64)
+        card = np.argmax(state.energy[rows, me, space] > 0, axis=1)  # the lowest species id stored there
+        state.energy[rows, me, space, card] -= 1
+        state.stored[rows, me, space] -= 1
+        state.discard[rows, card] += 1
+        self._stat(state, rows, "paid_from_energy")
+        self._log(state, rows, "pay_energy", species=card, space=space)
+        return self._paid(state, rows)
+
+    def _paid(self, state, rows):
+        state.owed[rows] -= 1
+        return np.where(state.owed[rows] > 0, DECIDE, PLACE)
+
+    def _take(self, state, rows, source):
+        """A gather or draw pick: a nursery slot's card or the deck's top card into the hand."""
+        me = state.to_move[rows].astype(np.int64)
+        drawing = state.phase[rows] == DRAW
+        card = self._pick(state, rows, source)
+        state.hand[rows, me, card] += 1
+        self._stat(state, rows, "cards_drawn", drawing)
+        self._stat(state, rows, "cards_gathered", ~drawing)
+        kind = np.where(drawing, EVENT["draw"], EVENT["gather"])
+        self._log(state, rows, kind, species=card, source=source, amount=1)
+        self._check_round_end(state, rows[source == self.config.nursery_size])
+        state.picks_left[rows] -= 1
+        left = state.picks_left[rows] > 0
+        todo = np.where(drawing, QUEUE, FINISH_GATHER)
+        draw_more = drawing & left & self._any_card(state, rows)
+        gather_more = ~drawing & left
+        state.queue_pos[rows[drawing & ~draw_more]] += 1
+        state.picks_left[rows[drawing & ~draw_more]] = 0
+        return np.where(draw_more | gather_more, DECIDE, todo)
+
+    def _stop(self, state, rows, fields):
+        state.picks_left[rows] = 0
+        return np.full(rows.size, FINISH_GATHER)
+
+    def _solo_discard(self, state, rows, source):
+        card = self._pick(state, rows, source)
+        state.discard[rows, card] += 1
+        self._stat(state, rows, "solo_discards")
+        self._log(state, rows, "solo_discard", species=card, source=source, amount=1)
+        self._check_round_end(state, rows[source == self.config.nursery_size])
+        return np.full(rows.size, AFTER_GATHER)
+
+    def _use(self, state, rows, fields):
+        position = state.queue_pos[rows].astype(np.int64)
+        plant = state.queue_species[rows, position].astype(np.int64)
+        space = state.queue_space[rows, position].astype(np.int64)
+        self._stat(state, rows, "effects_used")
+        self._log(state, rows, "effect", species=plant, space=space, amount=1)
+        draws = self.is_draw[plant]
+        drawing = rows[draws]
+        state.picks_left[drawing] = self.effect_n[plant[draws]]
+        state.phase[drawing] = DRAW
+        storing = ~draws
+        self._store(state, rows[storing], space[storing], self.effect_n[plant[storing]])
+        state.queue_pos[rows[storing]] += 1
+        return np.where(draws, DECIDE, QUEUE)
+
+    def _decline(self, state, rows, fields):
+        position = state.queue_pos[rows].astype(np.int64)
+        self._stat(state, rows, "effects_declined")
+        self._log(state, rows, "effect", species=state.queue_species[rows, position],
+                  space=state.queue_space[rows, position], amount=0)
+        state.queue_pos[rows] += 1
+        return np.full(rows.size, QUEUE)
+
+    def _discard(self, state, rows, species):
+        me = state.to_move[rows].astype(np.int64)
+        state.hand[rows, me, species] -= 1
+        state.discard[rows, species] += 1
+        self._stat(state, rows, "hand_discards")
+        self._log(state, rows, "discard", species=species, amount=1)
+        return np.full(rows.size, END_TURN)
+
+    # --- what follows a decision ------------------------------------------------------
+
+    def _settle(self, state: ReforestState, rows: np.ndarray, todo: np.ndarray) -> None:
+        """Run placing, effect queues, gathers' ends and turns' ends until every game waits on a decision."""
+        stages = ((PLACE, self._place), (FINISH_GATHER, self._finish_gather), (AFTER_GATHER, self._after_gather),
+                  (QUEUE, self._next_effect), (END_TURN, self._end_turn))
+        while True:
+            busy = todo != DECIDE
+            if not busy.any():
+                return
+            rows, todo = rows[busy], todo[busy]
+            for code, handler in stages:
+                chosen = todo == code
+                if chosen.any():
+                    todo[chosen] = handler(state, rows[chosen])
+
+    def _place(self, state, rows):
+        """The plant goes on its space; the covered plant and the effect queue (covered, reactions, played)."""
+        me = state.to_move[rows].astype(np.int64)
+        species = state.play_species[rows].astype(np.int64)
+        space = state.play_space[rows].astype(np.int64)
+        size = state.stack_size[rows, me, space].astype(np.int64)
+        canopies = state.canopy[rows, me].astype(np.int64)  # before placing
+        covered = canopies[np.arange(rows.size), space]
+        has_cover = covered >= 0
+        to_energy = has_cover & self.sun[covered]
+        # a sun plant leaves the stack and becomes energy; the new plant takes its place
+        level = np.where(to_energy, size - 1, size)
+        lost = rows[to_energy], me[to_energy]
+        state.energy[lost + (space[to_energy], covered[to_energy])] += 1
+        state.stored[lost + (space[to_energy],)] += 1
+        state.traits[lost] -= self.has_trait[covered[to_energy]]
+        state.stack[rows, me, space, level] = species
+        state.stack_size[rows, me, space] = level + 1
+        state.canopy[rows, me, space] = species
+        state.traits[rows, me] += self.has_trait[species]
+        self._stat(state, rows, "plants_covered", has_cover)
+        self._stat(state, rows, "energy_from_cover", to_energy)
+        hit = rows[has_cover]
+        if hit.size:
+            self._log(state, hit, "cover", species=covered[has_cover], space=space[has_cover],
+                      amount=to_energy[has_cover].astype(np.int64))
+        entries = np.full((rows.size, QUEUE_SLOTS), -1, dtype=np.int64)
+        places = np.empty((rows.size, QUEUE_SLOTS), dtype=np.int64)
+        entries[:, 0] = np.where(self.covered_effect[covered], covered, -1)
+        places[:, 0] = space
+        reacting = self.reacts[canopies, species[:, None]] & (np.arange(SPACES)[None] != space[:, None])
+        entries[:, 1:1 + SPACES] = np.where(reacting, canopies, -1)
+        places[:, 1:1 + SPACES] = np.arange(SPACES)
+        entries[:, -1] = np.where(self.played_effect[species], species, -1)
+        places[:, -1] = space
+        self._set_queue(state, rows, entries, places)
+        state.play_species[rows] = -1
+        state.play_space[rows] = -1
+        state.phase[rows] = MAIN
+        return np.full(rows.size, QUEUE)
+
+    def _set_queue(self, state, rows, entries, places):
+        order = np.argsort(entries < 0, axis=1, kind="stable")
+        state.queue_species[rows] = np.take_along_axis(entries, order, axis=1)
+        state.queue_space[rows] = np.take_along_axis(places, order, axis=1)
+        state.queue_len[rows] = (entries >= 0).sum(axis=1)
+        state.queue_pos[rows] = 0
+
+    def _finish_gather(self, state, rows):
+        if not self.solo:
+            return np.full(rows.size, AFTER_GATHER)
+        discarding = self._any_card(state, rows)
+        state.phase[rows[discarding]] = SOLO_DISCARD
+        return np.where(discarding, DECIDE, AFTER_GATHER)
+
+    def _after_gather(self, state, rows):
+        me = state.to_move[rows].astype(np.int64)
+        canopies = state.canopy[rows, me].astype(np.int64)
+        entries = np.full((rows.size, QUEUE_SLOTS), -1, dtype=np.int64)
+        places = np.zeros((rows.size, QUEUE_SLOTS), dtype=np.int64)
+        entries[:, :SPACES] = np.where(self.after_gather[canopies], canopies, -1)
+        places[:, :SPACES] = np.arange(SPACES)
+        self._set_queue(state, rows, entries, places)
+        state.picks_left[rows] = 0
+        state.phase[rows] = MAIN
+        return np.full(rows.size, QUEUE)
+
+    def _next_effect(self, state, rows):
+        """Offer the next queued effect that can act; skip those that cannot; end the turn after the last."""
+        position = state.queue_pos[rows].astype(np.int64)
+        pending = position < state.queue_len[rows]
+        plant = state.queue_species[rows, np.minimum(position, QUEUE_SLOTS - 1)].astype(np.int64)
+        deck = state.deck_end[rows] > state.deck_top[rows]
+        can_act = pending & np.where(self.is_draw[plant], deck | (state.nursery[rows] >= 0).any(axis=1), deck)
+        state.phase[rows[can_act]] = EFFECT
+        state.phase[rows[~can_act]] = MAIN
+        skipped = pending & ~can_act
+        state.queue_pos[rows[skipped]] += 1
+        return np.where(can_act, DECIDE, np.where(skipped, QUEUE, END_TURN))
+
+    def _end_turn(self, state, rows):
+        """Hand-limit discards, then the refill, the turn count, the game-end check and the next seat."""
+        me = state.to_move[rows].astype(np.int64)
+        canopies = state.canopy[rows, me].astype(np.int64)
+        over = state.hand[rows, me].sum(axis=1, dtype=np.int64) > self.hand_limits(canopies)
+        state.phase[rows[over]] = HAND_LIMIT
+        state.queue_len[rows] = 0
+        state.queue_pos[rows] = 0
+        ending = rows[~over]
+        if ending.size:
+            self._refill(state, ending)
+            state.turn[ending] += 1
+            if self.solo:
+                finished = (state.rounds_ended[ending] == ROUNDS) & (state.turn[ending] >= state.round3_turn[ending] + 2)
+            else:
+                finished = (state.rounds_ended[ending] == ROUNDS) & ((state.to_move[ending] + 1) % self.players == 0)
+            state.done[ending[finished]] = True
+            state.end[ending[finished]] = COMPLETE
+            state.to_move[ending] = (state.to_move[ending] + 1) % self.players
+            state.phase[ending] = MAIN
+        return np.full(rows.size, DECIDE)
+
+    def _refill(self, state, rows):
+        """Each empty nursery slot, ascending, takes the deck's top card while the deck holds cards."""
+        for slot in range(self.config.nursery_size):
+            filling = rows[(state.nursery[rows, slot] < 0) & (state.deck_end[rows] > state.deck_top[rows])]
+            if filling.size:
+                state.nursery[filling, slot] = self._take_top(state, filling)
+                self._check_round_end(state, filling)
+
+    # --- cards ------------------------------------------------------------------------
+
+    def _any_card(self, state, rows):
+        return (state.deck_end[rows] > state.deck_top[rows]) | (state.nursery[rows] >= 0).any(axis=1)
+
+    def _take_top(self, state, rows):
+        """The deck's top card of games ``rows`` (each must hold one); the caller checks the round end."""
+        card = state.deck[rows, state.deck_top[rows]].astype(np.int64)
+        state.deck_top[rows] += 1
+        return card
+
+    def _pick(self, state, rows, source):
+        """Take the card of each game's source: a nursery slot (emptied) or the deck's top."""
+        card = np.empty(rows.size, dtype=np.int64)
+        from_deck = source == self.config.nursery_size
+        card[from_deck] = self._take_top(state, rows[from_deck])
+        slot_rows, slots = rows[~from_deck], source[~from_deck]
+        card[~from_deck] = state.nursery[slot_rows, slots]
+        state.nursery[slot_rows, slots] = -1
+        return card
+
+    def _store(self, state, rows, space, amount):
+        """``amount`` times, the deck's top card goes as energy under ``space`` (stops if the deck is empty)."""
+        me = state.to_move[rows].astype(np.int64)
+        for index in range(int(amount.max(initial=0))):
+            going = (amount > index) & (state.deck_end[rows] > state.deck_top[rows])
+            if not going.any():
+                break
+            r, m, x = rows[going], me[going], space[going]
+            card = self._take_top(state, r)
+            state.energy[r, m, x, card] += 1
+            state.stored[r, m, x] += 1
+            self._stat(state, r, "cards_stored")
+            self._log(state, r, "store", species=card, space=x, amount=1)
+            self._check_round_end(state, r)
+
+    # --- rounds -----------------------------------------------------------------------
+
+    def _check_round_end(self, state: ReforestState, rows: np.ndarray) -> None:
+        """End the round of every game in ``rows`` whose deck is empty while fewer than 3 rounds ended."""
+        while rows.size:
+            rows = rows[(state.deck_end[rows] <= state.deck_top[rows]) & (state.rounds_ended[rows] < ROUNDS)]
+            if rows.size == 0:
+                return
+            self._award(state, rows)
+            state.rounds_ended[rows] += 1
+            third = rows[state.rounds_ended[rows] == ROUNDS]
+            state.round3_turn[third] = state.turn[third]
+            self._log(state, rows, "round_end", amount=state.rounds_ended[rows].astype(np.int64))
+            self._reset_deck(state, rows)
+            self._refill(state, rows)  # a cascade ends the next round inside, as the rules say
+
+    def _award(self, state, rows):
+        """The carried visitors in order, then this round's: won by the single greatest measure (or earned)."""
+        round_index = state.rounds_ended[rows].astype(np.int64)
+        current = state.round_visitors[rows, round_index].astype(np.int64)
+        carried = state.carried[rows].astype(np.int64)
+        candidates = np.concatenate([carried, np.full((rows.size, 1), -1)], axis=1)
+        count = (carried >= 0).sum(axis=1)
+        candidates[np.arange(rows.size), count] = current
+        measures = self.measures(state, rows, solo=self.solo)  # [R, P, V]
+        new_carried = np.full(carried.shape, -1, dtype=np.int64)
+        carried_count = np.zeros(rows.size, dtype=np.int64)
+        last_round = round_index == ROUNDS - 1
+        index = np.arange(rows.size)
+        for k in range(candidates.shape[1]):
+            visitor = candidates[:, k]
+            live = visitor >= 0
+            if not live.any():
+                break
+            value = measures[index, :, np.maximum(visitor, 0)]  # [R, P]
+            if self.solo:
+                threshold = np.asarray(self.config.solo_thresholds)[np.maximum(visitor, 0), round_index]
+                winner = np.where(value[:, 0] >= threshold, 0, -1)
+                tie = np.zeros(rows.size, dtype=bool)
+            else:
+                best = value.max(axis=1)
+                leaders = value == best[:, None]
+                single = leaders.sum(axis=1) == 1
+                winner = np.where(single, np.argmax(leaders, axis=1), -1)
+                tie = ~single
+            wins = live & (winner >= 0)
+            w_rows, w_seat = rows[wins], winner[wins]
+            state.won[w_rows, w_seat, state.won_count[w_rows, w_seat].astype(np.int64)] = visitor[wins]
+            state.won_count[w_rows, w_seat] += 1
+            self._stat(state, w_rows, "visitors_won", seat=w_seat)
+            carry = live & tie & ~last_round
+            new_carried[index[carry], carried_count[carry]] = visitor[carry]
+            carried_count += carry
+            lost = live & ~wins & ~carry
+            state.unawarded[rows[lost]] += 1
+            if state.logging and live.any():
+                outcome = np.where(wins, 1, np.where(carry, 0, -1))
+                self._log(state, rows[live], "visitor", seat=winner[live], amount=outcome[live],
+                          visitor=visitor[live])
+        state.carried[rows] = new_carried
+
+    def _reset_deck(self, state, rows):
+        """Discard pile, nursery and the ended round's tucked cards, sorted, then shuffled into the deck."""
+        cap = self.cap
+        pool = state.discard[rows].astype(np.int64)
+        nursery = state.nursery[rows].astype(np.int64)
+        for slot in range(nursery.shape[1]):
+            held = nursery[:, slot] >= 0
+            pool[held, nursery[held, slot]] += 1
+        ended = state.rounds_ended[rows].astype(np.int64)  # already counts the round just ended
+        tucked = ended <= 2
+        pool[tucked] += state.tucked[rows[tucked], ended[tucked] - 1]
+        state.tucked[rows[tucked], ended[tucked] - 1] = 0
+        total = pool.sum(axis=1)
+        bounds = np.cumsum(pool, axis=1)
+        position = np.arange(cap)
+        ordered = (bounds[:, None, :] <= position[None, :, None]).sum(axis=2)  # [R, cap] species, ascending
+        state.resets[rows] += 1
+        bits = random_bits(state.seeds[rows], "deck", state.resets[rows].astype(np.int64), cap)
+        bits = np.where(position[None, :] < total[:, None], bits, np.uint64(np.iinfo(np.uint64).max))
+        perm = np.argsort(bits, axis=1, kind="stable")
+        deck = np.take_along_axis(ordered, perm, axis=1)
+        state.deck[rows] = np.where(position[None, :] < total[:, None], deck, -1)
+        state.deck_top[rows] = 0
+        state.deck_end[rows] = total
+        state.discard[rows] = 0
+        state.nursery[rows] = -1
+
+    # --- measures and scores ------------------------------------------------------------
+
+    def measures(self, state: ReforestState, rows: np.ndarray | None = None, solo: bool = False) -> np.ndarray:
+        """float64 ``[n, P, V]``: each visitor's goal measure (or solitaire goal) of each region."""
+        cfg = self.config
+        pick = (lambda a: a) if rows is None else (lambda a: a[rows])  # noqa: E731
+        stack, traits = pick(state.stack), pick(state.traits)
+        per_space = pick(state.stack_size).astype(np.int64)
+        energy_total = pick(state.stored).sum(axis=-1, dtype=np.int64)
+        in_rows = np.stack([per_space[..., list(spaces)].sum(axis=-1) for spaces in ROW_SPACES], axis=-1)
+        tallest = np.maximum(self.height[stack].max(axis=(-2, -1)), 0.0)
+        kinds = np.asarray(cfg.solo_measure if solo else cfg.goal_measure)
+        args = np.asarray(cfg.solo_arg if solo else cfg.goal_arg).astype(np.int64)
+        columns = []
+        for visitor in range(cfg.num_visitors):
+            kind, arg = MEASURES[kinds[visitor]], args[visitor]
+            if kind == "plants":
+                columns.append(per_space.sum(axis=-1))
+            elif kind == "trait":
+                columns.append(traits[..., arg])
+            elif kind == "row":
+                columns.append(in_rows[..., arg])
+            elif kind == "energy":
+                columns.append(energy_total)
+            else:
+                columns.append(tallest)
+        return np.stack(columns, axis=-1).astype(np.float64)
+
+    def score_parts(self, state: ReforestState) -> dict[str, np.ndarray]:
+        """The six ``points_*`` columns, int64 ``[B, P]``, on the position as it is."""
+        cfg = self.config
+        stack, size = state.stack, state.stack_size
+        plants = stack >= 0
+        canopy = state.canopy.astype(np.int64)
+        traits = state.traits.astype(np.int64)  # [B, P, T]
+        energy_total = state.stored.sum(axis=2, dtype=np.int64)
+        kind, n = self.kind[canopy], self.effect_n[canopy]
+        per_trait = np.take_along_axis(traits, self.effect_trait[canopy], axis=2)
+        sizes = size.astype(np.int64)
+        in_row = self.row_of_space[None, :] == self.effect_row[canopy][..., None]  # [B, P, 6 canopy, 6]
+        tall_enough = sizes[:, :, None, :] >= self.effect_k[canopy][..., None]
+        row_stacks = (in_row & tall_enough).sum(axis=3)
+        effects = np.where(kind == KIND["scoring_per_trait"], n * per_trait, 0)
+        effects += np.where(kind == KIND["scoring_per_energy"], n * energy_total[..., None], 0)
+        effects += np.where(kind == KIND["scoring_per_row_stack"], n * row_stacks, 0)
+        won = state.won.astype(np.int64)
+        visitors = np.where(won >= 0, self.visitor_points[np.maximum(won, 0)], 0).sum(axis=2)
+        smallest = np.stack([sizes[..., list(spaces)].min(axis=-1) for spaces in ROW_SPACES], axis=-1)
+        return {
+            "points_plants": np.where(plants, self.value[stack], 0).sum(axis=(2, 3)),
+            "points_effects": effects.sum(axis=2),
+            "points_energy": cfg.energy_points * energy_total,
+            "points_visitors": visitors,
+            "points_elevation": cfg.elevation_per_plant * smallest.sum(axis=2),
+            "points_hand": state.hand.sum(axis=2, dtype=np.int64) // cfg.hand_cards_per_point,
+        }
+
+    def solo_target(self, state: ReforestState) -> np.ndarray:
+        cfg = self.config
+        target = (state.kept.astype(np.int64) * self.value[:-1]).sum(axis=1)
+        if cfg.difficulty == "hard":
+            won = state.won[:, 0].astype(np.int64)
+            for r in range(ROUNDS):
+                visitor = state.round_visitors[:, r].astype(np.int64)
+                earned = (won == visitor[:, None]).any(axis=1)
+                target += np.where(earned, 0, self.visitor_points[visitor])
+        return target
+
+    # --- outcome ------------------------------------------------------------------------
+
+    def results(self, state: ReforestState) -> GameResults:
+        parts = self.score_parts(state)
+        score = sum(parts.values())
+        complete = state.end == COMPLETE
+        if self.solo:
+            target = self.solo_target(state)
+            rank = np.where(score[:, 0] > target, 1, 2)[:, None]
+            solo_target = target
+        else:
+            rank = 1 + (score[:, None, :] > score[:, :, None]).sum(axis=2)
+            solo_target = np.zeros(state.size, dtype=np.int64)
+        rank = np.where(complete[:, None], rank, 0).astype(np.int8)
+        columns = dict(parts)
+        for name in SEAT_COLUMNS:
+            if name in STAT:
+                columns.setdefault(name, state.stats[:, :, STAT[name]].astype(np.int64))
+        columns["plants"] = (state.stack >= 0).sum(axis=(2, 3)).astype(np.int64)
+        columns["energy"] = state.energy.sum(axis=(2, 3), dtype=np.int64)
+        columns["hand"] = state.hand.sum(axis=2, dtype=np.int64)
+        seat_columns = {name: columns[name] for name in SEAT_COLUMNS}
+        game_columns = {
+            "rounds_ended": state.rounds_ended.astype(np.int64),
+            "deck_resets": state.resets.astype(np.int64),
+            "visitors_unawarded": state.unawarded.astype(np.int64),
+            "solo_target": solo_target.astype(np.int64),
+        }
+        assert tuple(game_columns) == GAME_COLUMNS
+        return GameResults(score=score.astype(np.float64), rank=rank, end=state.end.copy(),
+                           turns=state.turn.copy(), seat_columns=seat_columns, game_columns=game_columns)
+
+    def invariants(self, state: ReforestState) -> dict[str, np.ndarray]:
+        s = self.config.num_species
+        species = np.arange(s)
+        position = np.arange(self.cap)
+        in_deck = (position[None, :] >= state.deck_top[:, None]) & (position[None, :] < state.deck_end[:, None])
+        deck = ((state.deck[:, :, None] == species) & in_deck[:, :, None]).sum(axis=1)
+        nursery = (state.nursery[:, :, None] == species).sum(axis=1)
+        region = (state.stack[..., None] == species).sum(axis=(1, 2, 3))
+        in_play = (state.play_species[:, None] == species)
+        held = (state.hand.sum(axis=1) + region + state.energy.sum(axis=(1, 2)) + deck + nursery
+                + state.discard + state.tucked.sum(axis=1) + in_play)
+        heights = self.height[state.stack]
+        rising = ((heights[..., 1:] > heights[..., :-1]) | (state.stack[..., 1:] < 0)).all(axis=(1, 2, 3))
+        sizes_ok = ((state.stack >= 0).sum(axis=3) == state.stack_size).all(axis=(1, 2))
+        kept_ok = ((self.canopy(state.stack, state.stack_size) == state.canopy).all(axis=(1, 2))
+                   & (self.trait_counts(state.stack) == state.traits).all(axis=(1, 2))
+                   & (state.energy.sum(axis=3) == state.stored).all(axis=(1, 2)))
+        decks = (state.deck_end > state.deck_top) | (state.rounds_ended >= ROUNDS) | state.done
+        placed = (state.won >= 0).sum(axis=(1, 2)) + (state.carried >= 0).sum(axis=1) + state.unawarded
+        upcoming = ROUNDS - state.rounds_ended
+        return {
+            "cards conserved, species by species": (held == state.kept).all(axis=1),
+            "no pile below zero": ((state.hand >= 0).all(axis=(1, 2)) & (state.energy >= 0).all(axis=(1, 2, 3))
+                                   & (state.discard >= 0).all(axis=1)),
+            "plants strictly taller up each stack": rising & sizes_ok,
+            "the deck holds a card before round 3 ends": decks,
+            "canopy, trait counts and energy counts agree with the stacks": kept_ok,
+            "every round-end visitor is won, carried, dropped or to come": placed + upcoming == ROUNDS,
+        }
+
+    # --- records ------------------------------------------------------------------------
+
+    def _stat(self, state, rows, name, amount=1, seat=None):
+        seat = state.to_move[rows].astype(np.int64) if seat is None else seat
+        np.add.at(state.stats, (rows, seat, STAT[name]), np.asarray(amount, dtype=np.int32))
+
+    def _log(self, state, rows, kind, seat=None, species=-1, space=-1, source=-1, amount=0, visitor=-1,
+             played=-1):
+        if not state.logging or rows.size == 0:
+            return
+        n = rows.size
+        full = lambda value: np.broadcast_to(np.asarray(value, dtype=np.int64), (n,)).copy()  # noqa: E731
+        state.event_log.append({
+            "game": rows.astype(np.int64),
+            "decision": state.decisions[rows].astype(np.int32),
+            "turn": state.turn[rows].astype(np.int32),
+            "seat": full(state.to_move[rows] if seat is None else seat),
+            "event": full(EVENT[kind] if isinstance(kind, str) else kind),
+            "species": full(species),
+            "played": full(played),
+            "space": full(space),
+            "source": full(source),
+            "amount": full(amount),
+            "visitor": full(visitor),
+        })
+
+    def events(self, state: ReforestState, trace: Trace) -> dict[str, np.ndarray] | None:
+        if not state.event_log:
+            return None
+        columns = {key: np.concatenate([entry[key] for entry in state.event_log]) for key in state.event_log[0]}
+        order = np.argsort(columns["game"], kind="stable")  # within a game, the order they happened
+        columns = {key: value[order] for key, value in columns.items()}
+        species = np.array(self.config.species_names + ("",), dtype=object)
+        visitors = np.array(self.config.visitor_names + ("",), dtype=object)
+        kinds = np.array(EVENT_KINDS, dtype=object)
+        return {
+            "game": columns["game"],
+            "decision": columns["decision"],
+            "turn": columns["turn"],
+            "seat": columns["seat"].astype(np.int8),
+            "event": kinds[columns["event"]],
+            "species": species[columns["species"]],
+            "played": species[columns["played"]],
+            "space": columns["space"].astype(np.int8),
+            "source": columns["source"].astype(np.int8),
+            "amount": columns["amount"].astype(np.int16),
+            "visitor": visitors[columns["visitor"]],
+        }
+
+    def snapshot(self, state: ReforestState, game: int) -> dict[str, Any]:
+        g = game
+        players = self.players
+        stack = state.stack[g]
+        won = state.won[g]
+        return {
+            "hands": [[int(c) for c in state.hand[g, p]] for p in range(players)],
+            "regions": [[[int(c) for c in stack[p, x] if c >= 0] for x in range(SPACES)] for p in range(players)],
+            "energy": [[[int(c) for c in state.energy[g, p, x]] for x in range(SPACES)] for p in range(players)],
+            "visitors_won": [[int(v) for v in won[p] if v >= 0] for p in range(players)],
+            "round_visitors": [int(v) for v in state.round_visitors[g]],
+            "carried": [int(v) for v in state.carried[g] if v >= 0],
+            "nursery": [int(c) for c in state.nursery[g]],
+            "deck": [int(c) for c in state.deck[g, int(state.deck_top[g]):int(state.deck_end[g])]],
+            "discard": [int(c) for c in state.discard[g]],
+            "tucked": [[int(c) for c in state.tucked[g, i]] for i in range(2)],
+            "rounds_ended": int(state.rounds_ended[g]),
+            "turn": int(state.turn[g]),
+            "to_move": int(state.to_move[g]),
+            "phase": PHASES[int(state.phase[g])],
+            "end": END_REASONS[int(state.end[g])],
+        }
+
+    def describe_action(self, action: int) -> str:
+        return describe_action(self.config, action)
+
+
+def describe_action(config: ReforestConfig, action: int) -> str:
+    """Words for an action number, e.g. ``play Douglas Fir on space 3 (middle row)``."""
+    block, fields = config.decode(int(action))
+    names = config.species_names
+    if block == "play":
+        species, space = fields
+        return f"play {names[species]} on space {space} ({ROWS[SPACE_ROW[space]]} row)"
+    if block in ("pay_hand", "discard"):
+        return f"{block.replace('_', ' ')} {names[fields[0]]}"
+    if block == "pay_energy":
+        return f"pay energy from space {fields[0]}"
+    if block in ("take", "solo_discard"):
+        where = "the deck" if fields[0] == config.nursery_size else f"nursery slot {fields[0]}"
+        return f"{block.replace('_', ' ')} from {where}"
+    return block
+
+
+def take_rows(state: ReforestState, rows: np.ndarray) -> ReforestState:
+    """Copies of games ``rows`` for reading or branching (no log)."""
+    from sims.core.engine import take_games
+
+    branch = take_games(state, rows)
+    branch.logging = False
+    return branch

@@ -1,0 +1,66 @@
+"""Reforest's bots: greedy beats random, and the reference bots choose exactly what the batched ones choose."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sims.core.play import play_batch, play_reference
+from sims.core.rng import game_seeds
+from sims.reforest import bots
+from sims.reforest import config as reforest
+from sims.reforest import reference_bots
+from sims.reforest.rules import ReforestEngine
+
+
+@pytest.fixture(scope="module")
+def cfg() -> reforest.ReforestConfig:
+    return reforest.load()
+
+
+def test_greedy_beats_random_with_seats_rotated(cfg):
+    engine = ReforestEngine(cfg, 2)
+    wins = games = 0
+    for greedy_seat in (0, 1):
+        lineup = [bots.GreedyBot(engine, s, cfg.weights("greedy")) if s == greedy_seat else bots.RandomBot(engine, s)
+                  for s in range(2)]
+        state, _ = play_batch(engine, lineup, game_seeds(greedy_seat, np.arange(60)), cfg.max_turns)
+        rank = engine.results(state).rank
+        wins += int((rank[:, greedy_seat] == 1).sum())
+        games += state.size
+    assert wins / games > 0.8
+
+
+def test_evaluation_reads_the_same_from_a_snapshot(cfg):
+    engine = ReforestEngine(cfg, 3)
+    state = engine.init(game_seeds(4, np.arange(6)))
+    lineup = [bots.RandomBot(engine, s) for s in range(3)]
+    for _ in range(120):  # a mid-game position
+        live = ~state.done
+        actions = np.full(state.size, -1)
+        for seat in range(3):
+            movers = live & (state.to_move == seat)
+            actions[movers] = lineup[seat].act(state, movers)[movers]
+        engine.step(state, actions)
+        state.decisions[live] += 1
+    weights = cfg.weights("greedy")
+    for me in range(3):
+        batched = bots.evaluate(engine, state, np.full(state.size, me), weights)
+        for game in range(state.size):
+            assert batched[game] == reference_bots.evaluate(cfg, engine.snapshot(state, game), me, weights)
+
+
+@pytest.mark.parametrize("players,kind", [(1, "greedy"), (2, "greedy"), (3, "random"), (4, "random")])
+def test_reference_bots_play_the_same_games(cfg, players, kind):
+    reference = pytest.importorskip("sims.reforest.reference")
+    engine = ReforestEngine(cfg, players)
+    batched_kind = {"greedy": bots.GreedyBot, "random": bots.RandomBot}[kind]
+    reference_kind = {"greedy": reference_bots.ReferenceGreedyBot, "random": reference_bots.ReferenceRandomBot}[kind]
+    seeds = game_seeds(30 + players, np.arange(2 if kind == "greedy" else 6))
+    lineup = [batched_kind(engine, s, cfg.weights("greedy")) for s in range(players)]
+    state, _ = play_batch(engine, lineup, seeds, cfg.max_turns)
+    for index, seed in enumerate(seeds):
+        game = reference.ReforestGame(cfg, players, int(seed))
+        play_reference(game, [reference_kind(s, cfg.weights("greedy")) for s in range(players)], int(seed),
+                       cfg.max_turns)
+        assert game.snapshot() == engine.snapshot(state, index)
