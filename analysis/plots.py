@@ -200,13 +200,13 @@ def seat_win_rates(seats: pl.DataFrame, fair: float, what: str = "first-place sh
 
 @_styled
 def convergence(games: np.ndarray, rate: np.ndarray, low: np.ndarray, high: np.ndarray, fair: float,
-                label: str = "seat 0 win rate") -> Figure:
+                label: str = "seat 0 win rate", reference_label: str = "fair share") -> Figure:
     """The running estimate (and its pointwise Wilson interval) after each number of games, in game order."""
     fig, axes = _figure(2.8)
     ax = axes[0, 0]
     ax.fill_between(games, low, high, color=PALETTE[0], alpha=0.18, lw=0, label="Wilson 95% (pointwise)")
     ax.plot(games, rate, color=PALETTE[0], lw=1.6, label=label)
-    ax.axhline(fair, color=FAIR, ls="--", lw=1.1, label=f"fair share {100 * fair:.1f}%")
+    ax.axhline(fair, color=FAIR, ls="--", lw=1.1, label=f"{reference_label} {100 * fair:.1f}%")
     if games.size and games.max() / max(games.min(), 1) > 20:
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))

@@ -456,7 +456,7 @@ class RunAnalysis:
     bots: tuple[str, ...]
     rotated: bool
     target: tuple[float, float] | None
-    advantage: stats.SeatAdvantage
+    advantage: stats.SeatAdvantage | None  # None for solitaire runs (one seat: nothing to compare)
     tests: pl.DataFrame
     by_seat: pl.DataFrame
     by_bot: pl.DataFrame
@@ -510,7 +510,7 @@ def _analyse(path: Path, manifest: dict, records: pl.DataFrame, events: pl.DataF
     bots = tuple(records.sort("game", "seat")["bot"].unique(maintain_order=True).to_list())
     rotated = bool(manifest.get("rotate_seats"))
     target = target_band(manifest.get("config", {}))
-    advantage = stats.seat_advantage(records, delta=delta)
+    advantage = stats.seat_advantage(records, delta=delta) if players > 1 else None
     length = stats.game_length(records, events)
     in_band = None
     if target is not None:
@@ -532,7 +532,8 @@ def _analyse(path: Path, manifest: dict, records: pl.DataFrame, events: pl.DataF
         components = stats.component_strength(records, events, component, values=values, by="bot")
     return RunAnalysis(
         path=path, manifest=manifest, records=records, events=events, delta=delta, players=players, bots=bots,
-        rotated=rotated, target=target, advantage=advantage, tests=seat_tests(advantage),
+        rotated=rotated, target=target, advantage=advantage,
+        tests=seat_tests(advantage) if advantage is not None else pl.DataFrame(),
         by_seat=stats.proportion_table(records, "seat"), by_bot=stats.proportion_table(records, "bot"),
         length=length, margin=stats.score_margin(records), in_band=in_band, gradient=gradient,
         gradient_error=gradient_error, component=component, components=components,
@@ -677,13 +678,42 @@ def _gradient_flag(a: RunAnalysis) -> Flag | None:
 def run_flags(a: RunAnalysis) -> list[Flag]:
     """The summary's findings, warnings first, then the checks that passed."""
     cap = ((a.manifest.get("config") or {}).get("limits") or {}).get("max_turns")
-    flags = [_verdict_flag(a.advantage), *_seat_flags(a), _stall_flag(a.length.stalls, cap),
+    seats = [_verdict_flag(a.advantage), *_seat_flags(a)] if a.advantage is not None else [_solo_flag(a)]
+    flags = [*seats, _stall_flag(a.length.stalls, cap),
              _length_flag(a.length, a.target, a.in_band), *_component_flags(a)]
     gradient = _gradient_flag(a)
     if gradient is not None:
         flags.append(gradient)
     order = {"warn": 0, "info": 1, "ok": 2}
     return [flags[0]] + sorted(flags[1:], key=lambda f: order[f.level])
+
+
+def _solo_flag(a: RunAnalysis) -> Flag:
+    """A solitaire run: how often the player wins (beats the game's target), with its interval."""
+    row = a.by_seat.to_dicts()[0]
+    return Flag("info", f"Solitaire: the player wins {_pct(row['win_rate'])} of games.",
+                f"{_pct(row['win_rate'])} {_ci(row['win_low'], row['win_high'])} (Wilson 95%), n = {row['games']:,} "
+                f"games; mean score {_num(row['mean_score'])} {_ci_num(row['score_low'], row['score_high'])}")
+
+
+def _solo_section(a: RunAnalysis) -> Section:
+    """The seat section of a solitaire run: one seat, its win rate and how the estimate converged."""
+    row = a.by_seat.to_dicts()[0]
+    table = Table(
+        [Column("Seat"), Column("Bot"), Column("Games", True), Column("Win rate", True), Column("Wilson 95%", True),
+         Column("Stalls", True), Column("Mean score", True), Column("95% interval", True)],
+        [["seat 0", a.bots[0], _int(row["games"]), _pct(row["win_rate"]), _ci(row["win_low"], row["win_high"]),
+          _pct(row["stall_rate"]), _num(row["mean_score"]), _ci_num(row["score_low"], row["score_high"])]],
+        caption=f"A solitaire game is won or lost against the game's own target. {_score_note(a.by_seat)}.")
+    wins = a.records.sort("game")["win"].cast(pl.Float64).to_numpy()
+    n, rate, low, high = running_estimate(wins)
+    return Section("seats", "Solitaire result", [
+        table,
+        Plot("convergence", plots.convergence(n, rate, low, high, float(row["win_rate"]), label="win rate",
+                                              reference_label="final estimate"),
+             "The player's win rate after each number of games, in game order, with a pointwise Wilson 95% "
+             "interval; the dashed line is the estimate over all games."),
+    ])
 
 
 def _run_title(manifest: dict) -> str:
@@ -697,7 +727,8 @@ def _run_subtitle(a: RunAnalysis) -> str:
     rot = f" \u00d7 {rotations} seat rotations" if rotations > 1 else ""
     overrides = m.get("config_overrides") or []
     sets = f"; --set {' '.join(overrides)}" if overrides else ""
-    return (f"{a.games:,} games ({m.get('games', 0):,} deals{rot}), {a.players} players, seed {m.get('seed')}, "
+    players = "solitaire" if a.players == 1 else f"{a.players} players"
+    return (f"{a.games:,} games ({m.get('games', 0):,} deals{rot}), {players}, seed {m.get('seed')}, "
             f"config {m.get('config_hash')}{sets}. Run directory {a.path}")
 
 
@@ -797,6 +828,14 @@ def _score_section(a: RunAnalysis) -> Section:
     by_bot = ([(b, a.records.filter(pl.col("bot") == b)["score"].to_numpy()) for b in a.bots]
               if len(a.bots) > 1 else None)
     m = a.margin
+    if a.players == 1:
+        scores = a.records["score"]
+        return Section("scores", "Scores", [
+            Facts([("Final score", f"mean {_num(float(scores.mean()))}, median {scores.median():g}, "
+                                   f"min {scores.min():g}, max {scores.max():g}; n = {scores.len():,} games")]),
+            Plot("score-distributions", plots.score_distributions(by_seat, None),
+                 "Share of games at each final score; the vertical line marks the mean."),
+        ])
     facts = [("Score margin (first minus second)",
               f"{_num(m.mean.mean)} {_ci_num(m.mean.low, m.mean.high)} ({m.mean.method}), n = {m.games:,} games, "
               f"{m.stalls_excluded:,} stalls excluded")]
@@ -933,11 +972,13 @@ def build_run_report(path: str | Path, delta: float = DELTA) -> Report:
         Paragraph(f"{a.games:,} games of {_game_title(a.manifest.get('game', '?'))}, bots "
                   f"{', '.join(a.manifest.get('bots', []))}"
                   + (", seats rotated (every deal played once per seat order)" if a.rotated else ", seats fixed")
-                  + f". Verdict on seat balance within \u00b1{100 * delta:g} points: {a.advantage.verdict}. "
-                    f"{warnings} finding{'s' if warnings != 1 else ''} to look at.", "lead"),
+                  + (f". Verdict on seat balance within \u00b1{100 * delta:g} points: {a.advantage.verdict}. "
+                     if a.advantage is not None else ". A solitaire run: one seat against the game's target. ")
+                  + f"{warnings} finding{'s' if warnings != 1 else ''} to look at.", "lead"),
         Flags(flags),
     ])
-    sections = [summary, _seat_section(a), _bot_section(a), _score_section(a), _length_section(a),
+    seats = _seat_section(a) if a.advantage is not None else _solo_section(a)
+    sections = [summary, seats, _bot_section(a), _score_section(a), _length_section(a),
                 _component_section(a), _methods_section(_RUN_METHODS),
                 Section("manifest", "Run manifest", _run_manifest_blocks(a.path, a.manifest, a.games))]
     return Report("run", _run_title(a.manifest), _run_subtitle(a), sections, _now())

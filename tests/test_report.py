@@ -307,3 +307,17 @@ def test_component_analysis_uses_the_design_components_a_game_declares():
     assert design_components("vora", events)[0] == "block"
     assert design_components("toy", events) == ("kind", None)  # nothing declared: guessed by column name
     assert design_components("overgrowth", events.drop("kind")) == (None, None)
+
+
+def test_a_solitaire_run_reports_its_win_rate_instead_of_seat_balance(tmp_path):
+    from sims.reforest import GAME as REFOREST
+    from sims.runner import run
+
+    run("reforest", REFOREST.load_config(), ["random"], 1, seed=2, games=40, out_dir=tmp_path / "solo",
+        progress=False)
+    report = rp.build_run_report(tmp_path / "solo")
+    page = rp.render_html(report)
+    assert "Solitaire result" in page and "Solitaire: the player wins" in page
+    assert "Score margin" not in page and "Seat balance" not in page
+    assert "solitaire, seed 2" in page
+    report.close()
