@@ -38,3 +38,21 @@ def test_verify_plays_every_lineup_of_both_seats(toy_config):
     report = verify("toy-solo", toy_config, 1, games=40, seed=2)
     assert report.mismatches == 0
     assert len(report.lineups) == 4  # random/greedy in each of the two seats
+
+
+def test_bots_that_play_any_seat_share_one_call_per_step(toy_config):
+    """The play loop asks one bot for every seat that bots of its class and weights fill."""
+    from sims.core.play import seat_groups
+    from sims.registry import get_game
+    from tests.toy_game import GreedyBot, RandomBot
+
+    engine = get_game("toy").batched(toy_config, 3)
+
+    class AnySeat(RandomBot):
+        plays_any_seat = True
+
+    groups = seat_groups([AnySeat(engine, 0), GreedyBot(engine, 1), AnySeat(engine, 2)])
+    assert [(type(bot).__name__, seats.tolist()) for bot, seats in groups] == [("AnySeat", [0, 2]),
+                                                                               ("GreedyBot", [1])]
+    different = seat_groups([AnySeat(engine, 0, {"w": 1.0}), AnySeat(engine, 1, {"w": 2.0})])
+    assert [seats.tolist() for _, seats in different] == [[0], [1]]

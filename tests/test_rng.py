@@ -17,3 +17,13 @@ def test_random_streams_do_not_depend_on_batch_size():
 def test_game_seeds_depend_on_the_deal_only():
     assert np.array_equal(game_seeds(5, np.arange(10))[3:7], game_seeds(5, np.arange(3, 7)))
     assert len(set(game_seeds(5, np.arange(1000)).tolist())) == 1000
+
+
+def test_seat_uniforms_equal_each_seats_own_stream():
+    from sims.core.rng import seat_uniforms
+
+    seeds = game_seeds(3, np.arange(40))
+    seats = np.arange(40) % 4
+    counter = np.arange(40) * 7
+    expected = [uniforms(seeds[i:i + 1], f"bot/{seats[i]}", counter[i])[0, 0] for i in range(40)]
+    assert seat_uniforms(seeds, seats, counter).tolist() == expected

@@ -148,6 +148,11 @@ class ReferenceGame(ABC):
 class BatchedBot(ABC):
     """Chooses one action per game for the seat it plays; never changes the state."""
 
+    # True: act() chooses in every game it is given as the same kind of bot in the seat to move
+    # there would (that seat's random stream), so the play loop asks one bot for all the seats
+    # that bots of its class and weights fill, instead of one call per seat.
+    plays_any_seat: bool = False
+
     def __init__(self, engine: BatchedEngine, seat: int, weights: Mapping[str, float] | None = None):
         self.engine, self.seat = engine, seat
         self.weights = dict(weights or {})

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -94,6 +95,7 @@ def play_batch(
     size = state.size
     actions_log: list[np.ndarray] = []
     hash_log: list[np.ndarray] = []
+    groups = seat_groups(bots)
     while True:
         capped = ~state.done & (state.turn >= max_turns)
         if capped.any():
@@ -102,9 +104,10 @@ def play_batch(
         if not active.any():
             break
         actions = np.full(size, -1, dtype=np.int32)
-        for seat in np.unique(state.to_move[active]):
-            movers = active & (state.to_move == seat)
-            actions[movers] = bots[int(seat)].act(state, movers)[movers]
+        for bot, seats in groups:
+            movers = active & (state.to_move == seats[0] if len(seats) == 1 else np.isin(state.to_move, seats))
+            if movers.any():
+                actions[movers] = bot.act(state, movers)[movers]
         if record_legal:
             hash_log.append(np.where(active, legal_set_hash(engine.legal_mask(state)), np.uint64(0)))
         actions_log.append(actions)
@@ -113,6 +116,16 @@ def play_batch(
     actions = np.stack(actions_log, axis=1) if actions_log else np.zeros((size, 0), np.int32)
     hashes = np.stack(hash_log, axis=1) if record_legal and hash_log else None
     return state, Trace(actions=actions, legal_hashes=hashes)
+
+
+def seat_groups(bots: Sequence[BatchedBot]) -> list[tuple[BatchedBot, np.ndarray]]:
+    """The bots the play loop asks, each with the seats it chooses for: bots that play any seat
+    (:attr:`BatchedBot.plays_any_seat`) of one class and weights share a call; others play their own seat."""
+    groups: dict[Any, tuple[BatchedBot, list[int]]] = {}
+    for seat, bot in enumerate(bots):
+        key = (type(bot), tuple(sorted(bot.weights.items()))) if bot.plays_any_seat else seat
+        groups.setdefault(key, (bot, []))[1].append(seat)
+    return [(bot, np.array(seats, dtype=np.int8)) for bot, seats in groups.values()]
 
 
 def play_reference(

@@ -22,6 +22,7 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MUL1 = np.uint64(0xBF58476D1CE4E5B9)
 _MUL2 = np.uint64(0x94D049BB133111EB)
 _TOP53 = np.float64(1.0 / (1 << 53))
+_SLOT_OFFSET = np.uint64(0x5851F42D4C957F2D)
 
 
 def mix64(x: np.ndarray) -> np.ndarray:
@@ -31,6 +32,9 @@ def mix64(x: np.ndarray) -> np.ndarray:
     z = (z ^ (z >> np.uint64(30))) * _MUL1
     z = (z ^ (z >> np.uint64(27))) * _MUL2
     return (z ^ (z >> np.uint64(31))).reshape(shape)
+
+
+_SLOT_0 = mix64(np.array([0], dtype=np.uint64) + _SLOT_OFFSET)[0]  # the key of slot 0
 
 
 def purpose_key(purpose: str) -> np.uint64:
@@ -53,7 +57,7 @@ def random_bits(
     counter = np.broadcast_to(np.asarray(counter, dtype=np.int64), seeds.shape).astype(np.uint64)
     stream = mix64(seeds ^ purpose_key(purpose))
     stream = mix64(stream ^ mix64(counter))
-    slot = mix64(np.arange(slots, dtype=np.uint64) + np.uint64(0x5851F42D4C957F2D))
+    slot = mix64(np.arange(slots, dtype=np.uint64) + _SLOT_OFFSET)
     return mix64(stream[:, None] ^ slot[None, :])
 
 
@@ -69,7 +73,7 @@ def uniforms_at(
         np.asarray(seeds, dtype=np.uint64), np.asarray(counter, dtype=np.int64), np.asarray(slot, dtype=np.int64))
     stream = mix64(seeds ^ purpose_key(purpose))
     stream = mix64(stream ^ mix64(counter.astype(np.uint64)))
-    slot_key = mix64(slot.astype(np.uint64) + np.uint64(0x5851F42D4C957F2D))
+    slot_key = mix64(slot.astype(np.uint64) + _SLOT_OFFSET)
     return (mix64(stream ^ slot_key) >> np.uint64(11)).astype(np.float64) * _TOP53
 
 
@@ -79,6 +83,21 @@ def uniforms(
     """float64 ``[B, slots]`` in [0, 1), from the top 53 bits of :func:`random_bits`."""
     bits = random_bits(seeds, purpose, counter, slots)
     return (bits >> np.uint64(11)).astype(np.float64) * _TOP53
+
+
+def seat_uniforms(seeds: np.ndarray, seats: np.ndarray, counter: np.ndarray, prefix: str = "bot") -> np.ndarray:
+    """float64 ``[B]``: element i equals ``uniforms(seeds[i], f"{prefix}/{seats[i]}", counter[i])[0, 0]``.
+
+    One call for games whose purposes differ by seat, such as a random bot
+    choosing in every game for whichever seat is to move.
+    """
+    seeds = np.asarray(seeds, dtype=np.uint64).reshape(-1)
+    seats = np.asarray(seats, dtype=np.int64).reshape(-1)
+    keys = np.array([purpose_key(f"{prefix}/{seat}") for seat in range(int(seats.max(initial=0)) + 1)],
+                    dtype=np.uint64)
+    stream = mix64(seeds ^ keys[seats])
+    stream = mix64(stream ^ mix64(np.asarray(counter, dtype=np.int64).astype(np.uint64)))
+    return (mix64(stream ^ _SLOT_0) >> np.uint64(11)).astype(np.float64) * _TOP53
 
 
 def shuffle_order(seeds: np.ndarray, purpose: str, counter: np.ndarray | int, n: int) -> np.ndarray:

@@ -6,10 +6,11 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from sims.core.choice import top_per_group
+from sims.core.choice import best_per_game, top_per_group
 from sims.core.engine import BatchedBot, take_games
-from sims.core.rng import uniforms, uniforms_at
-from sims.vora.rules import BIG, MAIN, ONE, RECIPIENT, U64, ZERO, VoraEngine, VoraState, nth_bit, popcount
+from sims.core.rng import seat_uniforms, uniforms, uniforms_at
+from sims.vora.config import MAX_PLAYERS
+from sims.vora.rules import BIG, MAIN, ONE, RECIPIENT, VoraEngine, VoraState, nth_bit, popcount
 
 
 class RandomBot(BatchedBot):
@@ -17,24 +18,24 @@ class RandomBot(BatchedBot):
 
     Legal actions are counted block by block from bitboards and the chosen one
     decoded, without listing them (the same actions as the engine's legal mask).
+    It plays any seat: in each game it draws from the stream of the seat to move
+    (``bot/<seat>``), so the play loop asks it once for all random seats.
     """
 
     engine: VoraEngine
+    plays_any_seat = True
 
     def act(self, state: VoraState, active: np.ndarray) -> np.ndarray:
         chosen = np.full(state.size, -1, dtype=np.int64)
-        rows = np.nonzero(active & ~state.done)[0]
-        if rows.size == 0:
-            return chosen
-        u = uniforms(state.seeds[rows], f"bot/{self.seat}", state.decisions[rows])[:, 0]
-        main = state.phase[rows] == MAIN
-        if main.all():
-            chosen[rows] = self._main(state, rows, u)
-        else:
-            if main.any():
+        rows = (active & ~state.done).nonzero()[0]
+        if rows.size:
+            u = seat_uniforms(state.seeds[rows], state.to_move[rows], state.decisions[rows])
+            main = state.phase[rows] == MAIN
+            if main.all():
+                chosen[rows] = self._main(state, rows, u)
+            else:
                 chosen[rows[main]] = self._main(state, rows[main], u[main])
-            other = ~main
-            chosen[rows[other]] = self._sub_decision(state, rows[other], u[other])
+                chosen[rows[~main]] = self._sub_decision(state, rows[~main], u[~main])
         return chosen
 
     def _sub_decision(self, state: VoraState, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -50,15 +51,18 @@ class RandomBot(BatchedBot):
             first[asks] = engine.recipient_flags(state, rows[asks], me[asks])
         picks = ~asks
         if picks.any():
-            first[picks] = engine.geo.occupied(np.take(engine.kinds(state), rows[picks], axis=1))
-            big = np.nonzero(phase == BIG)[0]
+            first[picks] = engine.geo.occupied(engine.kinds(state).take(rows[picks], axis=1))
+            big = (phase == BIG).nonzero()[0]
             if big.size:
                 second[big] = engine.steal_flags(state, rows[big], me[big])
         n_first = popcount(first).astype(np.int64)
         total = n_first + popcount(second)
         k = np.minimum((u * total).astype(np.int64), total - 1)
         in_first = k < n_first
-        bit = nth_bit(np.where(in_first, first, second), np.where(in_first, k, k - n_first))
+        bit = nth_bit(first, k, width=max(engine.geo.c, MAX_PLAYERS))
+        steal = (~in_first).nonzero()[0]
+        if steal.size:
+            bit[steal] = nth_bit(second[steal], k[steal] - n_first[steal], width=MAX_PLAYERS * engine.geo.k)
         base = np.where(asks, offsets["recipient"], np.where(in_first, offsets["pick"], offsets["steal"]))
         return base + bit
 
@@ -69,65 +73,69 @@ class RandomBot(BatchedBot):
         open (``push_lines``, ``double_lines``); otherwise every line.
         """
         engine, geo = self.engine, self.engine.geo
-        offsets = engine.config.offsets
-        kinds = np.take(engine.kinds(state), rows, axis=1)
+        kinds = engine.kinds(state).take(rows, axis=1)
         size = rows.size
         me = state.to_move[rows].astype(np.int64)
-        farm = state.farms[rows, me]
+        farm = engine.farms_of(state, rows, me)
         has = farm >= 1
+        present = engine.kinds_present(farm)
         push_lines = np.full(size, geo.all_lines, dtype=np.uint64)
         double_lines = push_lines.copy()
-        last = np.nonzero(farm.sum(axis=1) == 1)[0]
+        last = (engine.farm_totals(farm) == 1).nonzero()[0]
         if last.size:
-            push_lines[last], double_lines[last] = engine.last_cube_pushes(np.take(kinds, last, axis=1), farm[last],
+            push_lines[last], double_lines[last] = engine.last_cube_pushes(kinds.take(last, axis=1), farm[last],
                                                                            me[last])
         n_push = popcount(push_lines).astype(np.int64)
-        present = np.packbits(has, axis=1, bitorder="little")
-        present = present[:, 0].astype(np.uint64) | (present[:, 1].astype(np.uint64) << U64(8) if present.shape[1] > 1
-                                                      else ZERO)
-        zero = np.zeros(size, dtype=np.int64)
-        animals = np.bitwise_or.reduce(kinds[geo.animal_kinds], axis=0)
-        ducks = kinds[geo.duck] if geo.duck >= 0 else np.zeros(size, dtype=np.uint64)
-        plants = np.bitwise_or.reduce(kinds[geo.plant_kinds], axis=0)  # a duck's targets: these but itself
-        ladybugs = kinds[geo.ladybug] if geo.ladybug >= 0 else np.zeros(size, dtype=np.uint64)
-        moles = kinds[geo.mole] if geo.mole >= 0 else np.zeros(size, dtype=np.uint64)
+        animals = geo.union(kinds, geo.animal_kinds)
+        plants = geo.union(kinds, geo.plant_kinds)  # a duck's targets: these but itself
+        absent = np.zeros(size, dtype=np.uint64)
+        ducks = kinds[geo.duck] if geo.duck >= 0 else absent
+        ladybugs = kinds[geo.ladybug] if geo.ladybug >= 0 else absent
+        moles = kinds[geo.mole] if geo.mole >= 0 else absent
         n_targets = popcount(plants).astype(np.int64) - int(geo.duck >= 0 and not geo.animal[geo.duck])
-        counts = np.stack([  # [7, n]
-            popcount(present).astype(np.int64) * n_push,
-            has[:, geo.pig] * popcount(double_lines) if geo.pig >= 0 else zero,
-            has[:, geo.crow] * popcount(animals).astype(np.int64) if geo.crow >= 0 else zero,
-            has[:, geo.wolf] * (popcount(animals & geo.border).astype(np.int64)
-                                + popcount(animals & geo.corners)) if geo.wolf >= 0 else zero,
-            popcount(ladybugs).astype(np.int64),
-            popcount(ducks).astype(np.int64) * n_targets,
-            sum(count * popcount(moles & cells).astype(np.int64) for count, cells in geo.dig_classes),
-        ])
-        running = np.cumsum(counts, axis=0)
+        counts = np.zeros((7, size), dtype=np.int64)
+        counts[0] = popcount(present) * n_push
+        if geo.pig >= 0:
+            counts[1] = has[:, geo.pig] * popcount(double_lines)
+        if geo.crow >= 0:
+            counts[2] = has[:, geo.crow] * popcount(animals)
+        if geo.wolf >= 0:
+            counts[3] = has[:, geo.wolf] * (popcount(animals & geo.border) + popcount(animals & geo.corners))
+        counts[4] = popcount(ladybugs)
+        counts[5] = popcount(ducks) * n_targets
+        if geo.mole >= 0:
+            for count, cells in geo.dig_classes:
+                counts[6] += count * popcount(moles & cells).astype(np.int64)
+        running = counts.copy()
+        for block in range(1, 7):
+            running[block] += running[block - 1]
         total = running[-1]
         k = np.minimum((u * total).astype(np.int64), total - 1)
-        block = (running <= k).sum(axis=0)
-        index = np.arange(size)
-        k -= running[block, index] - counts[block, index]
+        block = (running <= k).view(np.uint8).sum(axis=0, dtype=np.int64)
+        flat = block * size + np.arange(size)
+        k -= running.reshape(-1).take(flat) - counts.reshape(-1).take(flat)
         # first the kind pushed, the double line, the cell devoured or picked up, or the duck; then the
         # line of a push or the target of a duck
         n_targets = np.maximum(n_targets, 1)
-        words = np.stack([present, double_lines, animals, ZERO * animals, ladybugs, ducks, ZERO * animals])
-        first = nth_bit(words[block, index], np.where(block == 0, k // n_push, np.where(block == 5, k // n_targets, k)),
+        words = np.stack([present, double_lines, animals, absent, ladybugs, ducks, absent])
+        first = nth_bit(words.reshape(-1).take(flat),
+                        np.where(block == 0, k // n_push, np.where(block == 5, k // n_targets, k)),
                         width=max(geo.c, geo.lines, geo.k))
         # the second field: a push's line (the k-th line when all are open), a duck's target
         second = np.where(block == 0, k % n_push, 0)
         if last.size:
             narrow = last[block[last] == 0]
             second[narrow] = nth_bit(push_lines[narrow], k[narrow] % n_push[narrow], width=geo.lines)
-        fly = np.nonzero(block == 5)[0]
+        fly = (block == 5).nonzero()[0]
         if fly.size:
             targets = plants[fly] & ~geo.cell_bit[first[fly]]
             second[fly] = nth_bit(targets, k[fly] % n_targets[fly], width=geo.c)
         action = geo.main_block_base[block] + first * geo.main_block_stride[block] + second
-        wolf = np.nonzero(block == 3)[0]
+        wolf = (block == 3).nonzero()[0]
         if wolf.size:
-            action[wolf] = offsets["wolf"] + nth_bit(engine.wolf_lines(animals[wolf]), k[wolf], width=geo.lines)
-        dig = np.nonzero(block == 6)[0]
+            action[wolf] = engine.config.offsets["wolf"] + nth_bit(engine.wolf_lines(animals[wolf]), k[wolf],
+                                                                   width=geo.lines)
+        dig = (block == 6).nonzero()[0]
         if dig.size:
             action[dig] = self._dig(moles[dig], k[dig])
         return action
@@ -163,12 +171,12 @@ class GreedyBot(BatchedBot):
     def scored_actions(self, state: VoraState, active: np.ndarray):
         """Flat arrays ``game, action, value, noise`` over every legal action of the active games, by game."""
         engine, geo = self.engine, self.engine.geo
-        rows = np.nonzero(active & ~state.done)[0]
+        rows = (active & ~state.done).nonzero()[0]
         games, actions = engine.legal_pairs(state, rows)
         branch = engine.branch(state, games)
         engine.advance(branch, actions, refill=False)
-        before = geo.scores(state.farms[rows].astype(np.int64))[np.searchsorted(rows, games)]
-        change = geo.scores(branch.farms.astype(np.int64)) - before
+        before = geo.scores(state.farms[rows])[np.searchsorted(rows, games)]
+        change = geo.scores(branch.farms) - before
         me = state.to_move[games].astype(np.int64)
         index = np.arange(games.size)
         mine = change[index, me]
@@ -183,25 +191,6 @@ class GreedyBot(BatchedBot):
         best = best_per_game(games, value, noise)
         chosen[games[best]] = actions[best]
         return chosen
-
-
-def best_per_game(games: np.ndarray, *keys: np.ndarray) -> np.ndarray:
-    """Index of each game's best item: highest first key, then the next...; the first such item in order.
-
-    ``games`` must be sorted (items of a game together), as the reference bots
-    scan actions in ascending order and keep the first best one.
-    """
-    if games.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    starts = np.flatnonzero(np.r_[True, games[1:] != games[:-1]])
-    segment = np.cumsum(np.r_[False, games[1:] != games[:-1]])
-    best = np.ones(games.size, dtype=bool)
-    for key in keys:
-        masked = np.where(best, key, -np.inf)
-        top = np.maximum.reduceat(masked, starts)
-        best &= masked == top[segment]
-    first = np.flatnonzero(best)
-    return first[np.r_[True, segment[first][1:] != segment[first][:-1]]]
 
 
 class PlannerBot(GreedyBot):

@@ -15,7 +15,7 @@ cube of kind ``k``; the kinds' boards never overlap and an empty cell is in
 none of them. The array is stored kind-major (Fortran order), and the pure
 functions below take its transpose ``kinds[k, g]``: a reduction over the kinds
 then runs over contiguous rows, which numpy does about eight times faster
-(subsets of games are taken with ``np.take(kinds, rows, axis=1)``, which keeps
+(subsets of games are taken with ``kinds.take(rows, axis=1)``, which keeps
 that layout; ``kinds[:, rows]`` would not). Farms are counts
 ``farms[g, seat, kind]``; the bag is the setup shuffle as kinds in draw order
 (``bag[g, i]``) with a pointer to the next cube.
@@ -68,6 +68,30 @@ STAT_NAMES = ("collected", "extras", "bigs", "picks", "steals", "stolen", "pushe
     f"special_{name}" for name in ACTION_SPECIALS)
 (COLLECTED, EXTRAS, BIGS, PICKS, STEALS, STOLEN, PUSHES, RECEIVED, SP_DOUBLE, SP_DEVOUR, SP_WOLF, SP_PICK_UP,
  SP_FLY_SWAP, SP_DIG) = range(len(STAT_NAMES))
+
+
+# Rows of Geometry.act_int and Geometry.act_word.
+(ACT_PROBE, ACT_FAR2, ACT_T1_KIND, ACT_SPEND, ACT_GAIN_PROBE, ACT_GAIN_FIXED, ACT_TAKER, ACT_ASKS, ACT_STAGE,
+ ACT_FALL_SIDE, ACT_WOLF_CELL, ACT_STAT, ACT_BLOCK, ACT_IS_PUSH) = range(14)
+WORD_LINEMASK, WORD_KEEP, WORD_LEFT, WORD_RIGHT, WORD_T1_BITS, WORD_T2_BITS = range(6)
+
+
+def columns(kinds: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``kinds[:, rows]`` of kind-major meadows ``[K, B]`` (``rows`` ascending, no repeats): no copy if all."""
+    return kinds if rows.size == kinds.shape[1] else kinds.take(rows, axis=1)
+
+
+def store(kinds: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
+    """``kinds[:, rows] = values`` for ascending ``rows`` without repeats."""
+    if rows.size == kinds.shape[1]:
+        np.copyto(kinds, values)
+    else:
+        kinds[:, rows] = values
+
+
+def flat(array: np.ndarray) -> np.ndarray:
+    """A 1-D view of a contiguous array (writes go to the array; raises rather than copy)."""
+    return np.reshape(array, -1, copy=False)
 
 
 def _bits(cells) -> np.uint64:
@@ -238,9 +262,13 @@ class Geometry:
         base[self.g_pick], width[self.g_pick] = offsets["pick"], c
         base[self.g_steal], width[self.g_steal] = offsets["steal"], MAX_PLAYERS * k
         self.group_base, self.group_width = base, width
+        self.flag_shifts = np.arange(int(width.max()), dtype=np.uint64)  # the bits a group's word may hold
+        self.action_block = np.searchsorted(self.block_starts, np.arange(config.num_actions), side="right") - 1
         # steal flags of each seat's farm kinds: bit seat*K + kind
         self.steal_shift = (np.arange(MAX_PLAYERS)[:, None] * k + np.arange(k)[None, :]).astype(np.uint64)
         self.kind_bit = ONE << np.arange(k, dtype=np.uint64)
+        self.kind_weights = (1 << np.arange(k)).astype(np.float32)  # farm kinds present -> bits, by a product
+        self.ones_k = np.ones(k, dtype=np.float32)  # farm totals, by a product
         # cells by number of dig directions (corner 3, side 5, inside 8), and edge cells by lines (corners: 2)
         dig_count = np.bitwise_count(dig_dirs).astype(np.int64)
         self.dig_count = dig_count
@@ -334,12 +362,26 @@ class Geometry:
         self.act_is_push = np.isin(block, (PUSH, DOUBLE))
         self.act_taker = np.where(self.act_is_push, taker, -1)
         self.act_asks = self.act_is_push & (self.act_taker < 0)  # falls on an unseated side: RECIPIENT
+        # the same tables packed, one row per field (ACT_* and WORD_*), so one take serves a batch of actions
+        self.act_int = np.stack([self.act_probe, self.act_far2, self.act_t1_kind, spend, gain_probe, gain_fixed,
+                                 self.act_taker, self.act_asks, stage, fall_side, wolf_cell, stat, block,
+                                 self.act_is_push]).astype(np.int64)
+        self.act_word = np.stack([linemask, keep, left, right, t1_bits, t2_bits])
 
     # --- small helpers ------------------------------------------------------
 
     def occupied(self, kinds: np.ndarray) -> np.ndarray:
         """Occupied cells of kind-major meadows ``[K, ...]``."""
         return np.bitwise_or.reduce(kinds, axis=0)
+
+    def union(self, kinds: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+        """Cells of meadows ``kinds[K, ...]`` holding a cube of one of the kinds ``chosen``."""
+        if len(chosen) == 0:
+            return np.zeros(kinds.shape[1:], dtype=np.uint64)
+        found = kinds[chosen[0]].copy()
+        for kind in chosen[1:]:
+            found |= kinds[kind]
+        return found
 
     def orthogonal_dilate(self, board: np.ndarray) -> np.ndarray:
         n = U64(self.n)
@@ -348,10 +390,10 @@ class Geometry:
 
     def scores(self, farms: np.ndarray) -> np.ndarray:
         """Family score of each farm ``[..., K]`` -> ``[...]``: kinds summed in kind order, as float64."""
-        per_kind = self.count_score[np.minimum(farms, len(self.count_score) - 1)]
+        per_kind = np.moveaxis(self.count_score.take(np.minimum(farms, len(self.count_score) - 1)), -1, 0)
         total = np.zeros(farms.shape[:-1], dtype=np.float64)
         for kind in range(self.k):
-            total = total + per_kind[..., kind]
+            total += per_kind[kind]
         return total
 
 
@@ -363,29 +405,34 @@ for _bit in range(16):
     NTH_IN_16[_words, POP_16[_words & ((1 << _bit) - 1)]] = _bit
 
 
+NTH_FLAT = NTH_IN_16.reshape(-1)  # NTH_FLAT[w * 16 + r] == NTH_IN_16[w, r]
+
+
 def nth_bit(words: np.ndarray, k: np.ndarray, width: int = 64) -> np.ndarray:
     """Position of the ``k``-th (0-based) set bit of each uint64 word (``k`` below its popcount).
 
     ``width``: the words' bits all lie below it (16 or 32 take one or two table look-ups).
+    Where ``k`` is not below the popcount the result is some position (never an error).
     """
     words = np.asarray(words, dtype=np.uint64)
     k = np.asarray(k, dtype=np.int64)
     low = (words & U64(0xFFFF)).astype(np.intp)
     if width <= 16:
-        return NTH_IN_16[low, np.minimum(k, 15)].astype(np.int64)
+        return NTH_FLAT.take((low << 4) | (k & 15)).astype(np.int64)
     if width <= 32:
         high = (words >> U64(16)).astype(np.intp)
-        count = POP_16[low]
+        count = POP_16.take(low)
         upper = k >= count
-        return np.where(upper, 16 + NTH_IN_16[high, np.clip(k - count, 0, 15)],
-                        NTH_IN_16[low, np.minimum(k, 15)]).astype(np.int64)
+        rank = np.where(upper, k - count, k) & 15
+        word = np.where(upper, high, low)
+        return NTH_FLAT.take((word << 4) | rank).astype(np.int64) + (upper << 4)
     position = np.zeros(words.shape, dtype=np.int64)
     done = np.zeros(words.shape, dtype=bool)
     for start in range(0, 64, 16):
         chunk = ((words >> U64(start)) & U64(0xFFFF)).astype(np.intp)
-        count = POP_16[chunk]
+        count = POP_16.take(chunk)
         here = ~done & (k < count)
-        position = np.where(here, start + NTH_IN_16[chunk, np.clip(k, 0, 15)], position)
+        position = np.where(here, start + NTH_FLAT.take((chunk << 4) | (k & 15)), position)
         done |= here
         k = k - np.where(done, 0, count)
         if done.all():
@@ -395,9 +442,10 @@ def nth_bit(words: np.ndarray, k: np.ndarray, width: int = 64) -> np.ndarray:
 
 def kind_at(kinds: np.ndarray, cell: np.ndarray) -> np.ndarray:
     """Kind of the cube on ``cell`` of each meadow ``kinds[K, n]`` (-1 if empty)."""
-    flags = (kinds >> np.asarray(cell, dtype=np.uint64)) & ONE
-    weights = np.arange(1, kinds.shape[0] + 1, dtype=np.uint64).reshape((-1,) + (1,) * (kinds.ndim - 1))
-    return (flags * weights).sum(axis=0).astype(np.int64) - 1
+    hits = ((kinds & (ONE << np.asarray(cell, dtype=np.uint64))) != 0).astype(np.float32)
+    numbers = np.arange(1, kinds.shape[0] + 1, dtype=np.float32)  # kind + 1; a product of 0/1 flags is exact
+    found = numbers @ hits if hits.ndim == 2 else np.tensordot(numbers, hits, axes=1)
+    return found.astype(np.int64) - 1
 
 
 def apply_main(geo: Geometry, kinds: np.ndarray, actions: np.ndarray):
@@ -410,18 +458,35 @@ def apply_main(geo: Geometry, kinds: np.ndarray, actions: np.ndarray):
     (pushes only) plus two toggles: the action's own kind on its cells, and the
     probed kind on its cells (a swap of equal kinds toggles twice: no change).
     """
-    probe = kind_at(kinds, geo.act_probe[actions])
-    second = np.full(actions.shape, -1, dtype=np.int64)
-    doubles = np.nonzero(geo.act_far2[actions] >= 0)[0]
+    return _apply(geo, kinds, actions, geo.act_int.take(actions, axis=1))
+
+
+def pushed_meadows(geo: Geometry, kinds: np.ndarray, actions: np.ndarray) -> np.ndarray:
+    """Meadows ``[K, n]`` after push or double push ``actions``: :func:`apply_main`'s meadows, nothing else."""
+    words = geo.act_word.take(actions, axis=1)
+    moved = (kinds & ~words[WORD_LINEMASK]) | (((kinds & words[WORD_KEEP]) << words[WORD_LEFT])
+                                               >> words[WORD_RIGHT])
+    flat(moved)[geo.act_t1_kind[actions] * actions.size + np.arange(actions.size)] ^= words[WORD_T1_BITS]
+    return moved
+
+
+def _apply(geo: Geometry, kinds: np.ndarray, actions: np.ndarray, ints: np.ndarray):
+    """:func:`apply_main` with the actions' rows of ``geo.act_int`` already taken (``ints[F, n]``)."""
+    size = actions.size
+    words = geo.act_word.take(actions, axis=1)
+    probe = kind_at(kinds, ints[ACT_PROBE])
+    second = np.full(size, -1, dtype=np.int64)
+    far2 = ints[ACT_FAR2]
+    doubles = (far2 >= 0).nonzero()[0]
     if doubles.size:
-        second[doubles] = kind_at(np.take(kinds, doubles, axis=1), geo.act_far2[actions[doubles]])
-    linemask = geo.act_linemask[actions]
-    kinds = (kinds & ~linemask) | (((kinds & geo.act_keep[actions]) << geo.act_left[actions])
-                                   >> geo.act_right[actions])
-    index = np.arange(actions.size)
-    kinds[geo.act_t1_kind[actions], index] ^= geo.act_t1_bits[actions]
-    kinds[np.maximum(probe, 0), index] ^= np.where(probe >= 0, geo.act_t2_bits[actions], ZERO)
-    return kinds, probe, second
+        second[doubles] = kind_at(kinds.take(doubles, axis=1), far2[doubles])
+    moved = (kinds & ~words[WORD_LINEMASK]) | (((kinds & words[WORD_KEEP]) << words[WORD_LEFT])
+                                               >> words[WORD_RIGHT])
+    cells = flat(moved)
+    index = np.arange(size)
+    cells[ints[ACT_T1_KIND] * size + index] ^= words[WORD_T1_BITS]
+    cells[np.maximum(probe, 0) * size + index] ^= np.where(probe >= 0, words[WORD_T2_BITS], ZERO)
+    return moved, probe, second
 
 
 def _run_starts(geo: Geometry, kinds: np.ndarray):
@@ -435,10 +500,13 @@ def _run_starts(geo: Geometry, kinds: np.ndarray):
     return h, v
 
 
-def _runs(geo: Geometry, kinds: np.ndarray):
-    """Cells in horizontal and vertical runs of at least ``min_line`` of one kind, per kind."""
+def _runs(geo: Geometry, kinds: np.ndarray, starts=None):
+    """Cells in horizontal and vertical runs of at least ``min_line`` of one kind, per kind.
+
+    ``starts``: the ``(h, v)`` of :func:`_run_starts`, if already known.
+    """
     n, length = geo.n, geo.run_length
-    h, v = _run_starts(geo, kinds)
+    h, v = _run_starts(geo, kinds) if starts is None else starts
     across, down = h.copy(), v.copy()
     for i in range(1, length):
         across |= h << U64(i)
@@ -482,34 +550,43 @@ def _flood(geo: Geometry, seed: np.ndarray, links_h: np.ndarray, links_v: np.nda
     while True:
         grown = (region | ((region & links_h) << ONE) | ((region >> ONE) & links_h)
                  | ((region & links_v) << n) | ((region >> n) & links_v))
-        if np.array_equal(grown, region):
+        if not (grown != region).any():
             return region
         region = grown
 
 
+def formation_parts(geo: Geometry, kinds: np.ndarray):
+    """``(found [n], parts)``: does each meadow ``kinds[K, n]`` hold anything to collect, and the
+    run starts and liquid groups that tell it (``parts``, for :func:`formations`)."""
+    h, v = _run_starts(geo, kinds)
+    starts = h | v
+    water = None
+    if geo.liquid >= 0:
+        water = _liquid_groups(geo, kinds[geo.liquid])
+        starts[geo.liquid] = water
+    return geo.occupied(starts) != 0, (h, v, water)
+
+
 def has_formation(geo: Geometry, kinds: np.ndarray) -> np.ndarray:
     """bool ``[n]``: does each meadow ``kinds[K, n]`` hold anything to collect?"""
-    h, v = _run_starts(geo, kinds)
-    h |= v
-    if geo.liquid >= 0:
-        h[geo.liquid] = _liquid_groups(geo, kinds[geo.liquid])
-    return np.bitwise_or.reduce(h, axis=0) != 0
+    return formation_parts(geo, kinds)[0]
 
 
-def formations(geo: Geometry, kinds: np.ndarray):
+def formations(geo: Geometry, kinds: np.ndarray, parts=None):
     """What a collection takes from meadows ``kinds[K, n]``.
 
     Returns ``(collected [K, n], extras [n], bigs [n])``: the cells collected
     per kind (runs, liquid groups, grazed pasture) and the combos earned, one
     per formation (runs joined by shared cubes; a liquid group) by its size.
+    ``parts``: :func:`formation_parts` of these meadows, if already known.
     """
-    across, down = _runs(geo, kinds)
+    across, down = _runs(geo, kinds, None if parts is None else parts[:2])
     n = U64(geo.n)
     collected = across | down
     links_h = across & (across >> ONE) & geo.not_last_col
     links_v = down & (down >> n)
     if geo.liquid >= 0:
-        water = _liquid_groups(geo, kinds[geo.liquid])
+        water = _liquid_groups(geo, kinds[geo.liquid]) if parts is None else parts[2]
         collected[geo.liquid] = water
         links_h[geo.liquid] = water & (water >> ONE) & geo.not_last_col
         links_v[geo.liquid] = water & (water >> n)
@@ -520,11 +597,11 @@ def formations(geo: Geometry, kinds: np.ndarray):
     extras = np.zeros(size, dtype=np.int64)
     bigs = np.zeros(size, dtype=np.int64)
     cfg = geo.config
-    rows = np.nonzero(popcount(shaped) >= cfg.extra_size)[0]
+    rows = (popcount(shaped) >= cfg.extra_size).nonzero()[0]
     if rows.size:
         remaining = shaped[rows]
-        lh = np.bitwise_or.reduce(np.take(links_h, rows, axis=1), axis=0)
-        lv = np.bitwise_or.reduce(np.take(links_v, rows, axis=1), axis=0)
+        lh = np.bitwise_or.reduce(links_h.take(rows, axis=1), axis=0)
+        lv = np.bitwise_or.reduce(links_v.take(rows, axis=1), axis=0)
         sub_extra = np.zeros(rows.size, dtype=np.int64)
         sub_big = np.zeros(rows.size, dtype=np.int64)
         while True:
@@ -639,7 +716,10 @@ class VoraEngine(BatchedEngine):
         """Per-kind bitboards ``[n, K]`` (kind-major storage) from kinds per cell ``[n, C]`` (-1 empty)."""
         geo = self.geo
         flags = cells[None, :, :] == np.arange(geo.k, dtype=cells.dtype)[:, None, None]
-        return np.where(flags, geo.cell_bit, ZERO).sum(axis=2, dtype=np.uint64).T
+        packed = np.packbits(flags, axis=2, bitorder="little")  # [K, n, bytes]: cell c is bit c
+        words = np.zeros(packed.shape[:2] + (8,), dtype=np.uint8)
+        words[:, :, :packed.shape[2]] = packed
+        return words.view("<u8")[:, :, 0].astype(np.uint64).T
 
     def cells_of_meadow(self, meadow: np.ndarray) -> np.ndarray:
         """Kinds per cell ``[n, C]`` (-1 empty) from per-kind bitboards ``[n, K]``."""
@@ -651,13 +731,14 @@ class VoraEngine(BatchedEngine):
         """Copies of games ``rows`` for bots to play on: no bag (turns end without refill), no counters, no log."""
         size = rows.size
         return VoraState(
-            seeds=state.seeds[rows], done=state.done[rows], to_move=state.to_move[rows], turn=state.turn[rows],
-            end=state.end[rows], decisions=state.decisions[rows],
-            meadow=np.take(self.kinds(state), rows, axis=1).T, farms=state.farms[rows],
+            seeds=state.seeds.take(rows), done=state.done.take(rows), to_move=state.to_move.take(rows),
+            turn=state.turn.take(rows), end=state.end.take(rows), decisions=state.decisions.take(rows),
+            meadow=self.kinds(state).take(rows, axis=1).T, farms=state.farms.take(rows, axis=0),
             bag=np.zeros((size, 0), dtype=np.int8),
-            bag_pointer=state.bag_pointer[rows], phase=state.phase[rows], fallen=state.fallen[rows],
-            extra_left=state.extra_left[rows], big_left=state.big_left[rows], fall_side=state.fall_side[rows],
-            wolf_cell=state.wolf_cell[rows], stats=np.zeros((size, self.players, len(STAT_NAMES)), dtype=np.int32),
+            bag_pointer=state.bag_pointer.take(rows), phase=state.phase.take(rows),
+            fallen=state.fallen.take(rows, axis=0), extra_left=state.extra_left.take(rows),
+            big_left=state.big_left.take(rows), fall_side=state.fall_side.take(rows),
+            wolf_cell=state.wolf_cell.take(rows), stats=np.zeros((size, self.players, len(STAT_NAMES)), dtype=np.int32),
             event_log=[], logging=False)
 
     @staticmethod
@@ -666,6 +747,18 @@ class VoraEngine(BatchedEngine):
         if state.meadow.flags.f_contiguous:
             return state.meadow.T
         return np.ascontiguousarray(state.meadow.T)
+
+    def farms_of(self, state: VoraState, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """``state.farms[rows, seats]`` (one seat per game), through a flat index."""
+        return state.farms.reshape(-1, self.geo.k).take(rows * self.players + seats, axis=0)
+
+    def farm_totals(self, farm: np.ndarray) -> np.ndarray:
+        """Cubes in each farm ``[n, K]`` (a float32 product: exact below 2**24 cubes)."""
+        return farm.astype(np.float32) @ self.geo.ones_k
+
+    def kinds_present(self, farm: np.ndarray) -> np.ndarray:
+        """uint64 per farm ``[n, K]``: bit ``kind`` set where the farm holds that kind."""
+        return ((farm >= 1).astype(np.float32) @ self.geo.kind_weights).astype(np.uint64)
 
     # --- legal actions ------------------------------------------------------------
 
@@ -679,16 +772,16 @@ class VoraEngine(BatchedEngine):
         phase = state.phase[rows]
         live = ~state.done[rows]
         me = state.to_move[rows].astype(np.int64)
-        main = np.nonzero(live & (phase == MAIN))[0]
+        main = (live & (phase == MAIN)).nonzero()[0]
         if main.size:
             groups[main] = self._main_groups(state, rows[main], me[main])
-        chosen = np.nonzero(live & (phase == RECIPIENT))[0]
+        chosen = (live & (phase == RECIPIENT)).nonzero()[0]
         if chosen.size:
             groups[chosen, geo.g_recipient] = self.recipient_flags(state, rows[chosen], me[chosen])
-        chosen = np.nonzero(live & ((phase == EXTRA) | (phase == BIG)))[0]
+        chosen = (live & ((phase == EXTRA) | (phase == BIG))).nonzero()[0]
         if chosen.size:
             r = rows[chosen]
-            groups[chosen, geo.g_pick] = geo.occupied(np.take(kinds, r, axis=1))
+            groups[chosen, geo.g_pick] = geo.occupied(kinds.take(r, axis=1))
             big = phase[chosen] == BIG
             if big.any():
                 groups[chosen[big], geo.g_steal] = self.steal_flags(state, r[big], me[chosen][big])
@@ -698,17 +791,17 @@ class VoraEngine(BatchedEngine):
         """uint64 per game: the seats that may get the fallen cube (bit seat); forbidden rule applied."""
         geo = self.geo
         word = np.full(rows.size, geo.all_seats, dtype=np.uint64)
-        last = (state.farms[rows, me].sum(axis=1) == 0) & (state.fallen[rows, 1] < 0)
+        last = (self.farm_totals(self.farms_of(state, rows, me)) == 0) & (state.fallen[rows, 1] < 0)
         if last.any():
             stuck = np.zeros(rows.size, dtype=bool)
-            stuck[last] = ~has_formation(geo, np.take(self.kinds(state), rows[last], axis=1))
+            stuck[last] = ~has_formation(geo, self.kinds(state).take(rows[last], axis=1))
             word = np.where(stuck, ONE << me.astype(np.uint64), word)
         return word
 
     def steal_flags(self, state: VoraState, rows: np.ndarray, me: np.ndarray) -> np.ndarray:
         """uint64 per game: the steals open to ``me`` (bit seat*K + kind), never a victim's last cube."""
         geo = self.geo
-        farms = state.farms[rows]  # [n, P, K]
+        farms = state.farms.take(rows, axis=0)  # [n, P, K]
         players = farms.shape[1]
         victim = (farms.sum(axis=2) >= 2) & (np.arange(players)[None, :] != me[:, None])
         flags = (farms >= 1) & victim[:, :, None]
@@ -719,14 +812,14 @@ class VoraEngine(BatchedEngine):
         k, c = geo.k, geo.c
         groups = np.zeros((rows.size, geo.groups), dtype=np.uint64)
         farm = state.farms[rows, me]  # [n, K]
-        kinds = np.take(self.kinds(state), rows, axis=1)
+        kinds = self.kinds(state).take(rows, axis=1)
         has = farm >= 1
         groups[:, :k] = np.where(has, geo.all_lines, ZERO)
         if geo.pig >= 0:
             groups[:, geo.g_double] = np.where(has[:, geo.pig], geo.all_lines, ZERO)
-        last = np.nonzero(farm.sum(axis=1) == 1)[0]
+        last = (farm.sum(axis=1) == 1).nonzero()[0]
         if last.size:
-            single, double = self.last_cube_pushes(np.take(kinds, last, axis=1), farm[last], me[last])
+            single, double = self.last_cube_pushes(kinds.take(last, axis=1), farm[last], me[last])
             groups[last, np.argmax(farm[last], axis=1)] = single
             if geo.pig >= 0:
                 groups[last, geo.g_double] &= double
@@ -770,18 +863,19 @@ class VoraEngine(BatchedEngine):
         if unsafe.shape[1] == 0:
             return single, double
         offsets = self.config.offsets
-        is_pig = kind == geo.pig
-        base = np.where(is_pig, offsets["double"], offsets["push"] + kind * geo.lines)
-        for first in ([offsets["push"] + kind * geo.lines] + ([base] if is_pig.any() else [])):
-            actions = (first[:, None] + unsafe).reshape(-1)
-            pushed, _, _ = apply_main(geo, np.repeat(kinds, unsafe.shape[1], axis=1), actions)
-            collects = has_formation(geo, pushed).reshape(unsafe.shape)
-            word = np.where(collects, ONE << unsafe.astype(np.uint64), ZERO).sum(axis=1, dtype=np.uint64)
-            if first is base:
-                double = double | np.where(is_pig, word, ZERO)
-            else:
-                single = single | word
+        single = single | self._collecting_lines(kinds, offsets["push"] + kind * geo.lines, unsafe)
+        pigs = (kind == geo.pig).nonzero()[0]
+        if pigs.size:
+            double[pigs] |= self._collecting_lines(kinds.take(pigs, axis=1),
+                                                   np.full(pigs.size, offsets["double"]), unsafe[pigs])
         return single, double
+
+    def _collecting_lines(self, kinds: np.ndarray, first: np.ndarray, lines: np.ndarray) -> np.ndarray:
+        """uint64 per meadow: which of ``lines[m, U]`` (bit = line) a push ``first + line`` makes collect."""
+        actions = (first[:, None] + lines).reshape(-1)
+        pushed = pushed_meadows(self.geo, np.repeat(kinds, lines.shape[1], axis=1), actions)
+        collects = has_formation(self.geo, pushed).reshape(lines.shape)
+        return np.where(collects, ONE << lines.astype(np.uint64), ZERO).sum(axis=1, dtype=np.uint64)
 
     def legal_mask(self, state: VoraState) -> np.ndarray:
         groups = self.legal_groups(state, np.arange(state.size))
@@ -791,11 +885,11 @@ class VoraEngine(BatchedEngine):
         """bool ``[n, num_actions]`` from legal groups ``[n, groups]``."""
         geo = self.geo
         mask = np.zeros((groups.shape[0], self.num_actions), dtype=bool)
-        game, group = np.nonzero(groups)
+        game, group = groups.nonzero()
         if game.size == 0:
             return mask
-        flags = ((groups[game, group][:, None] >> np.arange(64, dtype=np.uint64)) & ONE).astype(bool)
-        pair, bit = np.nonzero(flags)
+        flags = ((groups[game, group][:, None] >> geo.flag_shifts) & ONE).astype(bool)
+        pair, bit = flags.nonzero()
         mask[game[pair], geo.group_base[group[pair]] + bit] = True
         return mask
 
@@ -803,9 +897,10 @@ class VoraEngine(BatchedEngine):
         """Every legal (game, action) of games ``rows``, ascending: flat arrays ``game`` and ``action``."""
         geo = self.geo
         groups = self.legal_groups(state, rows)
-        index, group = np.nonzero(groups)
-        flags = ((groups[index, group][:, None] >> np.arange(64, dtype=np.uint64)) & ONE).astype(bool)
-        pair, bit = np.nonzero(flags)
+        index, group = groups.nonzero()
+        words = groups.reshape(-1)[index * geo.groups + group]
+        flags = ((words[:, None] >> geo.flag_shifts) & ONE).astype(bool)
+        pair, bit = flags.nonzero()
         return rows[index[pair]], geo.group_base[group[pair]] + bit
 
     # --- step ------------------------------------------------------------------------
@@ -821,7 +916,7 @@ class VoraEngine(BatchedEngine):
         geo = self.geo
         if not state.meadow.flags.f_contiguous:  # copies made by take_games: back to kind-major storage
             state.meadow = np.asfortranarray(state.meadow)
-        rows = np.nonzero(~state.done)[0]
+        rows = (~state.done).nonzero()[0]
         size = state.size
         log = None
         if state.logging:
@@ -846,19 +941,19 @@ class VoraEngine(BatchedEngine):
             self._main(state, rows, action, stage, slice(None), log)
         else:
             if main.any():
-                where = np.nonzero(main)[0]
+                where = main.nonzero()[0]
                 self._main(state, rows[where], action[where], stage, where, log)
-            block = np.searchsorted(geo.block_starts, action, side="right") - 1
+            block = geo.action_block.take(action)
             within = action - geo.block_starts[block]
             if log is not None:
                 log["block"][rows[~main]] = block[~main]
             chosen = block == RECIPIENT_BLOCK
             if chosen.any():
-                self._recipient(state, rows[chosen], within[chosen], stage, np.nonzero(chosen)[0], log)
+                self._recipient(state, rows[chosen], within[chosen], stage, chosen.nonzero()[0], log)
             chosen = block >= PICK
             if chosen.any():
-                self._combo(state, rows[chosen], block[chosen], within[chosen], stage, np.nonzero(chosen)[0], log)
-        busy = np.nonzero(stage != DONE)[0]
+                self._combo(state, rows[chosen], block[chosen], within[chosen], stage, chosen.nonzero()[0], log)
+        busy = (stage != DONE).nonzero()[0]
         self._resolve(state, rows[busy], stage[busy], refill, log)
         if log is not None:
             state.event_log.append(log)
@@ -866,48 +961,55 @@ class VoraEngine(BatchedEngine):
     def _main(self, state, rows, action, stage, where, log) -> None:
         """Main actions of games ``rows``, all at once through the per-action tables."""
         geo = self.geo
+        k, players, stat_count = geo.k, self.players, len(STAT_NAMES)
         kinds = state.meadow.T
+        ints = geo.act_int.take(action, axis=1)
         me = state.to_move[rows].astype(np.int64)
-        kinds[:, rows], probe, second = apply_main(geo, np.take(kinds, rows, axis=1), action)
-        spend = geo.act_spend[action]
+        moved, probe, second = _apply(geo, columns(kinds, rows), action, ints)
+        store(kinds, rows, moved)
+        farms, stats = flat(state.farms), flat(state.stats)
+        mine = rows * players + me
+        spend = ints[ACT_SPEND]
         paid = spend >= 0
-        state.farms[rows[paid], me[paid], spend[paid]] -= 1
-        gain = np.where(geo.act_gain_probe[action], probe, geo.act_gain_fixed[action])
+        farms[(mine * k + spend)[paid]] -= 1
+        gain = np.where(ints[ACT_GAIN_PROBE] != 0, probe, ints[ACT_GAIN_FIXED])
         got = gain >= 0
-        state.farms[rows[got], me[got], gain[got]] += 1
-        taker = geo.act_taker[action]
-        given = np.nonzero(taker >= 0)[0]
+        farms[(mine * k + gain)[got]] += 1
+        taker = ints[ACT_TAKER]
+        given = (taker >= 0).nonzero()[0]
         if given.size:
-            rg, tg = rows[given], taker[given]
-            state.farms[rg, tg, probe[given]] += 1
-            state.stats[rg, tg, RECEIVED] += 1
+            theirs = rows[given] * players + taker[given]
+            farms[theirs * k + probe[given] % k] += 1
+            stats[theirs * stat_count + RECEIVED] += 1
             two = second[given] >= 0
             if two.any():
-                state.farms[rg[two], tg[two], second[given][two]] += 1
-                state.stats[rg[two], tg[two], RECEIVED] += 1
-        asks = geo.act_asks[action]
-        sub = geo.act_stage[action]
+                farms[(theirs * k + second[given])[two]] += 1
+                stats[theirs[two] * stat_count + RECEIVED] += 1
+        asks = ints[ACT_ASKS] != 0
+        sub = ints[ACT_STAGE]
         if asks.any():
             ra = rows[asks]
             state.fallen[ra, 0] = probe[asks]
             state.fallen[ra, 1] = second[asks]
             state.phase[ra] = RECIPIENT
             sub = np.where(asks, DONE, sub)
-        fall_side = geo.act_fall_side[action]
+        fall_side = ints[ACT_FALL_SIDE]
         state.fall_side[rows] = np.where(fall_side >= 0, fall_side, geo.seat_side[me])
-        state.wolf_cell[rows] = geo.act_wolf_cell[action]
-        state.stats[rows, me, geo.act_stat[action]] += 1
+        state.wolf_cell[rows] = ints[ACT_WOLF_CELL]
+        stats[mine * stat_count + ints[ACT_STAT]] += 1
         stage[where] = sub
         if log is not None:
-            log["block"][rows] = geo.act_block[action]
-            moved = np.where(geo.act_is_push[action], geo.act_t1_kind[action], probe)
-            log["kind"][rows] = np.where(geo.act_block[action] == PICK_UP, geo.ladybug, moved)
+            block = ints[ACT_BLOCK]
+            log["block"][rows] = block
+            moved = np.where(ints[ACT_IS_PUSH] != 0, ints[ACT_T1_KIND], probe)
+            log["kind"][rows] = np.where(block == PICK_UP, geo.ladybug, moved)
 
     def _recipient(self, state, rows, within, stage, where, log) -> None:
         seat = within
         kind = state.fallen[rows, 0].astype(np.int64)
-        state.farms[rows, seat, kind] += 1
-        state.stats[rows, seat, RECEIVED] += 1
+        theirs = rows * self.players + seat
+        flat(state.farms)[theirs * self.geo.k + kind] += 1
+        flat(state.stats)[theirs * len(STAT_NAMES) + RECEIVED] += 1
         state.fallen[rows, 0] = state.fallen[rows, 1]
         state.fallen[rows, 1] = -1
         finished = state.fallen[rows, 0] < 0
@@ -919,24 +1021,28 @@ class VoraEngine(BatchedEngine):
 
     def _combo(self, state, rows, block, within, stage, where, log) -> None:
         geo = self.geo
+        k, players, stat_count = geo.k, self.players, len(STAT_NAMES)
         kinds = state.meadow.T
+        farms, stats = flat(state.farms), flat(state.stats)
         me = state.to_move[rows].astype(np.int64)
+        mine = rows * players + me
         is_pick = block == PICK
         kind = np.zeros(rows.size, dtype=np.int64)
         if is_pick.any():
             r, cell = rows[is_pick], within[is_pick]
-            kind[is_pick] = kind_at(np.take(kinds, r, axis=1), cell)
+            kind[is_pick] = kind_at(kinds.take(r, axis=1), cell)
             kinds[kind[is_pick], r] &= ~geo.cell_bit[cell]
-            state.stats[r, me[is_pick], PICKS] += 1
+            stats[mine[is_pick] * stat_count + PICKS] += 1
         steal = ~is_pick
         victim = np.full(rows.size, -1, dtype=np.int64)
         if steal.any():
             r = rows[steal]
-            victim[steal], kind[steal] = np.divmod(within[steal], geo.k)
-            state.farms[r, victim[steal], kind[steal]] -= 1
-            state.stats[r, me[steal], STEALS] += 1
-            state.stats[r, victim[steal], STOLEN] += 1
-        state.farms[rows, me, kind] += 1
+            victim[steal], kind[steal] = np.divmod(within[steal], k)
+            theirs = r * players + victim[steal]
+            farms[theirs * k + kind[steal]] -= 1
+            stats[mine[steal] * stat_count + STEALS] += 1
+            stats[theirs * stat_count + STOLEN] += 1
+        farms[mine * k + kind % k] += 1
         extra = state.phase[rows] == EXTRA
         state.extra_left[rows[extra]] -= 1
         state.big_left[rows[~extra]] -= 1
@@ -951,12 +1057,12 @@ class VoraEngine(BatchedEngine):
     def _resolve(self, state, rows, stage, refill, log) -> None:
         geo = self.geo
         kinds = state.meadow.T
-        finished = []
+        turn_over = None  # bool [B]: games whose turn ended in this step
         while rows.size:
-            chosen = np.nonzero(stage == COMBOS)[0]
+            chosen = (stage == COMBOS).nonzero()[0]
             if chosen.size:
                 r = rows[chosen]
-                occupied = geo.occupied(np.take(kinds, r, axis=1)) != 0
+                occupied = geo.occupied(columns(kinds, r)) != 0
                 due = state.extra_left[r] > 0
                 to_extra = due & occupied
                 state.extra_left[r[due & ~occupied]] = 0
@@ -971,39 +1077,43 @@ class VoraEngine(BatchedEngine):
                 state.phase[r[to_extra]] = EXTRA
                 state.phase[r[to_big]] = BIG
                 stage[chosen] = np.where(to_extra | to_big, DONE, FALL)
-            chosen = np.nonzero((stage == FALL) | (stage == FALL_THEN_END))[0]
+            chosen = ((stage == FALL) | (stage == FALL_THEN_END)).nonzero()[0]
             if chosen.size:
                 r = rows[chosen]
-                sub = np.take(kinds, r, axis=1)
+                sub = columns(kinds, r)
                 wolf = state.wolf_cell[r].astype(np.int64)
                 occupied = geo.occupied(sub)
                 present = (wolf >= 0) & (((occupied >> np.maximum(wolf, 0).astype(np.uint64)) & ONE) == 1)
                 state.wolf_cell[r[~present]] = -1
                 fixed = np.where(present, geo.cell_bit[np.maximum(wolf, 0)], ZERO)
-                kinds[:, r] = fall(geo, sub, state.fall_side[r].astype(np.int64), fixed)
+                store(kinds, r, fall(geo, sub, state.fall_side[r].astype(np.int64), fixed))
                 stage[chosen] = np.where(stage[chosen] == FALL, COLLECT, END)
-            chosen = np.nonzero(stage == COLLECT)[0]
+            chosen = (stage == COLLECT).nonzero()[0]
             if chosen.size:
                 r = rows[chosen]
-                sub = np.take(kinds, r, axis=1)
-                found = has_formation(geo, sub)
+                sub = columns(kinds, r)
+                found, (h, v, water) = formation_parts(geo, sub)
                 stage[chosen[~found]] = END
                 if found.any():
-                    found = np.nonzero(found)[0]
+                    found = found.nonzero()[0]
                     where = chosen[found]
                     rg = rows[where]
-                    sub = np.take(sub, found, axis=1)
-                    collected, extras, bigs = formations(geo, sub)
+                    sub = sub.take(found, axis=1)
+                    parts = (h.take(found, axis=1), v.take(found, axis=1),
+                             None if water is None else water[found])
+                    collected, extras, bigs = formations(geo, sub, parts)
                     counts = popcount(collected).astype(np.int16).T  # [n, K]
                     total = counts.sum(axis=1)
-                    me = state.to_move[rg].astype(np.int64)
-                    state.farms[rg, me] += counts
-                    kinds[:, rg] = sub & ~collected
+                    mine = rg * self.players + state.to_move[rg].astype(np.int64)
+                    np.reshape(state.farms, (-1, geo.k), copy=False)[mine] += counts
+                    store(kinds, rg, sub & ~collected)
                     state.extra_left[rg] = extras
                     state.big_left[rg] = bigs
-                    state.stats[rg, me, COLLECTED] += total
-                    state.stats[rg, me, EXTRAS] += extras.astype(np.int32)
-                    state.stats[rg, me, BIGS] += bigs.astype(np.int32)
+                    stats = flat(state.stats)
+                    mine *= len(STAT_NAMES)
+                    stats[mine + COLLECTED] += total
+                    stats[mine + EXTRAS] += extras.astype(np.int32)
+                    stats[mine + BIGS] += bigs.astype(np.int32)
                     if log is not None:
                         log["collected"][rg] += total
                         log["extras"][rg] += extras.astype(np.int8)
@@ -1011,32 +1121,37 @@ class VoraEngine(BatchedEngine):
                     stage[where] = COMBOS
             ended = stage == END
             if ended.any():
-                finished.append(rows[ended])
+                if turn_over is None:
+                    turn_over = np.zeros(state.size, dtype=bool)
+                turn_over[rows[ended]] = True
                 stage[ended] = DONE
             busy = stage != DONE
             rows, stage = rows[busy], stage[busy]
-        if finished:  # turns end together: nothing of one game's turn end touches another's
-            self._end_turn(state, np.concatenate(finished), refill)
+        if turn_over is not None:  # turns end together: nothing of one game's turn end touches another's
+            self._end_turn(state, turn_over.nonzero()[0], refill)
 
     def _end_turn(self, state, rows, refill) -> None:
         geo = self.geo
         kinds = state.meadow.T
         if refill:
-            empty = geo.full & ~geo.occupied(np.take(kinds, rows, axis=1))
-            gaps = np.nonzero(empty != 0)[0]
+            empty = geo.full & ~geo.occupied(columns(kinds, rows))
+            count = popcount(empty).astype(np.int64)
+            gaps = count.nonzero()[0]
             if gaps.size:
-                r, empty = rows[gaps], empty[gaps]
+                r, empty, count = rows[gaps], empty[gaps], count[gaps]
                 pointer = state.bag_pointer[r].astype(np.int64)
-                left = geo.total - pointer
-                flags = ((empty[:, None] >> np.arange(geo.c, dtype=np.uint64)) & ONE).astype(bool)
-                rank = np.cumsum(flags, axis=1) - 1
-                fill = flags & (rank < left[:, None])
-                game, cell = np.nonzero(fill)
-                drawn = state.bag[r[game], pointer[game] + rank[game, cell]].astype(np.intp)
-                np.bitwise_or.at(kinds, (drawn, r[game]), geo.cell_bit[cell])
-                placed = fill.sum(axis=1)
+                placed = np.minimum(count, geo.total - pointer)
+                # the empty cells as (game, cell) pairs, cells ascending within a game
+                cells = np.unpackbits(empty.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, count=geo.c,
+                                      bitorder="little")
+                game, cell = cells.nonzero()
+                rank = np.arange(game.size) - (np.cumsum(count) - count)[game]
+                fill = rank < placed[game]
+                game, cell = game[fill], cell[fill]
+                drawn = state.bag.reshape(-1)[(r * geo.total + pointer)[game] + rank[fill]].astype(np.intp)
+                np.bitwise_or.at(flat(kinds), drawn * state.size + r[game], geo.cell_bit[cell])
                 state.bag_pointer[r] = pointer + placed
-                ended = r[placed < flags.sum(axis=1)]
+                ended = r[placed < count]
                 state.done[ended] = True
                 state.end[ended] = END_REASONS.index("bag_empty")
         state.phase[rows] = MAIN
@@ -1074,7 +1189,7 @@ class VoraEngine(BatchedEngine):
         pending = np.zeros((size, geo.k), dtype=np.int64)
         for slot in range(2):
             has = state.fallen[:, slot] >= 0
-            np.add.at(pending, (np.nonzero(has)[0], state.fallen[has, slot].astype(np.int64)), 1)
+            np.add.at(pending, (has.nonzero()[0], state.fallen[has, slot].astype(np.int64)), 1)
         held = popcount(meadow).astype(np.int64) + state.farms.sum(axis=1) + in_bag + pending
         farms_ok = (state.farms.sum(axis=2) >= 1).all(axis=1) | (state.phase == RECIPIENT)
         full = (occupied == geo.full) | state.done | (state.phase != MAIN)
@@ -1096,7 +1211,7 @@ class VoraEngine(BatchedEngine):
         if not state.event_log:
             return None
         stacked = {key: np.stack([entry[key] for entry in state.event_log], axis=1) for key in state.event_log[0]}
-        games, steps = np.nonzero(stacked["block"] >= 0)
+        games, steps = (stacked["block"] >= 0).nonzero()
         block_names = np.array(BLOCKS)
         phase_names = np.array(PHASES)
         kind_names = np.array(("",) + self.config.kind_names)
