@@ -1,0 +1,1045 @@
+"""Vorex, batched: N games as numpy arrays with a leading game axis.
+
+The rules are the ones written in :mod:`sims.vorex.config`'s docstring. The
+forest is stored per hex number (``tile``, ``part``, ``kind``, ``flower``);
+tile placements are checked with precomputed tables per (shape, anchor,
+rotation): the 4 cells, the cyclic sequence of hexes around the tile and its
+distinct neighbour hexes.
+
+Closed regions. The covered hexes (tiles and ruins) always form one
+6-connected set (every tile but the first touches it), and before a placement
+every empty hex reaches the ring. By Euler's formula a new tile touching the
+forest in ``r`` separate runs along its boundary closes exactly ``r - 1``
+empty regions; each closed region touches the tile. So a placement is legal
+iff the number of its neighbour hexes that become single enclosed hexes
+equals ``r - 1`` (every closed region is then a single hex: a ruin).
+
+Kept between decisions: each flower's group label (the smallest hex of its
+6-connected same-seat group, updated when a flower lands), the legal
+placements per (game, shape) until the next tile lands, and the legal blooms
+of the current decision. After changing a state's arrays by hand, call
+:meth:`VorexEngine.forget_cache`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sims.core.engine import STALL, BatchedEngine, BatchedState, GameResults, Trace
+from sims.core.rng import shuffle_order
+from sims.vorex.config import (
+    ARID,
+    BLOCKS,
+    BROWN,
+    DIRECTIONS,
+    END_REASONS,
+    EVENT_KINDS,
+    GREEN,
+    HEX_KINDS,
+    LIGHT,
+    PHASES,
+    POINTS,
+    ROTATIONS,
+    SEAT_COLUMNS,
+    SETUP_SLOTS,
+    TILE_HEXES,
+    VorexConfig,
+    rotate,
+)
+
+SETUP, ACTION, BONUS_EXPAND, BONUS_BLOOM, WEED_BLOOM, WEED_EXPAND = range(6)
+CONTINUE = 6  # internal: the decision's effects are over, the turn goes on (never a decision)
+EMPTY, RUIN = -1, -2
+WEED = 1
+KIND_BLOOM, KIND_DRAW, KIND_EXPAND = (HEX_KINDS.index(k) for k in ("bloom", "draw", "expand"))
+FIRST_PRODUCTION, LAST_PRODUCTION = HEX_KINDS.index("light"), HEX_KINDS.index("insect")
+END = {name: index for index, name in enumerate(END_REASONS)}
+
+# Counters kept during play (the other seat columns are computed at the end).
+STATS = ("flowers_placed", "flowers_ruins", "resources_gained", "resources_paid", "tiles_placed", "draws",
+         "expands", "blooms", "bonus_draws", "bonus_expands", "bonus_blooms")
+STAT = {name: index for index, name in enumerate(STATS)}
+EVENT_KIND = {name: index for index, name in enumerate(EVENT_KINDS)}
+LOG_FIELDS = ("turn", "seat", "phase", "block", "kind", "tile", "stump", "stump_points", "reduced", "paid",
+              "light_paid", "gained", "ruins_formed", "ruin_flowers")
+
+
+def _boundary_walk(cells: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The hexes facing each boundary edge of a tile, in cyclic order around it (repeats kept)."""
+    members = set(cells)
+
+    def step(c, d):
+        return (c[0] + DIRECTIONS[d][0], c[1] + DIRECTIONS[d][1])
+
+    edges = [(c, d) for c in cells for d in range(6) if step(c, d) not in members]
+    start = edges[0]
+    walk, current = [], start
+    while True:
+        cell, d = current
+        walk.append(step(cell, d))
+        turn = step(cell, (d + 1) % 6)
+        current = (cell, (d + 1) % 6) if turn not in members else (turn, (d - 1) % 6)
+        if current == start:
+            break
+    if len(walk) != len(edges):
+        raise AssertionError("a tile's boundary is not a single cycle")
+    return walk
+
+
+WEED_BLOOMS = 2  # the weed blooms twice a turn (rulebook), whatever rules.actions_per_turn says
+
+class Board:
+    """Geometry tables of a config: neighbours and the per-placement tables, with sentinel columns.
+
+    Hex arrays of a game get two extra columns: ``OPEN`` (= H, an empty hex
+    outside the window) and ``SHUT`` (= H + 1, a covered hex), so -1 entries
+    of the tables index a harmless sentinel.
+    """
+
+    def __init__(self, config: VorexConfig):
+        H, P = config.window, config.playable
+        self.H, self.P, self.OPEN, self.SHUT = H, P, H, H + 1
+        self.centre = config.centre
+        nb = config.neighbours.astype(np.int64)
+        self.neighbours = np.where(nb < 0, self.OPEN, nb)  # [H, 6]
+        ext = np.full((H + 2, 6), self.OPEN, dtype=np.int64)
+        ext[:H] = self.neighbours
+        self.neighbours_ext = ext
+        self.playable_mask = np.zeros(H + 2, dtype=bool)
+        self.playable_mask[:P] = True
+
+        shapes = list(config.shapes.values())
+        S, K = len(shapes), ROTATIONS
+        cells = config.placement_cells.astype(np.int64).reshape(S, P * K, TILE_HEXES)
+        self.cells = np.where(cells < 0, self.SHUT, cells)  # [S, P*6, 4]
+        self.covers_centre = (cells == self.centre).any(axis=2)
+        walks, distinct = {}, {}
+        for s, offsets in enumerate(shapes):
+            for k in range(K):
+                rotated = [rotate(o, k) for o in offsets]
+                walks[s, k] = _boundary_walk(rotated)
+                distinct[s, k] = sorted(set(walks[s, k]))
+        L = max(len(w) for w in walks.values())
+        M = max(len(d) for d in distinct.values())
+        self.boundary = np.full((S, P * K, L), self.OPEN, dtype=np.int64)
+        self.around = np.full((S, P * K, M), self.SHUT, dtype=np.int64)
+        self.around_touch = np.full((S, P * K, M), -1, dtype=np.int8)  # tile cells next to each around hex
+        number = config.hex_number
+        for s, offsets in enumerate(shapes):
+            for k in range(K):
+                rotated = [rotate(o, k) for o in offsets]
+                walk, near = walks[s, k], distinct[s, k]
+                walk = walk + [walk[-1]] * (L - len(walk))  # a repeat starts no run
+                for a in range(P):
+                    q, r = config.hex_coords[a]
+                    p = a * K + k
+                    if (cells[s, p] < 0).any():
+                        continue
+                    tile_hexes = {(q + dq, r + dr) for dq, dr in rotated}
+                    self.boundary[s, p] = [number.get((q + dq, r + dr), self.OPEN) for dq, dr in walk]
+                    for j, (dq, dr) in enumerate(near):
+                        hq, hr = q + dq, r + dr
+                        self.around[s, p, j] = number.get((hq, hr), self.OPEN)
+                        self.around_touch[s, p, j] = sum((hq + eq, hr + er) in tile_hexes for eq, er in DIRECTIONS)
+
+
+@dataclass
+class VorexState(BatchedState):
+    tile: np.ndarray  # int16 [B, H+2]: tile id, EMPTY or RUIN (sentinel columns: EMPTY, RUIN)
+    part: np.ndarray  # int8 [B, H+2]: index 0..3 of the tile hex, -1
+    kind: np.ndarray  # int8 [B, H+2]: HEX_KINDS index of the tile hex, -1
+    flower: np.ndarray  # int8 [B, H+2]: seat, -1
+    group: np.ndarray  # int16 [B, H+2]: a flower's group label (a hex of the group), -1
+    settled: np.ndarray  # bool [B, H+2]
+    resources: np.ndarray  # int16 [B, S, 4]
+    supply: np.ndarray  # int16 [B, 4]
+    flowers_left: np.ndarray  # int16 [B, S]
+    face_up: np.ndarray  # int16 [B, 2]
+    pile: np.ndarray  # int16 [B, N]
+    pile_pointer: np.ndarray  # int16 [B]
+    setup_tiles: np.ndarray  # int16 [B, S, 3]: unplaced setup tiles, -1
+    light_hex: np.ndarray  # int16 [B, S]: the starting tile's light stump, -1
+    phase: np.ndarray  # int8 [B]
+    actions_left: np.ndarray  # int8 [B]
+    extra: np.ndarray  # bool [B]: the WEED_BLOOM decision is an extra one
+    last_flower: np.ndarray  # bool [B]
+    offered: np.ndarray  # bool [B]: an ACTION decision of this round offered a bloom or a place
+    tiles_on_map: np.ndarray  # int16 [B]
+    stats: np.ndarray  # int32 [B, S, len(STATS)]
+    green: np.ndarray  # int8 [B]: GREEN index, -1 none
+    place_cache: np.ndarray  # bool [B, shapes, P*6]: legal placements per shape (valid where cache_valid)
+    cache_valid: np.ndarray  # bool [B, shapes]
+    bloom_cache: np.ndarray  # bool [B, P]: legal blooms at the current decision (where bloom_stamp == steps)
+    bloom_stamp: np.ndarray  # int64 [B]
+    brown: np.ndarray  # int8 [B]
+    steps: int = 0
+    logging: bool = True
+    event_log: list = field(default_factory=list)
+
+
+class VorexEngine(BatchedEngine):
+    end_reasons = END_REASONS
+
+    def __init__(self, config: VorexConfig, players: int):
+        self.config, self.players = config, config.seats(players)
+        self.player_count = players
+        self.solo = players == 1
+        self.num_actions = config.num_actions
+        self.board = Board(config)
+        self.offsets = config.offsets
+        P = config.playable
+        self.P, self.H = P, config.window
+        self.tile_shape = config.tile_shape.astype(np.int64)
+        self.tile_kind = config.tile_hex_kind.astype(np.int8)
+        self.tile_cost = config.tile_hex_cost.astype(np.int16)
+        # total cost of each tile hex; index [-1, -1] (empty hexes, ruins) reads the last hex: masked by the callers
+        self.tile_cost_sum = self.tile_cost.sum(axis=2)
+        self.tile_value = config.tile_hex_value.astype(np.int16)
+        self.tile_beetles = config.tile_beetles.astype(np.int16)
+        self.tile_level = config.tile_level.astype(np.int64)
+        self.tile_count = len(config.tiles)
+        self.tile_stumps = (self.tile_kind > ARID).sum(axis=1).astype(np.int64)  # stumps of each tile
+        levels = config.pile_levels(players)
+        self.pile_levels = levels
+        self.pile_size = sum(len(level) for level in levels)
+        # A hex's stump category: 0 none/arid, 1 production, 2 action, 3 points (index by kind + 1).
+        category = np.zeros(len(HEX_KINDS) + 1, dtype=np.int8)
+        for kind, name in enumerate(HEX_KINDS):
+            category[kind + 1] = (1 if FIRST_PRODUCTION <= kind <= LAST_PRODUCTION else
+                                  2 if name in ("bloom", "draw", "expand") else 3 if kind == POINTS else 0)
+        self.category = category
+        # Resource produced by a hex kind (index kind + 1), -1 if none.
+        produce = np.full(len(HEX_KINDS) + 1, -1, dtype=np.int64)
+        for kind in range(FIRST_PRODUCTION, LAST_PRODUCTION + 1):
+            produce[kind + 1] = kind - 1
+        self.produce = produce
+
+    # --- setup ------------------------------------------------------------------------------
+
+    def init(self, seeds: np.ndarray) -> VorexState:
+        cfg, board = self.config, self.board
+        seeds = np.asarray(seeds, dtype=np.uint64)
+        B, S, W = seeds.shape[0], self.players, self.H + 2
+        if cfg.green == "random":
+            green = shuffle_order(seeds, "objectives/green", 0, 5)[:, 0].astype(np.int8)
+        else:
+            green = np.full(B, -1 if cfg.green == "none" else GREEN.index(cfg.green), dtype=np.int8)
+        if cfg.brown == "random":
+            brown = shuffle_order(seeds, "objectives/brown", 0, 5)[:, 0].astype(np.int8)
+        else:
+            brown = np.full(B, BROWN.index(cfg.brown), dtype=np.int8)
+        boards = 1 if self.solo else S
+        resources = np.zeros((B, S, 4), dtype=np.int16)
+        resources[:, :boards, 0] = cfg.player_start_light(self.player_count)
+        supply = np.tile(np.array(cfg.initial_supply(self.player_count), dtype=np.int16), (B, 1))
+        flowers_left = np.full((B, S), cfg.flowers, dtype=np.int16)
+        if self.solo:
+            flowers_left[:, WEED] = cfg.weed_flowers
+        setup = np.full((B, S, SETUP_SLOTS), -1, dtype=np.int16)
+        level0 = np.array(cfg.level0_tiles, dtype=np.int16)
+        order = shuffle_order(seeds, "setup/level0", 0, len(level0))
+        for seat in range(boards):
+            setup[:, seat, 0] = cfg.starting_tiles[seat]
+            setup[:, seat, 1] = level0[order[:, seat]]
+        if self.solo:
+            setup[:, 0, 2] = level0[order[:, 1]]
+        parts = []
+        for number, level in enumerate(self.pile_levels, start=1):
+            ids = np.array(level, dtype=np.int16)
+            parts.append(ids[shuffle_order(seeds, f"pile/level{number}", 0, len(ids))] if len(ids)
+                         else np.zeros((B, 0), dtype=np.int16))
+        pile = np.concatenate(parts, axis=1)
+        face_up = np.full((B, 2), -1, dtype=np.int16)
+        shown = min(2, pile.shape[1])
+        face_up[:, :shown] = pile[:, :shown]
+        tile = np.full((B, W), EMPTY, dtype=np.int16)
+        tile[:, board.SHUT] = RUIN
+        state = VorexState(
+            seeds=seeds, done=np.zeros(B, bool), to_move=np.zeros(B, np.int8), turn=np.zeros(B, np.int32),
+            end=np.zeros(B, np.int8), decisions=np.zeros(B, np.int32),
+            tile=tile, part=np.full((B, W), -1, np.int8), kind=np.full((B, W), -1, np.int8),
+            flower=np.full((B, W), -1, np.int8), group=np.full((B, W), -1, np.int16),
+            settled=np.zeros((B, W), bool), resources=resources, supply=supply, flowers_left=flowers_left,
+            face_up=face_up, pile=pile, pile_pointer=np.full(B, shown, np.int16), setup_tiles=setup,
+            light_hex=np.full((B, S), -1, np.int16), phase=np.full(B, SETUP, np.int8),
+            actions_left=np.zeros(B, np.int8), extra=np.zeros(B, bool), last_flower=np.zeros(B, bool),
+            offered=np.zeros(B, bool), tiles_on_map=np.zeros(B, np.int16),
+            stats=np.zeros((B, S, len(STATS)), np.int32), green=green, brown=brown,
+            place_cache=np.zeros((B, len(cfg.shapes), self.P * ROTATIONS), bool),
+            cache_valid=np.zeros((B, len(cfg.shapes)), bool), bloom_cache=np.zeros((B, self.P), bool),
+            bloom_stamp=np.full(B, -1, np.int64))
+        self._settle(state, np.arange(B))
+        return state
+
+    # --- placements ---------------------------------------------------------------------------
+
+    def _codes(self, state: VorexState, rows: np.ndarray):
+        """Per hex of games ``rows`` (each [n, H+2]): covered (bool); placeable code (int8: 0 no, 1 free,
+        3 free next to the forest); openness (int8: empty neighbours of an empty hex, 99 for a covered one)."""
+        board = self.board
+        covered = state.tile[rows] != EMPTY
+        empty_nb = (~covered[:, board.neighbours_ext]).sum(axis=2, dtype=np.int8)
+        code = np.where(covered | ~board.playable_mask, 0, np.where(empty_nb < 6, 3, 1)).astype(np.int8)
+        openness = np.where(covered, 99, empty_nb).astype(np.int8)
+        return covered, code, openness
+
+    def place_legal(self, state: VorexState, rows: np.ndarray, tiles: np.ndarray) -> np.ndarray:
+        """bool ``[n, len(slots), P*6]``: legal placements of tile ``tiles[i, slot]`` (-1: none) in game ``rows[i]``.
+
+        Legality depends only on the map and the tile's shape: it is kept per
+        (game, shape) until the next tile lands (``state.place_cache``).
+        """
+        n, slots = tiles.shape
+        legal = np.zeros((n, slots, self.P * ROTATIONS), dtype=bool)
+        if n == 0 or not (tiles >= 0).any():
+            return legal
+        shapes = np.where(tiles >= 0, self.tile_shape[np.maximum(tiles, 0)], -1)
+        who, slot = np.nonzero(shapes >= 0)
+        shape = shapes[who, slot]
+        stale = ~state.cache_valid[rows[who], shape]
+        if stale.any():
+            games, kinds = rows[who[stale]], shape[stale]
+            key = np.unique(games * 64 + kinds)
+            games, kinds = key // 64, key % 64
+            state.place_cache[games, kinds] = self._place_fresh(state, games, kinds)
+            state.cache_valid[games, kinds] = True
+        legal[who, slot] = state.place_cache[rows[who], shape]
+        return legal
+
+    def _place_fresh(self, state: VorexState, games: np.ndarray, shapes: np.ndarray) -> np.ndarray:
+        """bool ``[m, P*6]``: legal placements of shape ``shapes[i]`` on the map of game ``games[i]``."""
+        board = self.board
+        legal = np.zeros((games.size, self.P * ROTATIONS), dtype=bool)
+        covered, code, openness = self._codes(state, games)
+        first = state.tiles_on_map[games] == 0
+        for shape in np.unique(shapes):
+            who = np.nonzero(shapes == shape)[0]
+            cells = board.cells[shape]
+            c = [code[who][:, cells[:, i]] for i in range(TILE_HEXES)]
+            free = (c[0] & c[1] & c[2] & c[3]) > 0
+            touch = ((c[0] | c[1] | c[2] | c[3]) & 2) > 0
+            ok = np.where(first[who, None], free & board.covers_centre[shape][None, :], free & touch)
+            legal[who] = ok
+            w, p = np.nonzero(ok & ~first[who, None])
+            if w.size == 0:
+                continue
+            game = who[w]
+            ring = covered[game[:, None], board.boundary[shape, p]]
+            runs = (ring[:, 1:] & ~ring[:, :-1]).sum(axis=1) + (ring[:, 0] & ~ring[:, -1])
+            many = np.nonzero(runs >= 2)[0]
+            if many.size:
+                holes = self._holes(openness, game[many], shape, p[many]).sum(axis=1)
+                bad = many[holes != runs[many] - 1]
+                legal[who[w[bad]], p[bad]] = False
+        return legal
+
+    def _holes(self, openness: np.ndarray, game: np.ndarray, shape: int, placement: np.ndarray) -> np.ndarray:
+        """bool ``[m, M]``: which distinct neighbour hexes of each placement become enclosed single hexes.
+
+        An empty hex is enclosed once the tile lands iff its empty neighbours are exactly the tile's cells
+        next to it (``openness`` from :meth:`_codes`).
+        """
+        board = self.board
+        return openness[game[:, None], board.around[shape, placement]] == board.around_touch[shape, placement]
+
+    # --- blooms ---------------------------------------------------------------------------------
+
+    def bloom_options(self, state: VorexState, rows: np.ndarray, free: np.ndarray) -> np.ndarray:
+        """bool ``[n, P]``: legal blooms of the mover of games ``rows``; ``free`` marks weed blooms
+        (no cost, no flower check). A stump whose whole cost the mover's light covers needs no payment sum."""
+        P = self.P
+        seats = state.to_move[rows].astype(np.int64)
+        open_stump = (state.kind[rows, :P] > ARID) & (state.flower[rows, :P] < 0)
+        can = free | (state.flowers_left[rows, seats] > 0)
+        legal = open_stump & can[:, None]
+        cost = self.tile_cost_sum[state.tile[rows, :P], state.part[rows, :P]]
+        light = state.resources[rows, seats, 0]
+        i, h = np.nonzero(legal & ~free[:, None] & (cost > light[:, None]))
+        if i.size:
+            totals = self._group_totals(state, rows, seats)
+            ok = self._payment(state, rows, seats, totals, i, h)[2]
+            legal[i[~ok], h[~ok]] = False
+        return legal
+
+    def _payment(self, state: VorexState, rows: np.ndarray, seats: np.ndarray, totals: np.ndarray, i: np.ndarray,
+                 hexes: np.ndarray):
+        """Payment of blooming ``hexes`` by ``seats[i]`` in games ``rows[i]`` (pairs).
+
+        Returns pay [m, 4] (light, mushroom, water, insect), reduced [m] and affordable [m].
+        """
+        board = self.board
+        games, seats = rows[i], seats[i]
+        nb = board.neighbours[hexes]  # [m, 6]
+        owner = state.flower[games[:, None], nb]
+        label = np.where(owner == seats[:, None], state.group[games[:, None], nb], -1).astype(np.int64)
+        for d in range(1, 6):  # keep each group once
+            label[:, d] = np.where((label[:, :d] == label[:, d:d + 1]).any(axis=1), -1, label[:, d])
+        counts = totals[i[:, None], np.where(label >= 0, label, board.OPEN)].sum(axis=1).astype(np.int64)
+        cost = self.tile_cost[state.tile[games, hexes], state.part[games, hexes]].astype(np.int64)  # [m, 3]
+        need = np.maximum(cost - counts[:, 1:], 0)
+        held = state.resources[games, seats].astype(np.int64)
+        wild = counts[:, 0].copy()
+        for k in range(3):
+            x = np.minimum(wild, np.maximum(need[:, k] - held[:, k + 1], 0))
+            need[:, k] -= x
+            wild -= x
+        for k in range(3):
+            x = np.minimum(wild, need[:, k])
+            need[:, k] -= x
+            wild -= x
+        spend = np.minimum(need, held[:, 1:])
+        light = np.maximum(need - held[:, 1:], 0).sum(axis=1)
+        pay = np.concatenate([light[:, None], spend], axis=1)
+        reduced = cost.sum(axis=1) - need.sum(axis=1)
+        return pay, reduced, light <= held[:, 0]
+
+    def _group_totals(self, state: VorexState, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """int16 ``[n, H+2, 4]``: per group label of seat ``seats[i]``, its flowers on production stumps by resource."""
+        totals = np.zeros((rows.size, self.H + 2, 4), dtype=np.int16)
+        resource = self.produce[state.kind[rows].astype(np.int64) + 1]
+        i, h = np.nonzero((state.flower[rows] == seats[:, None]) & (resource >= 0))
+        if i.size:
+            np.add.at(totals, (i, state.group[rows[i], h].astype(np.int64), resource[i, h]), 1)
+        return totals
+
+    # --- legal actions ------------------------------------------------------------------------
+
+    def _slot_tiles(self, state: VorexState, rows: np.ndarray) -> np.ndarray:
+        """int [n, 3]: the tile of each place slot at the current decision (-1: none)."""
+        phase = state.phase[rows]
+        tiles = np.full((rows.size, SETUP_SLOTS), -1, dtype=np.int64)
+        setup = phase == SETUP
+        tiles[setup] = state.setup_tiles[rows[setup], state.to_move[rows[setup]]]
+        expand = np.isin(phase, (ACTION, BONUS_EXPAND, WEED_EXPAND))
+        tiles[expand, :2] = state.face_up[rows[expand]]
+        return tiles
+
+    def legal_mask(self, state: VorexState) -> np.ndarray:
+        mask = np.zeros((state.size, self.num_actions), dtype=bool)
+        rows = np.nonzero(~state.done)[0]
+        if rows.size:
+            mask[rows] = self.legal_rows(state, rows)
+        return mask
+
+    def legal_rows(self, state: VorexState, rows: np.ndarray) -> np.ndarray:
+        """bool ``[n, num_actions]``: the legal actions of the (running) games ``rows``."""
+        mask = np.zeros((rows.size, self.num_actions), dtype=bool)
+        if rows.size == 0:
+            return mask
+        off = self.offsets
+        P = self.P
+        tiles = self._slot_tiles(state, rows)
+        places = self.place_legal(state, rows, tiles)
+        mask[:, off["place"]:off["place"] + SETUP_SLOTS * P * ROTATIONS] = places.reshape(rows.size, -1)
+        phase = state.phase[rows]
+        bloomers = np.nonzero(np.isin(phase, (ACTION, BONUS_BLOOM, WEED_BLOOM)))[0]
+        if bloomers.size:
+            mask[bloomers, off["bloom"]:off["bloom"] + P] = self.blooms(state, rows[bloomers])
+        mask[phase == ACTION, self.config.draw_action] = True
+        mask[np.isin(phase, (BONUS_EXPAND, BONUS_BLOOM)), self.config.decline_action] = True
+        return mask
+
+    def blooms(self, state: VorexState, rows: np.ndarray) -> np.ndarray:
+        """bool ``[n, P]``: legal blooms of games ``rows`` at a bloom decision (kept until the next step)."""
+        stale = state.bloom_stamp[rows] != state.steps
+        if stale.any():
+            sub = rows[stale]
+            state.bloom_cache[sub] = self.bloom_options(state, sub, state.phase[sub] == WEED_BLOOM)
+            state.bloom_stamp[sub] = state.steps
+        return state.bloom_cache[rows]
+
+    def forget_cache(self, state: VorexState) -> None:
+        """Drop the kept legal placements and blooms (after changing a state's arrays by hand)."""
+        state.cache_valid[:] = False
+        state.bloom_stamp[:] = -1
+
+    def legal_pairs(self, state: VorexState, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Flat ``(games, actions)`` of every legal action of games ``rows``, by game then action."""
+        i, a = np.nonzero(self.legal_rows(state, rows))
+        return rows[i], a
+
+    # --- step -------------------------------------------------------------------------------
+
+    def step(self, state: VorexState, actions: np.ndarray) -> None:
+        rows = np.nonzero(~state.done)[0]
+        state.steps += 1
+        log = self._new_log(state) if state.logging else None
+        if rows.size == 0:
+            if log is not None:
+                state.event_log.append(log)
+            return
+        action = np.asarray(actions, dtype=np.int64)[rows]
+        off, P = self.offsets, self.P
+        if log is not None:
+            self._log_decision(state, rows, action, log)
+        place = (action >= off["place"]) & (action < off["draw"])
+        bloom = action < off["place"]
+        draw = action == off["draw"]
+        decline = action == off["decline"]
+        main = (state.phase[rows] == ACTION) | ((state.phase[rows] == WEED_BLOOM) & ~state.extra[rows])
+        state.actions_left[rows[main]] -= 1
+        if place.any():
+            code = action[place] - off["place"]
+            slot, within = np.divmod(code, P * ROTATIONS)
+            self._do_place(state, rows[place], slot, within, log)
+        if bloom.any():
+            self._do_bloom(state, rows[bloom], action[bloom] - off["bloom"], log)
+        if draw.any():
+            self._do_draw(state, rows[draw], log, bonus=False)
+            state.phase[rows[draw]] = CONTINUE
+        if decline.any():
+            state.phase[rows[decline]] = CONTINUE
+        self._settle(state, rows, log)
+        if log is not None:
+            state.event_log.append(log)
+
+    def _new_log(self, state: VorexState) -> dict:
+        B = state.size
+        log = {name: np.full(B, -1, dtype=np.int32) for name in ("turn", "seat", "phase", "block", "kind", "tile",
+                                                                 "stump")}
+        for name in ("stump_points", "reduced", "paid", "light_paid", "gained", "ruins_formed", "ruin_flowers"):
+            log[name] = np.zeros(B, dtype=np.int32)
+        return log
+
+    def _log_decision(self, state: VorexState, rows: np.ndarray, action: np.ndarray, log: dict) -> None:
+        off = self.offsets
+        phase = state.phase[rows].astype(np.int64)
+        block = np.searchsorted(np.array([off[b] for b in BLOCKS]), action, side="right") - 1
+        log["turn"][rows] = state.turn[rows]
+        log["seat"][rows] = state.to_move[rows]
+        log["phase"][rows] = phase
+        log["block"][rows] = block
+        by_phase = {  # (phase, block) -> event kind
+            (SETUP, 1): "setup_place", (ACTION, 2): "draw", (ACTION, 1): "expand", (ACTION, 0): "bloom",
+            (BONUS_EXPAND, 1): "bonus_expand", (BONUS_BLOOM, 0): "bonus_bloom", (WEED_BLOOM, 0): "weed_bloom",
+            (WEED_EXPAND, 1): "weed_expand"}
+        kind = np.full(rows.size, EVENT_KIND["decline"], dtype=np.int32)
+        for (p, b), name in by_phase.items():
+            kind[(phase == p) & (block == b)] = EVENT_KIND[name]
+        log["kind"][rows] = kind
+
+    # --- effects --------------------------------------------------------------------------------
+
+    def _gain(self, state: VorexState, rows: np.ndarray, seats: np.ndarray, amounts: np.ndarray, log,
+              count: bool = True) -> None:
+        """Seats take ``amounts`` [n, 4] from the supply, each kind capped by what the supply has."""
+        got = np.minimum(amounts, state.supply[rows]).astype(np.int16)
+        state.supply[rows] -= got
+        state.resources[rows, seats] += got
+        total = got.sum(axis=1)
+        state.stats[rows, seats, STAT["resources_gained"]] += total
+        if log is not None:
+            log["gained"][rows] += total
+
+    def _do_draw(self, state: VorexState, rows: np.ndarray, log, bonus: bool) -> None:
+        seats = state.to_move[rows].astype(np.int64)
+        resource = self.produce[state.kind[rows].astype(np.int64) + 1]
+        mine = state.flower[rows] == seats[:, None]
+        amounts = np.stack([(mine & (resource == r)).sum(axis=1) for r in range(4)], axis=1)
+        self._gain(state, rows, seats, amounts, log)
+        state.stats[rows, seats, STAT["bonus_draws" if bonus else "draws"]] += 1
+
+    def _do_place(self, state: VorexState, rows: np.ndarray, slot: np.ndarray, within: np.ndarray, log) -> None:
+        board = self.board
+        phase = state.phase[rows]
+        seats = state.to_move[rows].astype(np.int64)
+        setup = phase == SETUP
+        tiles = np.where(setup, state.setup_tiles[rows, seats, np.minimum(slot, SETUP_SLOTS - 1)],
+                         state.face_up[rows, np.minimum(slot, 1)]).astype(np.int64)
+        shapes = self.tile_shape[tiles]
+        cells = board.cells[shapes, within]  # [n, 4]
+        openness = self._codes(state, rows)[2]
+        # the ruins: the enclosed single hexes around the tile (computed before it lands)
+        ruins = np.zeros((rows.size, board.around.shape[2]), dtype=bool)
+        for shape in np.unique(shapes):
+            sel = np.nonzero(shapes == shape)[0]
+            ruins[sel] = self._holes(openness, sel, shape, within[sel])
+        around = board.around[shapes, within]
+        r_rows = np.broadcast_to(rows[:, None], cells.shape)
+        state.tile[r_rows, cells] = tiles[:, None]
+        state.part[r_rows, cells] = np.arange(TILE_HEXES, dtype=np.int8)[None, :]
+        state.kind[r_rows, cells] = self.tile_kind[tiles]
+        i, j = np.nonzero(ruins)
+        state.tile[rows[i], around[i, j]] = RUIN
+        state.tiles_on_map[rows] += 1
+        state.cache_valid[rows] = False
+        state.stats[rows, seats, STAT["tiles_placed"]] += 1
+        if log is not None:
+            log["tile"][rows] = tiles
+            log["ruins_formed"][rows] = ruins.sum(axis=1)
+        if setup.any():
+            s_rows, s_seats, s_slot = rows[setup], seats[setup], slot[setup]
+            state.setup_tiles[s_rows, s_seats, s_slot] = -1
+            start = s_slot == 0
+            if start.any():
+                light_part = np.argmax(self.tile_kind[tiles[setup][start]] == LIGHT, axis=1)
+                state.light_hex[s_rows[start], s_seats[start]] = cells[setup][start, light_part]
+            if self.config.setup_beetles:
+                self._gain(state, s_rows, s_seats, self.tile_beetles[tiles[setup]], log)
+        expand = ~setup
+        if expand.any():
+            e_rows, e_seats, e_phase = rows[expand], seats[expand], phase[expand]
+            beetles = e_phase != WEED_EXPAND
+            if beetles.any():
+                self._gain(state, e_rows[beetles], e_seats[beetles], self.tile_beetles[tiles[expand][beetles]], log)
+            e_slot = slot[expand]
+            pointer = state.pile_pointer[e_rows].astype(np.int64)
+            has = pointer < state.pile.shape[1]
+            refill = np.full(e_rows.size, -1, dtype=np.int16)
+            refill[has] = state.pile[e_rows[has], pointer[has]]
+            state.face_up[e_rows, e_slot] = refill
+            state.pile_pointer[e_rows] += has.astype(np.int16)
+            state.stats[e_rows, e_seats, STAT["expands"]] += e_phase == ACTION
+            state.stats[e_rows, e_seats, STAT["bonus_expands"]] += e_phase == BONUS_EXPAND
+        self._resolve_ruins(state, rows, log)
+        if expand.any():
+            e_rows = rows[expand]
+            state.phase[e_rows[~state.done[e_rows]]] = CONTINUE
+
+    def _do_bloom(self, state: VorexState, rows: np.ndarray, hexes: np.ndarray, log) -> None:
+        seats = state.to_move[rows].astype(np.int64)
+        phase = state.phase[rows]
+        weed = phase == WEED_BLOOM
+        pays = ~weed
+        if pays.any():
+            p_rows, p_seats = rows[pays], seats[pays]
+            totals = self._group_totals(state, p_rows, p_seats)
+            pay, reduced, _ = self._payment(state, p_rows, p_seats, totals, np.arange(p_rows.size), hexes[pays])
+            pay = pay.astype(np.int16)
+            state.resources[p_rows, p_seats] -= pay
+            state.supply[p_rows] += pay
+            state.stats[p_rows, p_seats, STAT["resources_paid"]] += pay.sum(axis=1)
+            if log is not None:
+                log["reduced"][p_rows] = reduced
+                log["paid"][p_rows] = pay.sum(axis=1)
+                log["light_paid"][p_rows] = pay[:, 0]
+        kind = state.kind[rows, hexes].astype(np.int64)
+        if log is not None:
+            log["tile"][rows] = state.tile[rows, hexes]
+            log["stump"][rows] = kind
+            log["stump_points"][rows] = np.where(kind == POINTS,
+                                                 self.tile_value[state.tile[rows, hexes], state.part[rows, hexes]], 0)
+        state.stats[rows[phase == ACTION], seats[phase == ACTION], STAT["blooms"]] += 1
+        # spec question: the weed's extra blooms (and expands) are weed decisions, not bonus actions
+        bonus_stat = phase == BONUS_BLOOM
+        state.stats[rows[bonus_stat], seats[bonus_stat], STAT["bonus_blooms"]] += 1
+        self._put_flowers(state, rows, hexes, seats)
+        self._resolve_ruins(state, rows, log)
+        live = ~state.done[rows]
+        rows, kind, weed = rows[live], kind[live], weed[live]
+        state.phase[rows] = CONTINUE
+        state.extra[rows] = False
+        player = ~weed
+        auto = rows[player & (kind == KIND_DRAW)]
+        if auto.size:
+            self._do_draw(state, auto, log, bonus=True)
+        state.phase[rows[player & (kind == KIND_EXPAND)]] = BONUS_EXPAND
+        state.phase[rows[player & (kind == KIND_BLOOM)]] = BONUS_BLOOM
+        state.phase[rows[weed & (kind == KIND_EXPAND)]] = WEED_EXPAND
+        again = rows[weed & (kind == KIND_BLOOM)]
+        state.phase[again] = WEED_BLOOM
+        state.extra[again] = True
+
+    def _put_flowers(self, state: VorexState, rows: np.ndarray, hexes: np.ndarray, seats: np.ndarray) -> None:
+        """Flowers of ``seats`` on ``hexes`` (one per game): groups merge; last flowers end or trigger the end."""
+        board = self.board
+        state.flower[rows, hexes] = seats
+        nb = board.neighbours[hexes]
+        labels = np.where(state.flower[rows[:, None], nb] == seats[:, None], state.group[rows[:, None], nb], -1)
+        group = state.group[rows]
+        merged = np.where(labels >= 0, labels, 1 << 14).min(axis=1)
+        new = np.minimum(merged, hexes).astype(np.int16)
+        for d in range(6):
+            hit = (labels[:, d, None] >= 0) & (group == labels[:, d, None])
+            group = np.where(hit, new[:, None], group)
+        group[np.arange(rows.size), hexes] = new
+        state.group[rows] = group
+        state.flowers_left[rows, seats] -= 1
+        state.stats[rows, seats, STAT["flowers_placed"]] += 1
+        out = state.flowers_left[rows, seats] == 0
+        if not out.any():
+            return
+        state.last_flower[rows[out]] = True  # spec question: also in solo (as the reference reads "end triggered")
+        if self.solo:
+            done = rows[out]
+            state.end[done] = np.where(seats[out] == WEED, END["weed_last_flower"], END["solo_win"])
+            state.done[done] = True
+
+    def _resolve_ruins(self, state: VorexState, rows: np.ndarray, log) -> None:
+        """Settle complete unsettled ruins in ascending hex order; a unique majority places a flower."""
+        board = self.board
+        rows = rows[~state.done[rows]]
+        open_ruin = (state.tile[rows, :self.H] == RUIN) & ~state.settled[rows, :self.H]
+        i, h = np.nonzero(open_ruin)
+        if i.size == 0:
+            return
+        games = rows[i]
+        nb = board.neighbours[h]
+        kinds = state.kind[games[:, None], nb]
+        owners = state.flower[games[:, None], nb]
+        complete = ((kinds == ARID) | (owners >= 0)).all(axis=1)
+        games, h, owners = games[complete], h[complete], owners[complete]
+        if games.size == 0:
+            return
+        first = np.r_[True, games[1:] != games[:-1]]
+        rank = np.arange(games.size) - np.maximum.accumulate(np.where(first, np.arange(games.size), 0))
+        for k in range(int(rank.max()) + 1):
+            # a solo end is immediate: ruins after the one that ended the game stay unsettled (spec question)
+            sel = np.nonzero((rank == k) & ~state.done[games])[0]
+            if sel.size == 0:
+                continue
+            g, hx, own = games[sel], h[sel], owners[sel]
+            counts = np.stack([(own == s).sum(axis=1) for s in range(self.players)], axis=1)
+            top = counts.max(axis=1)
+            winner = np.argmax(counts, axis=1)
+            unique = (counts == top[:, None]).sum(axis=1) == 1
+            ok = unique & (top > 0) & (state.flowers_left[g, winner] > 0)
+            state.settled[g, hx] = True
+            if ok.any():
+                gw, hw, sw = g[ok], hx[ok], winner[ok]
+                state.stats[gw, sw, STAT["flowers_ruins"]] += 1
+                if log is not None:
+                    np.add.at(log["ruin_flowers"], gw, 1)
+                self._put_flowers(state, gw, hw, sw)
+
+    # --- turn flow ------------------------------------------------------------------------------
+
+    def _settle(self, state: VorexState, rows: np.ndarray, log=None) -> None:
+        """Run games ``rows`` on until each waits on a real decision or is over."""
+        while rows.size:
+            rows = rows[~state.done[rows]]
+            if rows.size == 0:
+                return
+            phase = state.phase[rows]
+            again = []
+            cont = rows[phase == CONTINUE]
+            if cont.size:
+                more = state.actions_left[cont] > 0
+                weed = state.to_move[cont] == WEED if self.solo else np.zeros(cont.size, bool)
+                go = cont[more]
+                state.phase[go] = np.where(weed[more], WEED_BLOOM, ACTION)
+                state.extra[go] = False
+                self._end_turn(state, cont[~more])
+                again.append(cont)
+            setup = rows[phase == SETUP]
+            if setup.size:
+                again.append(self._setup_check(state, setup, log))
+            state.bloom_stamp[rows[(phase == ACTION) | (phase == BONUS_BLOOM) | (phase == WEED_BLOOM)]] = -1
+            action = rows[(phase == ACTION) & ~state.offered[rows]]
+            if action.size:
+                state.offered[action] = self._any_bloom_or_place(state, action)
+            expand = rows[(phase == BONUS_EXPAND) | (phase == WEED_EXPAND)]
+            if expand.size:
+                none = ~self.place_legal(state, expand, state.face_up[expand].astype(np.int64)).any(axis=(1, 2))
+                state.phase[expand[none]] = CONTINUE
+                again.append(expand[none])
+            bloom = rows[(phase == BONUS_BLOOM) | (phase == WEED_BLOOM)]
+            if bloom.size:
+                none = ~self.blooms(state, bloom).any(axis=1)
+                bonus = none & (state.phase[bloom] == BONUS_BLOOM)
+                state.phase[bloom[bonus]] = CONTINUE
+                again.append(bloom[bonus])
+                stuck = bloom[none & ~bonus]
+                state.done[stuck] = True
+                state.end[stuck] = END["weed_no_stump"]
+            rows = np.concatenate(again) if again else np.zeros(0, np.int64)
+
+    def _any_bloom_or_place(self, state: VorexState, rows: np.ndarray) -> np.ndarray:
+        found = self.blooms(state, rows).any(axis=1)
+        rest = rows[~found]
+        if rest.size:
+            found[~found] = self.place_legal(state, rest, state.face_up[rest].astype(np.int64)).any(axis=(1, 2))
+        return found
+
+    def _setup_check(self, state: VorexState, rows: np.ndarray, log=None) -> np.ndarray:
+        """Set aside setup tiles without a legal placement; finish the turns with none left. Returns rows to recheck."""
+        seats = state.to_move[rows].astype(np.int64)
+        tiles = state.setup_tiles[rows, seats].astype(np.int64)
+        pending = tiles >= 0
+        if pending.any():
+            legal = self.place_legal(state, rows, tiles).any(axis=2)
+            aside = pending & ~legal
+            if aside.any():
+                i, j = np.nonzero(aside)
+                state.setup_tiles[rows[i], seats[i], j] = -1
+                pending &= legal
+        finished = ~pending.any(axis=1)
+        rows, seats = rows[finished], seats[finished]
+        if rows.size == 0:
+            return rows
+        light = state.light_hex[rows, seats].astype(np.int64)
+        has = light >= 0
+        if has.any():
+            self._put_flowers(state, rows[has], light[has], seats[has])
+            self._resolve_ruins(state, rows[has], log)
+        rows = rows[~state.done[rows]]
+        self._end_turn(state, rows)
+        return rows
+
+    def _end_turn(self, state: VorexState, rows: np.ndarray) -> None:
+        """The mover's turn ends: the next seat's turn starts, after the end-of-round checks."""
+        rows = rows[~state.done[rows]]
+        if rows.size == 0:
+            return
+        mover = state.to_move[rows].astype(np.int64)
+        was_setup = state.phase[rows] == SETUP
+        state.turn[rows] += 1
+        if self.solo:
+            nxt = np.where(was_setup, 0, 1 - mover)
+            setup_next = np.zeros(rows.size, bool)
+        else:
+            nxt = (mover + 1) % self.players
+            round_end = nxt == 0
+            ending = rows[round_end]
+            over = state.last_flower[ending]
+            blocked = ~over & ~was_setup[round_end] & ~state.offered[ending]
+            state.end[ending[over]] = END["last_flower"]
+            state.end[ending[blocked]] = END["blocked"]
+            state.done[ending[over | blocked]] = True
+            state.offered[ending] = False
+            setup_next = was_setup & ~round_end
+        # spec question: a game ended at the round's end still shows the next turn set up (seat 0, ACTION,
+        # actions_left 2), as the reference does
+        state.to_move[rows] = nxt
+        weed = (nxt == WEED) if self.solo else np.zeros(rows.size, bool)
+        state.phase[rows] = np.where(setup_next, SETUP, np.where(weed, WEED_BLOOM, ACTION))
+        state.actions_left[rows] = np.where(setup_next, 0, np.where(weed, WEED_BLOOMS, self.config.actions_per_turn))
+        state.extra[rows] = False
+
+    # --- results --------------------------------------------------------------------------------
+
+    def groups(self, flower: np.ndarray) -> np.ndarray:
+        """int [n, H+2]: a group label per flower hex (smallest hex of its 6-connected same-seat group), -1."""
+        board = self.board
+        big = 1 << 14
+        label = np.where(flower >= 0, np.arange(flower.shape[1])[None, :], big)
+        nb = board.neighbours_ext
+        while True:
+            around = np.where(flower[:, nb] == flower[:, :, None], label[:, nb], big).min(axis=2)
+            new = np.where(flower >= 0, np.minimum(label, around), big)
+            if (new == label).all():
+                break
+            label = new
+        return np.where(flower >= 0, label, -1)
+
+    def points(self, state: VorexState, rows: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """Seat point columns ``[n, S]``: points_flowers, points_stumps, points_green, points_brown (weed: 0)."""
+        if rows is None:
+            rows = np.arange(state.size)
+        return score_points(self, state.tile[rows], state.part[rows], state.kind[rows], state.flower[rows],
+                            state.group[rows], state.green[rows], state.brown[rows])
+
+    def results(self, state: VorexState) -> GameResults:
+        S = self.players
+        points = self.points(state)
+        score = sum(points.values()).astype(np.float64)
+        held = state.resources.sum(axis=2).astype(np.int64)
+        end = state.end
+        if self.solo:
+            win = end == END["solo_win"]
+            rank = np.where(win[:, None], [1, 2], [2, 1]).astype(np.int8)
+        else:
+            higher = ((score[:, None, :] > score[:, :, None])
+                      | ((score[:, None, :] == score[:, :, None]) & (held[:, None, :] > held[:, :, None]))).sum(axis=2)
+            rank = (1 + higher).astype(np.int8)
+        rank[end == END[STALL]] = 0
+        columns = dict(points)
+        for name in STATS:
+            columns[name] = state.stats[:, :, STAT[name]].astype(np.int64)
+        columns["resources_left"] = held
+        category = self.category[state.kind[:, :self.H].astype(np.int64) + 1]
+        flower = state.flower[:, :self.H]
+        for name, cat in (("stumps_production", 1), ("stumps_action", 2), ("stumps_points", 3)):
+            columns[name] = np.stack([((flower == s) & (category == cat)).sum(axis=1) for s in range(S)], axis=1)
+        seat_columns = {name: columns[name].astype(np.int64) for name in SEAT_COLUMNS}
+        green = np.array(GREEN + ("none",))[state.green]
+        brown = np.array(BROWN)[state.brown]
+        solo_name = np.full(state.size, "", dtype=object)
+        if self.solo:
+            for g in np.nonzero(end == END["solo_win"])[0]:
+                solo_name[g] = self.config.solo_name(int(score[g, 0]), int(points["points_brown"][g, 0]),
+                                                     int(points["points_green"][g, 0]),
+                                                     int(points["points_stumps"][g, 0]))
+        tiles_left = (self.pile_size - state.pile_pointer.astype(np.int64)) + (state.face_up >= 0).sum(axis=1)
+        game_columns = {"green": green, "brown": brown, "solo_name": solo_name.astype(str),
+                        "ruins": (state.tile[:, :self.H] == RUIN).sum(axis=1).astype(np.int64),
+                        "tiles_left": tiles_left.astype(np.int64)}
+        return GameResults(score=score, rank=rank, end=end.copy(), turns=state.turn.copy(),
+                           seat_columns=seat_columns, game_columns=game_columns)
+
+    # --- checks and records ---------------------------------------------------------------------
+
+    def invariants(self, state: VorexState) -> dict[str, np.ndarray]:
+        cfg, H = self.config, self.H
+        boards = 1 if self.solo else self.players
+        start = np.array(cfg.initial_supply(self.player_count), dtype=np.int64)
+        start[0] += boards * cfg.player_start_light(self.player_count)
+        total = state.supply.astype(np.int64) + state.resources.sum(axis=1)
+        flowers = np.stack([(state.flower[:, :H] == s).sum(axis=1) for s in range(self.players)], axis=1)
+        budget = np.full(self.players, cfg.flowers)
+        if self.solo:
+            budget[WEED] = cfg.weed_flowers
+        tile = state.tile[:, :H]
+        on_map = np.zeros((state.size, self.tile_count), dtype=np.int64)
+        for t in range(self.tile_count):
+            on_map[:, t] = (tile == t).sum(axis=1)
+        elsewhere = np.zeros_like(on_map)
+        unseen = np.arange(state.pile.shape[1])[None, :] >= state.pile_pointer[:, None]
+        for source in (np.where(unseen, state.pile, -1), state.face_up, state.setup_tiles.reshape(state.size, -1)):
+            for t in range(self.tile_count):
+                elsewhere[:, t] += (source == t).sum(axis=1)
+        ruins = tile == RUIN
+        ruin_nb = state.tile[:, self.board.neighbours[:H]] >= 0  # [B, H, 6]
+        return {
+            "resources conserved": (total == start[None, :]).all(axis=1),
+            "no negative resources": (state.resources >= 0).all(axis=(1, 2)) & (state.supply >= 0).all(axis=1),
+            "flowers conserved": ((flowers + state.flowers_left) == budget[None, :]).all(axis=1)
+                                 & (state.flowers_left >= 0).all(axis=1),
+            "a tile is 4 hexes or off the map": np.isin(on_map, (0, TILE_HEXES)).all(axis=1)
+                                                 & (elsewhere <= 1).all(axis=1)
+                                                 & (((on_map > 0) & (elsewhere > 0)).sum(axis=1) == 0),
+            "ruins are surrounded by tiles": (~ruins | ruin_nb.all(axis=2)).all(axis=1),
+            "group labels are the smallest hex of each group": (state.group[:, :H]
+                                                                == self.groups(state.flower)[:, :H]).all(axis=1),
+            "flowers only on stumps and ruins": ((state.flower[:, :H] < 0) | ruins
+                                                 | (state.kind[:, :H] > ARID)).all(axis=1),
+        }
+
+    def events(self, state: VorexState, trace: Trace) -> dict[str, np.ndarray] | None:
+        if not state.event_log:
+            return None
+        stacked = {key: np.stack([entry[key] for entry in state.event_log], axis=1) for key in LOG_FIELDS}
+        games, steps = np.nonzero(stacked["block"] >= 0)
+        tile = stacked["tile"][games, steps]
+        names = np.array(self.config.tile_names + ("",))
+        levels = np.r_[self.tile_level, -1]
+        stump = stacked["stump"][games, steps]
+        return {
+            "game": games.astype(np.int64),
+            "decision": steps.astype(np.int32),
+            "turn": stacked["turn"][games, steps],
+            "seat": stacked["seat"][games, steps],
+            "phase": np.array(PHASES)[stacked["phase"][games, steps]],
+            "action": trace.actions[games, steps].astype(np.int32),
+            "block": np.array(BLOCKS)[stacked["block"][games, steps]],
+            "kind": np.array(EVENT_KINDS)[stacked["kind"][games, steps]],
+            "tile": names[tile],
+            "level": levels[tile].astype(np.int32),
+            "stump": np.array(HEX_KINDS + ("",))[stump],
+            **{name: stacked[name][games, steps] for name in ("stump_points", "reduced", "paid", "light_paid",
+                                                               "gained", "ruins_formed", "ruin_flowers")},
+        }
+
+    def snapshot(self, state: VorexState, game: int) -> dict:
+        H, g = self.H, game
+        mover = int(state.to_move[g])
+        phase = int(state.phase[g])
+        if phase == SETUP and not state.done[g]:
+            setup_left = [int(t) for t in state.setup_tiles[g, mover]]
+        else:
+            setup_left = [-1] * SETUP_SLOTS
+        settled = np.nonzero(state.settled[g, :H])[0]
+        return {
+            "tile": [int(t) for t in state.tile[g, :H]],
+            "part": [int(p) for p in state.part[g, :H]],
+            "flower": [int(f) for f in state.flower[g, :H]],
+            "settled": [int(h) for h in settled],
+            "resources": [[int(x) for x in seat] for seat in state.resources[g]],
+            "supply": [int(x) for x in state.supply[g]],
+            "flowers_left": [int(x) for x in state.flowers_left[g]],
+            "face_up": [int(t) for t in state.face_up[g]],
+            "pile_pointer": int(state.pile_pointer[g]),
+            "setup_left": setup_left,
+            "phase": PHASES[phase] if phase < len(PHASES) else "continue",
+            "to_move": mover,
+            "turn": int(state.turn[g]),
+            "actions_left": int(state.actions_left[g]),
+            "last_flower": bool(state.last_flower[g]),
+            "end": END_REASONS[int(state.end[g])],
+        }
+
+    def describe_action(self, action: int) -> str:
+        return describe(self.config, action)
+
+
+def describe(config: VorexConfig, action: int) -> str:
+    block, fields = config.decode(action)
+    if block == "bloom":
+        q, r = config.hex_coords[fields[0]]
+        return f"bloom ({q},{r})"
+    if block == "place":
+        slot, anchor, rotation = fields
+        q, r = config.hex_coords[anchor]
+        return f"place slot {slot} at ({q},{r}) rotation {rotation}"
+    return block
+
+
+def score_points(engine: VorexEngine, tile, part, kind, flower, group, green, brown) -> dict[str, np.ndarray]:
+    """Point columns ``[n, S]`` of the positions given as hex arrays ``[n, H+2]`` (weed: 0).
+
+    ``group`` holds each flower's group label (the smallest hex of its
+    group), as kept by the engine. Everything is counted over the flat list
+    of flowers (and ruins), then summed per (game, seat).
+    """
+    board, H, S = engine.board, engine.H, engine.players
+    n = tile.shape[0]
+    T = engine.tile_count
+    nb = board.neighbours  # [H, 6]; OPEN (= H) outside the window: an empty, flowerless hex
+    r, h = np.nonzero(flower[:, :H] >= 0)
+    seat = flower[r, h].astype(np.int64)
+    key = r * S + seat
+    size = n * S
+
+    def per_seat(weights=None) -> np.ndarray:
+        return np.bincount(key, weights=weights, minlength=size).reshape(n, S).astype(np.int64)
+
+    around = nb[h]  # [m, 6]
+    rr = r[:, None]
+    nb_flower = flower[rr, around]
+    nb_tile = tile[rr, around]
+    nb_kind = kind[rr, around]
+    t, k = tile[r, h].astype(np.int64), kind[r, h].astype(np.int64)
+    on_tile = t >= 0
+    value = np.where(k == POINTS, engine.tile_value[np.maximum(t, 0), np.maximum(part[r, h], 0)], 0)
+    out = {"points_flowers": per_seat(), "points_stumps": per_seat(value)}
+    own = (nb_flower == seat[:, None]).sum(axis=1)
+    others = ((nb_flower >= 0) & (nb_flower != seat[:, None])).sum(axis=1)
+    greens = np.zeros((n, S, 6), dtype=np.int64)  # G1..G5, none
+    greens[:, :, 0] = per_seat((nb_tile == EMPTY).any(axis=1))
+    tile_key = np.where(on_tile, key * T + np.maximum(t, 0), size * T)
+    per_tile = np.bincount(tile_key, minlength=size * T + 1)[:size * T].reshape(n, S, T)
+    greens[:, :, 1] = 2 * ((per_tile > 0) & (per_tile == engine.tile_stumps[None, None, :])).sum(axis=2)
+    greens[:, :, 2] = per_seat((nb_kind == ARID).sum(axis=1) >= 2)
+    ruin_r, ruin_h = np.nonzero(tile[:, :H] == RUIN)
+    if ruin_r.size:
+        ruin_nb = flower[ruin_r[:, None], nb[ruin_h]]
+        for s in range(S):
+            greens[:, s, 3] = np.bincount(ruin_r, weights=(ruin_nb == s).any(axis=1), minlength=n).astype(np.int64)
+    greens[:, :, 4] = (per_tile > 0).sum(axis=2)
+    index = np.arange(n)
+    out["points_green"] = greens[index, :, np.where(green < 0, 5, green).astype(np.int64)]
+    label = group[r, h].astype(np.int64)
+    root = label == h
+    label_key = r * (H + 1) + label
+    group_size = np.bincount(label_key, minlength=n * (H + 1))
+    production = (k >= FIRST_PRODUCTION) & (k <= LAST_PRODUCTION)
+    group_prod = np.bincount(label_key, weights=production, minlength=n * (H + 1)) > 0
+    groups = per_seat(root)
+    browns = np.zeros((n, S, 5), dtype=np.int64)
+    browns[:, :, 1] = 2 * per_seat(others >= 2)
+    browns[:, :, 2] = 2 * per_seat(root & group_prod[label_key])
+    browns[:, :, 3] = per_seat(own <= 2)
+    browns[:, :, 4] = 3 * per_seat(root & (group_size[label_key] >= 3))
+    if engine.solo:
+        most = np.zeros((n, S), dtype=bool)
+        most[:, 0] = True
+    else:
+        most = groups == groups.max(axis=1, keepdims=True)
+    browns[:, :, 0] = groups + 2 * most
+    out["points_brown"] = browns[index, :, brown.astype(np.int64)]
+    if engine.solo:
+        for name in out:
+            out[name][:, WEED] = 0
+    return out

@@ -1,0 +1,327 @@
+"""Vorex's batched engine: known positions, invariants, batch independence, agreement with the reference."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sims.core.engine import BotSpec, GameDefinition
+from sims.core.play import batched_bots, play_batch, resolve_bot, seat_labels
+from sims.core.rng import game_seeds
+from sims.registry import register
+from sims.vorex import bots, config, reference_bots, rules
+from sims.vorex.rules import ACTION, RUIN, SETUP, WEED_BLOOM, VorexEngine
+
+CONFIG = config.load()
+NAME = "vorex_batched_test"
+_ENGINES: dict[int, VorexEngine] = {}
+
+
+def engine_for(players: int) -> VorexEngine:
+    """One engine per player count for the whole module (the tables take a moment to build)."""
+    if players not in _ENGINES:
+        _ENGINES[players] = VorexEngine(CONFIG, players)
+    return _ENGINES[players]
+
+
+def definition() -> GameDefinition:
+    from sims.vorex import reference
+
+    return GameDefinition(
+        name=NAME, title="Vorex", player_counts=(1, 2, 3, 4), load_config=config.load,
+        batched=lambda cfg, players: engine_for(players) if cfg is CONFIG else VorexEngine(cfg, players),
+        reference=lambda cfg, players, seed: reference.VorexGame(cfg, players, seed),
+        bots={"random": BotSpec("random", bots.RandomBot, reference_bots.ReferenceRandomBot),
+              "greedy": BotSpec("greedy", bots.GreedyBot, reference_bots.ReferenceGreedyBot)},
+        render_reference=lambda game: "", describe_action=lambda game, a: rules.describe(game.config, a),
+        max_turns=lambda cfg: cfg.max_turns, bot_weights=lambda cfg, kind: cfg.bot_weights.get(kind, {}),
+        seats=lambda players: 2 if players == 1 else players, house_bot="random")
+
+
+def legal(engine: VorexEngine, state) -> np.ndarray:
+    """The legal mask after a position was changed by hand."""
+    engine.forget_cache(state)
+    return engine.legal_mask(state)
+
+
+def hexes(*coords: tuple[int, int]) -> list[int]:
+    return [CONFIG.hex_number[c] for c in coords]
+
+
+def paint(engine: VorexEngine, state, game: int, hex_numbers, tile: int, part: int) -> None:
+    """Put hex ``part`` of ``tile`` on each of ``hex_numbers`` (a test position, not a real placement)."""
+    for h in hex_numbers:
+        state.tile[game, h] = tile
+        state.part[game, h] = part
+        state.kind[game, h] = CONFIG.tile_hex_kind[tile, part]
+    state.tiles_on_map[game] = max(int(state.tiles_on_map[game]), 1)
+    state.cache_valid[game] = False
+
+
+def flowers(engine: VorexEngine, state, game: int, seat: int, hex_numbers) -> None:
+    for h in hex_numbers:
+        state.flower[game, h] = seat
+        state.flowers_left[game, seat] -= 1
+    state.group[game] = engine.groups(state.flower[game:game + 1])[0]
+
+
+def empty_action_position(players: int = 2):
+    """A game at seat 0's first ACTION decision on an empty map (the setup undone)."""
+    engine = engine_for(players)
+    state = engine.init(game_seeds(3, np.arange(1)))
+    for array, value in ((state.tile, -1), (state.part, -1), (state.kind, -1), (state.flower, -1),
+                         (state.group, -1)):
+        array[0, :engine.H + 1] = value
+    state.tiles_on_map[0] = 0
+    state.phase[0], state.to_move[0], state.actions_left[0] = ACTION, 0, 2
+    state.setup_tiles[0] = -1
+    state.cache_valid[0] = False
+    state.offered[0] = True
+    return engine, state
+
+
+def test_first_setup_decision_places_a_tile_on_the_centre():
+    engine = engine_for(2)
+    state = engine.init(game_seeds(11, np.arange(4)))
+    assert (state.phase == SETUP).all() and (state.to_move == 0).all()
+    assert (state.pile_pointer == 2).all() and (state.face_up == state.pile[:, :2]).all()
+    assert (state.resources[:, :, 0] == CONFIG.start_light).all()
+    mask = legal(engine, state)
+    for game in range(4):
+        for action in np.nonzero(mask[game])[0]:
+            block, (slot, anchor, rotation) = CONFIG.decode(int(action))
+            assert block == "place" and slot in (0, 1)
+            tile = int(state.setup_tiles[game, 0, slot])
+            assert CONFIG.centre in CONFIG.placement_hexes(tile, anchor, rotation)
+    expected = sum(CONFIG.placement_hexes(int(state.setup_tiles[0, 0, slot]), a, k) is not None
+                   and CONFIG.centre in CONFIG.placement_hexes(int(state.setup_tiles[0, 0, slot]), a, k)
+                   for slot in (0, 1) for a in range(CONFIG.playable) for k in range(6))
+    assert mask[0].sum() == expected
+
+
+def test_closing_a_single_hex_makes_a_ruin():
+    engine, state = empty_action_position()
+    x = CONFIG.hex_number[(0, 0)]
+    paint(engine, state, 0, hexes((1, 0), (0, 1), (-1, 1), (-1, 0)), tile=4, part=2)  # arid hexes
+    bar = CONFIG.tile_names.index("l1_bar")
+    state.face_up[0] = [bar, -1]
+    action = CONFIG.encode_place(0, CONFIG.hex_number[(0, -1)], 0)
+    assert legal(engine, state)[0, action]
+    engine.step(state, np.array([action]))
+    assert state.tile[0, x] == RUIN
+    assert not state.settled[0, x]  # the bar's mushroom stump next to it is still open
+    assert state.flower[0, x] == -1
+    assert state.event_log[-1]["ruins_formed"][0] == 1
+    assert state.face_up[0, 0] == state.pile[0, 2] and state.pile_pointer[0] == 3
+
+
+def test_closing_two_hexes_is_illegal():
+    engine, state = empty_action_position()
+    around_pair = hexes((0, 1), (-1, 1), (-1, 0), (1, -1), (2, 0), (1, 1), (2, -1))  # all but (0, -1)
+    paint(engine, state, 0, around_pair, tile=4, part=2)
+    state.face_up[0] = [CONFIG.tile_names.index("l1_bar"), -1]
+    mask = legal(engine, state)
+    assert not mask[0, CONFIG.encode_place(0, CONFIG.hex_number[(-3, -1)], 0)]  # closes {(0,0), (1,0)}
+    assert mask[0, CONFIG.encode_place(0, CONFIG.hex_number[(-4, -1)], 0)]  # touches, closes nothing
+
+
+def test_bloom_payment_follows_the_spec_example():
+    engine, state = empty_action_position()
+    light, water, target = hexes((0, 0), (1, 0), (2, 0))
+    paint(engine, state, 0, [light], tile=0, part=0)  # light stump
+    paint(engine, state, 0, [water], tile=0, part=2)  # water stump
+    l3_bee = CONFIG.tile_names.index("l3_bee")
+    paint(engine, state, 0, [target], tile=l3_bee, part=1)  # points 3, cost mushroom, water, water
+    assert tuple(CONFIG.tile_hex_cost[l3_bee, 1]) == (1, 2, 0)
+    flowers(engine, state, 0, 0, [light, water])
+    supply = state.supply[0].copy()
+    state.resources[0, 0] = [2, 0, 1, 0]
+    action = CONFIG.encode_bloom(target)
+    assert legal(engine, state)[0, action]
+    engine.step(state, np.array([action]))
+    assert list(state.resources[0, 0]) == [2, 0, 0, 0]
+    assert state.supply[0, 2] == supply[2] + 1
+    log = state.event_log[-1]
+    assert (log["paid"][0], log["light_paid"][0], log["reduced"][0], log["stump_points"][0]) == (1, 0, 2, 3)
+    assert state.flower[0, target] == 0 and state.group[0, target] == min(light, water, target)
+
+
+def test_bloom_without_enough_light_is_illegal():
+    engine, state = empty_action_position()
+    light, water, target = hexes((0, 0), (1, 0), (2, 0))
+    paint(engine, state, 0, [light], tile=0, part=0)
+    paint(engine, state, 0, [water], tile=0, part=2)
+    paint(engine, state, 0, [target], tile=CONFIG.tile_names.index("l3_bee"), part=1)
+    flowers(engine, state, 0, 0, [light, water])
+    state.resources[0, 0] = [0, 0, 0, 0]  # need mushroom 1 (wild covers it), water 1: 1 light short
+    assert not legal(engine, state)[0, CONFIG.encode_bloom(target)]
+    state.resources[0, 0] = [1, 0, 0, 0]
+    assert legal(engine, state)[0, CONFIG.encode_bloom(target)]
+
+
+def test_completed_ruin_goes_to_the_unique_majority():
+    engine, state = empty_action_position()
+    x = CONFIG.hex_number[(0, 0)]
+    ring = hexes((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))
+    paint(engine, state, 0, ring, tile=9, part=3)  # water stumps (cost insect)
+    state.tile[0, x] = RUIN
+    flowers(engine, state, 0, 0, ring[:3])
+    flowers(engine, state, 0, 1, ring[3:5])
+    state.resources[0, 0] = [0, 0, 0, 5]
+    engine.step(state, np.array([CONFIG.encode_bloom(ring[5])]))  # seat 0 fills the last stump: 4 to 2
+    assert state.flower[0, x] == 0 and state.settled[0, x]
+    assert state.event_log[-1]["ruin_flowers"][0] == 1
+    assert state.stats[0, 0, rules.STAT["flowers_ruins"]] == 1
+
+
+def test_tied_ruin_gives_nothing():
+    engine, state = empty_action_position()
+    x = CONFIG.hex_number[(0, 0)]
+    ring = hexes((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))
+    paint(engine, state, 0, ring, tile=9, part=3)
+    state.tile[0, x] = RUIN
+    flowers(engine, state, 0, 0, ring[:2])
+    flowers(engine, state, 0, 1, ring[2:5])
+    state.resources[0, 0] = [0, 0, 0, 5]
+    engine.step(state, np.array([CONFIG.encode_bloom(ring[5])]))  # 3 to 3
+    assert state.flower[0, x] == -1 and state.settled[0, x]
+
+
+def play_until_done(engine, state, prefer=("draw", "decline")) -> None:
+    while not state.done[0]:
+        options = np.nonzero(legal(engine, state)[0])[0]
+        choice = options[0]
+        for block in prefer:
+            number = CONFIG.draw_action if block == "draw" else CONFIG.decline_action
+            if number in options:
+                choice = number
+                break
+        engine.step(state, np.array([choice]))
+
+
+def test_last_flower_finishes_the_round():
+    engine = engine_for(3)
+    state = engine.init(game_seeds(5, np.arange(1)))
+    while state.phase[0] == SETUP:  # setup: first legal placements
+        engine.step(state, np.array([np.nonzero(legal(engine, state)[0])[0][0]]))
+    assert state.turn[0] == 3 and state.to_move[0] == 0 and state.actions_left[0] == 2
+    assert (state.flowers_left[0] == CONFIG.flowers - 1).all()
+    state.resources[0, 1] = [9, 9, 9, 9]
+    state.flowers_left[0, 1] = 1
+    engine.step(state, np.array([CONFIG.draw_action]))
+    engine.step(state, np.array([CONFIG.draw_action]))  # seat 1's turn now
+    blooms = np.nonzero(legal(engine, state)[0, :CONFIG.playable])[0]
+    assert blooms.size
+    engine.step(state, np.array([CONFIG.encode_bloom(int(blooms[0]))]))
+    assert state.last_flower[0] and not state.done[0]
+    play_until_done(engine, state)
+    assert rules.END_REASONS[state.end[0]] == "last_flower"
+    assert state.turn[0] == 6  # the round finished: seat 2 played its turn
+
+
+def test_a_round_without_blooms_or_tiles_is_blocked():
+    engine = engine_for(2)
+    state = engine.init(game_seeds(5, np.arange(1)))
+    while state.phase[0] == SETUP:
+        engine.step(state, np.array([np.nonzero(legal(engine, state)[0])[0][0]]))
+    state.face_up[0] = -1
+    state.pile_pointer[0] = state.pile.shape[1]
+    state.flowers_left[0] = 0
+    state.offered[0] = False
+    play_until_done(engine, state)
+    assert rules.END_REASONS[state.end[0]] == "blocked"
+    assert state.turn[0] == 4
+
+
+def test_solo_weed_blooms_for_free_and_loses_with_no_stump():
+    engine = engine_for(1)
+    assert engine.players == 2
+    state = engine.init(game_seeds(8, np.arange(1)))
+    while state.phase[0] == SETUP:
+        engine.step(state, np.array([np.nonzero(legal(engine, state)[0])[0][0]]))
+    assert state.to_move[0] == 0 and state.phase[0] == ACTION and state.turn[0] == 1
+    assert state.flowers_left[0, 1] == CONFIG.weed_flowers and (state.resources[0, 1] == 0).all()
+    engine.step(state, np.array([CONFIG.draw_action]))
+    engine.step(state, np.array([CONFIG.draw_action]))
+    assert state.to_move[0] == 1 and state.phase[0] == WEED_BLOOM
+    open_stumps = (state.kind[0, :CONFIG.playable] > 0) & (state.flower[0, :CONFIG.playable] < 0)
+    assert (legal(engine, state)[0, :CONFIG.playable] == open_stumps).all()
+    # the player's next turn: every stump gets a flower, so the weed has nowhere to bloom
+    while state.to_move[0] == 1:
+        engine.step(state, np.array([np.nonzero(legal(engine, state)[0])[0][0]]))
+    stumps = np.nonzero((state.kind[0, :CONFIG.playable] > 0) & (state.flower[0, :CONFIG.playable] < 0))[0]
+    state.flower[0, stumps] = 0
+    state.group[0] = engine.groups(state.flower[0:1])[0]
+    engine.step(state, np.array([CONFIG.draw_action]))
+    engine.step(state, np.array([CONFIG.draw_action]))
+    assert rules.END_REASONS[state.end[0]] == "weed_no_stump"
+    assert list(engine.results(state).rank[0]) == [2, 1]
+
+
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_invariants_hold_under_random_play(players):
+    engine = engine_for(players)
+    state = engine.init(game_seeds(21, np.arange(24)))
+    players_bots = [bots.RandomBot(engine, seat) for seat in range(engine.players)]
+    while not state.done.all():
+        mask = legal(engine, state)
+        assert (mask.any(axis=1) == ~state.done).all()
+        actions = np.full(state.size, -1)
+        for seat in range(engine.players):
+            movers = ~state.done & (state.to_move == seat)
+            actions[movers] = players_bots[seat].act(state, movers)[movers]
+        assert mask[~state.done, actions[~state.done]].all()
+        active = ~state.done
+        engine.step(state, actions)
+        state.decisions[active] += 1
+        for name, ok in engine.invariants(state).items():
+            assert ok.all(), name
+    results = engine.results(state)
+    assert set(results.seat_columns) == set(config.SEAT_COLUMNS)
+    assert set(results.game_columns) == set(config.GAME_COLUMNS)
+    events = engine.events(state, _trace_of(state))
+    assert events["game"].size == int(state.decisions.sum())
+
+
+def _trace_of(state):
+    from sims.core.engine import Trace
+
+    return Trace(actions=np.zeros((state.size, len(state.event_log)), dtype=np.int32))
+
+
+def test_games_do_not_depend_on_the_batch():
+    engine = engine_for(2)
+    seeds = game_seeds(4, np.arange(12))
+    seat_bots = [bots.RandomBot(engine, 0), bots.RandomBot(engine, 1)]
+    together, trace = play_batch(engine, seat_bots, seeds, CONFIG.max_turns)
+    for game in (0, 5, 11):
+        alone, single = play_batch(engine, seat_bots, seeds[game:game + 1], CONFIG.max_turns)
+        assert single.game_actions(0) == trace.game_actions(game)
+        assert engine.snapshot(alone, 0) == engine.snapshot(together, game)
+
+
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_reference_agrees_with_random_games(players):
+    pytest.importorskip("sims.vorex.reference")
+    from sims.verify import verify
+
+    register(definition())
+    report = verify(NAME, CONFIG, players, 8, 13, bot_labels=["random"] * (2 if players == 1 else players))
+    assert report.ok, report.format()
+
+
+def test_reference_agrees_with_greedy_solo_games():
+    pytest.importorskip("sims.vorex.reference")
+    from sims.verify import verify
+
+    register(definition())
+    report = verify(NAME, CONFIG, 1, 3, 17, bot_labels=["greedy", "random"])
+    assert report.ok, report.format()
+
+
+def test_seat_labels_seat_the_weed():
+    game = definition()
+    choices = [resolve_bot(game, CONFIG, label) for label in seat_labels(game, 1, ["random"])]
+    engine = game.batched(CONFIG, 1)
+    state, _ = play_batch(engine, batched_bots(game, engine, choices), game_seeds(2, np.arange(4)), CONFIG.max_turns)
+    assert state.done.all()
