@@ -14,7 +14,7 @@ from polars.testing import assert_frame_equal
 from tests.cli_helpers import glade, one_error_line
 from analysis.sweep import cell_table, label, load_sweep, read_sweep, run_sweep
 from sims.core.rng import game_seeds
-from sims.core.spec import ConfigError
+from sims.core.spec import ConfigError, project_root
 from sims.runner import Chunk, load_manifest, load_records
 
 HEAD = """
@@ -479,3 +479,11 @@ def test_label_template_names_cells_for_reports(tmp_path):
 def test_label_template_with_an_unknown_axis_is_refused(tmp_path):
     with pytest.raises(ConfigError, match=r"label: expected \{axis\} names of the cell's axes: race.goal, race.bump"):
         read_sweep(sweep_file(tmp_path, 'label = "{race.goal} x {board}"\n' + GOAL_BUMP))
+
+
+@pytest.mark.parametrize("path", sorted((project_root() / "configs" / "sweeps").glob("*.toml")), ids=lambda p: p.stem)
+def test_every_shipped_study_reads_and_its_cells_load(path):
+    from analysis.sweep import cell_configs
+
+    sweep = read_sweep(path)
+    assert len(cell_configs(sweep)) == len(sweep.cells) > 1
