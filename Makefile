@@ -56,7 +56,7 @@ report-check:
 	done
 
 bench: setup
-	$(BIN)/glade bench --all --json
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/glade bench --all --json  # one thread, as PERF.md measures
 
 # Rewrite the golden playthroughs after an intended rules or bot change; review the diff.
 golden: setup
