@@ -270,6 +270,7 @@ def test_covering_a_half_sun_plant_keeps_it_without_its_effect():
     assert game.plants_with_trait(0, CONFIG.traits.index("berries")) == 2
     assert game.points_effects(0) == 2  # the Huckleberry counts the Salal's berries
     act(game, "gather")
+    act(game, "take", 3)
     act(game, "stop")
     assert game.queue == [] and game.phase == "main" and game.to_move == 1  # no after-gather store
 
@@ -355,13 +356,14 @@ def test_after_gather_store_and_draw_follow_every_gather_in_space_order():
     stack(game, 0, 0, "Salal")
     stack(game, 0, 3, "Snowbrush")
     act(game, "gather")
-    act(game, "stop")  # a gather of 0 cards still triggers them
+    act(game, "take", 3)
+    act(game, "stop")  # a gather of 1 card triggers them too
     assert [(e.kind, e.space) for e in game.queue] == [("store", 0), ("draw", 3)]
     act(game, "use")
     assert game.energy[0][0] == counts(FILLER)
     act(game, "use")
     act(game, "take", 3)
-    assert game.hands[0] == counts(FILLER) and game.stats["cards_gathered"][0] == 0
+    assert game.hands[0] == counts(FILLER, FILLER) and game.stats["cards_gathered"][0] == 1
     assert game.stats["cards_drawn"][0] == 1 and game.turn == 1
 
 
@@ -466,8 +468,9 @@ def test_gather_from_the_nursery_and_the_deck_then_refill():
     game.nursery = [sp("Salal"), sp("Fireweed"), sp("Douglas Fir")]
     game.deck = [sp("Bunchberry"), sp("Step Moss"), sp(FILLER), sp(FILLER)]
     act(game, "gather")
-    assert game.legal_actions() == [CONFIG.encode_take(s) for s in range(4)] + [CONFIG.encode_stop()]
+    assert game.legal_actions() == [CONFIG.encode_take(s) for s in range(4)]  # no gather of 0 cards
     act(game, "take", 1)
+    assert CONFIG.encode_stop() in game.legal_actions()
     assert game.nursery[1] == EMPTY  # stays empty until the end of the turn
     act(game, "take", 3)
     assert game.hands[0] == counts("Fireweed", "Bunchberry")
@@ -609,6 +612,9 @@ def test_the_game_ends_when_seat_zero_would_move_after_round_three(players, star
     for _ in range(turns_after - 1):
         assert not game.done
         act(game, "gather")
+        takes = [a for a in game.legal_actions() if CONFIG.decode(a)[0] == "take"]
+        if takes:  # a gather takes at least one card when there is one
+            game.apply(takes[0])
         act(game, "stop")
     assert game.done and game.end == "complete" and game.to_move == 0
     assert game.result()["rank"] != [0] * players
@@ -701,6 +707,7 @@ def test_solitaire_plays_one_more_turn_after_round_three():
     act(game, "solo_discard", 0)
     assert not game.done and game.turn == 1
     act(game, "gather")
+    act(game, "take", 2)
     act(game, "stop")
     act(game, "solo_discard", 1)
     assert game.done and game.turn == 2

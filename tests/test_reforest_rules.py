@@ -139,9 +139,10 @@ def test_covering_a_sun_plant_makes_energy_and_queues_its_effect_first(cfg):
 def test_gather_up_to_two_then_turn_passes(cfg):
     engine, state = fresh(cfg)
     step(engine, state, cfg.encode_gather())
-    assert state.phase[0] == GATHER and cfg.encode_stop() in legal(engine, state)
+    assert state.phase[0] == GATHER and cfg.encode_stop() not in legal(engine, state)  # at least one card
     hand = int(state.hand[0, 0].sum())
     step(engine, state, cfg.encode_take(0))
+    assert cfg.encode_stop() in legal(engine, state)
     assert state.nursery[0, 0] == -1
     step(engine, state, cfg.encode_take(cfg.deck_source))
     assert int(state.hand[0, 0].sum()) == hand + 2
@@ -282,3 +283,21 @@ def test_verify_against_the_reference(cfg):
         for labels, games in ((["random"] * players, 30), (["greedy"] + ["random"] * (players - 1), 8)):
             report = verify("reforest_batched_check", cfg, players, games, seed=players, bot_labels=labels)
             assert report.ok, report.format()
+
+
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_choose_legal_picks_what_a_uniform_choice_over_the_legal_mask_picks(players):
+    """The random bot's fast chooser counts legal actions per phase; it must agree with the full mask."""
+    engine = ReforestEngine(reforest.load(), players)
+    state = engine.init(game_seeds(11, np.arange(48)))
+    for _ in range(400):
+        rows = np.nonzero(~state.done)[0]
+        if rows.size == 0:
+            break
+        u = uniforms(state.seeds[rows], "check", state.decisions[rows])[:, 0]
+        fast = engine.choose_legal(state, rows, u)
+        assert np.array_equal(fast, choose_uniform(engine.legal_mask_rows(state, rows), u))
+        actions = np.full(state.size, -1, dtype=np.int64)
+        actions[rows] = fast
+        engine.step(state, actions)
+        state.decisions[rows] += 1

@@ -14,6 +14,7 @@ the reference engines call them with one seed and get the same numbers.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 
 import numpy as np
@@ -37,6 +38,7 @@ def mix64(x: np.ndarray) -> np.ndarray:
 _SLOT_0 = mix64(np.array([0], dtype=np.uint64) + _SLOT_OFFSET)[0]  # the key of slot 0
 
 
+@functools.lru_cache(maxsize=4096)
 def purpose_key(purpose: str) -> np.uint64:
     """A stable 64-bit key for a purpose name such as ``"deck"`` or ``"bot/1"``."""
     digest = hashlib.blake2b(purpose.encode("utf-8"), digest_size=8).digest()

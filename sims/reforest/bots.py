@@ -30,9 +30,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from sims.core.choice import best_per_game, choose_uniform, top_per_group
+from sims.core.choice import best_per_game, top_per_group
 from sims.core.engine import BatchedBot
-from sims.core.rng import uniforms, uniforms_at
+from sims.core.rng import seat_uniforms, uniforms, uniforms_at
 from sims.reforest.config import ROUNDS, ROW_SPACES
 from sims.reforest.rules import ReforestEngine, ReforestState, take_rows
 
@@ -42,17 +42,18 @@ DEFAULT_WEIGHTS = {"points": 1.0, "hand_card": 0.6, "energy": 0.3, "visitor_goal
 
 class RandomBot(BatchedBot):
     """Uniform among legal actions: ``u = uniforms(seed, "bot/<seat>", decisions)[0]``, legal action
-    number ``min(floor(u * n), n - 1)`` in ascending order."""
+    number ``min(floor(u * n), n - 1)`` in ascending order; ``<seat>`` is the seat to move, so one
+    call chooses for every random seat."""
 
     engine: ReforestEngine
+    plays_any_seat = True
 
     def act(self, state: ReforestState, active: np.ndarray) -> np.ndarray:
         chosen = np.full(state.size, -1, dtype=np.int64)
         rows = np.nonzero(active & ~state.done)[0]
         if rows.size:
-            mask = self.engine.legal_mask_rows(state, rows)
-            u = uniforms(state.seeds[rows], f"bot/{self.seat}", state.decisions[rows])[:, 0]
-            chosen[rows] = choose_uniform(mask, u)
+            u = seat_uniforms(state.seeds[rows], state.to_move[rows], state.decisions[rows])
+            chosen[rows] = self.engine.choose_legal(state, rows, u)
         return chosen
 
 
@@ -63,7 +64,7 @@ def finish_turn(engine: ReforestEngine, branch: ReforestState, start_turn: np.nd
         if rows.size == 0:
             return
         actions = np.full(branch.size, -1, dtype=np.int64)
-        actions[rows] = np.argmax(engine.legal_mask_rows(branch, rows), axis=1)
+        actions[rows] = engine.choose_legal(branch, rows)
         engine.step(branch, actions)
         branch.decisions[rows] += 1
 
@@ -122,10 +123,17 @@ class GreedyBot(BatchedBot):
             self.weights.setdefault(name, value)
         self.stream = stream or f"bot/{seat}"
 
-    def scored_actions(self, state: ReforestState, rows: np.ndarray):
-        """``games, actions, value, noise, branch`` over the legal actions of games ``rows`` (by game)."""
+    def scored_actions(self, state: ReforestState, rows: np.ndarray, mask: np.ndarray | None = None):
+        """``games, actions, value, noise, branch`` over the legal actions of games ``rows`` (by game).
+
+        ``mask``: the legal mask of ``rows`` when the caller has it already.
+        """
         engine = self.engine
-        games, actions = engine.legal_pairs(state, rows)
+        if mask is None:
+            games, actions = engine.legal_pairs(state, rows)
+        else:
+            index, actions = np.nonzero(mask)
+            games = rows[index]
         branch = take_rows(state, games)
         start_turn = branch.turn.copy()
         me = branch.to_move.astype(np.int64)
@@ -144,9 +152,9 @@ class GreedyBot(BatchedBot):
         mask = self.engine.legal_mask_rows(state, rows)
         single = mask.sum(axis=1) == 1
         chosen[rows[single]] = np.argmax(mask[single], axis=1)
-        rows = rows[~single]
+        rows, mask = rows[~single], mask[~single]
         if rows.size:
-            games, actions, value, noise, _ = self.scored_actions(state, rows)
+            games, actions, value, noise, _ = self.scored_actions(state, rows, mask)
             best = best_per_game(games, value, noise)
             chosen[games[best]] = actions[best]
         return chosen
@@ -172,10 +180,10 @@ class PlannerBot(GreedyBot):
         mask = engine.legal_mask_rows(state, rows)
         single = mask.sum(axis=1) == 1
         chosen[rows[single]] = np.argmax(mask[single], axis=1)
-        rows = rows[~single]
+        rows, mask = rows[~single], mask[~single]
         if rows.size == 0:
             return chosen
-        games, actions, value, noise, branch = self.scored_actions(state, rows)
+        games, actions, value, noise, branch = self.scored_actions(state, rows, mask)
         keep = np.sort(top_per_group(games, value, noise, k=int(self.weights.get("candidates", 6))))
         games, actions, value, noise = games[keep], actions[keep], value[keep], noise[keep]
         branch = take_rows(branch, keep)

@@ -125,8 +125,11 @@ with none is skipped as stated per phase. Phases (:data:`PHASES`):
   a legal option. When nothing is owed, the plant is placed (Placing).
 * ``gather``: up to ``gather.cards`` picks, one decision each: **take**
   ``source`` (a non-empty nursery slot, or the deck if non-empty: its top
-  card) into the hand, or **stop** (always legal; stopping at once gathers
-  nothing, "up to 2"). After the last pick or a stop: solitaire goes to
+  card) into the hand, or **stop**, legal after the first card or when
+  nothing can be taken (added ruling: "up to 2" lets a gather end after one
+  card, and the glossary's "Gather: spend your turn to draw 2 cards" rules out
+  a gather of none, which would be a pass the rules do not offer and lets
+  bots pass until the turn cap). After the last pick or a stop: solitaire goes to
   ``solo_discard``; otherwise the after-gather effects are queued (canopy
   plants with ``after_gather_*``, spaces ascending) and resolved, also after
   a gather of 0 cards. Draws by effects are not gathering: they trigger no
@@ -358,7 +361,7 @@ and hand-limit raises automatic; a passive discount does not apply to its own
 plant; the canopy plant about to be covered still gives its passive discount
 and counts for when-played trait discounts; effect order covered -> reactions
 (spaces ascending) -> played; every draw is nursery-or-deck picks, every store
-the deck's top cards; gathering may stop early, also at 0; the solitaire
+the deck's top cards; gathering may stop after its first card (not at 0); the solitaire
 discard comes after the gather picks and before after-gather effects;
 energy spent is the lowest species id of its space; round-end cascades; after
 round 3 an emptied deck stays empty; solitaire's extra turn follows the turn

@@ -423,7 +423,9 @@ class ReforestGame(ReferenceGame):
                     + [config.encode_pay_energy(space) for space in PAYMENT_SPACES[self.play_space]
                        if self.energy_in(me, space) > 0])
         if self.phase == GATHER:
-            return [config.encode_take(source) for source in self.sources()] + [config.encode_stop()]
+            takes = [config.encode_take(source) for source in self.sources()]
+            first_card = self.gather_left == config.gather_cards
+            return takes + ([] if first_card and takes else [config.encode_stop()])
         if self.phase == DRAW:
             return [config.encode_take(source) for source in self.sources()]
         if self.phase == SOLO_DISCARD:

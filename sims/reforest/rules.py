@@ -60,6 +60,31 @@ DECIDE, PLACE, QUEUE, FINISH_GATHER, AFTER_GATHER, END_TURN = range(6)
 QUEUE_SLOTS = 1 + SPACES + 1  # the covered plant, a reaction per space, the played plant
 
 
+def row_counts(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row totals of ``counts [R, w]`` (bools or small counts) and the running total of the flattened array.
+
+    One cumsum over the flat array: along short rows numpy's cumsum is many times slower.
+    """
+    running = np.cumsum(counts.reshape(-1), dtype=np.int64)
+    ends = running[counts.shape[1] - 1::counts.shape[1]]
+    count = ends.copy()
+    count[1:] -= ends[:-1]
+    return count, running
+
+
+def kth_unit(running: np.ndarray, count: np.ndarray, k: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """The column holding unit ``k`` (from 0) of each row, and the unit's index within that column.
+
+    ``running`` and ``count`` from :func:`row_counts` (at least one row); the values of rows
+    where ``k >= count`` are meaningless (but in range).
+    """
+    target = running[width - 1::width] - count + k + 1  # the unit's number in the whole array, from 1
+    position = np.minimum(np.searchsorted(running, target, side="left"), running.size - 1)
+    column = np.minimum(np.maximum(position - np.arange(count.size) * width, 0), width - 1)
+    within = target - 1 - np.where(position > 0, running[position - 1], 0)
+    return column, within
+
+
 @dataclass
 class ReforestState(BatchedState):
     hand: np.ndarray  # int16 [B, P, S]
@@ -130,8 +155,6 @@ class ReforestEngine(BatchedEngine):
         self.has_trait = np.r_[np.asarray(config.has_trait), np.zeros((1, config.num_traits), bool)]
         self.allowed = np.asarray(config.allowed_spaces)
         self.rank = np.r_[np.asarray(config.height_rank), 10_000].astype(np.int16)  # empty: above every plant
-        self.adjacent_i16 = self.adjacent.astype(np.int16)
-        self.payment_t = self.payment.T.astype(np.int64)
         kind = self.kind
         self.is_draw = np.isin(kind, [KIND[k] for k in ("on_play_draw", "react_play_trait_draw",
                                                          "after_gather_draw", "on_covered_draw")])
@@ -159,6 +182,48 @@ class ReforestEngine(BatchedEngine):
             self.block_of[start:start + size] = index
             self.field_of[start:start + size] = np.arange(size)
         self.visitor_points = np.asarray(config.visitor_points).astype(np.int64)
+        self._build_fast_tables()
+
+    def _build_fast_tables(self) -> None:
+        """Tables that turn the legality and measure computations into a few lookups and one matmul."""
+        cfg = self.config
+        s, t = cfg.num_species, cfg.num_traits
+        # base cost = base_cost - discounts @ discount_matrix, the discounts being the canopy plants of each
+        # species with a passive discount, then the plants with each trait a when-played discount counts
+        self.base_cost = (self.cost[:s] - self.when_n * self.when_self).astype(np.float64)
+        when_matrix = np.zeros((t, s))
+        when_matrix[self.when_trait, np.arange(s)] = self.when_n
+        self.passive_species = np.nonzero(self.passive[:s].any(axis=1))[0]
+        self.when_traits = np.nonzero(when_matrix.any(axis=1))[0]
+        self.discount_matrix = np.concatenate([self.passive[self.passive_species] @ self.has_trait_t,
+                                               when_matrix[self.when_traits]], axis=0).astype(np.float64)
+        # place_table[x, c, s]: species s may go on space x whose state is c (a canopy species,
+        # EMPTY_SPACE: empty and no plant may grow there, GROW_SPACE: empty and a plant may grow there)
+        rank = self.rank[:s]
+        place = np.zeros((SPACES, s + 2, s), dtype=bool)
+        place[:, :s, :] = rank[None, None, :] > rank[None, :, None]
+        place[:, s + 1, :] = True
+        self.place_table = place & self.allowed.T[:, None, :]
+        self.empty_space, self.grow_space = s, s + 1
+        self.place_rows = self.place_table.reshape(-1, s)  # np.take on rows is much faster than fancy indexing
+        self.place_row_of_space = np.arange(SPACES)[:, None] * (s + 2)
+        self.ones_species = np.ones(s)
+        self.ones_spaces = np.ones(SPACES, dtype=np.int64)
+        self._upper: dict[int, np.ndarray] = {}
+        self.payment_f = self.payment.T.astype(np.float64)
+        # measures: one column per feature (plants, traits, plants per row, energy, tallest)
+        self.row_matrix = np.zeros((SPACES, len(ROW_SPACES)))
+        for row, spaces in enumerate(ROW_SPACES):
+            self.row_matrix[list(spaces), row] = 1.0
+        first = {"plants": 0, "trait": 1, "row": 1 + t, "energy": 1 + t + len(ROW_SPACES),
+                 "tallest": 2 + t + len(ROW_SPACES)}
+        self.measure_columns = {
+            solo: np.array([first[MEASURES[kind]] + (arg if MEASURES[kind] in ("trait", "row") else 0)
+                            for kind, arg in zip(cfg.solo_measure if solo else cfg.goal_measure,
+                                                 cfg.solo_arg if solo else cfg.goal_arg)], dtype=np.int64)
+            for solo in (False, True)
+        }
+        self.solo_thresholds = np.asarray(cfg.solo_thresholds)
 
     # --- setup ------------------------------------------------------------------------
 
@@ -233,46 +298,68 @@ class ReforestEngine(BatchedEngine):
         return self.has_trait[stack].sum(axis=(-3, -2), dtype=np.int64)
 
     def hand_limits(self, canopy: np.ndarray) -> np.ndarray:
-        return self.config.hand_limit + self.hand_limit_raise[canopy].sum(axis=-1)
+        return self.config.hand_limit + self.hand_limit_raise[canopy] @ self.ones_spaces
 
     # --- legal actions ----------------------------------------------------------------
 
-    def play_terms(self, state: ReforestState, rows: np.ndarray, me: np.ndarray):
-        """What decides the plays of seat ``me`` in games ``rows``.
+    def play_discounts(self, state: ReforestState, rows: np.ndarray, me: np.ndarray) -> np.ndarray:
+        """float64 ``[R, k]``: what the discounts of seat ``me`` in games ``rows`` depend on.
 
-        ``base[R, S]`` (printed cost minus passive and when-played discounts),
-        ``succession[R, 6]`` (the canopy plant's cost), ``budget[R, 6]`` (cards
-        in hand - 1 + energy of the payment spaces), ``grow[R, 6]`` (an empty
-        space a plant may grow on), ``canopy[R, 6]``. The effective cost of
-        (s, x) is ``max(0, base[s] - succession[x])``.
+        Its canopy plants of each species with a passive discount, then its plants with each
+        trait a when-played discount counts; the base cost of each species (printed cost minus
+        passive and when-played discounts) is ``self.base_cost - discounts @ self.discount_matrix``.
         """
-        s = self.config.num_species
-        size = state.stack_size[rows, me]
-        canopy = state.canopy[rows, me].astype(np.int64)
-        nonempty = size > 0
-        occupied = nonempty.astype(np.int16)
-        region_empty = occupied.sum(axis=1) == 0
-        next_to_plant = (occupied @ self.adjacent_i16) > 0
-        grow = np.where(region_empty[:, None], self.low_row[None], ~nonempty & next_to_plant)
-        traits = state.traits[rows, me].astype(np.int64)
-        passive = self.passive[canopy].sum(axis=1) @ self.has_trait_t  # [R, S]
-        when = self.when_n * (traits[:, self.when_trait] + self.when_self)
-        base = self.cost[:s].astype(np.int64)[None, :] - passive - when
-        budget = (state.hand[rows, me].sum(axis=1, dtype=np.int64)[:, None] - 1
-                  + state.stored[rows, me].astype(np.int64) @ self.payment_t)
-        return base, self.cost[canopy].astype(np.int64), budget, grow, canopy
+        canopy = state.canopy[rows, me]
+        traits = state.traits[rows, me]
+        columns = [(canopy == p).sum(axis=1) for p in self.passive_species]
+        columns += [traits[:, t] for t in self.when_traits]
+        return np.stack(columns, axis=1).astype(np.float64) if columns else np.zeros((rows.size, 0))
+
+    def play_cost(self, state: ReforestState, rows: np.ndarray, me: np.ndarray, species: np.ndarray,
+                  space: np.ndarray) -> np.ndarray:
+        """int64 ``[R]``: the effective cost ``max(0, base - the canopy plant's cost)`` of playing (species, space)."""
+        discounts = self.play_discounts(state, rows, me)
+        base = self.base_cost[species] - (discounts * self.discount_matrix.T[species]).sum(axis=1)
+        succession = self.cost[state.canopy[rows, me, space]]
+        return np.maximum(base - succession, 0).astype(np.int64)
+
+    def play_legal_by_space(self, state: ReforestState, rows: np.ndarray, me: np.ndarray) -> np.ndarray:
+        """bool ``[6, R, S]``: the legal plays (space, game, species) of seat ``me`` in games ``rows``.
+
+        A play needs the card in hand, a place (an empty space a plant may grow on, or
+        covering a strictly shorter plant; the species' allowed spaces) and a budget:
+        ``max(0, base - succession) <= budget`` with ``succession`` the canopy plant's cost
+        and ``budget`` the cards in hand - 1 + the energy of the payment spaces (never below
+        zero when a card is held, so ``base <= budget + succession`` says the same).
+        """
+        canopy = state.canopy[rows, me]
+        occupied = canopy >= 0
+        next_to_plant = (occupied.astype(np.float64) @ self.adjacent) > 0
+        region_empty = ~occupied.any(axis=1)
+        grow = np.where(region_empty[:, None], self.low_row[None], ~occupied & next_to_plant)
+        where = np.where(grow, self.grow_space, np.where(occupied, canopy, self.empty_space))
+        legal = np.take(self.place_rows, self.place_row_of_space + where.T, axis=0)  # [6, R, S]
+        hand = state.hand[rows, me]
+        legal &= (hand > 0)[None]
+        budget = ((hand.astype(np.float64) @ self.ones_species - 1)[:, None]
+                  + state.stored[rows, me].astype(np.float64) @ self.payment_f + self.cost[canopy])
+        base = self.base_cost - self.play_discounts(state, rows, me) @ self.discount_matrix
+        # small integers, compared as int16 (clipped: the order is kept, and no cost comes near the bounds)
+        small = lambda values: np.minimum(np.maximum(values, -30_000), 30_000).astype(np.int16)  # noqa: E731
+        legal &= small(base)[None, :, :] <= small(budget).T[:, :, None]
+        return legal
 
     def play_legal(self, state: ReforestState, rows: np.ndarray, me: np.ndarray) -> np.ndarray:
-        """bool ``[R, S, 6]``: the legal plays of seat ``me`` in games ``rows``."""
-        base, succession, budget, grow, canopy = self.play_terms(state, rows, me)
-        s = self.config.num_species
-        held = state.hand[rows, me] > 0
-        # cover: a strictly taller plant on a non-empty space (the empty-space rank is above every species)
-        cover = self.rank[:s][None, :, None] > self.rank[canopy][:, None, :]
-        place = (grow[:, None, :] | cover) & self.allowed[None]
-        # max(0, base - succession) <= budget, and budget >= 0 whenever a card is held
-        affordable = base[:, :, None] <= (budget + succession)[:, None, :]
-        return held[:, :, None] & place & affordable
+        """bool ``[R, S, 6]``: the legal plays (species, space) of seat ``me`` in games ``rows``."""
+        return self.play_legal_by_space(state, rows, me).transpose(1, 2, 0)
+
+    def running_totals(self, counts: np.ndarray) -> np.ndarray:
+        """float64 ``[R, w]``: ``counts[:, :j + 1].sum(axis=1)`` for each column ``j`` (one matmul; cumsum is slow
+        along short rows)."""
+        width = counts.shape[1]
+        if width not in self._upper:
+            self._upper[width] = np.triu(np.ones((width, width)))
+        return counts.astype(np.float64) @ self._upper[width]
 
     def legal_mask(self, state: ReforestState) -> np.ndarray:
         return self.legal_mask_rows(state, np.arange(state.size))
@@ -281,6 +368,67 @@ class ReforestEngine(BatchedEngine):
         """Flat ``(game, action)`` arrays of every legal action of games ``rows``, by game, actions ascending."""
         rr, actions = np.nonzero(self.legal_mask_rows(state, rows))
         return rows[rr], actions
+
+    def choose_legal(self, state: ReforestState, rows: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
+        """int64 ``[R]``: legal action number ``min(floor(u * n), n - 1)`` of each game of ``rows``.
+
+        ``n`` counts the game's legal actions, in ascending order; ``u`` is one uniform per
+        game (None: the lowest legal action); -1 for a game without any. The same choice as
+        :func:`sims.core.choice.choose_uniform` on :meth:`legal_mask_rows`, read per phase
+        from the few actions the phase allows instead of the whole mask.
+        """
+        offsets, s = self.config.offsets, self.config.num_species
+        chosen = np.full(rows.size, -1, dtype=np.int64)
+        phase = np.where(state.done[rows], -1, state.phase[rows])
+
+        def kth(at, count):
+            if u is None:
+                return np.zeros(at.size, dtype=np.int64)
+            return np.minimum((u[at] * count).astype(np.int64), np.maximum(count - 1, 0))
+
+        def pick(at, mask, first):
+            """Actions ``first + i`` for the legal columns ``i`` of ``mask`` [r, w]."""
+            count, running = row_counts(mask)
+            k = kth(at, count)
+            column, _ = kth_unit(running, count, k, mask.shape[1])
+            chosen[at] = np.where(count > k, first + column, -1)
+
+        at = np.nonzero(phase == MAIN)[0]
+        if at.size and u is None:
+            chosen[at] = offsets["gather"]
+        elif at.size:  # gather, then the plays (species, space) in ascending order
+            g = rows[at]
+            legal = self.play_legal_by_space(state, g, state.to_move[g].astype(np.int64))  # [6, r, S]
+            per_species = legal.view(np.int8).sum(axis=0, dtype=np.int8)
+            plays, running = row_counts(per_species)
+            k = kth(at, 1 + plays) - 1
+            species, within = kth_unit(running, plays, np.maximum(k, 0), s)
+            species = np.minimum(species, s - 1)
+            per_space = np.cumsum(legal[:, np.arange(at.size), species], axis=0)  # [6, r]: along the leading axis
+            space = (per_space <= within).sum(axis=0)
+            chosen[at] = np.where(k < 0, offsets["gather"], offsets["play"] + species * SPACES + space)
+        at = np.nonzero(phase == PAY)[0]
+        if at.size:  # pay_hand (species), then pay_energy (spaces): one run of action numbers
+            g = rows[at]
+            me = state.to_move[g].astype(np.int64)
+            energy = (state.stored[g, me] > 0) & (self.payment[state.play_space[g].astype(np.int64)] > 0)
+            pick(at, np.concatenate([state.hand[g, me] > 0, energy], axis=1), offsets["pay_hand"])
+        at = np.nonzero((phase == GATHER) | (phase == DRAW) | (phase == SOLO_DISCARD))[0]
+        if at.size:  # the nursery slots and the deck, then stop (gathers only): one run of action numbers
+            g = rows[at]
+            sources = np.concatenate([state.nursery[g] >= 0, (state.deck_end[g] > state.deck_top[g])[:, None]],
+                                     axis=1)
+            mask = np.concatenate([sources, (phase[at] == GATHER)[:, None]
+                                   & self._may_stop(state, g, sources)[:, None]], axis=1)
+            pick(at, mask, np.where(phase[at] == SOLO_DISCARD, offsets["solo_discard"], offsets["take"]))
+        at = np.nonzero(phase == EFFECT)[0]
+        if at.size:  # use, decline
+            chosen[at] = offsets["use"] + kth(at, np.full(at.size, 2))
+        at = np.nonzero(phase == HAND_LIMIT)[0]
+        if at.size:
+            g = rows[at]
+            pick(at, state.hand[g, state.to_move[g].astype(np.int64)] > 0, offsets["discard"])
+        return chosen
 
     def legal_mask_rows(self, state: ReforestState, rows: np.ndarray) -> np.ndarray:
         """bool ``[R, A]``: the legal mask of games ``rows`` only (all False for finished games)."""
@@ -309,7 +457,8 @@ class ReforestEngine(BatchedEngine):
             base = np.where(phase[at] == SOLO_DISCARD, offsets["solo_discard"], offsets["take"])
             rr, cc = np.nonzero(sources)
             mask[at[rr], base[rr] + cc] = True
-            mask[at[phase[at] == GATHER], offsets["stop"]] = True
+            gathering = phase[at] == GATHER
+            mask[at[gathering], offsets["stop"]] = self._may_stop(state, g[gathering], sources[gathering])
         at = np.nonzero(phase == EFFECT)[0]
         mask[at, offsets["use"]] = True
         mask[at, offsets["decline"]] = True
@@ -341,6 +490,10 @@ class ReforestEngine(BatchedEngine):
             todo[chosen] = handlers[int(code)](state, rows[chosen], fields[chosen])
         self._settle(state, rows, todo)
 
+    def _may_stop(self, state, games: np.ndarray, sources: np.ndarray) -> np.ndarray:
+        """A gather may stop after its first card, or when no card can be taken."""
+        return (state.picks_left[games] < self.config.gather_cards) | ~sources.any(axis=1)
+
     def _gather(self, state, rows, fields):
         self._stat(state, rows, "gathers")
         state.phase[rows] = GATHER
@@ -350,9 +503,7 @@ class ReforestEngine(BatchedEngine):
     def _play(self, state, rows, fields):
         me = state.to_move[rows].astype(np.int64)
         species, space = fields // SPACES, fields % SPACES
-        base, succession, _, _, _ = self.play_terms(state, rows, me)
-        index = np.arange(rows.size)
-        cost = np.maximum(base[index, species] - succession[index, space], 0)
+        cost = self.play_cost(state, rows, me, species, space)
         state.hand[rows, me, species] -= 1
         state.play_species[rows] = species
         state.play_space[rows] = space
@@ -507,10 +658,19 @@ class ReforestEngine(BatchedEngine):
         return np.full(rows.size, QUEUE)
 
     def _set_queue(self, state, rows, entries, places):
-        order = np.argsort(entries < 0, axis=1, kind="stable")
-        state.queue_species[rows] = np.take_along_axis(entries, order, axis=1)
-        state.queue_space[rows] = np.take_along_axis(places, order, axis=1)
-        state.queue_len[rows] = (entries >= 0).sum(axis=1)
+        # the entries first, in order, then the empty slots (a stable partition)
+        queued = entries >= 0
+        before = self.running_totals(queued).astype(np.int64)
+        count = before[:, -1:]
+        slot = np.where(queued, before - 1, count + np.arange(QUEUE_SLOTS) - before)
+        index = np.arange(rows.size)[:, None]
+        species = np.empty_like(entries)
+        species[index, slot] = entries
+        space = np.empty_like(places)
+        space[index, slot] = places
+        state.queue_species[rows] = species
+        state.queue_space[rows] = space
+        state.queue_len[rows] = count[:, 0]
         state.queue_pos[rows] = 0
 
     def _finish_gather(self, state, rows):
@@ -549,7 +709,7 @@ class ReforestEngine(BatchedEngine):
         """Hand-limit discards, then the refill, the turn count, the game-end check and the next seat."""
         me = state.to_move[rows].astype(np.int64)
         canopies = state.canopy[rows, me].astype(np.int64)
-        over = state.hand[rows, me].sum(axis=1, dtype=np.int64) > self.hand_limits(canopies)
+        over = state.hand[rows, me].astype(np.float64) @ self.ones_species > self.hand_limits(canopies)
         state.phase[rows[over]] = HAND_LIMIT
         state.queue_len[rows] = 0
         state.queue_pos[rows] = 0
@@ -568,12 +728,23 @@ class ReforestEngine(BatchedEngine):
         return np.full(rows.size, DECIDE)
 
     def _refill(self, state, rows):
-        """Each empty nursery slot, ascending, takes the deck's top card while the deck holds cards."""
-        for slot in range(self.config.nursery_size):
-            filling = rows[(state.nursery[rows, slot] < 0) & (state.deck_end[rows] > state.deck_top[rows])]
-            if filling.size:
-                state.nursery[filling, slot] = self._take_top(state, filling)
-                self._check_round_end(state, filling)
+        """Each empty nursery slot, ascending, takes the deck's top card while the deck holds cards.
+
+        All slots at once: if the deck runs out, the slots after the one that took its last card
+        stay empty for the round end, whose own refill fills every slot (or the deck is empty).
+        """
+        empty = state.nursery[rows] < 0
+        if not empty.any():
+            return
+        top = state.deck_top[rows].astype(np.int64)
+        left = state.deck_end[rows] - top
+        order = self.running_totals(empty).astype(np.int64)  # 1 for the first empty slot, ...
+        taking = empty & (order <= left[:, None])
+        taken = taking.sum(axis=1)
+        card_index = np.minimum(top[:, None] + order - 1, self.cap - 1)
+        state.nursery[rows] = np.where(taking, state.deck[rows[:, None], card_index], state.nursery[rows])
+        state.deck_top[rows] += taken.astype(np.int32)
+        self._check_round_end(state, rows[(taken > 0) & (taken == left)])
 
     # --- cards ------------------------------------------------------------------------
 
@@ -647,7 +818,7 @@ class ReforestEngine(BatchedEngine):
                 break
             value = measures[index, :, np.maximum(visitor, 0)]  # [R, P]
             if self.solo:
-                threshold = np.asarray(self.config.solo_thresholds)[np.maximum(visitor, 0), round_index]
+                threshold = self.solo_thresholds[np.maximum(visitor, 0), round_index]
                 winner = np.where(value[:, 0] >= threshold, 0, -1)
                 tie = np.zeros(rows.size, dtype=bool)
             else:
@@ -685,9 +856,14 @@ class ReforestEngine(BatchedEngine):
         pool[tucked] += state.tucked[rows[tucked], ended[tucked] - 1]
         state.tucked[rows[tucked], ended[tucked] - 1] = 0
         total = pool.sum(axis=1)
-        bounds = np.cumsum(pool, axis=1)
         position = np.arange(cap)
-        ordered = (bounds[:, None, :] <= position[None, :, None]).sum(axis=2)  # [R, cap] species, ascending
+        s = pool.shape[1]
+        ordered = np.full((rows.size, cap), s, dtype=np.int64)  # [R, cap] species, ascending (s after the last)
+        flat = pool.reshape(-1)
+        held_rows = np.repeat(np.arange(rows.size), total)
+        starts = np.cumsum(total) - total
+        ordered[held_rows, np.arange(held_rows.size) - starts[held_rows]] = np.repeat(np.tile(np.arange(s), rows.size),
+                                                                                      flat)
         state.resets[rows] += 1
         bits = random_bits(state.seeds[rows], "deck", state.resets[rows].astype(np.int64), cap)
         bits = np.where(position[None, :] < total[:, None], bits, np.uint64(np.iinfo(np.uint64).max))
@@ -703,29 +879,18 @@ class ReforestEngine(BatchedEngine):
 
     def measures(self, state: ReforestState, rows: np.ndarray | None = None, solo: bool = False) -> np.ndarray:
         """float64 ``[n, P, V]``: each visitor's goal measure (or solitaire goal) of each region."""
-        cfg = self.config
         pick = (lambda a: a) if rows is None else (lambda a: a[rows])  # noqa: E731
-        stack, traits = pick(state.stack), pick(state.traits)
-        per_space = pick(state.stack_size).astype(np.int64)
-        energy_total = pick(state.stored).sum(axis=-1, dtype=np.int64)
-        in_rows = np.stack([per_space[..., list(spaces)].sum(axis=-1) for spaces in ROW_SPACES], axis=-1)
-        tallest = np.maximum(self.height[stack].max(axis=(-2, -1)), 0.0)
-        kinds = np.asarray(cfg.solo_measure if solo else cfg.goal_measure)
-        args = np.asarray(cfg.solo_arg if solo else cfg.goal_arg).astype(np.int64)
-        columns = []
-        for visitor in range(cfg.num_visitors):
-            kind, arg = MEASURES[kinds[visitor]], args[visitor]
-            if kind == "plants":
-                columns.append(per_space.sum(axis=-1))
-            elif kind == "trait":
-                columns.append(traits[..., arg])
-            elif kind == "row":
-                columns.append(in_rows[..., arg])
-            elif kind == "energy":
-                columns.append(energy_total)
-            else:
-                columns.append(tallest)
-        return np.stack(columns, axis=-1).astype(np.float64)
+        per_space = pick(state.stack_size).astype(np.float64)
+        canopy = pick(state.canopy)
+        # stacks grow strictly taller, so a region's tallest plant is one of its canopy plants
+        features = np.concatenate([
+            per_space.sum(axis=-1, keepdims=True),
+            pick(state.traits),
+            per_space @ self.row_matrix,
+            pick(state.stored).sum(axis=-1, keepdims=True),
+            np.maximum(self.height[canopy].max(axis=-1, keepdims=True), 0.0),
+        ], axis=-1, dtype=np.float64)
+        return features[..., self.measure_columns[solo]]
 
     def score_parts(self, state: ReforestState) -> dict[str, np.ndarray]:
         """The six ``points_*`` columns, int64 ``[B, P]``, on the position as it is."""
@@ -832,33 +997,40 @@ class ReforestEngine(BatchedEngine):
     # --- records ------------------------------------------------------------------------
 
     def _stat(self, state, rows, name, amount=1, seat=None):
-        seat = state.to_move[rows].astype(np.int64) if seat is None else seat
-        np.add.at(state.stats, (rows, seat, STAT[name]), np.asarray(amount, dtype=np.int32))
+        seat = state.to_move[rows] if seat is None else seat
+        _, players, columns = state.stats.shape
+        index = (rows * players + seat) * columns + STAT[name]
+        if not state.stats.flags.c_contiguous:
+            state.stats = np.ascontiguousarray(state.stats)
+        flat = state.stats.reshape(-1)  # a view: rows never repeat in one call, so a plain add counts each once
+        flat[index] += np.asarray(amount, dtype=np.int32)
 
     def _log(self, state, rows, kind, seat=None, species=-1, space=-1, source=-1, amount=0, visitor=-1,
              played=-1):
+        """One event per game of ``rows``; each field one value or one per game (expanded in :meth:`events`)."""
         if not state.logging or rows.size == 0:
             return
-        n = rows.size
-        full = lambda value: np.broadcast_to(np.asarray(value, dtype=np.int64), (n,)).copy()  # noqa: E731
-        state.event_log.append({
-            "game": rows.astype(np.int64),
-            "decision": state.decisions[rows].astype(np.int32),
-            "turn": state.turn[rows].astype(np.int32),
-            "seat": full(state.to_move[rows] if seat is None else seat),
-            "event": full(EVENT[kind] if isinstance(kind, str) else kind),
-            "species": full(species),
-            "played": full(played),
-            "space": full(space),
-            "source": full(source),
-            "amount": full(amount),
-            "visitor": full(visitor),
-        })
+        fixed = lambda value: value.astype(np.int64) if isinstance(value, np.ndarray) else value  # noqa: E731
+        state.event_log.append((
+            rows.astype(np.int64),
+            state.decisions[rows],
+            state.turn[rows],
+            fixed(state.to_move[rows] if seat is None else seat),
+            EVENT[kind] if isinstance(kind, str) else fixed(kind),
+            fixed(species), fixed(played), fixed(space), fixed(source), fixed(amount), fixed(visitor),
+        ))
 
     def events(self, state: ReforestState, trace: Trace) -> dict[str, np.ndarray] | None:
         if not state.event_log:
             return None
-        columns = {key: np.concatenate([entry[key] for entry in state.event_log]) for key in state.event_log[0]}
+        keys = ("game", "decision", "turn", "seat", "event", "species", "played", "space", "source", "amount",
+                "visitor")
+        sizes = [entry[0].size for entry in state.event_log]
+        columns = {}
+        for index, key in enumerate(keys):
+            dtype = np.int32 if key in ("decision", "turn") else np.int64
+            columns[key] = np.concatenate([np.broadcast_to(np.asarray(entry[index], dtype=dtype), (n,))
+                                           for entry, n in zip(state.event_log, sizes)])
         order = np.argsort(columns["game"], kind="stable")  # within a game, the order they happened
         columns = {key: value[order] for key, value in columns.items()}
         species = np.array(self.config.species_names + ("",), dtype=object)
