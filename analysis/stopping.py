@@ -93,7 +93,8 @@ def play_until(
             seat_wins.append(load_records(out).select(_COLUMNS))
             first = False
         else:  # then only the new chunks: no step rereads the whole run
-            seat_wins.extend(pl.read_parquet(out / RECORDS / chunk.name, columns=_COLUMNS) for chunk in new_chunks)
+            seat_wins.extend(pl.read_parquet(out / RECORDS / chunk.name, columns=_COLUMNS, glob=False)
+                             for chunk in new_chunks)
             seat_wins = [pl.concat(seat_wins, how="vertical")]
         half_width = max_half_width(seat_wins[0])
         steps.append((deals, half_width))

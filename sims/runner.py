@@ -538,7 +538,7 @@ def scan_records(out_dir: str | Path) -> pl.LazyFrame:
                           has_got=False)
     frames = []
     for path, chunk, keep_from in parts:
-        frame = pl.scan_parquet(path)
+        frame = pl.scan_parquet(path, glob=False)  # a folder name may hold [ ] (cell ids)
         frames.append(frame if keep_from == chunk.start else frame.filter(pl.col("deal") >= keep_from))
     return pl.concat(frames, how="vertical")
 
@@ -551,7 +551,7 @@ def load_events(out_dir: str | Path) -> pl.DataFrame | None:
     rotations = int(load_manifest(out_dir)["rotations"])
     frames = []
     for path, chunk, keep_from in parts:
-        frame = pl.read_parquet(path)
+        frame = pl.read_parquet(path, glob=False)
         first_game = keep_from * rotations + chunk.rotation
         frames.append(frame if keep_from == chunk.start else frame.filter(pl.col("game") >= first_game))
     return pl.concat(frames, how="vertical").sort("game", maintain_order=True)

@@ -487,3 +487,22 @@ def test_every_shipped_study_reads_and_its_cells_load(path):
 
     sweep = read_sweep(path)
     assert len(cell_configs(sweep)) == len(sweep.cells) > 1
+
+
+def test_cells_of_list_index_keys_have_folder_names_with_brackets_that_load(tmp_path):
+    """polars must not read ``[1]`` in a cell's folder name as a glob pattern."""
+    from analysis.report import build_sweep_report
+
+    body = """
+    game = "toy"
+    bots = ["greedy", "random"]
+    seed = 2
+    games_per_cell = 10
+    [grid]
+    "race.goal" = [10, 12]
+    """
+    path = sweep_file(tmp_path, body, head="", name="brackets.toml")
+    run_sweep(path, tmp_path / "out[1]", progress=False)
+    data = load_sweep(tmp_path / "out[1]")
+    assert len(data.cells) == 2 and all(cell.records().height == 20 for cell in data.cells)
+    build_sweep_report(tmp_path / "out[1]").close()
