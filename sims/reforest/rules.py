@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from sims.core.engine import BatchedEngine, BatchedState, GameResults, Trace
-from sims.core.rng import random_bits, shuffle_order
+from sims.core.rng import shuffle_order
 from sims.reforest.config import (
     EFFECT_KINDS,
     END_REASONS,
@@ -85,6 +85,18 @@ def kth_unit(running: np.ndarray, count: np.ndarray, k: np.ndarray, width: int) 
     return column, within
 
 
+def seat_rows(array: np.ndarray, rows: np.ndarray, seat: np.ndarray) -> np.ndarray:
+    """``array[rows, seat]`` for an array ``[B, P, ...]`` (one take along a flat axis: faster than fancy indexing)."""
+    flat = array.reshape((-1,) + array.shape[2:])
+    return np.take(flat, rows * array.shape[1] + seat, axis=0)
+
+
+def seat_view(array: np.ndarray) -> np.ndarray:
+    """A view ``[B * P, ...]`` of a C-contiguous array ``[B, P, ...]``, for writing at ``rows * P + seat``."""
+    assert array.flags.c_contiguous
+    return array.reshape((-1,) + array.shape[2:])
+
+
 @dataclass
 class ReforestState(BatchedState):
     hand: np.ndarray  # int16 [B, P, S]
@@ -107,6 +119,7 @@ class ReforestState(BatchedState):
     won_count: np.ndarray  # int8 [B, P]
     rounds_ended: np.ndarray  # int8 [B]
     resets: np.ndarray  # int16 [B]
+    reset_order: np.ndarray  # int8 or int16 [B, 3, C]: the deck positions of reset i + 1 in shuffle order
     round3_turn: np.ndarray  # int32 [B]: state.turn when round 3 ended, -1 before
     unawarded: np.ndarray  # int16 [B]
     phase: np.ndarray  # int8 [B]
@@ -207,8 +220,12 @@ class ReforestEngine(BatchedEngine):
         self.empty_space, self.grow_space = s, s + 1
         self.place_rows = self.place_table.reshape(-1, s)  # np.take on rows is much faster than fancy indexing
         self.place_row_of_space = np.arange(SPACES)[:, None] * (s + 2)
+        self.place_flat = self.place_table.reshape(-1)  # index (space * (s + 2) + state) * s + species
         self.ones_species = np.ones(s)
+        self.adjacent_and_all = np.concatenate([self.adjacent, np.ones((SPACES, 1))], axis=1).astype(np.float64)
         self.ones_spaces = np.ones(SPACES, dtype=np.int64)
+        self.ones_spaces_f = np.ones(SPACES)
+        self.ones_nursery = np.ones(cfg.nursery_size)
         self._upper: dict[int, np.ndarray] = {}
         self.payment_f = self.payment.T.astype(np.float64)
         # measures: one column per feature (plants, traits, plants per row, energy, tallest)
@@ -272,6 +289,8 @@ class ReforestEngine(BatchedEngine):
             won_count=np.zeros((size, players), dtype=np.int8),
             rounds_ended=np.zeros(size, dtype=np.int8),
             resets=np.zeros(size, dtype=np.int16),
+            reset_order=np.stack([shuffle_order(seeds, "deck", reset, self.cap) for reset in range(1, ROUNDS + 1)],
+                                 axis=1).astype(np.int8 if self.cap <= 127 else np.int16),
             round3_turn=np.full(size, -1, dtype=np.int32),
             unawarded=np.zeros(size, dtype=np.int16),
             phase=np.zeros(size, dtype=np.int8),
@@ -298,7 +317,7 @@ class ReforestEngine(BatchedEngine):
         return self.has_trait[stack].sum(axis=(-3, -2), dtype=np.int64)
 
     def hand_limits(self, canopy: np.ndarray) -> np.ndarray:
-        return self.config.hand_limit + self.hand_limit_raise[canopy] @ self.ones_spaces
+        return self.config.hand_limit + np.take(self.hand_limit_raise, canopy) @ self.ones_spaces
 
     # --- legal actions ----------------------------------------------------------------
 
@@ -309,11 +328,11 @@ class ReforestEngine(BatchedEngine):
         trait a when-played discount counts; the base cost of each species (printed cost minus
         passive and when-played discounts) is ``self.base_cost - discounts @ self.discount_matrix``.
         """
-        canopy = state.canopy[rows, me]
-        traits = state.traits[rows, me]
-        columns = [(canopy == p).sum(axis=1) for p in self.passive_species]
-        columns += [traits[:, t] for t in self.when_traits]
-        return np.stack(columns, axis=1).astype(np.float64) if columns else np.zeros((rows.size, 0))
+        canopy = seat_rows(state.canopy, rows, me)
+        traits = seat_rows(state.traits, rows, me)
+        columns = [(canopy == p).astype(np.float64) @ self.ones_spaces_f for p in self.passive_species]
+        columns += [traits[:, t].astype(np.float64) for t in self.when_traits]
+        return np.stack(columns, axis=1) if columns else np.zeros((rows.size, 0))
 
     def play_cost(self, state: ReforestState, rows: np.ndarray, me: np.ndarray, species: np.ndarray,
                   space: np.ndarray) -> np.ndarray:
@@ -349,6 +368,31 @@ class ReforestEngine(BatchedEngine):
         legal &= small(base)[None, :, :] <= small(budget).T[:, :, None]
         return legal
 
+    def _held_plays(self, state: ReforestState, rows: np.ndarray, me: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The legal plays of :meth:`play_legal_by_space` for the species held only (a few of the species).
+
+        ``game, species, legal``: one entry per (game, species held) of ``rows``, by game then
+        species (``game`` indexes ``rows``), and bool ``legal [n, 6]`` per space, so the flat
+        ``legal`` runs through the plays in ascending action order.
+        """
+        s = self.config.num_species
+        canopy = seat_rows(state.canopy, rows, me)
+        occupied = canopy >= 0
+        neighbours = occupied.astype(np.float64) @ self.adjacent_and_all  # [R, 6 + 1]: plants next to, in all
+        grow = (~occupied & (neighbours[:, :SPACES] > 0)) | ((neighbours[:, SPACES] == 0)[:, None] & self.low_row)
+        where = np.where(grow, self.grow_space, np.where(occupied, canopy, self.empty_space))
+        place_row = self.place_row_of_space[:, 0] * s + where * s  # [R, 6]
+        hand = seat_rows(state.hand, rows, me)
+        held = np.flatnonzero(hand > 0)
+        game, species = np.divmod(held, s)
+        budget = ((hand.astype(np.float64) @ self.ones_species - 1)[:, None]
+                  + seat_rows(state.stored, rows, me).astype(np.float64) @ self.payment_f + self.cost[canopy])
+        base = self.base_cost - self.play_discounts(state, rows, me) @ self.discount_matrix
+        legal = np.take(self.place_flat, np.take(place_row, game, axis=0) + species[:, None])
+        legal &= np.take(base, held)[:, None] <= np.take(budget, game, axis=0)
+        return game, species, legal
+
     def play_legal(self, state: ReforestState, rows: np.ndarray, me: np.ndarray) -> np.ndarray:
         """bool ``[R, S, 6]``: the legal plays (species, space) of seat ``me`` in games ``rows``."""
         return self.play_legal_by_space(state, rows, me).transpose(1, 2, 0)
@@ -377,7 +421,7 @@ class ReforestEngine(BatchedEngine):
         :func:`sims.core.choice.choose_uniform` on :meth:`legal_mask_rows`, read per phase
         from the few actions the phase allows instead of the whole mask.
         """
-        offsets, s = self.config.offsets, self.config.num_species
+        offsets = self.config.offsets
         chosen = np.full(rows.size, -1, dtype=np.int64)
         phase = np.where(state.done[rows], -1, state.phase[rows])
 
@@ -398,21 +442,23 @@ class ReforestEngine(BatchedEngine):
             chosen[at] = offsets["gather"]
         elif at.size:  # gather, then the plays (species, space) in ascending order
             g = rows[at]
-            legal = self.play_legal_by_space(state, g, state.to_move[g].astype(np.int64))  # [6, r, S]
-            per_species = legal.view(np.int8).sum(axis=0, dtype=np.int8)
-            plays, running = row_counts(per_species)
+            game, species, legal = self._held_plays(state, g, state.to_move[g].astype(np.int64))
+            plays = np.bincount(game, weights=legal.sum(axis=1), minlength=at.size).astype(np.int64)
             k = kth(at, 1 + plays) - 1
-            species, within = kth_unit(running, plays, np.maximum(k, 0), s)
-            species = np.minimum(species, s - 1)
-            per_space = np.cumsum(legal[:, np.arange(at.size), species], axis=0)  # [6, r]: along the leading axis
-            space = (per_space <= within).sum(axis=0)
-            chosen[at] = np.where(k < 0, offsets["gather"], offsets["play"] + species * SPACES + space)
+            if legal.size:
+                running = np.cumsum(legal.reshape(-1), dtype=np.int64)
+                target = np.cumsum(plays) - plays + np.maximum(k, 0) + 1  # the play's number over all games, from 1
+                unit = np.minimum(np.searchsorted(running, target, side="left"), running.size - 1)
+                play = offsets["play"] + species[unit // SPACES] * SPACES + unit % SPACES
+            else:
+                play = np.zeros(at.size, dtype=np.int64)
+            chosen[at] = np.where(k < 0, offsets["gather"], play)
         at = np.nonzero(phase == PAY)[0]
         if at.size:  # pay_hand (species), then pay_energy (spaces): one run of action numbers
             g = rows[at]
             me = state.to_move[g].astype(np.int64)
-            energy = (state.stored[g, me] > 0) & (self.payment[state.play_space[g].astype(np.int64)] > 0)
-            pick(at, np.concatenate([state.hand[g, me] > 0, energy], axis=1), offsets["pay_hand"])
+            energy = (seat_rows(state.stored, g, me) > 0) & (self.payment[state.play_space[g].astype(np.int64)] > 0)
+            pick(at, np.concatenate([seat_rows(state.hand, g, me) > 0, energy], axis=1), offsets["pay_hand"])
         at = np.nonzero((phase == GATHER) | (phase == DRAW) | (phase == SOLO_DISCARD))[0]
         if at.size:  # the nursery slots and the deck, then stop (gathers only): one run of action numbers
             g = rows[at]
@@ -427,7 +473,7 @@ class ReforestEngine(BatchedEngine):
         at = np.nonzero(phase == HAND_LIMIT)[0]
         if at.size:
             g = rows[at]
-            pick(at, state.hand[g, state.to_move[g].astype(np.int64)] > 0, offsets["discard"])
+            pick(at, seat_rows(state.hand, g, state.to_move[g].astype(np.int64)) > 0, offsets["discard"])
         return chosen
 
     def legal_mask_rows(self, state: ReforestState, rows: np.ndarray) -> np.ndarray:
@@ -485,9 +531,14 @@ class ReforestEngine(BatchedEngine):
             B_PAY_ENERGY: self._pay_energy, B_TAKE: self._take, B_STOP: self._stop, B_USE: self._use,
             B_DECLINE: self._decline, B_DISCARD: self._discard, B_SOLO_DISCARD: self._solo_discard,
         }
-        for code in np.unique(block):
-            chosen = block == code
-            todo[chosen] = handlers[int(code)](state, rows[chosen], fields[chosen])
+        order = np.argsort(block, kind="stable")  # by block, each block's games ascending
+        ends = np.cumsum(np.bincount(block, minlength=len(handlers)))
+        start = 0
+        for code, end in enumerate(ends.tolist()):
+            if end > start:
+                chosen = order[start:end]
+                todo[chosen] = handlers[code](state, rows[chosen], fields[chosen])
+            start = end
         self._settle(state, rows, todo)
 
     def _may_stop(self, state, games: np.ndarray, sources: np.ndarray) -> np.ndarray:
@@ -621,8 +672,9 @@ class ReforestEngine(BatchedEngine):
         me = state.to_move[rows].astype(np.int64)
         species = state.play_species[rows].astype(np.int64)
         space = state.play_space[rows].astype(np.int64)
-        size = state.stack_size[rows, me, space].astype(np.int64)
-        canopies = state.canopy[rows, me].astype(np.int64)  # before placing
+        seat = rows * self.players + me
+        size = seat_view(state.stack_size)[seat, space].astype(np.int64)
+        canopies = np.take(seat_view(state.canopy), seat, axis=0).astype(np.int64)  # before placing
         covered = canopies[np.arange(rows.size), space]
         has_cover = covered >= 0
         to_energy = has_cover & self.sun[covered]
@@ -632,10 +684,11 @@ class ReforestEngine(BatchedEngine):
         state.energy[lost + (space[to_energy], covered[to_energy])] += 1
         state.stored[lost + (space[to_energy],)] += 1
         state.traits[lost] -= self.has_trait[covered[to_energy]]
-        state.stack[rows, me, space, level] = species
-        state.stack_size[rows, me, space] = level + 1
-        state.canopy[rows, me, space] = species
-        state.traits[rows, me] += self.has_trait[species]
+        seat_view(state.stack)[seat, space, level] = species
+        seat_view(state.stack_size)[seat, space] = level + 1
+        seat_view(state.canopy)[seat, space] = species
+        traits = seat_view(state.traits)
+        traits[seat] += self.has_trait[species]
         self._stat(state, rows, "plants_covered", has_cover)
         self._stat(state, rows, "energy_from_cover", to_energy)
         hit = rows[has_cover]
@@ -663,11 +716,12 @@ class ReforestEngine(BatchedEngine):
         before = self.running_totals(queued).astype(np.int64)
         count = before[:, -1:]
         slot = np.where(queued, before - 1, count + np.arange(QUEUE_SLOTS) - before)
-        index = np.arange(rows.size)[:, None]
-        species = np.empty_like(entries)
-        species[index, slot] = entries
-        space = np.empty_like(places)
-        space[index, slot] = places
+        slot += np.arange(rows.size)[:, None] * QUEUE_SLOTS
+        species = np.empty(entries.size, dtype=np.int16)
+        species[slot.reshape(-1)] = entries.reshape(-1)
+        space = np.empty(places.size, dtype=np.int8)
+        space[slot.reshape(-1)] = places.reshape(-1)
+        species, space = species.reshape(entries.shape), space.reshape(places.shape)
         state.queue_species[rows] = species
         state.queue_space[rows] = space
         state.queue_len[rows] = count[:, 0]
@@ -682,7 +736,7 @@ class ReforestEngine(BatchedEngine):
 
     def _after_gather(self, state, rows):
         me = state.to_move[rows].astype(np.int64)
-        canopies = state.canopy[rows, me].astype(np.int64)
+        canopies = seat_rows(state.canopy, rows, me).astype(np.int64)
         entries = np.full((rows.size, QUEUE_SLOTS), -1, dtype=np.int64)
         places = np.zeros((rows.size, QUEUE_SLOTS), dtype=np.int64)
         entries[:, :SPACES] = np.where(self.after_gather[canopies], canopies, -1)
@@ -708,8 +762,8 @@ class ReforestEngine(BatchedEngine):
     def _end_turn(self, state, rows):
         """Hand-limit discards, then the refill, the turn count, the game-end check and the next seat."""
         me = state.to_move[rows].astype(np.int64)
-        canopies = state.canopy[rows, me].astype(np.int64)
-        over = state.hand[rows, me].astype(np.float64) @ self.ones_species > self.hand_limits(canopies)
+        canopies = seat_rows(state.canopy, rows, me)
+        over = seat_rows(state.hand, rows, me).astype(np.float64) @ self.ones_species > self.hand_limits(canopies)
         state.phase[rows[over]] = HAND_LIMIT
         state.queue_len[rows] = 0
         state.queue_pos[rows] = 0
@@ -740,9 +794,10 @@ class ReforestEngine(BatchedEngine):
         left = state.deck_end[rows] - top
         order = self.running_totals(empty).astype(np.int64)  # 1 for the first empty slot, ...
         taking = empty & (order <= left[:, None])
-        taken = taking.sum(axis=1)
+        taken = (taking @ self.ones_nursery).astype(np.int64)
         card_index = np.minimum(top[:, None] + order - 1, self.cap - 1)
-        state.nursery[rows] = np.where(taking, state.deck[rows[:, None], card_index], state.nursery[rows])
+        cards = np.take(state.deck.reshape(-1), (rows * self.cap)[:, None] + card_index)
+        state.nursery[rows] = np.where(taking, cards, state.nursery[rows])
         state.deck_top[rows] += taken.astype(np.int32)
         self._check_round_end(state, rows[(taken > 0) & (taken == left)])
 
@@ -799,77 +854,77 @@ class ReforestEngine(BatchedEngine):
             self._refill(state, rows)  # a cascade ends the next round inside, as the rules say
 
     def _award(self, state, rows):
-        """The carried visitors in order, then this round's: won by the single greatest measure (or earned)."""
+        """The carried visitors in order, then this round's: won by the single greatest measure (or earned).
+
+        Every candidate at once: the measures do not change while the visitors are awarded.
+        """
+        size = rows.size
+        index = np.arange(size)
         round_index = state.rounds_ended[rows].astype(np.int64)
-        current = state.round_visitors[rows, round_index].astype(np.int64)
         carried = state.carried[rows].astype(np.int64)
-        candidates = np.concatenate([carried, np.full((rows.size, 1), -1)], axis=1)
         count = (carried >= 0).sum(axis=1)
-        candidates[np.arange(rows.size), count] = current
-        measures = self.measures(state, rows, solo=self.solo)  # [R, P, V]
+        width = int(count.max()) + 1
+        candidates = np.full((size, width), -1, dtype=np.int64)  # [R, K]: the carried ones, then this round's
+        candidates[:, :width - 1] = carried[:, :width - 1]
+        candidates[index, count] = state.round_visitors[rows, round_index]
+        live = candidates >= 0
+        visitor = np.maximum(candidates, 0)
+        value = self.measures(state, rows, solo=self.solo)[index[:, None], :, visitor]  # [R, K, P]
+        if self.solo:
+            threshold = self.solo_thresholds[visitor, round_index[:, None]]
+            winner = np.where(value[..., 0] >= threshold, 0, -1)
+            tie = np.zeros(winner.shape, dtype=bool)
+        else:
+            leaders = value == value.max(axis=2, keepdims=True)
+            single = leaders.sum(axis=2) == 1
+            winner = np.where(single, np.argmax(leaders, axis=2), -1)
+            tie = ~single
+        wins = live & (winner >= 0)
+        won = wins[..., None] & (winner[..., None] == np.arange(self.players))  # [R, K, P]
+        earlier = np.cumsum(won, axis=1) - won  # the seat's wins among the earlier candidates
+        r, k = np.nonzero(wins)
+        seat = winner[r, k]
+        slot = state.won_count[rows[r], seat] + earlier[r, k, seat]
+        state.won[rows[r], seat, slot] = candidates[r, k]
+        won_now = won.sum(axis=1)  # [R, P]
+        state.won_count[rows] += won_now.astype(np.int8)
+        state.stats[rows, :, STAT["visitors_won"]] += won_now.astype(np.int32)
+        carry = live & tie & ~(round_index == ROUNDS - 1)[:, None]
+        r, k = np.nonzero(carry)
         new_carried = np.full(carried.shape, -1, dtype=np.int64)
-        carried_count = np.zeros(rows.size, dtype=np.int64)
-        last_round = round_index == ROUNDS - 1
-        index = np.arange(rows.size)
-        for k in range(candidates.shape[1]):
-            visitor = candidates[:, k]
-            live = visitor >= 0
-            if not live.any():
-                break
-            value = measures[index, :, np.maximum(visitor, 0)]  # [R, P]
-            if self.solo:
-                threshold = self.solo_thresholds[np.maximum(visitor, 0), round_index]
-                winner = np.where(value[:, 0] >= threshold, 0, -1)
-                tie = np.zeros(rows.size, dtype=bool)
-            else:
-                best = value.max(axis=1)
-                leaders = value == best[:, None]
-                single = leaders.sum(axis=1) == 1
-                winner = np.where(single, np.argmax(leaders, axis=1), -1)
-                tie = ~single
-            wins = live & (winner >= 0)
-            w_rows, w_seat = rows[wins], winner[wins]
-            state.won[w_rows, w_seat, state.won_count[w_rows, w_seat].astype(np.int64)] = visitor[wins]
-            state.won_count[w_rows, w_seat] += 1
-            self._stat(state, w_rows, "visitors_won", seat=w_seat)
-            carry = live & tie & ~last_round
-            new_carried[index[carry], carried_count[carry]] = visitor[carry]
-            carried_count += carry
-            lost = live & ~wins & ~carry
-            state.unawarded[rows[lost]] += 1
-            if state.logging and live.any():
-                outcome = np.where(wins, 1, np.where(carry, 0, -1))
-                self._log(state, rows[live], "visitor", seat=winner[live], amount=outcome[live],
-                          visitor=visitor[live])
+        new_carried[r, (np.cumsum(carry, axis=1) - 1)[r, k]] = candidates[r, k]
         state.carried[rows] = new_carried
+        state.unawarded[rows] += (live & ~wins & ~carry).sum(axis=1).astype(np.int16)
+        if state.logging:
+            r, k = np.nonzero(live)
+            outcome = np.where(wins, 1, np.where(carry, 0, -1))
+            self._log(state, rows[r], "visitor", seat=winner[r, k], amount=outcome[r, k], visitor=candidates[r, k])
 
     def _reset_deck(self, state, rows):
         """Discard pile, nursery and the ended round's tucked cards, sorted, then shuffled into the deck."""
-        cap = self.cap
-        pool = state.discard[rows].astype(np.int64)
+        cap, s, size = self.cap, self.config.num_species, rows.size
         nursery = state.nursery[rows].astype(np.int64)
-        for slot in range(nursery.shape[1]):
-            held = nursery[:, slot] >= 0
-            pool[held, nursery[held, slot]] += 1
+        cells = (np.arange(size)[:, None] * s + nursery)[nursery >= 0]
+        pool = state.discard[rows] + np.bincount(cells, minlength=size * s).reshape(size, s)
         ended = state.rounds_ended[rows].astype(np.int64)  # already counts the round just ended
         tucked = ended <= 2
         pool[tucked] += state.tucked[rows[tucked], ended[tucked] - 1]
         state.tucked[rows[tucked], ended[tucked] - 1] = 0
-        total = pool.sum(axis=1)
-        position = np.arange(cap)
-        s = pool.shape[1]
-        ordered = np.full((rows.size, cap), s, dtype=np.int64)  # [R, cap] species, ascending (s after the last)
-        flat = pool.reshape(-1)
-        held_rows = np.repeat(np.arange(rows.size), total)
-        starts = np.cumsum(total) - total
-        ordered[held_rows, np.arange(held_rows.size) - starts[held_rows]] = np.repeat(np.tile(np.arange(s), rows.size),
-                                                                                      flat)
+        # the pool's cards sorted by species, then shuffled: the order of a reset is the argsort of
+        # random_bits(seed, "deck", reset, C); its positions beyond the pool's size drop out
+        running = np.cumsum(pool.reshape(-1))
+        total = running[s - 1::s].copy()
+        total[1:] -= running[s - 1:-1:s]
+        before = running[s - 1::s] - total  # cards in the pools of the earlier rows
         state.resets[rows] += 1
-        bits = random_bits(state.seeds[rows], "deck", state.resets[rows].astype(np.int64), cap)
-        bits = np.where(position[None, :] < total[:, None], bits, np.uint64(np.iinfo(np.uint64).max))
-        perm = np.argsort(bits, axis=1, kind="stable")
-        deck = np.take_along_axis(ordered, perm, axis=1)
-        state.deck[rows] = np.where(position[None, :] < total[:, None], deck, -1)
+        order = state.reset_order[rows, state.resets[rows].astype(np.int64) - 1].astype(np.int64)
+        kept = np.flatnonzero(order < total[:, None])  # flat [R, C] indices, by row then shuffle order
+        row = kept // cap
+        position = np.take(order, kept)  # the card's position in the sorted pool
+        species = np.searchsorted(running, before[row] + position + 1, side="left") - row * s
+        deck = np.full((size, cap), -1, dtype=np.int16)
+        deck.reshape(-1)[row * cap + np.arange(kept.size) - before[row]] = species
+        state.deck[rows] = deck
         state.deck_top[rows] = 0
         state.deck_end[rows] = total
         state.discard[rows] = 0
@@ -1003,7 +1058,7 @@ class ReforestEngine(BatchedEngine):
         if not state.stats.flags.c_contiguous:
             state.stats = np.ascontiguousarray(state.stats)
         flat = state.stats.reshape(-1)  # a view: rows never repeat in one call, so a plain add counts each once
-        flat[index] += np.asarray(amount, dtype=np.int32)
+        flat[index] += amount
 
     def _log(self, state, rows, kind, seat=None, species=-1, space=-1, source=-1, amount=0, visitor=-1,
              played=-1):
