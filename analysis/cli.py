@@ -296,9 +296,10 @@ def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, 
 @click.option("--players", type=int, default=None, help="Players (default: the game's smallest count).")
 @click.option("--bots", default=None, help="One lineup to check (default: every mix of random and greedy).")
 @click.option("--batch-size", type=_POSITIVE, default=500, show_default=True)
+@click.option("--jobs", type=_POSITIVE, default=1, show_default=True, help="Worker processes checking chunks.")
 @_config_options
 def verify(game_name: str, games_: int, seed: int, players: int | None, bots: str | None, batch_size: int,
-           overrides: tuple[str, ...], config_path: str | None) -> None:
+           jobs: int, overrides: tuple[str, ...], config_path: str | None) -> None:
     """Check the batched engine against the reference engine.
 
     Plays games batched, replays each on the reference engine and compares
@@ -307,6 +308,7 @@ def verify(game_name: str, games_: int, seed: int, players: int | None, bots: st
     \b
         glade verify overgrowth --games 2000 --seed 3
         glade verify overgrowth --games 500 --set rules.orthogonal_connection=true
+        glade verify vorex --players 4 --games 1000 --jobs 2
     """
     from sims.verify import verify as run_verify
 
@@ -314,7 +316,7 @@ def verify(game_name: str, games_: int, seed: int, players: int | None, bots: st
     labels = _bot_list(bots)
     players = _players(game, players, labels)
     config = _config(game, config_path, overrides)
-    report = run_verify(game.name, config, players, games_, seed, labels, batch_size=batch_size)
+    report = run_verify(game.name, config, players, games_, seed, labels, batch_size=batch_size, jobs=jobs)
     click.echo(report.format())
     if not report.ok:
         sys.exit(1)

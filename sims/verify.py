@@ -90,48 +90,74 @@ def verify(
     seed: int,
     bot_labels: Sequence[str] | None = None,
     batch_size: int = 500,
+    jobs: int = 1,
 ) -> VerifyReport:
     """Play ``games`` games batched, replay each on the reference, count disagreements.
 
     Chunks of games cycle through the lineups (``bot_labels``, or every mix of
     the game's reference-backed bots); chunks are made small enough that every
-    lineup is used.
+    lineup is used. ``jobs`` worker processes check chunks side by side (the
+    games and the report are the same for any ``jobs``).
     """
     game = get_game(game_name)
     check_players(game, players)
-    if games < 1 or batch_size < 1:
-        raise ConfigError("--games" if games < 1 else "--batch-size", str(min(games, batch_size)),
-                          "an integer of at least 1", has_got=False)
+    for option, value in (("--games", games), ("--batch-size", batch_size), ("--jobs", jobs)):
+        if value < 1:
+            raise ConfigError(option, str(value), "an integer of at least 1", has_got=False)
     if bot_labels is not None:
         lineups = [tuple(seat_labels(game, players, bot_labels))]
     else:
         lineups = default_lineups(game, players)
-    resolved = [tuple(resolve_bot(game, config, label) for label in labels) for labels in lineups]
+    for labels in lineups:
+        for label in labels:
+            resolve_bot(game, config, label)
     chunk = max(1, min(batch_size, math.ceil(games / len(lineups))))
-    max_turns = game.max_turns(config)
-    engine = game.batched(config, players)
+    piece = max(1, math.ceil(games / (2 * jobs))) if jobs > 1 else chunk  # keep every worker busy
+    tasks = [(game.name, config, players, lineups[number % len(lineups)], seed, first, min(first + piece, stop))
+             for number, start in enumerate(range(0, games, chunk))
+             for stop in [min(start + chunk, games)]
+             for first in range(start, stop, piece)]
 
     started = time.perf_counter()
+    if jobs > 1:
+        from joblib import Parallel, delayed
+
+        outcomes = Parallel(n_jobs=jobs)(delayed(verify_chunk)(*task) for task in tasks)
+    else:
+        outcomes = [verify_chunk(*task) for task in tasks]
     report = VerifyReport(game.name, players, games, 0, 0.0, lineups)
-    for number, start in enumerate(range(0, games, chunk)):
-        choices = resolved[number % len(resolved)]
-        deals = np.arange(start, min(start + chunk, games))
-        seeds = game_seeds(seed, deals)
-        state, trace = play_batch(engine, batched_bots(game, engine, choices), seeds, max_turns, record_legal=True)
-        results = engine.results(state)
-        for index, deal in enumerate(deals):
-            detail = _check_game(game, engine, config, players, state, trace, results, index, int(seeds[index]),
-                                 max_turns)
-            if detail is None:
-                continue
-            report.mismatches += 1
-            report.mismatched_games.append(int(deal))
-            if report.first is None:
-                decision, what, actions, position = detail
-                report.first = MismatchDetail(int(deal), int(seeds[index]), tuple(c.label for c in choices),
-                                              decision, what, actions, position)
+    for mismatched, first in outcomes:
+        report.mismatches += len(mismatched)
+        report.mismatched_games.extend(mismatched)
+        if report.first is None:
+            report.first = first
     report.seconds = time.perf_counter() - started
     return report
+
+
+def verify_chunk(game_name: str, config: Any, players: int, labels: Sequence[str], seed: int, start: int,
+                 stop: int) -> tuple[list[int], MismatchDetail | None]:
+    """Deals ``[start, stop)`` played batched by ``labels`` and replayed on the reference: the deals
+    that disagree, and the first disagreement in detail."""
+    game = get_game(game_name)
+    choices = tuple(resolve_bot(game, config, label) for label in labels)
+    max_turns = game.max_turns(config)
+    engine = game.batched(config, players)
+    deals = np.arange(start, stop)
+    seeds = game_seeds(seed, deals)
+    state, trace = play_batch(engine, batched_bots(game, engine, choices), seeds, max_turns, record_legal=True)
+    results = engine.results(state)
+    mismatched, first = [], None
+    for index, deal in enumerate(deals):
+        detail = _check_game(game, engine, config, players, state, trace, results, index, int(seeds[index]),
+                             max_turns)
+        if detail is None:
+            continue
+        mismatched.append(int(deal))
+        if first is None:
+            decision, what, actions, position = detail
+            first = MismatchDetail(int(deal), int(seeds[index]), tuple(labels), decision, what, actions, position)
+    return mismatched, first
 
 
 def _check_game(game, engine, config, players, state, trace, results: GameResults, index: int, seed: int,

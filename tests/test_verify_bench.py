@@ -53,18 +53,37 @@ def test_bench_reports_both_engines(toy_config):
     assert result["ratio_greedy"] > 0
 
 
-def test_bench_all_covers_every_game_and_player_count():
+def test_bench_all_covers_every_game_and_player_count(monkeypatch):
+    """Every game at every player count, each with its own config (one real bench is the toy's, above:
+    a real one of every game takes minutes; ``make bench`` runs them)."""
     import json
 
     from click.testing import CliRunner
 
+    import sims.bench
     from analysis.cli import main
     from sims.registry import game_names, get_game
 
+    def fake_bench(name, config, players, *args):
+        assert config.loaded.hash == get_game(name).load_config(None, ()).loaded.hash
+        result = {"game": name, "players": players, "batched_games": 8, "reference_games": 1, "repeats": 1,
+                  "numpy": "x"}
+        for kind in ("random", "greedy", "planner"):
+            result.update({f"batched_{kind}_gps": 1.0, f"reference_{kind}_gps": 0.5, f"ratio_{kind}": 2.0})
+        return result
+
+    monkeypatch.setattr(sims.bench, "bench", fake_bench)
     result = CliRunner().invoke(main, ["bench", "--all", "--json", "--batch-size", "8", "--repeats", "1",
                                        "--reference-games", "1"])
     assert result.exit_code == 0, result.output
     runs = json.loads(result.stdout)["runs"]
     expected = {(name, players) for name in game_names() for players in get_game(name).player_counts}
     assert {(run["game"], run["players"]) for run in runs} == expected
-    assert all(run["batched_random_gps"] > 0 and run["ratio_greedy"] > 0 for run in runs)
+
+
+def test_verify_with_workers_checks_the_same_games_with_the_same_lineups(toy_config):
+    from sims.verify import verify
+
+    one = verify("toy", toy_config, 3, games=60, seed=4)
+    two = verify("toy", toy_config, 3, games=60, seed=4, jobs=2)
+    assert (one.games, one.mismatches, one.lineups) == (two.games, two.mismatches, two.lineups)
