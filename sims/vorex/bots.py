@@ -19,6 +19,7 @@ snapshot, so both choose the same action.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 import numpy as np
@@ -26,14 +27,30 @@ import numpy as np
 from sims.core.choice import best_per_game, top_per_group
 from sims.core.engine import BatchedBot, take_games
 from sims.core.rng import seat_uniforms, uniforms, uniforms_at
-from sims.vorex.config import WEIGHT_NAMES
-from sims.vorex.rules import ACTION, FIRST_PRODUCTION, LAST_PRODUCTION, WEED, VorexEngine, VorexState, score_points
+from sims.vorex.config import ARID, GREEN, ROTATIONS, TILE_HEXES, WEIGHT_NAMES
+from sims.vorex.rules import (
+    ACTION,
+    EMPTY,
+    FIRST_PRODUCTION,
+    LAST_PRODUCTION,
+    SETUP,
+    WEED,
+    WEED_EXPAND,
+    VorexEngine,
+    VorexState,
+    score_points,
+)
 
 CHUNK = 16384  # branched positions evaluated at once (bounds memory)
 
 
 def evaluate(engine: VorexEngine, state: VorexState, seats: np.ndarray, weights: Mapping[str, float]) -> np.ndarray:
     """float64 ``[n]``: the greedy evaluation of every game of ``state`` for seat ``seats[i]``."""
+    return weigh(features(engine, state, seats), weights)
+
+
+def features(engine: VorexEngine, state: VorexState, seats: np.ndarray) -> dict[str, np.ndarray]:
+    """The evaluation's features (int64 ``[n]`` each, :data:`WEIGHT_NAMES`) of every game for seat ``seats[i]``."""
     n = state.size
     index = np.arange(n)
     H = engine.H
@@ -45,7 +62,7 @@ def evaluate(engine: VorexEngine, state: VorexState, seats: np.ndarray, weights:
         score = np.where(seats == WEED, -total[:, 0], score)
     mine = state.flower[:, :H] == seats[:, None]
     kind = state.kind[:, :H]
-    features = {
+    return {
         "score": score,
         "flowers": mine.sum(axis=1),
         "production": (mine & (kind >= FIRST_PRODUCTION) & (kind <= LAST_PRODUCTION)).sum(axis=1),
@@ -53,10 +70,114 @@ def evaluate(engine: VorexEngine, state: VorexState, seats: np.ndarray, weights:
         "light": state.resources[index, seats, 0].astype(np.int64),
         "tiles": state.tiles_on_map.astype(np.int64),
     }
-    value = np.zeros(n, dtype=np.float64)
+
+
+def weigh(found: Mapping[str, np.ndarray], weights: Mapping[str, float]) -> np.ndarray:
+    """float64: the weighted sum of the features, term by term in :data:`WEIGHT_NAMES` order."""
+    value = np.zeros(np.shape(found["score"]), dtype=np.float64)
     for name in WEIGHT_NAMES:
-        value = value + float(weights.get(name, 0.0)) * features[name].astype(np.float64)
+        value = value + float(weights.get(name, 0.0)) * found[name].astype(np.float64)
     return value
+
+
+def placement_features(engine: VorexEngine, state: VorexState, games: np.ndarray, actions: np.ndarray):
+    """The features after ``place`` actions (pairs), computed without playing them, where that is exact.
+
+    Returns ``(direct, found)``: ``direct`` [m] marks the pairs computed here and
+    ``found`` their features. Exact for an expand (not a setup placement) that
+    forms no ruin: the step then only adds the tile (its hexes and ``tiles``)
+    and its beetles; no flower, group, ruin or other tile changes, so among the
+    points only G1 (flowers losing their last open neighbour) and G3 (flowers
+    reaching 2 arid neighbours) move, and only for flowers next to the tile.
+    """
+    board, P = engine.board, engine.P
+    direct = np.zeros(games.size, dtype=bool)
+    phase = state.phase[games]
+    candidate = (actions >= engine.offsets["place"]) & (actions < engine.offsets["draw"]) & (phase != SETUP)
+    if not candidate.any():
+        return direct, {}
+    pick = np.nonzero(candidate)[0]
+    unique, where = np.unique(games[pick], return_inverse=True)
+    slot, within = np.divmod(actions[pick] - engine.offsets["place"], P * ROTATIONS)
+    tiles = state.face_up[games[pick], slot].astype(np.int64)
+    shape = engine.tile_shape[tiles]
+    movers = state.to_move[unique].astype(np.int64)
+    weed = (movers == WEED) if engine.solo else np.zeros(unique.size, dtype=bool)
+    scorer = np.where(weed, 0, movers)  # whose points the score is (the weed's score is minus the player's)
+    # per hex of each game, packed in one byte: empty neighbours (bits 0-2), covered (3), a flower of the
+    # scorer (4), arid neighbours (5-7)
+    W = engine.H + 2
+    covered = state.tile[unique] != EMPTY
+    open_count = (~covered[:, board.neighbours_ext]).sum(axis=2, dtype=np.uint8)
+    arid = (state.kind[unique][:, board.neighbours_ext] == ARID).sum(axis=2, dtype=np.uint8)
+    info = (open_count | covered.astype(np.uint8) << 3 | (state.flower[unique] == scorer[:, None]).astype(np.uint8) << 4
+            | arid << 5)
+    # [M, m] layout (around hex, candidate): the sums over around hexes run down contiguous rows
+    around = info.ravel()[board.around[shape, within].T + where * W]
+    closing = (around & 7) == board.around_touch[shape, within].T  # the tile takes the hex's last empty neighbours
+    ruin = (closing & ((around & 8) == 0)).any(axis=0)
+    flower = (around & 16) > 0
+    green = state.green[unique[where]]
+    delta = np.zeros(pick.size, dtype=np.int64)
+    g1 = green == GREEN.index("G1")
+    if g1.any():
+        delta -= np.where(g1, (flower & closing).sum(axis=0), 0)
+    g3 = green == GREEN.index("G3")
+    if g3.any():
+        arid_cells = (engine.tile_kind[tiles] == ARID) @ (1 << np.arange(TILE_HEXES))  # bit i: tile hex i is arid
+        touching = board.around_cell_bits[shape, within % ROTATIONS].T  # [M, m]
+        added = POPCOUNT4[touching & arid_cells]
+        before = around >> 5
+        reached = flower & (before < 2) & (before + added >= 2)
+        delta += np.where(g3, reached.sum(axis=0), 0)
+    base = features(engine, branch(state, unique, caches=False), movers)
+    score = base["score"][where] + np.where(weed[where], -delta, delta)
+
+    g = games[pick]
+    seats = movers[where]
+    beetles = np.where((state.phase[g] == WEED_EXPAND)[:, None], 0, engine.tile_beetles[tiles])
+    got = np.minimum(beetles, state.supply[g]).astype(np.int64)
+    held = state.resources[g, seats].astype(np.int64) + got
+    keep = ~ruin
+    direct[pick[keep]] = True
+    found = {
+        "score": score[keep],
+        "flowers": base["flowers"][where[keep]],
+        "production": base["production"][where[keep]],
+        "resources": held.sum(axis=1)[keep],
+        "light": held[keep, 0],
+        "tiles": base["tiles"][where[keep]] + 1,
+    }
+    return direct, found
+
+
+def _kth(mask: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Index of the ``k``-th True of each row (ascending); every row has more than ``k[i]``."""
+    return np.argmax(np.cumsum(mask, axis=1, dtype=np.int16) > k[:, None], axis=1)
+
+
+POPCOUNT4 = np.array([bin(x).count("1") for x in range(16)], dtype=np.uint8)
+CACHES = ("place_cache", "cache_valid", "bloom_cache", "bloom_stamp")
+
+
+def branch(state: VorexState, rows: np.ndarray, caches: bool = True) -> VorexState:
+    """:func:`~sims.core.engine.take_games`, not logging; ``caches=False`` leaves out the kept legal placements
+    and blooms (they are refilled when needed; a tile placement drops them anyway)."""
+    values = {}
+    for item in dataclasses.fields(state):
+        value = getattr(state, item.name)
+        if item.name in CACHES and not caches:
+            values[item.name] = np.zeros((rows.size,) + value.shape[1:], dtype=value.dtype)
+        elif isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == state.size:
+            values[item.name] = value[rows]
+        elif isinstance(value, list):
+            values[item.name] = []
+        else:
+            values[item.name] = value
+    if not caches:
+        values["bloom_stamp"] -= 1
+    values["logging"] = False
+    return type(state)(**values)
 
 
 class RandomBot(BatchedBot):
@@ -68,15 +189,30 @@ class RandomBot(BatchedBot):
     plays_any_seat = True
 
     def act(self, state: VorexState, active: np.ndarray) -> np.ndarray:
+        engine = self.engine
         chosen = np.full(state.size, -1, dtype=np.int64)
         rows = np.nonzero(active & ~state.done)[0]
         if rows.size == 0:
             return chosen
-        which, action = np.nonzero(self.engine.legal_rows(state, rows))
-        count = np.bincount(which, minlength=rows.size)
+        blooms, places, draw, decline = engine.legal_blocks(state, rows)
+        bloom_count = np.count_nonzero(blooms, axis=1)
+        slot_count = np.count_nonzero(places, axis=2)  # [n, 3]
+        count = bloom_count + slot_count.sum(axis=1) + draw + decline
         u = seat_uniforms(state.seeds[rows], state.to_move[rows], state.decisions[rows])
         k = np.minimum((u * count).astype(np.int64), count - 1)  # as sims.core.choice.choose_uniform
-        chosen[rows] = action[np.cumsum(count) - count + k]
+        action = np.where(draw, engine.config.draw_action, engine.config.decline_action)
+        bloom = np.nonzero(k < bloom_count)[0]
+        if bloom.size:
+            action[bloom] = engine.offsets["bloom"] + _kth(blooms[bloom], k[bloom])
+        k = k - bloom_count
+        place = np.nonzero((k >= 0) & (k < slot_count.sum(axis=1)))[0]
+        if place.size:
+            before = np.cumsum(slot_count[place], axis=1)
+            slot = np.argmax(before > k[place, None], axis=1)
+            within = k[place] - (before - slot_count[place])[np.arange(place.size), slot]
+            size = places.shape[2]
+            action[place] = engine.offsets["place"] + slot * size + _kth(places[place, slot], within)
+        chosen[rows] = action
         return chosen
 
 
@@ -101,13 +237,17 @@ class GreedyBot(BatchedBot):
         rows = np.nonzero(active & ~state.done)[0]
         games, actions = engine.legal_pairs(state, rows)
         value = np.empty(games.size, dtype=np.float64)
-        for start in range(0, games.size, CHUNK):
-            part = slice(start, start + CHUNK)
-            branch = take_games(state, games[part])
-            branch.logging = False
-            movers = branch.to_move.astype(np.int64)
-            engine.step(branch, actions[part])
-            value[part] = evaluate(engine, branch, movers, self.weights)
+        direct, found = placement_features(engine, state, games, actions)
+        if direct.any():
+            value[direct] = weigh(found, self.weights)
+        place = (actions >= engine.offsets["place"]) & (actions < engine.offsets["draw"])
+        for played, caches in ((np.nonzero(~direct & place)[0], False), (np.nonzero(~place)[0], True)):
+            for start in range(0, played.size, CHUNK):
+                part = played[start:start + CHUNK]
+                after = branch(state, games[part], caches)
+                movers = after.to_move.astype(np.int64)
+                engine.step(after, actions[part])
+                value[part] = evaluate(engine, after, movers, self.weights)
         noise = uniforms_at(state.seeds[games], self.stream, state.decisions[games], actions)
         return games, actions, value, noise
 

@@ -14,6 +14,11 @@ empty regions; each closed region touches the tile. So a placement is legal
 iff the number of its neighbour hexes that become single enclosed hexes
 equals ``r - 1`` (every closed region is then a single hex: a ruin).
 
+Placement legality is computed bit-sliced: one uint64 per hex holds that
+hex's bit for 64 games, so every test over all placements of a shape is a
+gather of words and a bitwise operation; the runs and holes are counted in
+bit planes.
+
 Kept between decisions: each flower's group label (the smallest hex of its
 6-connected same-seat group, updated when a flower lands), the legal
 placements per (game, shape) until the next tile lands, and the legal blooms
@@ -88,6 +93,40 @@ def _boundary_walk(cells: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return walk
 
 
+COUNT_BITS = 4  # bit planes of the run and hole counters (both stay below 16)
+
+
+def _slice(bits: np.ndarray) -> np.ndarray:
+    """uint64 ``[K, ceil(n / 64)]`` from bool ``[n, K]``: bit g % 64 of word g // 64 is game g's."""
+    n, K = bits.shape
+    if n % 64:
+        bits = np.concatenate([bits, np.zeros((64 - n % 64, K), dtype=bool)])
+    return np.packbits(np.ascontiguousarray(bits.T), axis=1, bitorder="little").view("<u8")
+
+
+def _unslice(words: np.ndarray, n: int) -> np.ndarray:
+    """bool ``[n, K]`` from uint64 ``[K, w]`` (the inverse of :func:`_slice`)."""
+    K = words.shape[0]
+    bits = np.unpackbits(np.ascontiguousarray(words).view(np.uint8).reshape(K, -1), axis=1, bitorder="little")
+    return bits[:, :n].T.astype(bool)
+
+
+def _count(planes: list[np.ndarray], bit: np.ndarray) -> None:
+    """Add one bit to a counter held as bit planes (ripple carry)."""
+    carry = bit
+    for i, plane in enumerate(planes):
+        planes[i] = plane ^ carry
+        carry = plane & carry
+
+
+def _equal(planes: np.ndarray, value: int) -> np.ndarray:
+    """Bitboard of the hexes whose counter (bit planes ``[COUNT_BITS, ...]``) equals ``value``."""
+    found = ~np.zeros_like(planes[0])
+    for bit in range(COUNT_BITS):
+        found &= planes[bit] if value >> bit & 1 else ~planes[bit]
+    return found
+
+
 WEED_BLOOMS = 2  # the weed blooms twice a turn (rulebook), whatever rules.actions_per_turn says
 
 class Board:
@@ -126,6 +165,14 @@ class Board:
         self.boundary = np.full((S, P * K, L), self.OPEN, dtype=np.int64)
         self.around = np.full((S, P * K, M), self.SHUT, dtype=np.int64)
         self.around_touch = np.full((S, P * K, M), -1, dtype=np.int8)  # tile cells next to each around hex
+        # around_cell_bits[s, k, j]: bit i set iff tile hex i of rotation k touches around hex j (any anchor)
+        self.around_cell_bits = np.zeros((S, K, M), dtype=np.uint8)
+        for s, offsets in enumerate(shapes):
+            for k in range(K):
+                rotated = [rotate(o, k) for o in offsets]
+                for j, (hq, hr) in enumerate(distinct[s, k]):
+                    self.around_cell_bits[s, k, j] = sum(1 << i for i, (cq, cr) in enumerate(rotated)
+                                                         if (hq - cq, hr - cr) in DIRECTIONS)
         number = config.hex_number
         for s, offsets in enumerate(shapes):
             for k in range(K):
@@ -143,6 +190,27 @@ class Board:
                         hq, hr = q + dq, r + dr
                         self.around[s, p, j] = number.get((hq, hr), self.OPEN)
                         self.around_touch[s, p, j] = sum((hq + eq, hr + er) in tile_hexes for eq, er in DIRECTIONS)
+        self._sliced()
+
+    def _sliced(self) -> None:
+        """Per shape, the tables of :meth:`VorexEngine._place_fresh`, over the placements whose cells are all playable.
+
+        ``hole[v, j]`` is where around hex j of placement v is read on the
+        stacked "empty with exactly c covered neighbours" boards: an around hex
+        touching t tile cells becomes a hole iff it has 6 - t covered
+        neighbours (board ``needed.index(6 - t)``); padding reads a row of zeros.
+        """
+        W = self.H + 2
+        touches = {int(t) for t in np.unique(self.around_touch) if t > 0}
+        self.needed = sorted({6 - t for t in touches})
+        self.sliced = []
+        for s in range(self.cells.shape[0]):
+            valid = np.nonzero((self.cells[s] != self.SHUT).all(axis=1))[0]
+            touch = self.around_touch[s, valid].astype(np.int64)
+            slot = np.array([self.needed.index(6 - t) if t in touches else 0 for t in range(7)])[np.maximum(touch, 0)]
+            hole = np.where(touch > 0, slot * W + self.around[s, valid], len(self.needed) * W)
+            self.sliced.append({"valid": valid, "cells": self.cells[s, valid], "boundary": self.boundary[s, valid],
+                                "hole": hole, "centre": self.covers_centre[s, valid]})
 
 
 @dataclass
@@ -275,16 +343,6 @@ class VorexEngine(BatchedEngine):
 
     # --- placements ---------------------------------------------------------------------------
 
-    def _codes(self, state: VorexState, rows: np.ndarray):
-        """Per hex of games ``rows`` (each [n, H+2]): covered (bool); placeable code (int8: 0 no, 1 free,
-        3 free next to the forest); openness (int8: empty neighbours of an empty hex, 99 for a covered one)."""
-        board = self.board
-        covered = state.tile[rows] != EMPTY
-        empty_nb = (~covered[:, board.neighbours_ext]).sum(axis=2, dtype=np.int8)
-        code = np.where(covered | ~board.playable_mask, 0, np.where(empty_nb < 6, 3, 1)).astype(np.int8)
-        openness = np.where(covered, 99, empty_nb).astype(np.int8)
-        return covered, code, openness
-
     def place_legal(self, state: VorexState, rows: np.ndarray, tiles: np.ndarray) -> np.ndarray:
         """bool ``[n, len(slots), P*6]``: legal placements of tile ``tiles[i, slot]`` (-1: none) in game ``rows[i]``.
 
@@ -308,41 +366,100 @@ class VorexEngine(BatchedEngine):
         legal[who, slot] = state.place_cache[rows[who], shape]
         return legal
 
-    def _place_fresh(self, state: VorexState, games: np.ndarray, shapes: np.ndarray) -> np.ndarray:
-        """bool ``[m, P*6]``: legal placements of shape ``shapes[i]`` on the map of game ``games[i]``."""
+    def _place_fresh(self, state: VorexState, games: np.ndarray, shapes: np.ndarray, simple: bool = False
+                     ) -> np.ndarray:
+        """bool ``[m, P*6]``: legal placements of shape ``shapes[i]`` on the map of game ``games[i]``.
+
+        Bit-sliced: one uint64 per hex holds a bit of 64 games, so each test is
+        a gather over placements and a bitwise operation. The cells are free
+        and one touches the forest; where the boundary meets the forest in 2
+        runs or more, the single enclosed hexes (holes) must number runs - 1;
+        runs and holes are counted in bit planes. ``simple``: only the
+        placements meeting the forest in one run (a subset of the legal ones).
+        """
         board = self.board
         legal = np.zeros((games.size, self.P * ROTATIONS), dtype=bool)
-        covered, code, openness = self._codes(state, games)
         first = state.tiles_on_map[games] == 0
         for shape in np.unique(shapes):
             who = np.nonzero(shapes == shape)[0]
-            cells = board.cells[shape]
-            c = [code[who][:, cells[:, i]] for i in range(TILE_HEXES)]
-            free = (c[0] & c[1] & c[2] & c[3]) > 0
-            touch = ((c[0] | c[1] | c[2] | c[3]) & 2) > 0
-            ok = np.where(first[who, None], free & board.covers_centre[shape][None, :], free & touch)
-            legal[who] = ok
-            w, p = np.nonzero(ok & ~first[who, None])
-            if w.size == 0:
-                continue
-            game = who[w]
-            ring = covered[game[:, None], board.boundary[shape, p]]
-            runs = (ring[:, 1:] & ~ring[:, :-1]).sum(axis=1) + (ring[:, 0] & ~ring[:, -1])
-            many = np.nonzero(runs >= 2)[0]
-            if many.size:
-                holes = self._holes(openness, game[many], shape, p[many]).sum(axis=1)
-                bad = many[holes != runs[many] - 1]
-                legal[who[w[bad]], p[bad]] = False
+            table = board.sliced[shape]
+            covered_hex = state.tile[games[who]] != EMPTY  # [n, H+2]; OPEN empty, SHUT covered
+            covered = _slice(covered_hex)
+            near = covered[board.neighbours_ext]  # [H+2, 6, w]
+            free = _slice(~covered_hex & board.playable_mask[None, :])
+            counts = [np.zeros_like(covered) for _ in range(COUNT_BITS)]
+            for d in range(6):
+                _count(counts, near[:, d])
+            cells = table["cells"]
+            fits = free[cells[:, 0]] & free[cells[:, 1]] & free[cells[:, 2]] & free[cells[:, 3]]  # [V, w]
+            touching = free & (counts[0] | counts[1] | counts[2])  # free hexes with a covered neighbour
+            touch = touching[cells[:, 0]] | touching[cells[:, 1]] | touching[cells[:, 2]] | touching[cells[:, 3]]
+            boundary = table["boundary"]
+            ring = covered[boundary[:, -1]]
+            if simple:
+                once, twice = np.zeros_like(fits), np.zeros_like(fits)
+                for j in range(boundary.shape[1]):
+                    now = covered[boundary[:, j]]
+                    start = now & ~ring
+                    twice |= once & start
+                    once |= start
+                    ring = now
+                ok = fits & touch & ~twice
+            else:
+                runs = [np.zeros_like(fits) for _ in range(COUNT_BITS)]
+                for j in range(boundary.shape[1]):
+                    now = covered[boundary[:, j]]
+                    _count(runs, now & ~ring)
+                    ring = now
+                shut = np.concatenate([~covered & _equal(counts, c) for c in board.needed]
+                                      + [np.zeros_like(covered[:1])])
+                holes = [~np.zeros_like(fits)] + [np.zeros_like(fits) for _ in range(COUNT_BITS - 1)]  # holes + 1
+                for j in range(table["hole"].shape[1]):
+                    _count(holes, shut[table["hole"][:, j]])
+                same = ~(runs[0] ^ holes[0])
+                for a, b in zip(runs[1:], holes[1:]):
+                    same &= ~(a ^ b)
+                ok = fits & touch & (~(runs[1] | runs[2] | runs[3]) | same)
+            found = _unslice(ok, who.size)  # [n, V]
+            starting = first[who]
+            if starting.any():  # the first tile covers the centre instead of touching the forest
+                found[starting] = _unslice(fits, who.size)[starting] & table["centre"][None, :]
+            legal[who[:, None], table["valid"][None, :]] = found
         return legal
 
-    def _holes(self, openness: np.ndarray, game: np.ndarray, shape: int, placement: np.ndarray) -> np.ndarray:
-        """bool ``[m, M]``: which distinct neighbour hexes of each placement become enclosed single hexes.
+    def place_exists(self, state: VorexState, rows: np.ndarray, tiles: np.ndarray) -> np.ndarray:
+        """bool ``[n, slots]``: tile ``tiles[i, slot]`` (-1: none) has a legal placement in game ``rows[i]``.
 
-        An empty hex is enclosed once the tile lands iff its empty neighbours are exactly the tile's cells
-        next to it (``openness`` from :meth:`_codes`).
+        Kept legal placements answer at once; otherwise a placement meeting the
+        forest in one run (it closes nothing) settles it, and only games
+        without one get the full test.
         """
-        board = self.board
-        return openness[game[:, None], board.around[shape, placement]] == board.around_touch[shape, placement]
+        n, slots = tiles.shape
+        found = np.zeros((n, slots), dtype=bool)
+        shapes = np.where(tiles >= 0, self.tile_shape[np.maximum(tiles, 0)], -1)
+        who, slot = np.nonzero(shapes >= 0)
+        if who.size == 0:
+            return found
+        shape = shapes[who, slot]
+        games = rows[who]
+        kept = state.cache_valid[games, shape]
+        found[who[kept], slot[kept]] = state.place_cache[games[kept], shape[kept]].any(axis=1)
+        ask = np.nonzero(~kept & (state.tiles_on_map[games] > 0))[0]
+        if ask.size:
+            simple = self._place_fresh(state, games[ask], shape[ask], simple=True).any(axis=1)
+            found[who[ask[simple]], slot[ask[simple]]] = True
+        rest = np.nonzero(~kept & ~found[who, slot])[0]
+        if rest.size:
+            one = tiles[who[rest], slot[rest]][:, None].astype(np.int64)
+            found[who[rest], slot[rest]] = self.place_legal(state, games[rest], one)[:, 0].any(axis=1)
+        return found
+
+    def enclosed(self, state: VorexState, rows: np.ndarray, around: np.ndarray, touch: np.ndarray) -> np.ndarray:
+        """bool ``[n, M]``: which around hexes of a placement (``board.around`` and ``board.around_touch`` rows)
+        become enclosed single hexes: empty hexes whose empty neighbours are exactly the tile's cells next to them."""
+        tile = state.tile[rows[:, None], around]
+        covered_nb = (state.tile[rows[:, None, None], self.board.neighbours_ext[around]] != EMPTY).sum(axis=2)
+        return (tile == EMPTY) & (6 - covered_nb == touch)
 
     # --- blooms ---------------------------------------------------------------------------------
 
@@ -357,9 +474,19 @@ class VorexEngine(BatchedEngine):
         cost = self.tile_cost_sum[state.tile[rows, :P], state.part[rows, :P]]
         light = state.resources[rows, seats, 0]
         i, h = np.nonzero(legal & ~free[:, None] & (cost > light[:, None]))
+        if i.size:  # reductions only lower the payment: first try paying the whole cost
+            full = self.tile_cost[state.tile[rows[i], h], state.part[rows[i], h]].astype(np.int64)
+            held = state.resources[rows[i], seats[i]].astype(np.int64)
+            short = np.maximum(full - held[:, 1:], 0).sum(axis=1) > held[:, 0]
+            i, h = i[short], h[short]
+            # without an own flower next to it nothing is reduced: the whole cost is too much
+            near = (state.flower[rows[i][:, None], self.board.neighbours[h]] == seats[i][:, None]).any(axis=1)
+            legal[i[~near], h[~near]] = False
+            i, h = i[near], h[near]
         if i.size:
-            totals = self._group_totals(state, rows, seats)
-            ok = self._payment(state, rows, seats, totals, i, h)[2]
+            need, where = np.unique(i, return_inverse=True)
+            totals = self._group_totals(state, rows[need], seats[need])
+            ok = self._payment(state, rows[need], seats[need], totals, where, h)[2]
             legal[i[~ok], h[~ok]] = False
         return legal
 
@@ -397,12 +524,11 @@ class VorexEngine(BatchedEngine):
 
     def _group_totals(self, state: VorexState, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """int16 ``[n, H+2, 4]``: per group label of seat ``seats[i]``, its flowers on production stumps by resource."""
-        totals = np.zeros((rows.size, self.H + 2, 4), dtype=np.int16)
+        W = self.H + 2
         resource = self.produce[state.kind[rows].astype(np.int64) + 1]
         i, h = np.nonzero((state.flower[rows] == seats[:, None]) & (resource >= 0))
-        if i.size:
-            np.add.at(totals, (i, state.group[rows[i], h].astype(np.int64), resource[i, h]), 1)
-        return totals
+        key = (i * W + state.group[rows[i], h].astype(np.int64)) * 4 + resource[i, h]
+        return np.bincount(key, minlength=rows.size * W * 4).astype(np.int16).reshape(rows.size, W, 4)
 
     # --- legal actions ------------------------------------------------------------------------
 
@@ -428,18 +554,25 @@ class VorexEngine(BatchedEngine):
         mask = np.zeros((rows.size, self.num_actions), dtype=bool)
         if rows.size == 0:
             return mask
-        off = self.offsets
-        P = self.P
+        off, P = self.offsets, self.P
+        blooms, places, draw, decline = self.legal_blocks(state, rows)
+        mask[:, off["place"]:off["place"] + SETUP_SLOTS * P * ROTATIONS] = places.reshape(rows.size, -1)
+        mask[:, off["bloom"]:off["bloom"] + P] = blooms
+        mask[:, self.config.draw_action] = draw
+        mask[:, self.config.decline_action] = decline
+        return mask
+
+    def legal_blocks(self, state: VorexState, rows: np.ndarray):
+        """The legal actions of the (running) games ``rows`` by block, in action order: blooms bool ``[n, P]``,
+        places bool ``[n, 3, P*6]`` (slot, anchor * 6 + rotation), draw bool ``[n]``, decline bool ``[n]``."""
         tiles = self._slot_tiles(state, rows)
         places = self.place_legal(state, rows, tiles)
-        mask[:, off["place"]:off["place"] + SETUP_SLOTS * P * ROTATIONS] = places.reshape(rows.size, -1)
         phase = state.phase[rows]
-        bloomers = np.nonzero(np.isin(phase, (ACTION, BONUS_BLOOM, WEED_BLOOM)))[0]
+        blooms = np.zeros((rows.size, self.P), dtype=bool)
+        bloomers = np.nonzero((phase == ACTION) | (phase == BONUS_BLOOM) | (phase == WEED_BLOOM))[0]
         if bloomers.size:
-            mask[bloomers, off["bloom"]:off["bloom"] + P] = self.blooms(state, rows[bloomers])
-        mask[phase == ACTION, self.config.draw_action] = True
-        mask[np.isin(phase, (BONUS_EXPAND, BONUS_BLOOM)), self.config.decline_action] = True
-        return mask
+            blooms[bloomers] = self.blooms(state, rows[bloomers])
+        return blooms, places, phase == ACTION, (phase == BONUS_EXPAND) | (phase == BONUS_BLOOM)
 
     def blooms(self, state: VorexState, rows: np.ndarray) -> np.ndarray:
         """bool ``[n, P]``: legal blooms of games ``rows`` at a bloom decision (kept until the next step)."""
@@ -550,13 +683,8 @@ class VorexEngine(BatchedEngine):
                          state.face_up[rows, np.minimum(slot, 1)]).astype(np.int64)
         shapes = self.tile_shape[tiles]
         cells = board.cells[shapes, within]  # [n, 4]
-        openness = self._codes(state, rows)[2]
-        # the ruins: the enclosed single hexes around the tile (computed before it lands)
-        ruins = np.zeros((rows.size, board.around.shape[2]), dtype=bool)
-        for shape in np.unique(shapes):
-            sel = np.nonzero(shapes == shape)[0]
-            ruins[sel] = self._holes(openness, sel, shape, within[sel])
         around = board.around[shapes, within]
+        ruins = self.enclosed(state, rows, around, board.around_touch[shapes, within])
         r_rows = np.broadcast_to(rows[:, None], cells.shape)
         state.tile[r_rows, cells] = tiles[:, None]
         state.part[r_rows, cells] = np.arange(TILE_HEXES, dtype=np.int8)[None, :]
@@ -732,7 +860,7 @@ class VorexEngine(BatchedEngine):
                 state.offered[action] = self._any_bloom_or_place(state, action)
             expand = rows[(phase == BONUS_EXPAND) | (phase == WEED_EXPAND)]
             if expand.size:
-                none = ~self.place_legal(state, expand, state.face_up[expand].astype(np.int64)).any(axis=(1, 2))
+                none = ~self.place_exists(state, expand, state.face_up[expand].astype(np.int64)).any(axis=1)
                 state.phase[expand[none]] = CONTINUE
                 again.append(expand[none])
             bloom = rows[(phase == BONUS_BLOOM) | (phase == WEED_BLOOM)]
@@ -750,7 +878,7 @@ class VorexEngine(BatchedEngine):
         found = self.blooms(state, rows).any(axis=1)
         rest = rows[~found]
         if rest.size:
-            found[~found] = self.place_legal(state, rest, state.face_up[rest].astype(np.int64)).any(axis=(1, 2))
+            found[~found] = self.place_exists(state, rest, state.face_up[rest].astype(np.int64)).any(axis=1)
         return found
 
     def _setup_check(self, state: VorexState, rows: np.ndarray, log=None) -> np.ndarray:
@@ -759,7 +887,7 @@ class VorexEngine(BatchedEngine):
         tiles = state.setup_tiles[rows, seats].astype(np.int64)
         pending = tiles >= 0
         if pending.any():
-            legal = self.place_legal(state, rows, tiles).any(axis=2)
+            legal = self.place_exists(state, rows, tiles)
             aside = pending & ~legal
             if aside.any():
                 i, j = np.nonzero(aside)
