@@ -17,13 +17,13 @@ def config():
 
 @pytest.mark.parametrize("players", [1, 2])
 def test_verify_every_lineup_of_random_and_greedy(config, players):
-    report = verify("reforest", config, players, games=300, seed=17)
+    report = verify("reforest", config, players, games=300, seed=17, jobs=2)
     assert report.games == 300 and report.ok, report.format()
 
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_verify_random_play_and_a_greedy_mix(config, players):
-    report = verify("reforest", config, players, games=300, seed=19, bot_labels=["random"] * players)
+    report = verify("reforest", config, players, games=300, seed=19, bot_labels=["random"] * players, jobs=2)
     assert report.games == 300 and report.ok, report.format()
     mixed = ["greedy"] + ["random"] * (players - 1)
     report = verify("reforest", config, players, games=30, seed=23, bot_labels=mixed)

@@ -23,7 +23,7 @@ def config():
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_verify_500_games_of_mixed_bots(config, players):
-    report = verify("vora", config, players, 500, seed=3)
+    report = verify("vora", config, players, 500, seed=3, jobs=2)
     assert report.games == 500 and report.ok, report.format()
 
 

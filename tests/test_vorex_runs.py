@@ -17,7 +17,7 @@ def config():
 
 @pytest.mark.parametrize("players", [1, 2, 3, 4])
 def test_verify_300_random_games(config, players):
-    report = verify("vorex", config, players, games=300, seed=5, bot_labels=["random"] * GAME.seats(players))
+    report = verify("vorex", config, players, games=300, seed=5, bot_labels=["random"] * GAME.seats(players), jobs=2)
     assert report.games == 300 and report.ok, report.format()
 
 
