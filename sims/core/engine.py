@@ -238,7 +238,7 @@ def take_games(state: BatchedState, rows: np.ndarray) -> BatchedState:
     for item in dataclasses.fields(state):
         value = getattr(state, item.name)
         if isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == size:
-            values[item.name] = value[rows].copy()
+            values[item.name] = np.take(value, rows, axis=0)  # a copy, made once
         elif isinstance(value, list):
             values[item.name] = []
         else:
