@@ -379,6 +379,7 @@ from typing import Iterable
 
 import numpy as np
 
+from sims.core.actions import ActionBlocks
 from sims.core.spec import (
     ConfigError,
     Float,
@@ -564,7 +565,7 @@ def _readonly(array: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class ReforestConfig:
+class ReforestConfig(ActionBlocks):
     """A validated Reforest config: content, numpy tables and the action numbering."""
 
     traits: tuple[str, ...]
@@ -776,19 +777,6 @@ class ReforestConfig:
             "discard": s,
             "solo_discard": n + 1,
         }
-
-    @cached_property
-    def offsets(self) -> dict[str, int]:
-        """First action number of each block."""
-        found, start = {}, 0
-        for block, size in self.block_sizes.items():
-            found[block] = start
-            start += size
-        return found
-
-    @cached_property
-    def num_actions(self) -> int:
-        return sum(self.block_sizes.values())
 
     @property
     def deck_source(self) -> int:

@@ -169,6 +169,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Iterable
 
+from sims.core.actions import ActionBlocks
 from sims.core.spec import (
     Bool,
     ConfigError,
@@ -245,7 +246,7 @@ class Kind:
 
 
 @dataclass(frozen=True)
-class VoraConfig:
+class VoraConfig(ActionBlocks):
     """A validated Vora config with derived sizes and the action numbering."""
 
     size: int
@@ -319,19 +320,6 @@ class VoraConfig:
             "pick": c,
             "steal": MAX_PLAYERS * k,
         }
-
-    @cached_property
-    def offsets(self) -> dict[str, int]:
-        """First action number of each block."""
-        found, start = {}, 0
-        for block, size in self.block_sizes.items():
-            found[block] = start
-            start += size
-        return found
-
-    @cached_property
-    def num_actions(self) -> int:
-        return sum(self.block_sizes.values())
 
     def encode_push(self, kind: int, side: int, line: int) -> int:
         return self.offsets["push"] + (kind * 4 + side) * self.size + line

@@ -320,6 +320,7 @@ from typing import Iterable
 
 import numpy as np
 
+from sims.core.actions import ActionBlocks
 from sims.core.spec import (
     Bool,
     ConfigError,
@@ -508,7 +509,7 @@ def _connected(cells: list[tuple[int, int]]) -> bool:
 
 
 @dataclass(frozen=True)
-class VorexConfig:
+class VorexConfig(ActionBlocks):
     """A validated Vorex config with geometry tables, tile tables and the action numbering."""
 
     radius: int
@@ -700,19 +701,6 @@ class VorexConfig:
     def block_sizes(self) -> dict[str, int]:
         p = self.playable
         return {"bloom": p, "place": SETUP_SLOTS * p * ROTATIONS, "draw": 1, "decline": 1}
-
-    @cached_property
-    def offsets(self) -> dict[str, int]:
-        """First action number of each block."""
-        found, start = {}, 0
-        for block, size in self.block_sizes.items():
-            found[block] = start
-            start += size
-        return found
-
-    @cached_property
-    def num_actions(self) -> int:
-        return sum(self.block_sizes.values())
 
     def encode_bloom(self, hex_number: int) -> int:
         return self.offsets["bloom"] + hex_number
