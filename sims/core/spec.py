@@ -19,7 +19,7 @@ import json
 import os
 import re
 import tomllib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -164,6 +164,20 @@ class Record(Field):
 
     def check(self, value: Any, source: str, key: str) -> dict:
         return validate(value, self.schema, source, key)
+
+
+
+def bot_tables(values: dict, source: str, required: dict[str, Sequence[str]]) -> tuple[dict, dict]:
+    """``[bots.<kind>]`` weights and ``[personas.<name>]`` from validated values (unset weights dropped);
+    a ConfigError names the first ``required[kind]`` weight a kind lacks."""
+    weights = {kind: {k: v for k, v in table.items() if v is not None} for kind, table in values["bots"].items()}
+    for kind, names in required.items():
+        missing = [name for name in names if name not in weights.get(kind, {})]
+        if missing:
+            raise ConfigError(source, f"bots.{kind}.{missing[0]}", "a number", has_got=False)
+    personas = {name: (persona["bot"], {k: v for k, v in persona.items() if k != "bot" and v is not None})
+                for name, persona in values.get("personas", {}).items()}
+    return weights, personas
 
 
 def validate(raw: Any, schema: Any, source: str, prefix: str = "") -> Any:

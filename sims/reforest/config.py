@@ -388,6 +388,7 @@ from sims.core.spec import (
     LoadedConfig,
     Optional,
     Record,
+    bot_tables,
     Str,
     Table,
     load_config,
@@ -966,14 +967,7 @@ def build(loaded: LoadedConfig) -> ReforestConfig:
     if low > high:
         raise ConfigError(source, "report.target_turns", "[shortest, longest] with shortest <= longest", [low, high])
 
-    bot_weights = {kind: {k: v for k, v in weights.items() if v is not None}
-                   for kind, weights in values["bots"].items()}
-    for kind, required in _REQUIRED_WEIGHTS.items():
-        missing = [name for name in required if name not in bot_weights[kind]]
-        if missing:
-            raise ConfigError(source, f"bots.{kind}.{missing[0]}", "a number", has_got=False)
-    personas = {name: (persona["bot"], {k: v for k, v in persona.items() if k != "bot" and v is not None})
-                for name, persona in values["personas"].items()}
+    bot_weights, personas = bot_tables(values, source, _REQUIRED_WEIGHTS)
 
     scoring = values["scoring"]
     return ReforestConfig(

@@ -330,6 +330,7 @@ from sims.core.spec import (
     LoadedConfig,
     Optional,
     Record,
+    bot_tables,
     Str,
     Table,
     load_config,
@@ -837,14 +838,7 @@ def build(loaded: LoadedConfig) -> VorexConfig:
     for kind in values["bots"]:
         if kind not in BOT_KINDS:
             raise ConfigError(source, f"bots.{kind}", "a bot kind (" + ", ".join(BOT_KINDS) + ")", has_got=False)
-    bot_weights = {kind: {k: v for k, v in weights.items() if v is not None}
-                   for kind, weights in values["bots"].items()}
-    greedy = bot_weights.get("greedy", {})
-    missing = [name for name in WEIGHT_NAMES if name not in greedy]
-    if missing:
-        raise ConfigError(source, f"bots.greedy.{missing[0]}", "a number", has_got=False)
-    personas = {name: (persona["bot"], {k: v for k, v in persona.items() if k != "bot" and v is not None})
-                for name, persona in values["personas"].items()}
+    bot_weights, personas = bot_tables(values, source, {"greedy": WEIGHT_NAMES})
 
     return VorexConfig(
         radius=values["map"]["radius"],
