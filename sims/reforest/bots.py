@@ -30,8 +30,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from sims.core.choice import best_per_game, top_per_group
+from sims.core.choice import best_per_game
 from sims.core.engine import BatchedBot
+from sims.core.planner import WIN_BONUS, Candidates, RolloutPlanner
 from sims.core.rng import seat_uniforms, uniforms, uniforms_at
 from sims.reforest.config import ROUNDS, ROW_SPACES
 from sims.reforest.rules import ReforestEngine, ReforestState, take_rows
@@ -160,7 +161,7 @@ class GreedyBot(BatchedBot):
         return chosen
 
 
-class PlannerBot(GreedyBot):
+class PlannerBot(RolloutPlanner, GreedyBot):
     """Rollouts: the best ``candidates`` greedy actions, each played on by greedy bots for ``depth`` turns.
 
     A candidate's copy (already at the end of its turn) gets its deck
@@ -171,43 +172,36 @@ class PlannerBot(GreedyBot):
     finished game: the result first); ties go to the greedy value, then the noise.
     """
 
-    def act(self, state: ReforestState, active: np.ndarray) -> np.ndarray:
-        engine = self.engine
-        chosen = np.full(state.size, -1, dtype=np.int64)
+    default_candidates = 6
+    default_depth = 2
+    rollout_bot_class = GreedyBot
+
+    def candidates(self, state: ReforestState, active: np.ndarray, chosen: np.ndarray) -> Candidates:
         rows = np.nonzero(active & ~state.done)[0]
-        if rows.size == 0:
-            return chosen
-        mask = engine.legal_mask_rows(state, rows)
+        mask = self.engine.legal_mask_rows(state, rows)
         single = mask.sum(axis=1) == 1
         chosen[rows[single]] = np.argmax(mask[single], axis=1)
         rows, mask = rows[~single], mask[~single]
         if rows.size == 0:
-            return chosen
-        games, actions, value, noise, branch = self.scored_actions(state, rows, mask)
-        keep = np.sort(top_per_group(games, value, noise, k=int(self.weights.get("candidates", 6))))
-        games, actions, value, noise = games[keep], actions[keep], value[keep], noise[keep]
-        branch = take_rows(branch, keep)
+            nothing = np.zeros(0, dtype=np.int64)
+            return Candidates(nothing, nothing, nothing.astype(np.float64), nothing.astype(np.float64))
+        return Candidates(*self.scored_actions(state, rows, mask))
+
+    def hide_unseen(self, branch: ReforestState) -> None:
         self._reshuffle_deck(branch)
-        me = state.to_move[games].astype(np.int64)
-        stop_turn = branch.turn + int(self.weights.get("depth", 2))
-        rollout = [GreedyBot(engine, seat, self.weights, stream=f"plan/{self.seat}/{seat}")
-                   for seat in range(engine.players)]
-        while True:
-            live = ~branch.done & (branch.turn < stop_turn)
-            if not live.any():
-                break
-            replies = np.full(branch.size, -1, dtype=np.int64)
-            for seat in np.unique(branch.to_move[live]):
-                movers = live & (branch.to_move == seat)
-                replies[movers] = rollout[int(seat)].act(branch, movers)[movers]
-            engine.step(branch, np.where(live, replies, -1))
-            branch.decisions[live] += 1
-        worth = evaluate(engine, branch, me, self.weights)
-        if engine.players > 1:
-            worth = worth + np.where(branch.done, np.sign(worth) * 1e6, 0.0)
-        best = best_per_game(games, worth, value, noise)
-        chosen[games[best]] = actions[best]
-        return chosen
+
+    def at_horizon(self, branch: ReforestState, start_turn: np.ndarray) -> np.ndarray:
+        return branch.turn >= start_turn + 1 + self.depth  # the candidate's own turn, then ``depth`` more
+
+    def max_rollout_decisions(self) -> None:
+        return None
+
+    def worth(self, branch: ReforestState) -> np.ndarray:
+        me = np.full(branch.size, self.seat, dtype=np.int64)
+        worth = evaluate(self.engine, branch, me, self.weights)
+        if self.engine.players > 1:
+            worth = worth + np.where(branch.done, np.sign(worth) * WIN_BONUS, 0.0)
+        return worth
 
     def _reshuffle_deck(self, branch: ReforestState) -> None:
         cap = branch.deck.shape[1]

@@ -1,0 +1,132 @@
+"""Rollout planning over a greedy bot, shared by the games' ``planner`` bots.
+
+A planner takes its greedy bot's best ``candidates`` actions in each game,
+plays each on a copy (hidden information reshuffled with the planner's own
+stream, so it never reads the real order), lets greedy bots play every seat
+until a horizon, and chooses the candidate worth most there. Ties go to the
+greedy value, then the greedy noise. A game supplies only the hooks: what is
+hidden, where the horizon is, and what a position is worth.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from sims.core.choice import best_per_game, top_per_group
+from sims.core.engine import BatchedBot, BatchedState, take_games
+
+WIN_BONUS = 1e6  # a finished game's result counts before any evaluation
+
+
+class Candidates(NamedTuple):
+    """The greedy bot's scored actions, flat and ordered by game.
+
+    ``played``: copies of the games with each action already applied (row i
+    for item i), when the greedy scoring made them anyway; None to have the
+    planner apply them.
+    """
+
+    games: np.ndarray
+    actions: np.ndarray
+    value: np.ndarray
+    noise: np.ndarray
+    played: BatchedState | None = None
+
+
+def branch_games(state: BatchedState, rows: np.ndarray) -> BatchedState:
+    """Copies of games ``rows`` for bots to play on, keeping no event log."""
+    branch = take_games(state, rows)
+    if hasattr(branch, "logging"):
+        branch.logging = False
+    return branch
+
+
+class RolloutPlanner(BatchedBot):
+    """Mixin that turns a greedy bot into a rollout planner: ``class PlannerBot(RolloutPlanner, GreedyBot)``.
+
+    Weights ``candidates`` and ``depth`` override the class defaults. A game
+    implements :meth:`hide_unseen`, :meth:`at_horizon` and :meth:`worth`,
+    and sets :attr:`rollout_bot_class` (the greedy bot playing every seat in a rollout).
+    """
+
+    default_candidates: int = 6
+    default_depth: int = 12
+    rollout_bot_class: type[BatchedBot]
+
+    @property
+    def candidate_count(self) -> int:
+        return int(self.weights.get("candidates", self.default_candidates))
+
+    @property
+    def depth(self) -> int:
+        return int(self.weights.get("depth", self.default_depth))
+
+    # --- hooks --------------------------------------------------------------------------------
+
+    def candidates(self, state: BatchedState, active: np.ndarray, chosen: np.ndarray) -> Candidates:
+        """The greedy bot's scored legal actions of the active games; may settle forced games in ``chosen``."""
+        games, actions, value, noise = self.scored_actions(state, active)[:4]
+        return Candidates(games, actions, value, noise)
+
+    def hide_unseen(self, branch: BatchedState) -> None:
+        """Reshuffle what the planner may not see (a pile's order) with its own stream."""
+
+    def at_horizon(self, branch: BatchedState, start_turn: np.ndarray) -> np.ndarray:
+        """bool ``[n]``: rollouts that stop here; ``start_turn`` is the turn the candidate was chosen in."""
+        raise NotImplementedError
+
+    def max_rollout_decisions(self) -> int | None:
+        """Decisions a rollout may take at most (None: only the horizon stops it)."""
+        return self.depth
+
+    def worth(self, branch: BatchedState) -> np.ndarray:
+        """float ``[n]``: what each rollout's final position is worth to this planner's seat."""
+        raise NotImplementedError
+
+    # --- the plan -----------------------------------------------------------------------------
+
+    def act(self, state: BatchedState, active: np.ndarray) -> np.ndarray:
+        chosen = np.full(state.size, -1, dtype=np.int64)
+        found = self.candidates(state, active, chosen)
+        if found.games.size == 0:
+            return chosen
+        keep = np.sort(top_per_group(found.games, found.value, found.noise, k=self.candidate_count))
+        games, actions, value, noise = (found.games[keep], found.actions[keep],
+                                        found.value[keep], found.noise[keep])
+        start_turn = state.turn[games]
+        if found.played is None:
+            branch = branch_games(state, games)
+            self.hide_unseen(branch)
+            self.engine.step(branch, actions)
+            branch.decisions += 1
+        else:
+            branch = branch_games(found.played, keep)
+            self.hide_unseen(branch)
+        self.roll_out(branch, start_turn)
+        best = best_per_game(games, self.worth(branch), value, noise)
+        chosen[games[best]] = actions[best]
+        return chosen
+
+    def roll_out(self, branch: BatchedState, start_turn: np.ndarray) -> None:
+        """Greedy bots in every seat play ``branch`` on until the horizon, the end or the decision limit."""
+        engine = self.engine
+        bots = [self.rollout_bot_class(engine, seat, self.weights, stream=f"plan/{self.seat}/{seat}")
+                for seat in range(engine.players)]
+        limit = self.max_rollout_decisions()
+        taken = 0
+        while limit is None or taken < limit:
+            live = ~branch.done & ~self.at_horizon(branch, start_turn)
+            if not live.any():
+                break
+            replies = np.full(branch.size, -1, dtype=np.int64)
+            for seat in np.unique(branch.to_move[live]):
+                movers = live & (branch.to_move == seat)
+                replies[movers] = bots[int(seat)].act(branch, movers)[movers]
+            frozen = ~live & ~branch.done
+            branch.done |= frozen  # games at the horizon sit out the step
+            engine.step(branch, replies)
+            branch.done &= ~frozen
+            branch.decisions[live] += 1
+            taken += 1
