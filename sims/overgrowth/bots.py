@@ -13,8 +13,9 @@ from collections.abc import Mapping
 import numpy as np
 
 from sims.core.choice import top_per_group
-from sims.core.engine import BatchedBot, take_games
+from sims.core.engine import BatchedBot
 from sims.core.grid import kth_set_bit, popcount
+from sims.core.planner import Candidates, RolloutPlanner
 from sims.core.rng import uniforms, uniforms_at
 from sims.overgrowth.rules import Geometry, OvergrowthEngine, OvergrowthState, connection_distance
 
@@ -124,8 +125,8 @@ class GreedyBot(BatchedBot):
         return chosen
 
 
-class PlannerBot(GreedyBot):
-    """Rollouts: the best ``candidates`` greedy actions, each played out ``depth`` more turns.
+class PlannerBot(RolloutPlanner, GreedyBot):
+    """Rollouts: the best ``candidates`` greedy actions, each played out ``depth`` more decisions.
 
     Both sides of a rollout play greedy with the planner's weights, breaking
     ties with the planner's own stream (never the opponent's). A candidate is
@@ -133,31 +134,19 @@ class PlannerBot(GreedyBot):
     greedy evaluation of the position reached, from the planner's seat.
     """
 
-    def act(self, state: OvergrowthState, active: np.ndarray) -> np.ndarray:
-        games, action, score, noise, _ = self.scored_actions(state, active)
-        chosen = np.full(state.size, self.engine.config.pass_action, dtype=np.int64)
-        if games.size == 0:
-            return chosen
-        keep = top_per_group(games, score, noise, k=int(self.weights.get("candidates", 8)))
-        games, action, score, noise = games[keep], action[keep], score[keep], noise[keep]
-        branch = take_games(state, games)
-        self.engine.step(branch, action)
-        branch.decisions += 1
-        rollout = [GreedyBot(self.engine, seat, self.weights, stream=f"plan/{self.seat}/{seat}") for seat in (0, 1)]
-        for _ in range(int(self.weights.get("depth", 6))):
-            live = ~branch.done
-            if not live.any():
-                break
-            replies = np.full(branch.size, -1, dtype=np.int64)
-            for seat in (0, 1):
-                movers = live & (branch.to_move == seat)
-                if movers.any():
-                    replies[movers] = rollout[seat].act(branch, movers)[movers]
-            self.engine.step(branch, replies)
-            branch.decisions[live] += 1
-        best = top_per_group(games, self.value(branch), score, noise)
-        chosen[games[best]] = action[best]
-        return chosen
+    default_candidates = 8
+    default_depth = 6
+    rollout_bot_class = GreedyBot
+
+    def candidates(self, state: OvergrowthState, active: np.ndarray, chosen: np.ndarray) -> Candidates:
+        chosen[:] = self.engine.config.pass_action
+        return super().candidates(state, active, chosen)
+
+    def at_horizon(self, branch: OvergrowthState, start_turn: np.ndarray) -> np.ndarray:
+        return np.zeros(branch.size, dtype=bool)  # only ``depth`` stops a rollout
+
+    def worth(self, branch: OvergrowthState) -> np.ndarray:
+        return self.value(branch)
 
     def value(self, branch: OvergrowthState) -> np.ndarray:
         """Worth of each rollout's last position to the planner's seat."""
