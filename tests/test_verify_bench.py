@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from sims.bench import bench
+from sims.core.rng import game_seeds
 from sims.verify import default_lineups, verify
 from tests import toy_game
 
@@ -81,9 +84,11 @@ def test_bench_all_covers_every_game_and_player_count(monkeypatch):
     assert {(run["game"], run["players"]) for run in runs} == expected
 
 
-def test_verify_with_workers_checks_the_same_games_with_the_same_lineups(toy_config):
-    from sims.verify import verify
-
-    one = verify("toy", toy_config, 3, games=60, seed=4)
-    two = verify("toy", toy_config, 3, games=60, seed=4, jobs=2)
-    assert (one.games, one.mismatches, one.lineups) == (two.games, two.mismatches, two.lineups)
+def test_verify_with_workers_finds_the_same_mismatches(toy_config):
+    one = verify("toy-miscounting", toy_config, 3, games=60, seed=4)
+    two = verify("toy-miscounting", toy_config, 3, games=60, seed=4, jobs=2)
+    planted = [deal for deal, seed in enumerate(game_seeds(4, np.arange(60))) if int(seed) % 5 == 0]
+    assert planted and one.mismatched_games == planted
+    assert (two.games, two.mismatches, two.mismatched_games, two.lineups) == (
+        one.games, one.mismatches, one.mismatched_games, one.lineups)
+    assert two.first == one.first and "score" in one.first.what

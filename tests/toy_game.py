@@ -379,3 +379,24 @@ SOLO_GAME = dataclasses.replace(
 )
 
 register(SOLO_GAME)
+
+
+class MiscountingRaceGame(RaceGame):
+    """A reference with a planted bug: one point too many for seat 0 in games whose seed is a multiple of 5."""
+
+    def result(self) -> dict[str, Any]:
+        outcome = super().result()
+        if self.seed % 5 == 0:
+            outcome["score"] = [outcome["score"][0] + 1, *outcome["score"][1:]]
+        return outcome
+
+
+# verify must report exactly the games this reference gets wrong, with any number of workers.
+MISCOUNTING_GAME = dataclasses.replace(
+    GAME,
+    name="toy-miscounting",
+    title="Dice race with a wrong reference (test game)",
+    reference=lambda cfg, players, seed: MiscountingRaceGame(cfg, players, seed),
+)
+
+register(MISCOUNTING_GAME)
