@@ -421,12 +421,13 @@ def skill_gradient(pairwise: pl.DataFrame, ratings: pl.DataFrame, reference: str
 
 
 @_styled
-def cell_balance(cells: Sequence[str], share: np.ndarray, low: np.ndarray, high: np.ndarray, fair: float,
+def cell_balance(cells: Sequence[str], share: np.ndarray, low: np.ndarray, high: np.ndarray, fair: float | None,
                  diff: np.ndarray, diff_low: np.ndarray, diff_high: np.ndarray, baseline: str,
-                 seat: int = 0, relative: bool = False) -> Figure:
+                 seat: int = 0, relative: bool = False, solitaire: bool = False) -> Figure:
     """Per cell: seat ``seat``'s first-place share (Wilson) and its paired change against the baseline.
 
     ``relative``: the shares are given less each cell's fair share (cells of different player counts).
+    ``solitaire``: the shares are the player's win rates (no fair share).
     """
     n = len(cells)
     fig, axes = _figure(1.0 + 0.34 * n, ncols=2, sharey=True, width_ratios=[1, 1])
@@ -435,7 +436,11 @@ def cell_balance(cells: Sequence[str], share: np.ndarray, low: np.ndarray, high:
     markers = ["D" if c == baseline else "o" for c in cells]
     _forest(left, [f"{c}{' (baseline)' if c == baseline else ''}" for c in cells], share, low, high, fair,
             colors=colors, markers=markers)
-    if relative:
+    if solitaire:
+        _pct_axis(left)
+        left.set_title("Solitaire win rate", fontsize=9.5)
+        left.set_xlabel("Wilson 95%", color=MUTED, fontsize=8)
+    elif relative:
         left.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{100 * v:+.0f}"))
         left.set_title(f"Seat {seat} share less the fair share", fontsize=9.5)
         left.set_xlabel("points; Wilson 95%; fair share = 1 / players of the cell", color=MUTED, fontsize=8)

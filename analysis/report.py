@@ -994,19 +994,25 @@ class CellAnalysis:
     baseline: bool
     records: pl.DataFrame
     manifest: dict
-    advantage: stats.SeatAdvantage
+    advantage: stats.SeatAdvantage | None  # None for a solitaire cell (one seat)
     length: stats.GameLength
     target: tuple[float, float] | None
-    gap: float  # share of the worst seat minus the fair share
+    gap: float  # share of the worst seat minus the fair share (nan for a solitaire cell)
     gap_low: float
     gap_high: float
     worst: int
+    players: int  # seats in the records
+    solo: stats.Proportion | None = None  # a solitaire cell's win rate
     p_holm: float = float("nan")
     win_change: stats.PairedDifference | None = None
     turns_change: stats.PairedDifference | None = None
     win_holm: float = float("nan")
     turns_holm: float = float("nan")
     paired_note: str = ""
+
+    @property
+    def games(self) -> int:
+        return self.length.games
 
 
 def _gap(advantage: stats.SeatAdvantage) -> tuple[int, float, float, float]:
@@ -1035,20 +1041,27 @@ def analyse_sweep(path: str | Path, delta: float = DELTA) -> tuple[Any, list[Cel
             continue
         records = cell.records()
         manifest = cell.manifest()
+        seats = int(records["seat"].max()) + 1 if records.height else 0
         try:
-            advantage = stats.seat_advantage(records, delta=delta)
             length = stats.game_length(records)
+            advantage = stats.seat_advantage(records, delta=delta) if seats != 1 else None
         except stats.StatsError as error:
             raise ConfigError(str(cell.path), "(records)", f"records a report can use ({error})",
                               has_got=False) from None
-        worst, gap, low, high = _gap(advantage)
+        if advantage is None:
+            worst, gap, low, high = 0, float("nan"), float("nan"), float("nan")
+            solo = stats.proportion(int(records["win"].sum()), records.height)
+        else:
+            worst, gap, low, high = _gap(advantage)
+            solo = None
         cells.append(CellAnalysis(cell.title, dict(cell.labels), cell.baseline, records, manifest, advantage, length,
-                                  target_band(manifest.get("config") or {}), gap, low, high, worst))
+                                  target_band(manifest.get("config") or {}), gap, low, high, worst, seats, solo))
     if not cells:
         raise ConfigError(str(Path(path) / "cells"), "(files)", "cells with records (run glade sweep)",
                           has_got=False)
-    holm = stats.correct([c.advantage.p_value for c in cells], "holm")
-    for cell, p in zip(cells, holm):
+    multiplayer = [c for c in cells if c.advantage is not None]
+    holm = stats.correct([c.advantage.p_value for c in multiplayer], "holm")
+    for cell, p in zip(multiplayer, holm):
         cell.p_holm = float(p)
     base = next((c for c in cells if c.baseline), cells[0])
     for cell in cells:
@@ -1056,11 +1069,11 @@ def analyse_sweep(path: str | Path, delta: float = DELTA) -> tuple[Any, list[Cel
             continue
         reference = _paired_reference(cell, base, cells)
         if reference is None:
-            cell.paired_note = (f"not paired: no cell with {cell.advantage.players} players and the baseline's "
+            cell.paired_note = (f"not paired: no cell with {cell.players} seats and the baseline's "
                                 "other settings")
             continue
         if reference is cell:
-            cell.paired_note = f"the reference cell for {cell.advantage.players} players"
+            cell.paired_note = f"the reference cell for {cell.players} seats"
             continue
         base0 = reference.records.filter(pl.col("seat") == 0)
         a, b = _common(base0, cell.records.filter(pl.col("seat") == 0))
@@ -1087,7 +1100,7 @@ def analyse_sweep(path: str | Path, delta: float = DELTA) -> tuple[Any, list[Cel
 def _paired_reference(cell: CellAnalysis, base: CellAnalysis, cells: list[CellAnalysis]) -> CellAnalysis | None:
     """The cell ``cell`` is paired against: the baseline, or with another player count the cell that
     differs from the baseline only in players (paired games need the same seats)."""
-    if cell.advantage.players == base.advantage.players:
+    if cell.players == base.players:
         return base
     wanted = {**base.labels, "players": cell.labels.get("players")}
     return next((c for c in cells if c.labels == wanted), None)
@@ -1241,7 +1254,7 @@ def _sweep_section_paired(data: Any, cells: list[CellAnalysis]) -> Section:
     return Section("paired", "Paired differences against the baseline", blocks)
 
 
-def _sweep_heatmap(data: Any, cells: list[CellAnalysis]) -> Section | None:
+def _sweep_heatmap(data: Any, cells: list[CellAnalysis], solitaire: bool = False) -> Section | None:
     axes = list(data.axes)
     if len(axes) != 2 or not all(set(axes) <= set(c.labels) for c in cells):
         return None
@@ -1252,16 +1265,26 @@ def _sweep_heatmap(data: Any, cells: list[CellAnalysis]) -> Section | None:
     base_pos = None
     for c in cells:
         i, j = rows.index(c.labels[axes[0]]), cols.index(c.labels[axes[1]])
-        values[i, j] = c.gap
-        seat = f"seat {c.worst}: " if c.advantage.players > 2 else ""
-        notes[i][j] = f"{seat}{_pts(c.gap)}\n{_ci_pts(c.gap_low, c.gap_high)}"
+        if solitaire:
+            values[i, j] = c.solo.rate
+            notes[i][j] = f"{_pct(c.solo.rate)}\n{_ci(c.solo.low, c.solo.high)}"
+        else:
+            values[i, j] = c.gap
+            seat = f"seat {c.worst}: " if c.players > 2 else ""
+            notes[i][j] = f"{seat}{_pts(c.gap)}\n{_ci_pts(c.gap_low, c.gap_high)}"
         if c.baseline:
             base_pos = (i, j)
+    if solitaire:
+        figure = plots.sweep_heatmap(values, notes, rows, cols, axes[0], axes[1], base_pos, "win rate")
+        return Section("solitaire-heatmap", f"Win rate over {axes[0]} \u00d7 {axes[1]}", [
+            Plot("solitaire-heatmap", figure,
+                 f"Each cell of the grid: the player's solitaire win rate with the Wilson 95% interval; darker wins "
+                 f"more. Rows: {axes[0]}; columns: {axes[1]}.")])
     figure = plots.sweep_heatmap(values, notes, rows, cols, axes[0], axes[1], base_pos, "|gap| (points)")
     return Section("heatmap", f"Balance over {axes[0]} \u00d7 {axes[1]}", [
         Plot("sweep-heatmap", figure,
              ("Each cell of the grid: seat 0's gap from the fair share in points"
-              if all(c.advantage.players == 2 for c in cells) else
+              if all(c.players == 2 for c in cells) else
               "Each cell of the grid: the seat furthest from the fair share and its gap in points")
              + f" with the Wilson 95% interval (shifted by the fair share); darker is less balanced. Rows: {axes[0]}; "
                f"columns: {axes[1]}."),
@@ -1340,7 +1363,7 @@ def _sweep_manifest(data: Any, cells: list[CellAnalysis]) -> Section:
         entry = entries.get(cell.id, {})
         overrides = " ".join(entry.get("overrides", []))
         rows.append([cell.title + (" *" if cell.baseline else ""), overrides, cell.config_hash, cell.status,
-                     _int(next((c.advantage.games for c in cells if c.id == cell.title), 0))])
+                     _int(next((c.games for c in cells if c.id == cell.title), 0))])
     first = cells[0]
     return Section("manifest", "Sweep manifest", [
         Facts(facts),
@@ -1368,25 +1391,97 @@ _SWEEP_METHODS = [
 ]
 
 
+_SOLITAIRE_METHOD = ("Solitaire cells (one seat, nothing to compare between seats): the player's win rate against "
+                     "the game's target with its Wilson 95% interval (statsmodels proportion_confint); its change "
+                     "against the baseline paired by deal as below.")
+
+
+def solitaire_flags(cells: list[CellAnalysis]) -> list[Flag]:
+    """Findings over a sweep's solitaire cells: the best and worst win rates and the changes against the baseline."""
+    ranked = sorted(cells, key=lambda c: c.solo.rate)
+
+    def rate_text(c: CellAnalysis) -> str:
+        return f"{_pct(c.solo.rate)} {_ci(c.solo.low, c.solo.high)} (Wilson 95%), n = {c.games:,} games"
+
+    flags = [Flag("info", f"Solitaire: the highest win rate is {_pct(ranked[-1].solo.rate)} ({ranked[-1].id}).",
+                  rate_text(ranked[-1]))]
+    if len(ranked) > 1:
+        flags.append(Flag("info", f"Solitaire: the lowest win rate is {_pct(ranked[0].solo.rate)} ({ranked[0].id}).",
+                          rate_text(ranked[0])))
+    changed = [c for c in cells if c.win_change is not None and c.win_holm < ALPHA]
+    if changed:
+        flags.append(Flag("info", f"{len(changed)} solitaire cell{'s' if len(changed) > 1 else ''} change the win "
+                                  "rate against the baseline.",
+                          "; ".join(f"{c.id}: {_pts(c.win_change.difference)} points "
+                                    f"{_ci_pts(c.win_change.mean.low, c.win_change.mean.high)}, McNemar Holm "
+                                    f"{stats.format_p(c.win_holm)}" for c in changed[:4])
+                          + ("" if len(changed) <= 4 else f"; and {len(changed) - 4} more")
+                          + " (paired on common random numbers)"))
+    return flags
+
+
+def _sweep_section_solitaire(data: Any, cells: list[CellAnalysis]) -> Section:
+    """Solitaire cells: the player's win rate per cell (there is no seat to compare) and its paired change."""
+    base = next((c for c in cells if c.baseline), None)
+    rows = [[c.id + (" *" if c.baseline else ""), _int(c.games), _pct(c.solo.rate), _ci(c.solo.low, c.solo.high),
+             (_pts(c.win_change.difference) + " " + _ci_pts(c.win_change.mean.low, c.win_change.mean.high)
+              if c.win_change is not None else ("baseline" if c.baseline else "n/a")),
+             _num(float(c.records["score"].mean())), _g(c.length.median), _pct(c.length.stalls.rate)]
+            for c in cells]
+    zero = [0.0 if c.baseline else np.nan for c in cells]
+    diff = np.array([c.win_change.difference if c.win_change else z for c, z in zip(cells, zero)])
+    dlow = np.array([c.win_change.mean.low if c.win_change else z for c, z in zip(cells, zero)])
+    dhigh = np.array([c.win_change.mean.high if c.win_change else z for c, z in zip(cells, zero)])
+    figure = plots.cell_balance([c.id for c in cells], np.array([c.solo.rate for c in cells]),
+                                np.array([c.solo.low for c in cells]), np.array([c.solo.high for c in cells]),
+                                None, diff, dlow, dhigh, base.id if base else "", solitaire=True)
+    blocks: list[Block] = [
+        Table([Column("Cell"), Column("Games", True), Column("Win rate", True), Column("Wilson 95%", True),
+               Column("Change vs baseline (points)", True), Column("Mean score", True), Column("Median turns", True),
+               Column("Stalls", True)], rows,
+              caption="A solitaire game is won or lost against the game's own target. Change: the paired "
+                      "difference of the win rate against the baseline cell on the same deals (95% interval). "
+                      "* baseline.", marked=[c.baseline for c in cells]),
+        Plot("solitaire-cells", figure, "Left: the player's win rate per cell (Wilson 95%). Right: the paired "
+                                        "change against the baseline (mean paired difference with its interval)."),
+    ]
+    heatmap = _sweep_heatmap(data, cells, solitaire=True)
+    if heatmap is not None:
+        blocks += heatmap.blocks
+    return Section("solitaire", "Solitaire cells", blocks)
+
+
 def build_sweep_report(path: str | Path, delta: float = DELTA) -> Report:
-    """The report of a sweep directory (``sweep.json``, ``cells/<id>/``)."""
-    data, cells = analyse_sweep(path, delta)
-    flags = sweep_flags(data, cells, delta)
-    total = sum(c.advantage.games for c in cells)
+    """The report of a sweep directory (``sweep.json``, ``cells/<id>/``).
+
+    Cells with one seat (solitaire) are reported by the player's win rate, the others by seat balance.
+    """
+    data, everything = analyse_sweep(path, delta)
+    cells = [c for c in everything if c.advantage is not None]
+    solitaire = [c for c in everything if c.advantage is None]
+    flags = (sweep_flags(data, cells, delta) if cells else []) + (solitaire_flags(solitaire) if solitaire else [])
+    total = sum(c.games for c in everything)
     summary = Section("summary", "Summary", [
-        Paragraph(f"{len(cells)} cells of {_game_title(data.game)} ({total:,} games), bots {', '.join(data.bots)}"
+        Paragraph(f"{len(everything)} cells of {_game_title(data.game)} ({total:,} games), bots {', '.join(data.bots)}"
                   + (", seats rotated" if data.rotate_seats else ", seats fixed")
                   + f"; every cell plays the same {data.games_per_cell:,} deals. "
                   + (data.description + "." if data.description else ""), "lead"),
         Flags(flags),
     ])
-    sections = [summary, _sweep_section_cells(data, cells, delta), _sweep_section_paired(data, cells)]
-    heatmap = _sweep_heatmap(data, cells)
+    sections = [summary]
+    if cells:
+        sections.append(_sweep_section_cells(data, cells, delta))
+    if solitaire:
+        sections.append(_sweep_section_solitaire(data, solitaire))
+    sections.append(_sweep_section_paired(data, everything))
+    heatmap = _sweep_heatmap(data, cells) if cells else None
     if heatmap is not None:
         sections.append(heatmap)
-    sections += [_sweep_section_length(data, cells), _methods_section(_SWEEP_METHODS), _sweep_manifest(data, cells)]
+    methods = _SWEEP_METHODS + ([_SOLITAIRE_METHOD] if solitaire else [])
+    sections += [_sweep_section_length(data, everything), _methods_section(methods),
+                 _sweep_manifest(data, everything)]
     title = f"{_game_title(data.game)} sweep: {', '.join(data.axes) or 'cells'}"
-    subtitle = (f"{len(cells)} cells \u00d7 {data.games_per_cell:,} deals, bots {', '.join(data.bots)}, seed "
+    subtitle = (f"{len(everything)} cells \u00d7 {data.games_per_cell:,} deals, bots {', '.join(data.bots)}, seed "
                 f"{data.seed}; baseline {data.baseline.id}. Sweep directory {data.out_dir}")
     return Report("sweep", title, subtitle, sections, _now())
 

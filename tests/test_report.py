@@ -230,6 +230,33 @@ def test_sweep_over_player_counts_pairs_each_cell_within_its_player_count(tmp_pa
     report.close()
 
 
+def test_sweep_with_solitaire_cells_reports_the_win_rate_beside_seat_balance(tmp_path):
+    path = tmp_path / "solo.toml"
+    path.write_text('game = "reforest"\nbots = ["greedy"]\nseed = 5\ngames_per_cell = 30\n'
+                    'baseline = "players=1,solitaire.difficulty=standard"\n'
+                    '[grid]\nplayers = [1, 2]\n"solitaire.difficulty" = ["standard", "hard"]\n')
+    run_sweep(path, tmp_path / "out", progress=False)
+    data, cells = rp.analyse_sweep(tmp_path / "out")
+    by_id = {c.id: c for c in cells}
+    standard, hard = by_id["players=1,solitaire.difficulty=standard"], by_id["players=1,solitaire.difficulty=hard"]
+    assert standard.advantage is None and standard.solo.rate == float(standard.records["win"].mean())
+    assert hard.win_change is not None and hard.win_change.pairs == 30
+    assert hard.win_change.difference <= 0  # the hard target adds to the standard one: no deal won only on hard
+    assert by_id["players=2,solitaire.difficulty=hard"].paired_note.startswith("against players=2")
+    report = rp.build_sweep_report(tmp_path / "out")
+    assert [s.id for s in report.sections][:4] == ["summary", "cells", "solitaire", "paired"]
+    ranked = next(b for b in report.section("cells").blocks if isinstance(b, rp.Table))
+    assert {row[1].rstrip(" *") for row in ranked.rows} == {"players=2,solitaire.difficulty=standard",
+                                                            "players=2,solitaire.difficulty=hard"}
+    solo = next(b for b in report.section("solitaire").blocks if isinstance(b, rp.Table))
+    assert [row[0] for row in solo.rows] == ["players=1,solitaire.difficulty=standard *",
+                                             "players=1,solitaire.difficulty=hard"]
+    assert solo.rows[0][2] == f"{100 * standard.solo.rate:.1f}%"
+    assert any("Solitaire: the highest win rate" in f.title for f in report.section("summary").blocks[1].items)
+    assert "4 cells of" in report.section("summary").blocks[0].text
+    report.close()
+
+
 # ---------------------------------------------------------------- diffs
 
 
