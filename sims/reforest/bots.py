@@ -38,7 +38,7 @@ from sims.reforest.config import ROUNDS, ROW_SPACES
 from sims.reforest.rules import ReforestEngine, ReforestState, take_rows
 
 HAND_VALUE_SHARE = 0.05  # the weight of the mover's held card values, as a share of hand_card
-DEFAULT_WEIGHTS = {"points": 1.0, "hand_card": 0.6, "energy": 0.3, "visitor_goal": 2.0, "elevation": 0.5}
+DEFAULT_WEIGHTS = {"points": 1.0, "hand_card": 0.1, "energy": 0.3, "visitor_goal": 2.0, "elevation": 0.0}
 
 
 class RandomBot(BatchedBot):
