@@ -10,7 +10,7 @@ from sims.core.choice import best_per_game, top_per_group
 from sims.core.engine import BatchedBot, take_games
 from sims.core.rng import seat_uniforms, uniforms, uniforms_at
 from sims.vora.config import MAX_PLAYERS
-from sims.vora.rules import BIG, MAIN, ONE, RECIPIENT, VoraEngine, VoraState, nth_bit, popcount
+from sims.vora.rules import BIG, MAIN, RECIPIENT, VoraEngine, VoraState, nth_bit, popcount
 
 
 class RandomBot(BatchedBot):
@@ -31,7 +31,7 @@ class RandomBot(BatchedBot):
         if rows.size:
             u = seat_uniforms(state.seeds[rows], state.to_move[rows], state.decisions[rows])
             main = state.phase[rows] == MAIN
-            if main.all():
+            if np.count_nonzero(main) == main.size:
                 chosen[rows] = self._main(state, rows, u)
             else:
                 chosen[rows[main]] = self._main(state, rows[main], u[main])
@@ -47,10 +47,12 @@ class RandomBot(BatchedBot):
         first = np.zeros(rows.size, dtype=np.uint64)
         second = np.zeros(rows.size, dtype=np.uint64)
         asks = phase == RECIPIENT
-        if asks.any():
+        if np.count_nonzero(asks):
             first[asks] = engine.recipient_flags(state, rows[asks], me[asks])
         picks = ~asks
-        if picks.any():
+        width = MAX_PLAYERS  # the seats of a recipient decision; meadow cells for picks
+        if np.count_nonzero(picks):
+            width = max(engine.geo.c, MAX_PLAYERS)
             first[picks] = engine.geo.occupied(engine.kinds(state).take(rows[picks], axis=1))
             big = (phase == BIG).nonzero()[0]
             if big.size:
@@ -59,7 +61,7 @@ class RandomBot(BatchedBot):
         total = n_first + popcount(second)
         k = np.minimum((u * total).astype(np.int64), total - 1)
         in_first = k < n_first
-        bit = nth_bit(first, k, width=max(engine.geo.c, MAX_PLAYERS))
+        bit = nth_bit(first, k, width=width)
         steal = (~in_first).nonzero()[0]
         if steal.size:
             bit[steal] = nth_bit(second[steal], k[steal] - n_first[steal], width=MAX_PLAYERS * engine.geo.k)
@@ -78,7 +80,7 @@ class RandomBot(BatchedBot):
         me = state.to_move[rows].astype(np.int64)
         farm = engine.farms_of(state, rows, me)
         has = farm >= 1
-        present = engine.kinds_present(farm)
+        present = (has.astype(np.float32) @ geo.kind_weights).astype(np.uint64)  # engine.kinds_present
         push_lines = np.full(size, geo.all_lines, dtype=np.uint64)
         double_lines = push_lines.copy()
         last = (engine.farm_totals(farm) == 1).nonzero()[0]
@@ -106,7 +108,7 @@ class RandomBot(BatchedBot):
         if geo.mole >= 0:
             for count, cells in geo.dig_classes:
                 counts[6] += count * popcount(moles & cells).astype(np.int64)
-        running = counts.copy()
+        running = counts.copy()  # row by row: np.cumsum over this axis is several times slower
         for block in range(1, 7):
             running[block] += running[block - 1]
         total = running[-1]
@@ -143,11 +145,17 @@ class RandomBot(BatchedBot):
     def _dig(self, moles: np.ndarray, k: np.ndarray) -> np.ndarray:
         """The ``k``-th dig action of each meadow's moles, moles in cell order, directions in order."""
         geo = self.engine.geo
-        flags = ((moles[:, None] >> np.arange(geo.c, dtype=np.uint64)) & ONE).astype(bool)
-        running = np.cumsum(np.where(flags, geo.dig_count, 0), axis=1)
-        cell = (running <= k[:, None]).sum(axis=1)
-        before = running[np.arange(moles.size), cell] - geo.dig_count[cell]
-        return self.engine.config.offsets["dig"] + cell * 8 + nth_bit(geo.dig_dirs[cell], k - before, width=8)
+        n, size = geo.n, moles.size
+        patterns = ((moles[None, :] >> geo.row_shift[:, None]) & ((1 << n) - 1)).astype(np.intp)  # [n, m]
+        first = geo.dig_row_first[:, None] + patterns  # rows of the tables by (row, pattern)
+        running = geo.dig_row_total.reshape(-1).take(first)  # digs up to each row, inclusive
+        for r in range(1, n):
+            running[r] += running[r - 1]
+        row = (running <= k).view(np.uint8).sum(axis=0, dtype=np.intp)
+        index = row * size + np.arange(size)
+        chosen = first.reshape(-1).take(index)  # (row, pattern) of the row holding the k-th dig
+        rank = k - running.reshape(-1).take(index) + geo.dig_row_total.reshape(-1).take(chosen)  # within the row
+        return self.engine.config.offsets["dig"] + geo.dig_row_code.reshape(-1).take(chosen * (8 * n) + rank)
 
 
 class GreedyBot(BatchedBot):

@@ -1,4 +1,4 @@
-"""Vora, batched: N games as per-kind uint64 bitboards, advanced with numpy.
+"""Vora, batched: N games as per-kind bitboards, advanced with numpy.
 
 Meadow layout (default 5x5), bit ``row * N + col``; sides ``N=0, E=1, S=2, W=3``::
 
@@ -11,10 +11,12 @@ Meadow layout (default 5x5), bit ``row * N + col``; sides ``N=0, E=1, S=2, W=3``
                   S (side 2)
 
 ``state.meadow[g, k]`` is the bitboard of the cells of game ``g`` holding a
-cube of kind ``k``; the kinds' boards never overlap and an empty cell is in
-none of them. The array is stored kind-major (Fortran order), and the pure
-functions below take its transpose ``kinds[k, g]``: a reduction over the kinds
-then runs over contiguous rows, which numpy does about eight times faster
+cube of kind ``k`` (uint32 when the meadow has at most 32 cells, else uint64:
+``Geometry.board``; flag words of legal actions are always uint64); the
+kinds' boards never overlap and an empty cell is in none of them. The array
+is stored kind-major (Fortran order), and the pure functions below take its
+transpose ``kinds[k, g]``: a reduction over the kinds then runs over
+contiguous rows, which numpy does about eight times faster
 (subsets of games are taken with ``kinds.take(rows, axis=1)``, which keeps
 that layout; ``kinds[:, rows]`` would not). Farms are counts
 ``farms[g, seat, kind]``; the bag is the setup shuffle as kinds in draw order
@@ -85,8 +87,9 @@ def store(kinds: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
     """``kinds[:, rows] = values`` for ascending ``rows`` without repeats."""
     if rows.size == kinds.shape[1]:
         np.copyto(kinds, values)
-    else:
-        kinds[:, rows] = values
+    else:  # kind by kind: numpy's one-index assignment is about three times faster than kinds[:, rows]
+        for kind in range(kinds.shape[0]):
+            kinds[kind][rows] = values[kind]
 
 
 def flat(array: np.ndarray) -> np.ndarray:
@@ -132,11 +135,14 @@ class Geometry:
         n, c, k = config.size, config.cells, config.num_kinds
         self.config, self.players = config, players
         self.n, self.c, self.k = n, c, k
-        self.full = U64((1 << c) - 1) if c < 64 else U64(0xFFFF_FFFF_FFFF_FFFF)
-        self.cell_bit = ONE << np.arange(c, dtype=np.uint64)
+        # meadow bitboards: half the memory traffic in uint32 when the cells fit
+        board = np.uint32 if c <= 32 else np.uint64
+        self.board = board
+        self.full = board((1 << c) - 1)
+        self.cell_bit = (ONE << np.arange(c, dtype=np.uint64)).astype(board)
         row, col = np.divmod(np.arange(c), n)
-        self.not_last_col = _bits(np.nonzero(col < n - 1)[0])
-        self.not_first_col = _bits(np.nonzero(col > 0)[0])
+        self.not_last_col = board(_bits(np.nonzero(col < n - 1)[0]))
+        self.not_first_col = board(_bits(np.nonzero(col > 0)[0]))
 
         # lines entered from a side, cells from the edge inwards
         lines = 4 * n
@@ -149,7 +155,7 @@ class Geometry:
                     line_cells[side * n + line, i] = r * n + q
         self.line_cells = line_cells
         self.line_side = np.repeat(np.arange(4), n)
-        self.line_mask = np.array([_bits(cells) for cells in line_cells], dtype=np.uint64)
+        self.line_mask = np.array([_bits(cells) for cells in line_cells], dtype=board)
         self.edge_cell = line_cells[:, 0]
         self.edge_bit = self.cell_bit[line_cells[:, 0]]
         self.second_bit = self.cell_bit[line_cells[:, 1]]
@@ -159,20 +165,20 @@ class Geometry:
         self.far2_bit = self.cell_bit[self.far2_cell]
         # one step away from the entry side as (left shift, right shift): N +n, E -1, S -n, W +1
         away = {0: (n, 0), 1: (0, 1), 2: (0, n), 3: (1, 0)}
-        self.away_left = np.array([away[self.line_side[sl]][0] for sl in range(lines)], dtype=np.uint64)
-        self.away_right = np.array([away[self.line_side[sl]][1] for sl in range(lines)], dtype=np.uint64)
+        self.away_left = np.array([away[self.line_side[sl]][0] for sl in range(lines)], dtype=board)
+        self.away_right = np.array([away[self.line_side[sl]][1] for sl in range(lines)], dtype=board)
         # one step towards a fall side f, and the cells that can take that step
         towards = {0: (0, n), 1: (1, 0), 2: (n, 0), 3: (0, 1)}
-        self.fall_left = np.array([towards[f][0] for f in range(4)], dtype=np.uint64)
-        self.fall_right = np.array([towards[f][1] for f in range(4)], dtype=np.uint64)
+        self.fall_left = np.array([towards[f][0] for f in range(4)], dtype=board)
+        self.fall_right = np.array([towards[f][1] for f in range(4)], dtype=board)
         self.fall_canmove = np.array([_bits(np.nonzero(row > 0)[0]), _bits(np.nonzero(col < n - 1)[0]),
                                       _bits(np.nonzero(row < n - 1)[0]), _bits(np.nonzero(col > 0)[0])],
-                                     dtype=np.uint64)
+                                     dtype=board)
         # runs: cells where a run of min_line may start, per direction
         length = config.min_line
         self.run_length = length
-        self.h_start = _bits(np.nonzero(col <= n - length)[0])
-        self.v_start = _bits(np.nonzero(row <= n - length)[0])
+        self.h_start = board(_bits(np.nonzero(col <= n - length)[0]))
+        self.v_start = board(_bits(np.nonzero(row <= n - length)[0]))
 
         # seats and sides
         self.seat_side = np.array(config.seats[players], dtype=np.int64)
@@ -272,10 +278,23 @@ class Geometry:
         # cells by number of dig directions (corner 3, side 5, inside 8), and edge cells by lines (corners: 2)
         dig_count = np.bitwise_count(dig_dirs).astype(np.int64)
         self.dig_count = dig_count
-        self.dig_classes = [(int(count), _bits(np.nonzero(dig_count == count)[0])) for count in np.unique(dig_count)]
+        # digs of the moles in one meadow row, by row and row pattern (bit q: a mole on column q): how many,
+        # and the j-th of them as dig code cell * 8 + direction, moles in column order, directions ascending
+        self.dig_row_total = np.zeros((n, 1 << n), dtype=np.int64)
+        self.dig_row_code = np.zeros((n, 1 << n, 8 * n), dtype=np.int64)
+        for r in range(n):
+            for pattern in range(1 << n):
+                codes = [(r * n + q) * 8 + d for q in range(n) if pattern >> q & 1
+                         for d in range(8) if self.dig_target[r * n + q, d] >= 0]
+                self.dig_row_total[r, pattern] = len(codes)
+                self.dig_row_code[r, pattern, :len(codes)] = codes
+        self.row_shift = (np.arange(n) * n).astype(board)
+        self.dig_row_first = np.arange(n) << n  # row r's first entry in the tables, flattened
+        self.dig_classes = [(int(count), board(_bits(np.nonzero(dig_count == count)[0])))
+                            for count in np.unique(dig_count)]
         edge_lines = np.bincount(self.edge_cell, minlength=c)
-        self.border = _bits(np.nonzero(edge_lines >= 1)[0])
-        self.corners = _bits(np.nonzero(edge_lines >= 2)[0])
+        self.border = board(_bits(np.nonzero(edge_lines >= 1)[0]))
+        self.corners = board(_bits(np.nonzero(edge_lines >= 2)[0]))
         self.animal_kinds = np.nonzero(self.animal)[0]
         self.plant_kinds = np.nonzero(~self.animal)[0]
         self._action_tables(offsets)
@@ -292,13 +311,14 @@ class Geometry:
         within = np.arange(count) - self.block_starts[block]
         self.act_block = block
         line = np.zeros(count, dtype=np.int64)
-        keep = np.zeros(count, dtype=np.uint64)
-        linemask = np.zeros(count, dtype=np.uint64)
-        left = np.zeros(count, dtype=np.uint64)
-        right = np.zeros(count, dtype=np.uint64)
+        board = self.board
+        keep = np.zeros(count, dtype=board)
+        linemask = np.zeros(count, dtype=board)
+        left = np.zeros(count, dtype=board)
+        right = np.zeros(count, dtype=board)
         t1_kind = np.zeros(count, dtype=np.int64)
-        t1_bits = np.zeros(count, dtype=np.uint64)
-        t2_bits = np.zeros(count, dtype=np.uint64)
+        t1_bits = np.zeros(count, dtype=board)
+        t2_bits = np.zeros(count, dtype=board)
         probe = np.zeros(count, dtype=np.int64)
         far2 = np.full(count, -1, dtype=np.int64)
         spend = np.full(count, -1, dtype=np.int64)
@@ -315,9 +335,9 @@ class Geometry:
                 steps = 1 if b == PUSH else 2
                 line[a] = sl
                 linemask[a] = self.line_mask[sl]
-                keep[a] = self.line_mask[sl] & ~self.far_bit[sl] & ~(self.far2_bit[sl] if steps == 2 else ZERO)
-                left[a] = self.away_left[sl] * U64(steps)
-                right[a] = self.away_right[sl] * U64(steps)
+                keep[a] = self.line_mask[sl] & ~self.far_bit[sl] & ~(self.far2_bit[sl] if steps == 2 else board(0))
+                left[a] = self.away_left[sl] * board(steps)
+                right[a] = self.away_right[sl] * board(steps)
                 t1_kind[a] = kind
                 t1_bits[a] = self.edge_bit[sl] if steps == 1 else self.second_bit[sl]
                 probe[a] = self.far_cell[sl]
@@ -367,6 +387,11 @@ class Geometry:
                                  self.act_taker, self.act_asks, stage, fall_side, wolf_cell, stat, block,
                                  self.act_is_push]).astype(np.int64)
         self.act_word = np.stack([linemask, keep, left, right, t1_bits, t2_bits])
+        # act_int with one row per action: taking whole rows and transposing is faster than taking columns
+        self.act_int_rows = np.ascontiguousarray(self.act_int.T)
+        # where the turn's falls go, by action and active seat (actions without a side of their own: the seat's)
+        self.act_fall_by_seat = np.where(fall_side[:, None] >= 0, fall_side[:, None],
+                                         self.seat_side[None, :]).astype(np.int8).reshape(-1)
 
     # --- small helpers ------------------------------------------------------
 
@@ -377,15 +402,15 @@ class Geometry:
     def union(self, kinds: np.ndarray, chosen: np.ndarray) -> np.ndarray:
         """Cells of meadows ``kinds[K, ...]`` holding a cube of one of the kinds ``chosen``."""
         if len(chosen) == 0:
-            return np.zeros(kinds.shape[1:], dtype=np.uint64)
+            return np.zeros(kinds.shape[1:], dtype=self.board)
         found = kinds[chosen[0]].copy()
         for kind in chosen[1:]:
             found |= kinds[kind]
         return found
 
     def orthogonal_dilate(self, board: np.ndarray) -> np.ndarray:
-        n = U64(self.n)
-        return (board | ((board & self.not_last_col) << ONE) | ((board & self.not_first_col) >> ONE)
+        n = self.n
+        return (board | ((board & self.not_last_col) << 1) | ((board & self.not_first_col) >> 1)
                 | ((board << n) & self.full) | (board >> n))
 
     def scores(self, farms: np.ndarray) -> np.ndarray:
@@ -435,14 +460,15 @@ def nth_bit(words: np.ndarray, k: np.ndarray, width: int = 64) -> np.ndarray:
         position = np.where(here, start + NTH_FLAT.take((chunk << 4) | (k & 15)), position)
         done |= here
         k = k - np.where(done, 0, count)
-        if done.all():
+        if np.count_nonzero(done) == done.size:
             break
     return position
 
 
 def kind_at(kinds: np.ndarray, cell: np.ndarray) -> np.ndarray:
     """Kind of the cube on ``cell`` of each meadow ``kinds[K, n]`` (-1 if empty)."""
-    hits = ((kinds & (ONE << np.asarray(cell, dtype=np.uint64))) != 0).astype(np.float32)
+    one = kinds.dtype.type(1)
+    hits = ((kinds & (one << np.asarray(cell, dtype=kinds.dtype))) != 0).astype(np.float32)
     numbers = np.arange(1, kinds.shape[0] + 1, dtype=np.float32)  # kind + 1; a product of 0/1 flags is exact
     found = numbers @ hits if hits.ndim == 2 else np.tensordot(numbers, hits, axes=1)
     return found.astype(np.int64) - 1
@@ -458,7 +484,7 @@ def apply_main(geo: Geometry, kinds: np.ndarray, actions: np.ndarray):
     (pushes only) plus two toggles: the action's own kind on its cells, and the
     probed kind on its cells (a swap of equal kinds toggles twice: no change).
     """
-    return _apply(geo, kinds, actions, geo.act_int.take(actions, axis=1))
+    return _apply(geo, kinds, actions, _take_ints(geo, actions))
 
 
 def pushed_meadows(geo: Geometry, kinds: np.ndarray, actions: np.ndarray) -> np.ndarray:
@@ -468,6 +494,11 @@ def pushed_meadows(geo: Geometry, kinds: np.ndarray, actions: np.ndarray) -> np.
                                                >> words[WORD_RIGHT])
     flat(moved)[geo.act_t1_kind[actions] * actions.size + np.arange(actions.size)] ^= words[WORD_T1_BITS]
     return moved
+
+
+def _take_ints(geo: Geometry, actions: np.ndarray) -> np.ndarray:
+    """``geo.act_int[:, actions]``, contiguous."""
+    return np.ascontiguousarray(geo.act_int_rows.take(actions, axis=0).T)
 
 
 def _apply(geo: Geometry, kinds: np.ndarray, actions: np.ndarray, ints: np.ndarray):
@@ -485,7 +516,7 @@ def _apply(geo: Geometry, kinds: np.ndarray, actions: np.ndarray, ints: np.ndarr
     cells = flat(moved)
     index = np.arange(size)
     cells[ints[ACT_T1_KIND] * size + index] ^= words[WORD_T1_BITS]
-    cells[np.maximum(probe, 0) * size + index] ^= np.where(probe >= 0, words[WORD_T2_BITS], ZERO)
+    cells[np.maximum(probe, 0) * size + index] ^= np.where(probe >= 0, words[WORD_T2_BITS], 0)
     return moved, probe, second
 
 
@@ -495,8 +526,8 @@ def _run_starts(geo: Geometry, kinds: np.ndarray):
     h = kinds & geo.h_start
     v = kinds & geo.v_start
     for i in range(1, length):
-        h &= kinds >> U64(i)
-        v &= kinds >> U64(i * n)
+        h &= kinds >> i
+        v &= kinds >> i * n
     return h, v
 
 
@@ -509,62 +540,77 @@ def _runs(geo: Geometry, kinds: np.ndarray, starts=None):
     h, v = _run_starts(geo, kinds) if starts is None else starts
     across, down = h.copy(), v.copy()
     for i in range(1, length):
-        across |= h << U64(i)
-        down |= v << U64(i * n)
+        across |= h << i
+        down |= v << i * n
     return across, down
 
 
-def _liquid_groups(geo: Geometry, water: np.ndarray) -> np.ndarray:
-    """Cells of ``water`` boards in orthogonally connected groups of at least ``min_group``."""
+def _liquid_groups(geo: Geometry, water: np.ndarray, core: np.ndarray | None = None) -> np.ndarray:
+    """Cells of ``water`` boards in orthogonally connected groups of at least ``min_group``.
+
+    ``core``: :func:`_liquid_core` of these boards, if already known.
+    """
+    if core is None:
+        core = _liquid_core(geo, water)
+    if geo.config.min_group == 3 and np.count_nonzero(core):
+        return water & (core | geo.orthogonal_dilate(core))
+    return core
+
+
+def _liquid_core(geo: Geometry, water: np.ndarray) -> np.ndarray:
+    """Cells telling the liquid groups of ``water`` boards: non-zero exactly where some group is big enough.
+
+    With ``min_group`` 3 the cells with two neighbours in the water (every group of 3+ has one,
+    every cell of it is one or next to one: :func:`_liquid_groups` grows them); otherwise the groups.
+    """
     size = geo.config.min_group
-    n = U64(geo.n)
+    n = geo.n
     if size <= 1:
         return water
-    east = (water & geo.not_last_col) << ONE
-    west = (water & geo.not_first_col) >> ONE
+    east = (water & geo.not_last_col) << 1
+    west = (water & geo.not_first_col) >> 1
     south = (water << n) & geo.full
     north = water >> n
     if size == 2:
         return water & (east | west | south | north)
     if size == 3:
         # a group of 3+ always has a cell with 2 neighbours in it; every cell is one or next to one
-        two = ((east & west) | ((east | west) & (south | north)) | (south & north)) & water
-        return water & (two | geo.orthogonal_dilate(two))
-    links_h = water & (water >> ONE) & geo.not_last_col
+        return ((east & west) | ((east | west) & (south | north)) | (south & north)) & water
+    links_h = water & (water >> 1) & geo.not_last_col
     links_v = water & (water >> n)
     found = np.zeros_like(water)
     remaining = water.copy()
     while True:
-        if not (remaining != 0).any():
+        if not np.count_nonzero(remaining):
             return found
-        seed = remaining & (~remaining + ONE)
+        seed = remaining & (~remaining + 1)
         group = _flood(geo, seed, links_h, links_v)
-        found |= np.where(popcount(group) >= size, group, ZERO)
+        found |= np.where(popcount(group) >= size, group, 0)
         remaining &= ~group
 
 
 def _flood(geo: Geometry, seed: np.ndarray, links_h: np.ndarray, links_v: np.ndarray) -> np.ndarray:
     """Cells reached from ``seed`` through links (bit c of ``links_h``: c joined to c+1; ``links_v``: c to c+N)."""
-    n = U64(geo.n)
+    n = geo.n
     region = seed
     while True:
-        grown = (region | ((region & links_h) << ONE) | ((region >> ONE) & links_h)
+        grown = (region | ((region & links_h) << 1) | ((region >> 1) & links_h)
                  | ((region & links_v) << n) | ((region >> n) & links_v))
-        if not (grown != region).any():
+        if not np.count_nonzero(grown != region):
             return region
         region = grown
 
 
 def formation_parts(geo: Geometry, kinds: np.ndarray):
     """``(found [n], parts)``: does each meadow ``kinds[K, n]`` hold anything to collect, and the
-    run starts and liquid groups that tell it (``parts``, for :func:`formations`)."""
+    run starts and liquid group cores that tell it (``parts``, for :func:`formations`)."""
     h, v = _run_starts(geo, kinds)
     starts = h | v
-    water = None
+    core = None
     if geo.liquid >= 0:
-        water = _liquid_groups(geo, kinds[geo.liquid])
-        starts[geo.liquid] = water
-    return geo.occupied(starts) != 0, (h, v, water)
+        core = _liquid_core(geo, kinds[geo.liquid])
+        starts[geo.liquid] = core
+    return geo.occupied(starts) != 0, (h, v, core)
 
 
 def has_formation(geo: Geometry, kinds: np.ndarray) -> np.ndarray:
@@ -581,17 +627,17 @@ def formations(geo: Geometry, kinds: np.ndarray, parts=None):
     ``parts``: :func:`formation_parts` of these meadows, if already known.
     """
     across, down = _runs(geo, kinds, None if parts is None else parts[:2])
-    n = U64(geo.n)
+    n = geo.n
     collected = across | down
-    links_h = across & (across >> ONE) & geo.not_last_col
+    links_h = across & (across >> 1) & geo.not_last_col
     links_v = down & (down >> n)
     if geo.liquid >= 0:
-        water = _liquid_groups(geo, kinds[geo.liquid]) if parts is None else parts[2]
+        water = _liquid_groups(geo, kinds[geo.liquid], None if parts is None else parts[2])
         collected[geo.liquid] = water
-        links_h[geo.liquid] = water & (water >> ONE) & geo.not_last_col
+        links_h[geo.liquid] = water & (water >> 1) & geo.not_last_col
         links_v[geo.liquid] = water & (water >> n)
     shaped = np.bitwise_or.reduce(collected, axis=0)
-    if geo.grazer >= 0 and geo.pasture >= 0 and geo.grazer != geo.liquid:
+    if geo.grazer >= 0 and geo.pasture >= 0 and geo.grazer != geo.liquid and np.count_nonzero(collected[geo.grazer]):
         collected[geo.pasture] |= geo.orthogonal_dilate(collected[geo.grazer]) & kinds[geo.pasture]
     size = kinds.shape[1]
     extras = np.zeros(size, dtype=np.int64)
@@ -606,9 +652,9 @@ def formations(geo: Geometry, kinds: np.ndarray, parts=None):
         sub_big = np.zeros(rows.size, dtype=np.int64)
         while True:
             live = popcount(remaining) >= cfg.extra_size
-            if not live.any():
+            if not np.count_nonzero(live):
                 break
-            seed = np.where(live, remaining & (~remaining + ONE), ZERO)
+            seed = np.where(live, remaining & (~remaining + 1), 0)
             group = _flood(geo, seed, lh, lv)
             grown = popcount(group)
             sub_big += grown >= cfg.big_size
@@ -633,7 +679,7 @@ def fall(geo: Geometry, kinds: np.ndarray, fall_side: np.ndarray, fixed: np.ndar
     for _ in range(geo.n - 1):
         empty = geo.full & ~occupied
         sources = ((empty << right) >> left) & can_move & occupied
-        if not sources.any():
+        if not np.count_nonzero(sources):
             break
         kinds = (kinds & ~sources) | (((kinds & sources) << left) >> right)
         occupied = (occupied & ~sources) | ((sources << left) >> right)
@@ -642,7 +688,7 @@ def fall(geo: Geometry, kinds: np.ndarray, fall_side: np.ndarray, fixed: np.ndar
 
 @dataclass
 class VoraState(BatchedState):
-    meadow: np.ndarray  # uint64 [B, K]: cells of each kind, stored kind-major (Fortran order)
+    meadow: np.ndarray  # Geometry.board [B, K]: cells of each kind, stored kind-major (Fortran order)
     farms: np.ndarray  # int16 [B, P, K]
     bag: np.ndarray  # int8 [B, total]: kinds in draw order (the setup shuffle)
     bag_pointer: np.ndarray  # int32 [B]: next cube to draw
@@ -719,7 +765,7 @@ class VoraEngine(BatchedEngine):
         packed = np.packbits(flags, axis=2, bitorder="little")  # [K, n, bytes]: cell c is bit c
         words = np.zeros(packed.shape[:2] + (8,), dtype=np.uint8)
         words[:, :, :packed.shape[2]] = packed
-        return words.view("<u8")[:, :, 0].astype(np.uint64).T
+        return words.view("<u8")[:, :, 0].astype(geo.board).T
 
     def cells_of_meadow(self, meadow: np.ndarray) -> np.ndarray:
         """Kinds per cell ``[n, C]`` (-1 empty) from per-kind bitboards ``[n, K]``."""
@@ -783,7 +829,7 @@ class VoraEngine(BatchedEngine):
             r = rows[chosen]
             groups[chosen, geo.g_pick] = geo.occupied(kinds.take(r, axis=1))
             big = phase[chosen] == BIG
-            if big.any():
+            if np.count_nonzero(big):
                 groups[chosen[big], geo.g_steal] = self.steal_flags(state, r[big], me[chosen][big])
         return groups
 
@@ -791,8 +837,8 @@ class VoraEngine(BatchedEngine):
         """uint64 per game: the seats that may get the fallen cube (bit seat); forbidden rule applied."""
         geo = self.geo
         word = np.full(rows.size, geo.all_seats, dtype=np.uint64)
-        last = (self.farm_totals(self.farms_of(state, rows, me)) == 0) & (state.fallen[rows, 1] < 0)
-        if last.any():
+        last = (self.farm_totals(self.farms_of(state, rows, me)) == 0) & (state.fallen[:, 1][rows] < 0)
+        if np.count_nonzero(last):
             stuck = np.zeros(rows.size, dtype=bool)
             stuck[last] = ~has_formation(geo, self.kinds(state).take(rows[last], axis=1))
             word = np.where(stuck, ONE << me.astype(np.uint64), word)
@@ -921,8 +967,8 @@ class VoraEngine(BatchedEngine):
         log = None
         if state.logging:
             log = {
-                "seat": np.where(state.done, -1, state.to_move).astype(np.int8),
-                "phase": np.where(state.done, -1, state.phase).astype(np.int8),
+                "seat": np.where(state.done, -1, state.to_move).astype(np.int8, copy=False),
+                "phase": np.where(state.done, -1, state.phase).astype(np.int8, copy=False),
                 "block": np.full(size, -1, dtype=np.int8),
                 "kind": np.full(size, -1, dtype=np.int8),
                 "collected": np.zeros(size, dtype=np.int16),
@@ -936,22 +982,22 @@ class VoraEngine(BatchedEngine):
             return
         action = np.asarray(actions, dtype=np.int64)[rows]
         stage = np.full(rows.size, DONE, dtype=np.int8)
+        block = geo.action_block.take(action)
+        if log is not None:
+            log["block"][rows] = block
         main = action < geo.main_actions
-        if main.all():
+        if np.count_nonzero(main) == main.size:
             self._main(state, rows, action, stage, slice(None), log)
         else:
-            if main.any():
+            if np.count_nonzero(main):
                 where = main.nonzero()[0]
                 self._main(state, rows[where], action[where], stage, where, log)
-            block = geo.action_block.take(action)
             within = action - geo.block_starts[block]
-            if log is not None:
-                log["block"][rows[~main]] = block[~main]
             chosen = block == RECIPIENT_BLOCK
-            if chosen.any():
+            if np.count_nonzero(chosen):
                 self._recipient(state, rows[chosen], within[chosen], stage, chosen.nonzero()[0], log)
             chosen = block >= PICK
-            if chosen.any():
+            if np.count_nonzero(chosen):
                 self._combo(state, rows[chosen], block[chosen], within[chosen], stage, chosen.nonzero()[0], log)
         busy = (stage != DONE).nonzero()[0]
         self._resolve(state, rows[busy], stage[busy], refill, log)
@@ -963,7 +1009,7 @@ class VoraEngine(BatchedEngine):
         geo = self.geo
         k, players, stat_count = geo.k, self.players, len(STAT_NAMES)
         kinds = state.meadow.T
-        ints = geo.act_int.take(action, axis=1)
+        ints = _take_ints(geo, action)
         me = state.to_move[rows].astype(np.int64)
         moved, probe, second = _apply(geo, columns(kinds, rows), action, ints)
         store(kinds, rows, moved)
@@ -982,37 +1028,36 @@ class VoraEngine(BatchedEngine):
             farms[theirs * k + probe[given] % k] += 1
             stats[theirs * stat_count + RECEIVED] += 1
             two = second[given] >= 0
-            if two.any():
+            if np.count_nonzero(two):
                 farms[(theirs * k + second[given])[two]] += 1
                 stats[theirs[two] * stat_count + RECEIVED] += 1
         asks = ints[ACT_ASKS] != 0
         sub = ints[ACT_STAGE]
-        if asks.any():
+        if np.count_nonzero(asks):
             ra = rows[asks]
-            state.fallen[ra, 0] = probe[asks]
-            state.fallen[ra, 1] = second[asks]
+            state.fallen[:, 0][ra] = probe[asks]  # a column, then one index: numpy's fast path
+            state.fallen[:, 1][ra] = second[asks]
             state.phase[ra] = RECIPIENT
             sub = np.where(asks, DONE, sub)
-        fall_side = ints[ACT_FALL_SIDE]
-        state.fall_side[rows] = np.where(fall_side >= 0, fall_side, geo.seat_side[me])
+        state.fall_side[rows] = geo.act_fall_by_seat.take(action * players + me)
         state.wolf_cell[rows] = ints[ACT_WOLF_CELL]
         stats[mine * stat_count + ints[ACT_STAT]] += 1
         stage[where] = sub
-        if log is not None:
-            block = ints[ACT_BLOCK]
-            log["block"][rows] = block
+        if log is not None:  # the block is logged by advance
             moved = np.where(ints[ACT_IS_PUSH] != 0, ints[ACT_T1_KIND], probe)
-            log["kind"][rows] = np.where(block == PICK_UP, geo.ladybug, moved)
+            log["kind"][rows] = np.where(ints[ACT_BLOCK] == PICK_UP, geo.ladybug, moved)
 
     def _recipient(self, state, rows, within, stage, where, log) -> None:
         seat = within
-        kind = state.fallen[rows, 0].astype(np.int64)
+        first, second = state.fallen[:, 0], state.fallen[:, 1]
+        kind = first[rows].astype(np.int64)
         theirs = rows * self.players + seat
         flat(state.farms)[theirs * self.geo.k + kind] += 1
         flat(state.stats)[theirs * len(STAT_NAMES) + RECEIVED] += 1
-        state.fallen[rows, 0] = state.fallen[rows, 1]
-        state.fallen[rows, 1] = -1
-        finished = state.fallen[rows, 0] < 0
+        after = second[rows]
+        first[rows] = after
+        second[rows] = -1
+        finished = after < 0
         state.phase[rows[finished]] = MAIN
         stage[where[finished]] = COLLECT
         if log is not None:
@@ -1028,14 +1073,14 @@ class VoraEngine(BatchedEngine):
         mine = rows * players + me
         is_pick = block == PICK
         kind = np.zeros(rows.size, dtype=np.int64)
-        if is_pick.any():
+        if np.count_nonzero(is_pick):
             r, cell = rows[is_pick], within[is_pick]
             kind[is_pick] = kind_at(kinds.take(r, axis=1), cell)
             kinds[kind[is_pick], r] &= ~geo.cell_bit[cell]
             stats[mine[is_pick] * stat_count + PICKS] += 1
         steal = ~is_pick
         victim = np.full(rows.size, -1, dtype=np.int64)
-        if steal.any():
+        if np.count_nonzero(steal):
             r = rows[steal]
             victim[steal], kind[steal] = np.divmod(within[steal], k)
             theirs = r * players + victim[steal]
@@ -1069,7 +1114,7 @@ class VoraEngine(BatchedEngine):
                 due = (state.big_left[r] > 0) & ~to_extra
                 can = occupied.copy()
                 ask = due & ~occupied
-                if ask.any():
+                if np.count_nonzero(ask):
                     me = state.to_move[r[ask]].astype(np.int64)
                     can[ask] = self.steal_flags(state, r[ask], me) != 0
                 to_big = due & can
@@ -1082,25 +1127,27 @@ class VoraEngine(BatchedEngine):
                 r = rows[chosen]
                 sub = columns(kinds, r)
                 wolf = state.wolf_cell[r].astype(np.int64)
-                occupied = geo.occupied(sub)
-                present = (wolf >= 0) & (((occupied >> np.maximum(wolf, 0).astype(np.uint64)) & ONE) == 1)
-                state.wolf_cell[r[~present]] = -1
-                fixed = np.where(present, geo.cell_bit[np.maximum(wolf, 0)], ZERO)
+                fixed = geo.board(0)  # the bit of a wolf placed this turn and still in the meadow
+                if np.count_nonzero(wolf >= 0):
+                    occupied = geo.occupied(sub)
+                    present = (wolf >= 0) & (((occupied >> np.maximum(wolf, 0).astype(geo.board)) & 1) == 1)
+                    state.wolf_cell[r[~present]] = -1
+                    fixed = np.where(present, geo.cell_bit[np.maximum(wolf, 0)], 0)
                 store(kinds, r, fall(geo, sub, state.fall_side[r].astype(np.int64), fixed))
                 stage[chosen] = np.where(stage[chosen] == FALL, COLLECT, END)
             chosen = (stage == COLLECT).nonzero()[0]
             if chosen.size:
                 r = rows[chosen]
                 sub = columns(kinds, r)
-                found, (h, v, water) = formation_parts(geo, sub)
+                found, (h, v, core) = formation_parts(geo, sub)
                 stage[chosen[~found]] = END
-                if found.any():
+                if np.count_nonzero(found):
                     found = found.nonzero()[0]
                     where = chosen[found]
                     rg = rows[where]
                     sub = sub.take(found, axis=1)
                     parts = (h.take(found, axis=1), v.take(found, axis=1),
-                             None if water is None else water[found])
+                             None if core is None else core[found])
                     collected, extras, bigs = formations(geo, sub, parts)
                     counts = popcount(collected).astype(np.int16).T  # [n, K]
                     total = counts.sum(axis=1)
@@ -1120,7 +1167,7 @@ class VoraEngine(BatchedEngine):
                         log["bigs"][rg] += bigs.astype(np.int8)
                     stage[where] = COMBOS
             ended = stage == END
-            if ended.any():
+            if np.count_nonzero(ended):
                 if turn_over is None:
                     turn_over = np.zeros(state.size, dtype=bool)
                 turn_over[rows[ended]] = True
@@ -1144,7 +1191,7 @@ class VoraEngine(BatchedEngine):
                 # the empty cells as (game, cell) pairs, cells ascending within a game
                 cells = np.unpackbits(empty.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, count=geo.c,
                                       bitorder="little")
-                game, cell = cells.nonzero()
+                game, cell = np.divmod(cells.reshape(-1).nonzero()[0], geo.c)
                 rank = np.arange(game.size) - (np.cumsum(count) - count)[game]
                 fill = rank < placed[game]
                 game, cell = game[fill], cell[fill]
