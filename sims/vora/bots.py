@@ -6,8 +6,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from sims.core.choice import best_per_game, top_per_group
-from sims.core.engine import BatchedBot, take_games
+from sims.core.choice import best_per_game
+from sims.core.engine import BatchedBot
+from sims.core.planner import WIN_BONUS, RolloutPlanner
 from sims.core.rng import seat_uniforms, uniforms, uniforms_at
 from sims.vora.config import MAX_PLAYERS
 from sims.vora.rules import BIG, MAIN, RECIPIENT, VoraEngine, VoraState, nth_bit, popcount
@@ -201,7 +202,7 @@ class GreedyBot(BatchedBot):
         return chosen
 
 
-class PlannerBot(GreedyBot):
+class PlannerBot(RolloutPlanner, GreedyBot):
     """Rollouts: the best ``candidates`` greedy actions, each played on by greedy bots.
 
     A rollout continues until this bot's next main decision (every other seat
@@ -214,38 +215,12 @@ class PlannerBot(GreedyBot):
     then the noise.
     """
 
-    def act(self, state: VoraState, active: np.ndarray) -> np.ndarray:
-        engine = self.engine
-        games, actions, value, noise = self.scored_actions(state, active)
-        chosen = np.full(state.size, -1, dtype=np.int64)
-        if games.size == 0:
-            return chosen
-        keep = top_per_group(games, value, noise, k=int(self.weights.get("candidates", 6)))
-        games, actions, value, noise = games[keep], actions[keep], value[keep], noise[keep]
-        branch = take_games(state, games)
-        branch.logging = False
-        self._reshuffle_bag(branch)
-        start_turn = branch.turn.copy()
-        engine.step(branch, actions)
-        branch.decisions += 1
-        rollout = [GreedyBot(engine, seat, stream=f"plan/{self.seat}/{seat}") for seat in range(engine.players)]
-        for _ in range(int(self.weights.get("depth", 12))):
-            live = ~branch.done & ~((branch.to_move == self.seat) & (branch.phase == MAIN)
-                                    & (branch.turn > start_turn))
-            if not live.any():
-                break
-            replies = np.full(branch.size, -1, dtype=np.int64)
-            for seat in np.unique(branch.to_move[live]):
-                movers = live & (branch.to_move == seat)
-                replies[movers] = rollout[int(seat)].act(branch, movers)[movers]
-            frozen = ~live & ~branch.done
-            branch.done |= frozen  # games that reached the horizon sit out the step
-            engine.step(branch, replies)
-            branch.done &= ~frozen
-            branch.decisions[live] += 1
-        best = top_per_group(games, self.worth(branch), value, noise)  # few candidates: the general sort
-        chosen[games[best]] = actions[best]
-        return chosen
+    default_candidates = 6
+    default_depth = 12
+    rollout_bot_class = GreedyBot
+
+    def at_horizon(self, branch: VoraState, start_turn: np.ndarray) -> np.ndarray:
+        return (branch.to_move == self.seat) & (branch.phase == MAIN) & (branch.turn > start_turn)
 
     def worth(self, branch: VoraState) -> np.ndarray:
         """My family score minus the best opponent's; a finished game's result counts first."""
@@ -253,9 +228,9 @@ class PlannerBot(GreedyBot):
         mine = scores[:, self.seat].copy()
         scores[:, self.seat] = -np.inf
         margin = mine - scores.max(axis=1)
-        return np.where(branch.done, np.sign(margin) * 1e6, 0.0) + margin
+        return np.where(branch.done, np.sign(margin) * WIN_BONUS, 0.0) + margin
 
-    def _reshuffle_bag(self, branch: VoraState) -> None:
+    def hide_unseen(self, branch: VoraState) -> None:
         """Shuffle the cubes not yet drawn (their kinds are public, their order is not)."""
         total = branch.bag.shape[1]
         keys = uniforms(branch.seeds, f"plan/{self.seat}/bag", branch.decisions, total)
