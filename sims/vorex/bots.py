@@ -113,8 +113,13 @@ def placement_features(engine: VorexEngine, state: VorexState, games: np.ndarray
     info = (open_count | covered.astype(np.uint8) << 3 | (state.flower[unique] == scorer[:, None]).astype(np.uint8) << 4
             | arid << 5)
     # [M, m] layout (around hex, candidate): the sums over around hexes run down contiguous rows
-    around = info.ravel()[board.around[shape, within].T + where * W]
-    closing = (around & 7) == board.around_touch[shape, within].T  # the tile takes the hex's last empty neighbours
+    placement = shape * (P * ROTATIONS) + within
+    M = board.around.shape[2]
+    around_hex = np.take(board.around.reshape(-1, M).T, placement, axis=1)  # [M, m]
+    around_hex += where * W
+    around = info.ravel()[around_hex]
+    # the tile takes the hex's last empty neighbours
+    closing = (around & 7) == np.take(board.around_touch.reshape(-1, M).T, placement, axis=1)
     ruin = (closing & ((around & 8) == 0)).any(axis=0)
     flower = (around & 16) > 0
     green = state.green[unique[where]]
@@ -124,8 +129,9 @@ def placement_features(engine: VorexEngine, state: VorexState, games: np.ndarray
         delta -= np.where(g1, (flower & closing).sum(axis=0), 0)
     g3 = green == GREEN.index("G3")
     if g3.any():
-        arid_cells = (engine.tile_kind[tiles] == ARID) @ (1 << np.arange(TILE_HEXES))  # bit i: tile hex i is arid
-        touching = board.around_cell_bits[shape, within % ROTATIONS].T  # [M, m]
+        arid_bits = ((engine.tile_kind == ARID) @ (1 << np.arange(TILE_HEXES))).astype(np.uint8)  # bit i: hex i arid
+        arid_cells = arid_bits[tiles]
+        touching = np.take(board.around_cell_bits.reshape(-1, M).T, shape * ROTATIONS + within % ROTATIONS, axis=1)
         added = POPCOUNT4[touching & arid_cells]
         before = around >> 5
         reached = flower & (before < 2) & (before + added >= 2)
@@ -144,16 +150,40 @@ def placement_features(engine: VorexEngine, state: VorexState, games: np.ndarray
         "score": score[keep],
         "flowers": base["flowers"][where[keep]],
         "production": base["production"][where[keep]],
-        "resources": held.sum(axis=1)[keep],
+        "resources": (held[:, 0] + held[:, 1] + held[:, 2] + held[:, 3])[keep],
         "light": held[keep, 0],
         "tiles": base["tiles"][where[keep]] + 1,
     }
     return direct, found
 
 
-def _kth(mask: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """Index of the ``k``-th True of each row (ascending); every row has more than ``k[i]``."""
-    return np.argmax(np.cumsum(mask, axis=1, dtype=np.int16) > k[:, None], axis=1)
+def _pack(mask: np.ndarray) -> np.ndarray:
+    """uint64 ``[n, ceil(K / 64)]`` from bool ``[n, K]``: bit j % 64 of word j // 64 is ``mask[:, j]``."""
+    n, K = mask.shape
+    packed = np.zeros((n, -(-K // 64) * 8), dtype=np.uint8)
+    packed[:, :-(-K // 8)] = np.packbits(mask, axis=1, bitorder="little")
+    return packed.view("<u8")
+
+
+# SELECT_BIT[b, r]: the position of the r-th set bit (ascending) of byte b
+SELECT_BIT = np.array([[[i for i in range(8) if b >> i & 1][r] if r < bin(b).count("1") else 0 for r in range(8)]
+                       for b in range(256)], dtype=np.int64)
+
+
+def _kth_bit(words: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Position of the ``k``-th set bit (ascending; bit j % 64 of word j // 64) of each row of uint64 ``words``
+    ``[m, K]``; every row has more than ``k[i]``."""
+    index = np.arange(words.shape[0])
+    counts = np.bitwise_count(words)
+    total = np.cumsum(counts, axis=1, dtype=np.int64)
+    word = np.argmax(total > k[:, None], axis=1)
+    k = k - (total[index, word] - counts[index, word])
+    found = words[index, word].astype("<u8").view(np.uint8).reshape(-1, 8)
+    counts = np.bitwise_count(found)
+    total = np.cumsum(counts, axis=1, dtype=np.int64)
+    byte = np.argmax(total > k[:, None], axis=1)
+    k = k - (total[index, byte] - counts[index, byte])
+    return word * 64 + byte * 8 + SELECT_BIT[found[index, byte], k]
 
 
 POPCOUNT4 = np.array([bin(x).count("1") for x in range(16)], dtype=np.uint8)
@@ -194,24 +224,23 @@ class RandomBot(BatchedBot):
         rows = np.nonzero(active & ~state.done)[0]
         if rows.size == 0:
             return chosen
-        blooms, places, draw, decline = engine.legal_blocks(state, rows)
-        bloom_count = np.count_nonzero(blooms, axis=1)
-        slot_count = np.count_nonzero(places, axis=2)  # [n, 3]
-        count = bloom_count + slot_count.sum(axis=1) + draw + decline
+        blooms, places, draw, decline = engine.legal_blocks(state, rows, packed=True)
+        blooms = _pack(blooms)
+        bloom_count = np.bitwise_count(blooms).sum(axis=1, dtype=np.int64)
+        places = places.reshape(rows.size, -1)  # [n, 3 * place_words]: slot-major bits
+        place_count = np.bitwise_count(places).sum(axis=1, dtype=np.int64)
+        count = bloom_count + place_count + draw + decline
         u = seat_uniforms(state.seeds[rows], state.to_move[rows], state.decisions[rows])
         k = np.minimum((u * count).astype(np.int64), count - 1)  # as sims.core.choice.choose_uniform
         action = np.where(draw, engine.config.draw_action, engine.config.decline_action)
         bloom = np.nonzero(k < bloom_count)[0]
         if bloom.size:
-            action[bloom] = engine.offsets["bloom"] + _kth(blooms[bloom], k[bloom])
+            action[bloom] = engine.offsets["bloom"] + _kth_bit(blooms[bloom], k[bloom])
         k = k - bloom_count
-        place = np.nonzero((k >= 0) & (k < slot_count.sum(axis=1)))[0]
+        place = np.nonzero((k >= 0) & (k < place_count))[0]
         if place.size:
-            before = np.cumsum(slot_count[place], axis=1)
-            slot = np.argmax(before > k[place, None], axis=1)
-            within = k[place] - (before - slot_count[place])[np.arange(place.size), slot]
-            size = places.shape[2]
-            action[place] = engine.offsets["place"] + slot * size + _kth(places[place, slot], within)
+            slot, within = np.divmod(_kth_bit(places[place], k[place]), engine.board.place_rows)
+            action[place] = engine.offsets["place"] + slot * engine.P * ROTATIONS + within
         chosen[rows] = action
         return chosen
 

@@ -104,19 +104,58 @@ def _slice(bits: np.ndarray) -> np.ndarray:
     return np.packbits(np.ascontiguousarray(bits.T), axis=1, bitorder="little").view("<u8")
 
 
-def _unslice(words: np.ndarray, n: int) -> np.ndarray:
-    """bool ``[n, K]`` from uint64 ``[K, w]`` (the inverse of :func:`_slice`)."""
-    K = words.shape[0]
-    bits = np.unpackbits(np.ascontiguousarray(words).view(np.uint8).reshape(K, -1), axis=1, bitorder="little")
-    return bits[:, :n].T.astype(bool)
+# (shift, mask) of the 6 rounds of a 64 x 64 bit-matrix transpose: each swaps the off-diagonal blocks of side shift
+TRANSPOSE_ROUNDS = [(np.uint64(j), np.uint64(m)) for j, m in (
+    (32, 0x00000000FFFFFFFF), (16, 0x0000FFFF0000FFFF), (8, 0x00FF00FF00FF00FF),
+    (4, 0x0F0F0F0F0F0F0F0F), (2, 0x3333333333333333), (1, 0x5555555555555555))]
 
 
-def _count(planes: list[np.ndarray], bit: np.ndarray) -> None:
-    """Add one bit to a counter held as bit planes (ripple carry)."""
+def _unslice_words(words: np.ndarray, n: int) -> np.ndarray:
+    """uint64 ``[n, K / 64]`` from uint64 ``[K, w]`` (K a multiple of 64; one bit per game as made by
+    :func:`_slice`): bit k % 64 of word k // 64 of row g is bit g % 64 of ``words[k, g // 64]``. Transposes
+    64 x 64 bit blocks."""
+    K, w = words.shape
+    blocks = K // 64
+    a = np.ascontiguousarray(words.reshape(blocks, 64, w).transpose(2, 0, 1))  # [w, blocks, 64 placements]
+    for j, mask in TRANSPOSE_ROUNDS:
+        pairs = a.reshape(w, blocks, 32 // int(j), 2, int(j))
+        low, high = pairs[:, :, :, 0], pairs[:, :, :, 1]
+        t = low >> j
+        t ^= high
+        t &= mask
+        high ^= t
+        t <<= j
+        low ^= t
+    # a[c, b, g]: bit r is placement 64 b + r of game 64 c + g
+    return np.ascontiguousarray(a.transpose(0, 2, 1)).reshape(w * 64, blocks)[:n]
+
+
+def unpack_words(words: np.ndarray, size: int) -> np.ndarray:
+    """bool ``[..., size]`` from uint64 ``[..., k]``: bit j % 64 of word j // 64."""
+    bits = np.unpackbits(np.ascontiguousarray(words).view(np.uint8), axis=-1, bitorder="little")
+    return bits[..., :size].view(bool)
+
+
+def nonzero2(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.nonzero`` of a 2-d mask (same pairs, same order), through the flat indices: several times faster."""
+    return np.divmod(np.flatnonzero(mask), max(mask.shape[1], 1))
+
+
+def _count6(found: np.ndarray) -> np.ndarray:
+    """int8 ``[m]``: the True entries of each row of bool ``[m, 6]`` (a row-wise sum, without numpy's slow reduction
+    over a short axis)."""
+    as_int = found.view(np.int8)
+    return as_int[:, 0] + as_int[:, 1] + as_int[:, 2] + as_int[:, 3] + as_int[:, 4] + as_int[:, 5]
+
+
+def _count(planes: list[np.ndarray], bit: np.ndarray, most: int) -> None:
+    """Add one bit to a counter held as bit planes (ripple carry); the sum is at most ``most``, so only the
+    planes that can hold it are touched."""
     carry = bit
-    for i, plane in enumerate(planes):
-        planes[i] = plane ^ carry
-        carry = plane & carry
+    for plane in planes[:most.bit_length()]:
+        next_carry = plane & carry
+        plane ^= carry
+        carry = next_carry
 
 
 def _equal(planes: np.ndarray, value: int) -> np.ndarray:
@@ -201,6 +240,7 @@ class Board:
         neighbours (board ``needed.index(6 - t)``); padding reads a row of zeros.
         """
         W = self.H + 2
+        self.place_rows = -(-self.cells.shape[1] // 64) * 64
         touches = {int(t) for t in np.unique(self.around_touch) if t > 0}
         self.needed = sorted({6 - t for t in touches})
         self.sliced = []
@@ -237,7 +277,8 @@ class VorexState(BatchedState):
     tiles_on_map: np.ndarray  # int16 [B]
     stats: np.ndarray  # int32 [B, S, len(STATS)]
     green: np.ndarray  # int8 [B]: GREEN index, -1 none
-    place_cache: np.ndarray  # bool [B, shapes, P*6]: legal placements per shape (valid where cache_valid)
+    place_cache: np.ndarray  # uint64 [B, shapes, place_words]: legal placements per shape as bits (bit p % 64
+    #   of word p // 64 is placement p = anchor * 6 + rotation), valid where cache_valid
     cache_valid: np.ndarray  # bool [B, shapes]
     bloom_cache: np.ndarray  # bool [B, P]: legal blooms at the current decision (where bloom_stamp == steps)
     bloom_stamp: np.ndarray  # int64 [B]
@@ -264,6 +305,14 @@ class VorexEngine(BatchedEngine):
         self.tile_cost = config.tile_hex_cost.astype(np.int16)
         # total cost of each tile hex; index [-1, -1] (empty hexes, ruins) reads the last hex: masked by the callers
         self.tile_cost_sum = self.tile_cost.sum(axis=2)
+        # light_short[tile hex, held]: the light that paying a tile hex's whole cost takes beyond the other
+        # resources held, by tile * 4 + part and held mushroom, water, insect capped at the largest cost of each
+        # (numbered as held_code); reductions aside
+        cost = self.tile_cost.reshape(-1, 3).astype(np.int64)
+        self.held_caps = cost.max(axis=0)
+        held = np.stack(np.meshgrid(*[np.arange(cap + 1) for cap in self.held_caps], indexing="ij"), axis=-1)
+        self.light_short = np.maximum(cost[:, None, :] - held.reshape(1, -1, 3), 0).sum(axis=2).ravel()
+        self.held_combos = held.reshape(-1, 3).shape[0]
         self.tile_value = config.tile_hex_value.astype(np.int16)
         self.tile_beetles = config.tile_beetles.astype(np.int16)
         self.tile_level = config.tile_level.astype(np.int64)
@@ -335,7 +384,7 @@ class VorexEngine(BatchedEngine):
             actions_left=np.zeros(B, np.int8), extra=np.zeros(B, bool), last_flower=np.zeros(B, bool),
             offered=np.zeros(B, bool), tiles_on_map=np.zeros(B, np.int16),
             stats=np.zeros((B, S, len(STATS)), np.int32), green=green, brown=brown,
-            place_cache=np.zeros((B, len(cfg.shapes), self.P * ROTATIONS), bool),
+            place_cache=np.zeros((B, len(cfg.shapes), board.place_rows // 64), np.uint64),
             cache_valid=np.zeros((B, len(cfg.shapes)), bool), bloom_cache=np.zeros((B, self.P), bool),
             bloom_stamp=np.full(B, -1, np.int64))
         self._settle(state, np.arange(B))
@@ -349,12 +398,16 @@ class VorexEngine(BatchedEngine):
         Legality depends only on the map and the tile's shape: it is kept per
         (game, shape) until the next tile lands (``state.place_cache``).
         """
+        return unpack_words(self.place_words(state, rows, tiles), self.P * ROTATIONS)
+
+    def place_words(self, state: VorexState, rows: np.ndarray, tiles: np.ndarray) -> np.ndarray:
+        """:meth:`place_legal` as bits: uint64 ``[n, len(slots), place_words]``, bit p % 64 of word p // 64."""
         n, slots = tiles.shape
-        legal = np.zeros((n, slots, self.P * ROTATIONS), dtype=bool)
+        legal = np.zeros((n, slots, self.board.place_rows // 64), dtype=np.uint64)
         if n == 0 or not (tiles >= 0).any():
             return legal
         shapes = np.where(tiles >= 0, self.tile_shape[np.maximum(tiles, 0)], -1)
-        who, slot = np.nonzero(shapes >= 0)
+        who, slot = nonzero2(shapes >= 0)
         shape = shapes[who, slot]
         stale = ~state.cache_valid[rows[who], shape]
         if stale.any():
@@ -368,7 +421,8 @@ class VorexEngine(BatchedEngine):
 
     def _place_fresh(self, state: VorexState, games: np.ndarray, shapes: np.ndarray, simple: bool = False
                      ) -> np.ndarray:
-        """bool ``[m, P*6]``: legal placements of shape ``shapes[i]`` on the map of game ``games[i]``.
+        """uint64 ``[m, place_words]``: legal placements of shape ``shapes[i]`` on the map of game ``games[i]``,
+        as bits (bit p % 64 of word p // 64).
 
         Bit-sliced: one uint64 per hex holds a bit of 64 games, so each test is
         a gather over placements and a bitwise operation. The cells are free
@@ -378,7 +432,7 @@ class VorexEngine(BatchedEngine):
         placements meeting the forest in one run (a subset of the legal ones).
         """
         board = self.board
-        legal = np.zeros((games.size, self.P * ROTATIONS), dtype=bool)
+        legal = np.zeros((games.size, board.place_rows // 64), dtype=np.uint64)
         first = state.tiles_on_map[games] == 0
         for shape in np.unique(shapes):
             who = np.nonzero(shapes == shape)[0]
@@ -389,42 +443,49 @@ class VorexEngine(BatchedEngine):
             free = _slice(~covered_hex & board.playable_mask[None, :])
             counts = [np.zeros_like(covered) for _ in range(COUNT_BITS)]
             for d in range(6):
-                _count(counts, near[:, d])
+                _count(counts, near[:, d], d + 1)
             cells = table["cells"]
             fits = free[cells[:, 0]] & free[cells[:, 1]] & free[cells[:, 2]] & free[cells[:, 3]]  # [V, w]
             touching = free & (counts[0] | counts[1] | counts[2])  # free hexes with a covered neighbour
             touch = touching[cells[:, 0]] | touching[cells[:, 1]] | touching[cells[:, 2]] | touching[cells[:, 3]]
-            boundary = table["boundary"]
+            # the run and hole counts only for the placements that fit and touch in one of the games at least
+            live = np.flatnonzero(np.bitwise_or.reduce(fits & touch, axis=1))
+            ok = np.zeros_like(fits)
+            boundary, hole = table["boundary"][live], table["hole"][live]
+            fits_live, touch_live = fits[live], touch[live]
             ring = covered[boundary[:, -1]]
             if simple:
-                once, twice = np.zeros_like(fits), np.zeros_like(fits)
+                once, twice = np.zeros_like(fits_live), np.zeros_like(fits_live)
                 for j in range(boundary.shape[1]):
                     now = covered[boundary[:, j]]
                     start = now & ~ring
                     twice |= once & start
                     once |= start
                     ring = now
-                ok = fits & touch & ~twice
+                ok[live] = fits_live & touch_live & ~twice
             else:
-                runs = [np.zeros_like(fits) for _ in range(COUNT_BITS)]
+                runs = [np.zeros_like(fits_live) for _ in range(COUNT_BITS)]
                 for j in range(boundary.shape[1]):
                     now = covered[boundary[:, j]]
-                    _count(runs, now & ~ring)
+                    _count(runs, now & ~ring, (j + 2) // 2)  # no two runs start side by side
                     ring = now
                 shut = np.concatenate([~covered & _equal(counts, c) for c in board.needed]
                                       + [np.zeros_like(covered[:1])])
-                holes = [~np.zeros_like(fits)] + [np.zeros_like(fits) for _ in range(COUNT_BITS - 1)]  # holes + 1
-                for j in range(table["hole"].shape[1]):
-                    _count(holes, shut[table["hole"][:, j]])
+                holes = [~np.zeros_like(fits_live)] + [np.zeros_like(fits_live) for _ in range(COUNT_BITS - 1)]  # + 1
+                for j in range(hole.shape[1]):
+                    _count(holes, shut[hole[:, j]], j + 2)
                 same = ~(runs[0] ^ holes[0])
                 for a, b in zip(runs[1:], holes[1:]):
                     same &= ~(a ^ b)
-                ok = fits & touch & (~(runs[1] | runs[2] | runs[3]) | same)
-            found = _unslice(ok, who.size)  # [n, V]
+                ok[live] = fits_live & touch_live & (~(runs[1] | runs[2] | runs[3]) | same)
             starting = first[who]
             if starting.any():  # the first tile covers the centre instead of touching the forest
-                found[starting] = _unslice(fits, who.size)[starting] & table["centre"][None, :]
-            legal[who[:, None], table["valid"][None, :]] = found
+                centre = _slice(starting[:, None])[0]  # [w]: the games placing their first tile
+                covers = np.where(table["centre"], ~np.uint64(0), np.uint64(0))[:, None]
+                ok = (centre & fits & covers) | (~centre & ok)
+            every = np.zeros((board.place_rows, ok.shape[1]), dtype=np.uint64)  # all P*6 placements, padded
+            every[table["valid"]] = ok
+            legal[who] = _unslice_words(every, who.size)
         return legal
 
     def place_exists(self, state: VorexState, rows: np.ndarray, tiles: np.ndarray) -> np.ndarray:
@@ -437,28 +498,33 @@ class VorexEngine(BatchedEngine):
         n, slots = tiles.shape
         found = np.zeros((n, slots), dtype=bool)
         shapes = np.where(tiles >= 0, self.tile_shape[np.maximum(tiles, 0)], -1)
-        who, slot = np.nonzero(shapes >= 0)
+        who, slot = nonzero2(shapes >= 0)
         if who.size == 0:
             return found
         shape = shapes[who, slot]
         games = rows[who]
         kept = state.cache_valid[games, shape]
-        found[who[kept], slot[kept]] = state.place_cache[games[kept], shape[kept]].any(axis=1)
+        found[who[kept], slot[kept]] = (state.place_cache[games[kept], shape[kept]] != 0).any(axis=1)
         ask = np.nonzero(~kept & (state.tiles_on_map[games] > 0))[0]
         if ask.size:
-            simple = self._place_fresh(state, games[ask], shape[ask], simple=True).any(axis=1)
+            simple = (self._place_fresh(state, games[ask], shape[ask], simple=True) != 0).any(axis=1)
             found[who[ask[simple]], slot[ask[simple]]] = True
         rest = np.nonzero(~kept & ~found[who, slot])[0]
         if rest.size:
             one = tiles[who[rest], slot[rest]][:, None].astype(np.int64)
-            found[who[rest], slot[rest]] = self.place_legal(state, games[rest], one)[:, 0].any(axis=1)
+            found[who[rest], slot[rest]] = (self.place_words(state, games[rest], one)[:, 0] != 0).any(axis=1)
         return found
 
     def enclosed(self, state: VorexState, rows: np.ndarray, around: np.ndarray, touch: np.ndarray) -> np.ndarray:
         """bool ``[n, M]``: which around hexes of a placement (``board.around`` and ``board.around_touch`` rows)
         become enclosed single hexes: empty hexes whose empty neighbours are exactly the tile's cells next to them."""
-        tile = state.tile[rows[:, None], around]
-        covered_nb = (state.tile[rows[:, None, None], self.board.neighbours_ext[around]] != EMPTY).sum(axis=2)
+        W = self.H + 2
+        flat = state.tile.ravel()
+        base = (rows * W)[:, None]
+        tile = flat[base + around]
+        around_nb = self.board.neighbours_ext[around]  # [n, M, 6]
+        covered = flat[base[:, :, None] + around_nb] != EMPTY
+        covered_nb = _count6(covered.reshape(-1, 6)).reshape(around.shape)
         return (tile == EMPTY) & (6 - covered_nb == touch)
 
     # --- blooms ---------------------------------------------------------------------------------
@@ -466,45 +532,62 @@ class VorexEngine(BatchedEngine):
     def bloom_options(self, state: VorexState, rows: np.ndarray, free: np.ndarray) -> np.ndarray:
         """bool ``[n, P]``: legal blooms of the mover of games ``rows``; ``free`` marks weed blooms
         (no cost, no flower check). A stump whose whole cost the mover's light covers needs no payment sum."""
-        P = self.P
+        P, W = self.P, self.H + 2
         seats = state.to_move[rows].astype(np.int64)
         open_stump = (state.kind[rows, :P] > ARID) & (state.flower[rows, :P] < 0)
         can = free | (state.flowers_left[rows, seats] > 0)
         legal = open_stump & can[:, None]
-        cost = self.tile_cost_sum[state.tile[rows, :P], state.part[rows, :P]]
-        light = state.resources[rows, seats, 0]
-        i, h = np.nonzero(legal & ~free[:, None] & (cost > light[:, None]))
-        if i.size:  # reductions only lower the payment: first try paying the whole cost
-            full = self.tile_cost[state.tile[rows[i], h], state.part[rows[i], h]].astype(np.int64)
-            held = state.resources[rows[i], seats[i]].astype(np.int64)
-            short = np.maximum(full - held[:, 1:], 0).sum(axis=1) > held[:, 0]
-            i, h = i[short], h[short]
+        held = state.resources[rows, seats].astype(np.int64)  # [n, 4]
+        light = held[:, 0]
+        pays = np.nonzero(~free & can & (light < self.tile_cost_sum.max()))[0]  # light short of some stump's cost
+        i, h = nonzero2(legal[pays])  # the stumps to pay for (on tiles)
+        i = pays[i]
+        at = rows[i] * W + h  # flat hex index
+        code = state.tile.ravel()[at].astype(np.int64) * TILE_HEXES + state.part.ravel()[at]  # tile hex
+        caps = self.held_caps
+        held_code = ((np.minimum(held[:, 1], caps[0]) * (caps[1] + 1) + np.minimum(held[:, 2], caps[1]))
+                     * (caps[2] + 1) + np.minimum(held[:, 3], caps[2]))
+        # reductions only lower the payment: first try paying the whole cost
+        short = self.light_short[code * self.held_combos + held_code[i]] > light[i]
+        i, h = i[short], h[short]
+        if i.size:
             # without an own flower next to it nothing is reduced: the whole cost is too much
-            near = (state.flower[rows[i][:, None], self.board.neighbours[h]] == seats[i][:, None]).any(axis=1)
+            r, f = nonzero2(state.flower[rows, :P] == seats[:, None])  # stumps and ruins: playable hexes
+            next_to_own = np.zeros(rows.size * W, dtype=bool)
+            next_to_own[(r * W)[:, None] + self.board.neighbours[f]] = True
+            near = next_to_own[i * W + h]
             legal[i[~near], h[~near]] = False
             i, h = i[near], h[near]
         if i.size:
             need, where = np.unique(i, return_inverse=True)
-            totals = self._group_totals(state, rows[need], seats[need])
+            slot = np.searchsorted(need, r)  # the own flowers of the games needing totals
+            mine = need[np.minimum(slot, need.size - 1)] == r
+            totals = self._group_totals(state, rows[need], seats[need], (slot[mine], f[mine]))
             ok = self._payment(state, rows[need], seats[need], totals, where, h)[2]
             legal[i[~ok], h[~ok]] = False
         return legal
 
     def _payment(self, state: VorexState, rows: np.ndarray, seats: np.ndarray, totals: np.ndarray, i: np.ndarray,
-                 hexes: np.ndarray):
-        """Payment of blooming ``hexes`` by ``seats[i]`` in games ``rows[i]`` (pairs).
+                 hexes: np.ndarray, slot: np.ndarray | None = None):
+        """Payment of blooming ``hexes`` by ``seats[i]`` in games ``rows[i]`` (pairs), with the group totals
+        ``totals[slot]`` (default ``totals[i]``; a pair whose stump has no own flower next to it reads none).
 
         Returns pay [m, 4] (light, mushroom, water, insect), reduced [m] and affordable [m].
         """
-        board = self.board
+        board, W = self.board, self.H + 2
         games, seats = rows[i], seats[i]
-        nb = board.neighbours[hexes]  # [m, 6]
-        owner = state.flower[games[:, None], nb]
-        label = np.where(owner == seats[:, None], state.group[games[:, None], nb], -1).astype(np.int64)
-        for d in range(1, 6):  # keep each group once
-            label[:, d] = np.where((label[:, :d] == label[:, d:d + 1]).any(axis=1), -1, label[:, d])
-        counts = totals[i[:, None], np.where(label >= 0, label, board.OPEN)].sum(axis=1).astype(np.int64)
-        cost = self.tile_cost[state.tile[games, hexes], state.part[games, hexes]].astype(np.int64)  # [m, 3]
+        around = (games * W)[:, None] + board.neighbours[hexes]  # [m, 6] flat hex indices
+        mine = state.flower.ravel()[around] == seats[:, None]
+        label = np.sort(np.where(mine, state.group.ravel()[around], -1), axis=1)
+        label[:, 1:][label[:, 1:] == label[:, :-1]] = -1  # keep each group once
+        index = np.where(label >= 0, label, board.OPEN).astype(np.int64)
+        index += ((i if slot is None else slot) * W)[:, None]
+        # the 4 int16 totals of a group read as one uint64 word: summing words sums the counts (none carries)
+        words = totals.reshape(-1).view(np.uint64)[index].sum(axis=1, dtype=np.uint64)
+        counts = words.view(np.int16).reshape(-1, 4).astype(np.int64)
+        at = games * W + hexes
+        code = state.tile.ravel()[at].astype(np.int64) * TILE_HEXES + state.part.ravel()[at]
+        cost = self.tile_cost.reshape(-1, 3)[code].astype(np.int64)  # [m, 3]
         need = np.maximum(cost - counts[:, 1:], 0)
         held = state.resources[games, seats].astype(np.int64)
         wild = counts[:, 0].copy()
@@ -517,18 +600,30 @@ class VorexEngine(BatchedEngine):
             need[:, k] -= x
             wild -= x
         spend = np.minimum(need, held[:, 1:])
-        light = np.maximum(need - held[:, 1:], 0).sum(axis=1)
+        over = np.maximum(need - held[:, 1:], 0)
+        light = over[:, 0] + over[:, 1] + over[:, 2]
         pay = np.concatenate([light[:, None], spend], axis=1)
-        reduced = cost.sum(axis=1) - need.sum(axis=1)
+        cut = cost - need
+        reduced = cut[:, 0] + cut[:, 1] + cut[:, 2]
         return pay, reduced, light <= held[:, 0]
 
-    def _group_totals(self, state: VorexState, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        """int16 ``[n, H+2, 4]``: per group label of seat ``seats[i]``, its flowers on production stumps by resource."""
-        W = self.H + 2
-        resource = self.produce[state.kind[rows].astype(np.int64) + 1]
-        i, h = np.nonzero((state.flower[rows] == seats[:, None]) & (resource >= 0))
-        key = (i * W + state.group[rows[i], h].astype(np.int64)) * 4 + resource[i, h]
-        return np.bincount(key, minlength=rows.size * W * 4).astype(np.int16).reshape(rows.size, W, 4)
+    def _group_totals(self, state: VorexState, rows: np.ndarray, seats: np.ndarray,
+                      flowers: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        """int16 ``[n, H+2, 4]``: per group label of seat ``seats[i]``, its flowers on production stumps by resource.
+        ``flowers``: the seats' flowers as pairs (index into ``rows``, hex), when already known."""
+        W, P = self.H + 2, self.P
+        if flowers is None:
+            flowers = nonzero2(state.flower[rows, :P] == seats[:, None])  # stumps and ruins: playable hexes
+        i, h = flowers
+        at = rows[i] * W + h
+        kind = state.kind.ravel()[at]
+        production = (kind >= FIRST_PRODUCTION) & (kind <= LAST_PRODUCTION)
+        i, at = i[production], at[production]
+        resource = kind[production].astype(np.int64) - FIRST_PRODUCTION  # light, mushroom, water, insect
+        key, count = np.unique((i * W + state.group.ravel()[at].astype(np.int64)) * 4 + resource, return_counts=True)
+        totals = np.zeros(rows.size * W * 4, dtype=np.int16)
+        totals[key] = count
+        return totals.reshape(rows.size, W, 4)
 
     # --- legal actions ------------------------------------------------------------------------
 
@@ -562,11 +657,12 @@ class VorexEngine(BatchedEngine):
         mask[:, self.config.decline_action] = decline
         return mask
 
-    def legal_blocks(self, state: VorexState, rows: np.ndarray):
+    def legal_blocks(self, state: VorexState, rows: np.ndarray, packed: bool = False):
         """The legal actions of the (running) games ``rows`` by block, in action order: blooms bool ``[n, P]``,
-        places bool ``[n, 3, P*6]`` (slot, anchor * 6 + rotation), draw bool ``[n]``, decline bool ``[n]``."""
+        places bool ``[n, 3, P*6]`` (slot, anchor * 6 + rotation), draw bool ``[n]``, decline bool ``[n]``.
+        ``packed``: places as bits instead, uint64 ``[n, 3, place_words]`` (see :meth:`place_words`)."""
         tiles = self._slot_tiles(state, rows)
-        places = self.place_legal(state, rows, tiles)
+        places = (self.place_words if packed else self.place_legal)(state, rows, tiles)
         phase = state.phase[rows]
         blooms = np.zeros((rows.size, self.P), dtype=bool)
         bloomers = np.nonzero((phase == ACTION) | (phase == BONUS_BLOOM) | (phase == WEED_BLOOM))[0]
@@ -590,7 +686,7 @@ class VorexEngine(BatchedEngine):
 
     def legal_pairs(self, state: VorexState, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Flat ``(games, actions)`` of every legal action of games ``rows``, by game then action."""
-        i, a = np.nonzero(self.legal_rows(state, rows))
+        i, a = nonzero2(self.legal_rows(state, rows))
         return rows[i], a
 
     # --- step -------------------------------------------------------------------------------
@@ -689,7 +785,7 @@ class VorexEngine(BatchedEngine):
         state.tile[r_rows, cells] = tiles[:, None]
         state.part[r_rows, cells] = np.arange(TILE_HEXES, dtype=np.int8)[None, :]
         state.kind[r_rows, cells] = self.tile_kind[tiles]
-        i, j = np.nonzero(ruins)
+        i, j = nonzero2(ruins)
         state.tile[rows[i], around[i, j]] = RUIN
         state.tiles_on_map[rows] += 1
         state.cache_valid[rows] = False
@@ -732,9 +828,14 @@ class VorexEngine(BatchedEngine):
         weed = phase == WEED_BLOOM
         pays = ~weed
         if pays.any():
-            p_rows, p_seats = rows[pays], seats[pays]
-            totals = self._group_totals(state, p_rows, p_seats)
-            pay, reduced, _ = self._payment(state, p_rows, p_seats, totals, np.arange(p_rows.size), hexes[pays])
+            p_rows, p_seats, p_hexes = rows[pays], seats[pays], hexes[pays]
+            # group totals only where an own flower is next to the stump; the others read no group (zeros)
+            around = (p_rows * (self.H + 2))[:, None] + self.board.neighbours[p_hexes]
+            near = _count6(state.flower.ravel()[around] == p_seats[:, None]) > 0
+            totals = self._group_totals(state, p_rows[near], p_seats[near]) if near.any() else \
+                np.zeros((1, self.H + 2, 4), dtype=np.int16)
+            which = np.where(near, np.cumsum(near) - 1, 0)
+            pay, reduced, _ = self._payment(state, p_rows, p_seats, totals, np.arange(p_rows.size), p_hexes, which)
             pay = pay.astype(np.int16)
             state.resources[p_rows, p_seats] -= pay
             state.supply[p_rows] += pay
@@ -776,14 +877,18 @@ class VorexEngine(BatchedEngine):
         state.flower[rows, hexes] = seats
         nb = board.neighbours[hexes]
         labels = np.where(state.flower[rows[:, None], nb] == seats[:, None], state.group[rows[:, None], nb], -1)
-        group = state.group[rows]
         merged = np.where(labels >= 0, labels, 1 << 14).min(axis=1)
         new = np.minimum(merged, hexes).astype(np.int16)
-        for d in range(6):
-            hit = (labels[:, d, None] >= 0) & (group == labels[:, d, None])
-            group = np.where(hit, new[:, None], group)
-        group[np.arange(rows.size), hexes] = new
-        state.group[rows] = group
+        # only games where a neighbouring group changes label relabel their flowers (merges, or a smaller hex)
+        relabel = np.flatnonzero(_count6((labels >= 0) & (labels != new[:, None])) > 0)
+        if relabel.size:
+            group = state.group[rows[relabel]]
+            labels = np.where(labels >= 0, labels, -2)[relabel].astype(group.dtype)  # -2 matches no hex
+            hit = group == labels[:, 0, None]
+            for d in range(1, 6):
+                hit |= group == labels[:, d, None]
+            state.group[rows[relabel]] = np.where(hit, new[relabel, None], group)
+        state.group[rows, hexes] = new
         state.flowers_left[rows, seats] -= 1
         state.stats[rows, seats, STAT["flowers_placed"]] += 1
         out = state.flowers_left[rows, seats] == 0
@@ -800,7 +905,7 @@ class VorexEngine(BatchedEngine):
         board = self.board
         rows = rows[~state.done[rows]]
         open_ruin = (state.tile[rows, :self.H] == RUIN) & ~state.settled[rows, :self.H]
-        i, h = np.nonzero(open_ruin)
+        i, h = nonzero2(open_ruin)
         if i.size == 0:
             return
         games = rows[i]
@@ -890,7 +995,7 @@ class VorexEngine(BatchedEngine):
             legal = self.place_exists(state, rows, tiles)
             aside = pending & ~legal
             if aside.any():
-                i, j = np.nonzero(aside)
+                i, j = nonzero2(aside)
                 state.setup_tiles[rows[i], seats[i], j] = -1
                 pending &= legal
         finished = ~pending.any(axis=1)
@@ -1039,7 +1144,7 @@ class VorexEngine(BatchedEngine):
         if not state.event_log:
             return None
         stacked = {key: np.stack([entry[key] for entry in state.event_log], axis=1) for key in LOG_FIELDS}
-        games, steps = np.nonzero(stacked["block"] >= 0)
+        games, steps = nonzero2(stacked["block"] >= 0)
         tile = stacked["tile"][games, steps]
         names = np.array(self.config.tile_names + ("",))
         levels = np.r_[self.tile_level, -1]
@@ -1115,7 +1220,7 @@ def score_points(engine: VorexEngine, tile, part, kind, flower, group, green, br
     n = tile.shape[0]
     T = engine.tile_count
     nb = board.neighbours  # [H, 6]; OPEN (= H) outside the window: an empty, flowerless hex
-    r, h = np.nonzero(flower[:, :H] >= 0)
+    r, h = nonzero2(flower[:, :H] >= 0)
     seat = flower[r, h].astype(np.int64)
     key = r * S + seat
     size = n * S
@@ -1123,24 +1228,23 @@ def score_points(engine: VorexEngine, tile, part, kind, flower, group, green, br
     def per_seat(weights=None) -> np.ndarray:
         return np.bincount(key, weights=weights, minlength=size).reshape(n, S).astype(np.int64)
 
-    around = nb[h]  # [m, 6]
-    rr = r[:, None]
-    nb_flower = flower[rr, around]
-    nb_tile = tile[rr, around]
-    nb_kind = kind[rr, around]
+    around = (r * flower.shape[1])[:, None] + nb[h]  # [m, 6] flat hex indices
+    nb_flower = np.ascontiguousarray(flower).ravel()[around]
+    nb_tile = np.ascontiguousarray(tile).ravel()[around]
+    nb_kind = np.ascontiguousarray(kind).ravel()[around]
     t, k = tile[r, h].astype(np.int64), kind[r, h].astype(np.int64)
     on_tile = t >= 0
     value = np.where(k == POINTS, engine.tile_value[np.maximum(t, 0), np.maximum(part[r, h], 0)], 0)
     out = {"points_flowers": per_seat(), "points_stumps": per_seat(value)}
-    own = (nb_flower == seat[:, None]).sum(axis=1)
-    others = ((nb_flower >= 0) & (nb_flower != seat[:, None])).sum(axis=1)
+    own = _count6(nb_flower == seat[:, None])
+    others = _count6((nb_flower >= 0) & (nb_flower != seat[:, None]))
     greens = np.zeros((n, S, 6), dtype=np.int64)  # G1..G5, none
-    greens[:, :, 0] = per_seat((nb_tile == EMPTY).any(axis=1))
+    greens[:, :, 0] = per_seat(_count6(nb_tile == EMPTY) > 0)
     tile_key = np.where(on_tile, key * T + np.maximum(t, 0), size * T)
     per_tile = np.bincount(tile_key, minlength=size * T + 1)[:size * T].reshape(n, S, T)
     greens[:, :, 1] = 2 * ((per_tile > 0) & (per_tile == engine.tile_stumps[None, None, :])).sum(axis=2)
-    greens[:, :, 2] = per_seat((nb_kind == ARID).sum(axis=1) >= 2)
-    ruin_r, ruin_h = np.nonzero(tile[:, :H] == RUIN)
+    greens[:, :, 2] = per_seat(_count6(nb_kind == ARID) >= 2)
+    ruin_r, ruin_h = nonzero2(tile[:, :H] == RUIN)
     if ruin_r.size:
         ruin_nb = flower[ruin_r[:, None], nb[ruin_h]]
         for s in range(S):
@@ -1153,7 +1257,7 @@ def score_points(engine: VorexEngine, tile, part, kind, flower, group, green, br
     label_key = r * (H + 1) + label
     group_size = np.bincount(label_key, minlength=n * (H + 1))
     production = (k >= FIRST_PRODUCTION) & (k <= LAST_PRODUCTION)
-    group_prod = np.bincount(label_key, weights=production, minlength=n * (H + 1)) > 0
+    group_prod = np.bincount(label_key[production], minlength=n * (H + 1)) > 0
     groups = per_seat(root)
     browns = np.zeros((n, S, 5), dtype=np.int64)
     browns[:, :, 1] = 2 * per_seat(others >= 2)
