@@ -24,8 +24,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from sims.core.choice import best_per_game, top_per_group
-from sims.core.engine import BatchedBot, take_games
+from sims.core.choice import best_per_game
+from sims.core.engine import BatchedBot
+from sims.core.planner import WIN_BONUS, RolloutPlanner
 from sims.core.rng import seat_uniforms, uniforms, uniforms_at
 from sims.vorex.config import ARID, GREEN, ROTATIONS, TILE_HEXES, WEIGHT_NAMES
 from sims.vorex.rules import (
@@ -288,7 +289,7 @@ class GreedyBot(BatchedBot):
         return chosen
 
 
-class PlannerBot(GreedyBot):
+class PlannerBot(RolloutPlanner, GreedyBot):
     """Rollouts: the best ``candidates`` greedy actions, each played on by greedy bots.
 
     A rollout runs until this seat's next ACTION decision of a later turn, the
@@ -299,45 +300,22 @@ class PlannerBot(GreedyBot):
     winning first), ties go to the greedy value, then the noise.
     """
 
-    def act(self, state: VorexState, active: np.ndarray) -> np.ndarray:
-        engine = self.engine
-        games, actions, value, noise = self.scored_actions(state, active)
-        chosen = np.full(state.size, -1, dtype=np.int64)
-        if games.size == 0:
-            return chosen
-        keep = top_per_group(games, value, noise, k=int(self.weights.get("candidates", 4)))
-        games, actions, value, noise = games[keep], actions[keep], value[keep], noise[keep]
-        branch = take_games(state, games)
-        branch.logging = False
-        self._reshuffle_pile(branch)
-        start_turn = branch.turn.copy()
-        engine.step(branch, actions)
-        branch.decisions += 1
-        rollout = [GreedyBot(engine, seat, self.weights, stream=f"plan/{self.seat}/{seat}")
-                   for seat in range(engine.players)]
-        for _ in range(int(self.weights.get("depth", 8))):
-            live = ~branch.done & ~((branch.to_move == self.seat) & (branch.phase == ACTION)
-                                    & (branch.turn > start_turn))
-            if not live.any():
-                break
-            replies = np.full(branch.size, -1, dtype=np.int64)
-            for seat in np.unique(branch.to_move[live]):
-                movers = live & (branch.to_move == seat)
-                replies[movers] = rollout[int(seat)].act(branch, movers)[movers]
-            frozen = ~live & ~branch.done
-            branch.done |= frozen  # games at the horizon sit out the step
-            engine.step(branch, replies)
-            branch.done &= ~frozen
-            branch.decisions[live] += 1
-        worth = evaluate(engine, branch, np.full(branch.size, self.seat, dtype=np.int64), self.weights)
-        if branch.done.any():
-            ranks = engine.results(branch).rank[:, self.seat].astype(np.float64)
-            worth = np.where(branch.done & (ranks > 0), worth - 1e6 * ranks, worth)
-        best = top_per_group(games, worth, value, noise)
-        chosen[games[best]] = actions[best]
-        return chosen
+    default_candidates = 4
+    default_depth = 8
+    rollout_bot_class = GreedyBot
 
-    def _reshuffle_pile(self, branch: VorexState) -> None:
+    def at_horizon(self, branch: VorexState, start_turn: np.ndarray) -> np.ndarray:
+        return (branch.to_move == self.seat) & (branch.phase == ACTION) & (branch.turn > start_turn)
+
+    def worth(self, branch: VorexState) -> np.ndarray:
+        """My evaluation; a finished game's rank counts first."""
+        worth = evaluate(self.engine, branch, np.full(branch.size, self.seat, dtype=np.int64), self.weights)
+        if branch.done.any():
+            ranks = self.engine.results(branch).rank[:, self.seat].astype(np.float64)
+            worth = np.where(branch.done & (ranks > 0), worth - WIN_BONUS * ranks, worth)
+        return worth
+
+    def hide_unseen(self, branch: VorexState) -> None:
         """Shuffle the tiles not yet revealed (which tiles remain is public, their order is not)."""
         total = branch.pile.shape[1]
         if total == 0:
@@ -346,5 +324,3 @@ class PlannerBot(GreedyBot):
         seen = np.arange(total)[None, :] < branch.pile_pointer[:, None]
         order = np.argsort(np.where(seen, -1.0, keys), axis=1, kind="stable")
         branch.pile = np.take_along_axis(branch.pile, order, axis=1)
-
-
