@@ -504,9 +504,25 @@ def analyse_run(path: str | Path, delta: float = DELTA) -> RunAnalysis:
         raise ConfigError(str(path), "(records)", f"records a report can use ({error})", has_got=False) from None
 
 
+def player_seats(manifest: dict, records: pl.DataFrame,
+                 events: pl.DataFrame | None = None) -> tuple[int, pl.DataFrame, pl.DataFrame | None]:
+    """The run's player count and its records and events restricted to the players' seats.
+
+    A game's own seats beyond the players (the opponent of a solo mode, such as
+    Vorex's weed) are not players: their results are the players' complement.
+    """
+    seats = int(records["seat"].max()) + 1 if records.height else 0
+    players = int(manifest.get("players") or seats)
+    if players < seats:
+        records = records.filter(pl.col("seat") < players)
+        if events is not None and "seat" in events.columns:
+            events = events.filter(pl.col("seat") < players)
+    return players, records, events
+
+
 def _analyse(path: Path, manifest: dict, records: pl.DataFrame, events: pl.DataFrame | None,
              delta: float) -> RunAnalysis:
-    players = int(records["seat"].max()) + 1
+    players, records, events = player_seats(manifest, records, events)
     bots = tuple(records.sort("game", "seat")["bot"].unique(maintain_order=True).to_list())
     rotated = bool(manifest.get("rotate_seats"))
     target = target_band(manifest.get("config", {}))
@@ -717,8 +733,21 @@ def _solo_section(a: RunAnalysis) -> Section:
 
 
 def _run_title(manifest: dict) -> str:
-    bots = " vs ".join(manifest.get("bots", []))
-    return f"{_game_title(manifest.get('game', '?'))}: {bots}"
+    bots = manifest.get("bots", [])
+    players = int(manifest.get("players") or len(bots))
+    title = " vs ".join(bots[:players])
+    if len(bots) > players:
+        title += " vs the game's seat (" + ", ".join(bots[players:]) + ")"
+    return f"{_game_title(manifest.get('game', '?'))}: {title}"
+
+
+def _solo_kind(a: RunAnalysis) -> str:
+    """What a one-player run is played against: the game's target, or the game's own seats."""
+    house = a.manifest.get("bots", [])[a.players:]
+    if house:
+        return f"A solo run: the player against the game's own seat{'s' if len(house) > 1 else ''} (played by " \
+               f"{', '.join(house)}); the player's win is the game's own win condition. "
+    return "A solitaire run: one seat against the game's target. "
 
 
 def _run_subtitle(a: RunAnalysis) -> str:
@@ -727,7 +756,8 @@ def _run_subtitle(a: RunAnalysis) -> str:
     rot = f" \u00d7 {rotations} seat rotations" if rotations > 1 else ""
     overrides = m.get("config_overrides") or []
     sets = f"; --set {' '.join(overrides)}" if overrides else ""
-    players = "solitaire" if a.players == 1 else f"{a.players} players"
+    house = len(m.get("bots", [])) > a.players
+    players = ("solo against the game's seat" if house else "solitaire") if a.players == 1 else f"{a.players} players"
     return (f"{a.games:,} games ({m.get('games', 0):,} deals{rot}), {players}, seed {m.get('seed')}, "
             f"config {m.get('config_hash')}{sets}. Run directory {a.path}")
 
@@ -973,7 +1003,7 @@ def build_run_report(path: str | Path, delta: float = DELTA) -> Report:
                   f"{', '.join(a.manifest.get('bots', []))}"
                   + (", seats rotated (every deal played once per seat order)" if a.rotated else ", seats fixed")
                   + (f". Verdict on seat balance within \u00b1{100 * delta:g} points: {a.advantage.verdict}. "
-                     if a.advantage is not None else ". A solitaire run: one seat against the game's target. ")
+                     if a.advantage is not None else ". " + _solo_kind(a))
                   + f"{warnings} finding{'s' if warnings != 1 else ''} to look at.", "lead"),
         Flags(flags),
     ])
@@ -1039,9 +1069,8 @@ def analyse_sweep(path: str | Path, delta: float = DELTA) -> tuple[Any, list[Cel
     for cell in data.cells:
         if cell.status == "pending":
             continue
-        records = cell.records()
         manifest = cell.manifest()
-        seats = int(records["seat"].max()) + 1 if records.height else 0
+        seats, records, _ = player_seats(manifest, cell.records())
         try:
             length = stats.game_length(records)
             advantage = stats.seat_advantage(records, delta=delta) if seats != 1 else None

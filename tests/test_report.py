@@ -257,6 +257,22 @@ def test_sweep_with_solitaire_cells_reports_the_win_rate_beside_seat_balance(tmp
     report.close()
 
 
+def test_solo_run_against_a_house_seat_is_reported_on_the_player_alone(tmp_path, toy_config):
+    run("toy-solo", toy_config, ["random"], 1, seed=3, games=120, out_dir=tmp_path / "solo", progress=False)
+    records = pl.read_parquet(next((tmp_path / "solo" / "records").glob("*.parquet")))
+    a = rp.analyse_run(tmp_path / "solo")
+    assert a.players == 1 and a.advantage is None
+    assert a.records["seat"].unique().to_list() == [0] and a.bots == ("random",)
+    assert a.by_seat.to_dicts()[0]["win_rate"] == float(records.filter(pl.col("seat") == 0)["win"].mean())
+    assert a.components is None or set(a.components["bot"].to_list()) == {"random"}  # not the house bot's choices
+    report = rp.build_run_report(tmp_path / "solo")
+    assert report.title == "Dice race against the house (test game): random vs the game's seat (greedy)"
+    assert "solo against the game's seat" in report.subtitle
+    assert report.section("seats").title == "Solitaire result"
+    assert "the player against the game's own seat (played by greedy)" in report.section("summary").blocks[0].text
+    report.close()
+
+
 # ---------------------------------------------------------------- diffs
 
 
