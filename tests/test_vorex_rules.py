@@ -252,10 +252,25 @@ def test_solo_weed_blooms_for_free_and_loses_with_no_stump():
     stumps = np.nonzero((state.kind[0, :CONFIG.playable] > 0) & (state.flower[0, :CONFIG.playable] < 0))[0]
     state.flower[0, stumps] = 0
     state.group[0] = engine.groups(state.flower[0:1])[0]
+    engine.forget_cache(state)
     engine.step(state, np.array([CONFIG.draw_action]))
     engine.step(state, np.array([CONFIG.draw_action]))
     assert rules.END_REASONS[state.end[0]] == "weed_no_stump"
     assert list(engine.results(state).rank[0]) == [2, 1]
+
+
+def test_kept_arrays_are_checked_against_the_map():
+    engine = engine_for(2)
+    state = engine.init(game_seeds(4, np.arange(3)))
+    while state.phase[0] == SETUP:
+        engine.step(state, np.argmax(engine.legal_mask(state), axis=1))
+    check = "kept arrays match the map"
+    assert engine.invariants(state)[check].all()
+    stump = np.nonzero((state.kind[1] > 0) & (state.flower[1] < 0))[0][0]
+    flowers(engine, state, 1, 0, [stump])  # by hand: beside and production are now stale in game 1
+    assert list(engine.invariants(state)[check]) == [True, False, True]
+    engine.forget_cache(state)
+    assert engine.invariants(state)[check].all()
 
 
 @pytest.mark.parametrize("players", [1, 2, 3, 4])

@@ -39,6 +39,7 @@ from sims.vorex.rules import (
     WEED_EXPAND,
     VorexEngine,
     VorexState,
+    pack_bits,
     score_points,
 )
 
@@ -158,14 +159,6 @@ def placement_features(engine: VorexEngine, state: VorexState, games: np.ndarray
     return direct, found
 
 
-def _pack(mask: np.ndarray) -> np.ndarray:
-    """uint64 ``[n, ceil(K / 64)]`` from bool ``[n, K]``: bit j % 64 of word j // 64 is ``mask[:, j]``."""
-    n, K = mask.shape
-    packed = np.zeros((n, -(-K // 64) * 8), dtype=np.uint8)
-    packed[:, :-(-K // 8)] = np.packbits(mask, axis=1, bitorder="little")
-    return packed.view("<u8")
-
-
 # SELECT_BIT[b, r]: the position of the r-th set bit (ascending) of byte b
 SELECT_BIT = np.array([[[i for i in range(8) if b >> i & 1][r] if r < bin(b).count("1") else 0 for r in range(8)]
                        for b in range(256)], dtype=np.int64)
@@ -226,7 +219,7 @@ class RandomBot(BatchedBot):
         if rows.size == 0:
             return chosen
         blooms, places, draw, decline = engine.legal_blocks(state, rows, packed=True)
-        blooms = _pack(blooms)
+        blooms = pack_bits(blooms)
         bloom_count = np.bitwise_count(blooms).sum(axis=1, dtype=np.int64)
         places = places.reshape(rows.size, -1)  # [n, 3 * place_words]: slot-major bits
         place_count = np.bitwise_count(places).sum(axis=1, dtype=np.int64)

@@ -10,20 +10,23 @@ Closed regions. The covered hexes (tiles and ruins) always form one
 6-connected set (every tile but the first touches it), and before a placement
 every empty hex reaches the ring. By Euler's formula a new tile touching the
 forest in ``r`` separate runs along its boundary closes exactly ``r - 1``
-empty regions; each closed region touches the tile. So a placement is legal
-iff the number of its neighbour hexes that become single enclosed hexes
-equals ``r - 1`` (every closed region is then a single hex: a ruin).
+empty regions; each closed region touches the tile. The ``r`` gaps between
+the runs (stretches of empty hexes along the boundary) lie in ``r`` different
+regions, all closed but one, so a placement is legal iff at most one gap holds
+a hex that does not become a single enclosed hex (every closed region is then
+a single hex: a ruin).
 
 Placement legality is computed bit-sliced: one uint64 per hex holds that
 hex's bit for 64 games, so every test over all placements of a shape is a
-gather of words and a bitwise operation; the runs and holes are counted in
-bit planes.
+gather of words and a bitwise operation along the boundary walk.
 
 Kept between decisions: each flower's group label (the smallest hex of its
-6-connected same-seat group, updated when a flower lands), the legal
+6-connected same-seat group, updated when a flower lands), each group's
+flowers on production stumps by resource, the seats with a flower next to
+each hex, the covered hexes as bits, each stump's tile hex, the legal
 placements per (game, shape) until the next tile lands, and the legal blooms
 of the current decision. After changing a state's arrays by hand, call
-:meth:`VorexEngine.forget_cache`.
+:meth:`VorexEngine.forget_cache` (it recomputes all of these from the map).
 """
 
 from __future__ import annotations
@@ -130,6 +133,30 @@ def _unslice_words(words: np.ndarray, n: int) -> np.ndarray:
     return np.ascontiguousarray(a.transpose(0, 2, 1)).reshape(w * 64, blocks)[:n]
 
 
+def pack_bits(mask: np.ndarray) -> np.ndarray:
+    """uint64 ``[n, ceil(K / 64)]`` from bool ``[n, K]``: bit j % 64 of word j // 64 is ``mask[:, j]``."""
+    n, K = mask.shape
+    packed = np.zeros((n, -(-K // 64) * 8), dtype=np.uint8)
+    packed[:, :-(-K // 8)] = np.packbits(mask, axis=1, bitorder="little")
+    return packed.view("<u8")
+
+
+def _slice_rows(words: np.ndarray, K: int) -> np.ndarray:
+    """:func:`_slice` from bits packed by game: uint64 ``[K, ceil(n / 64)]`` from uint64 ``[n, k]`` (bit j % 64
+    of word j // 64 of row g is entry j of game g; K <= 64 k)."""
+    n = words.shape[0]
+    if n % 64:
+        words = np.concatenate([words, np.zeros((64 - n % 64, words.shape[1]), dtype=words.dtype)])
+    return _unslice_words(words, K)
+
+
+def _flat_view(array: np.ndarray) -> np.ndarray:
+    """A 1-d view of a C-contiguous array (writes reach the array)."""
+    if not array.flags.c_contiguous:
+        raise ValueError("state arrays are C-contiguous")
+    return array.reshape(-1)
+
+
 def unpack_words(words: np.ndarray, size: int) -> np.ndarray:
     """bool ``[..., size]`` from uint64 ``[..., k]``: bit j % 64 of word j // 64."""
     bits = np.unpackbits(np.ascontiguousarray(words).view(np.uint8), axis=-1, bitorder="little")
@@ -166,6 +193,9 @@ def _equal(planes: np.ndarray, value: int) -> np.ndarray:
     return found
 
 
+# one in the lane of each resource (light, mushroom, water, insect) of a production word, as int16 counts in memory
+PRODUCTION_LANES = np.array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], dtype=np.int16).view(np.uint64)
+
 WEED_BLOOMS = 2  # the weed blooms twice a turn (rulebook), whatever rules.actions_per_turn says
 
 class Board:
@@ -185,6 +215,7 @@ class Board:
         ext = np.full((H + 2, 6), self.OPEN, dtype=np.int64)
         ext[:H] = self.neighbours
         self.neighbours_ext = ext
+        self.neighbours_by_direction = np.ascontiguousarray(self.neighbours.T)  # [6, H]
         self.playable_mask = np.zeros(H + 2, dtype=bool)
         self.playable_mask[:P] = True
 
@@ -197,11 +228,13 @@ class Board:
         for s, offsets in enumerate(shapes):
             for k in range(K):
                 rotated = [rotate(o, k) for o in offsets]
-                walks[s, k] = _boundary_walk(rotated)
+                walk = _boundary_walk(rotated)
+                walks[s, k] = [hex_ for i, hex_ in enumerate(walk) if hex_ != walk[i - 1]]  # each visit once
                 distinct[s, k] = sorted(set(walks[s, k]))
         L = max(len(w) for w in walks.values())
         M = max(len(d) for d in distinct.values())
         self.boundary = np.full((S, P * K, L), self.OPEN, dtype=np.int64)
+        self.boundary_touch = np.zeros((S, K, L), dtype=np.int64)  # tile cells next to each boundary hex
         self.around = np.full((S, P * K, M), self.SHUT, dtype=np.int64)
         self.around_touch = np.full((S, P * K, M), -1, dtype=np.int8)  # tile cells next to each around hex
         # around_cell_bits[s, k, j]: bit i set iff tile hex i of rotation k touches around hex j (any anchor)
@@ -217,7 +250,9 @@ class Board:
             for k in range(K):
                 rotated = [rotate(o, k) for o in offsets]
                 walk, near = walks[s, k], distinct[s, k]
-                walk = walk + [walk[-1]] * (L - len(walk))  # a repeat starts no run
+                walk = walk + [walk[-1]] * (L - len(walk))  # a repeat changes nothing
+                self.boundary_touch[s, k] = [sum((hq + eq, hr + er) in rotated for eq, er in DIRECTIONS)
+                                             for hq, hr in walk]
                 for a in range(P):
                     q, r = config.hex_coords[a]
                     p = a * K + k
@@ -234,23 +269,25 @@ class Board:
     def _sliced(self) -> None:
         """Per shape, the tables of :meth:`VorexEngine._place_fresh`, over the placements whose cells are all playable.
 
-        ``hole[v, j]`` is where around hex j of placement v is read on the
-        stacked "empty with exactly c covered neighbours" boards: an around hex
-        touching t tile cells becomes a hole iff it has 6 - t covered
-        neighbours (board ``needed.index(6 - t)``); padding reads a row of zeros.
+        ``bad[v, j]`` is where boundary hex j of placement v is read on the
+        stacked "empty, without exactly c covered neighbours" boards: a hex
+        touching t tile cells becomes a single enclosed hex iff it is empty
+        with 6 - t covered neighbours (board ``needed.index(6 - t)``).
         """
         W = self.H + 2
         self.place_rows = -(-self.cells.shape[1] // 64) * 64
         touches = {int(t) for t in np.unique(self.around_touch) if t > 0}
         self.needed = sorted({6 - t for t in touches})
         self.sliced = []
+        slot_of_touch = np.array([self.needed.index(6 - t) if t in touches else -1 for t in range(7)])
         for s in range(self.cells.shape[0]):
             valid = np.nonzero((self.cells[s] != self.SHUT).all(axis=1))[0]
-            touch = self.around_touch[s, valid].astype(np.int64)
-            slot = np.array([self.needed.index(6 - t) if t in touches else 0 for t in range(7)])[np.maximum(touch, 0)]
-            hole = np.where(touch > 0, slot * W + self.around[s, valid], len(self.needed) * W)
-            self.sliced.append({"valid": valid, "cells": self.cells[s, valid], "boundary": self.boundary[s, valid],
-                                "hole": hole, "centre": self.covers_centre[s, valid]})
+            boundary = self.boundary[s, valid]
+            length = 1 + int((boundary[:, 1:] != boundary[:, :-1]).sum(axis=1).max())  # the rest repeats the last
+            boundary = boundary[:, :length]
+            bad = slot_of_touch[self.boundary_touch[s, valid % ROTATIONS, :length]] * W + boundary
+            self.sliced.append({"valid": valid, "cells": self.cells[s, valid], "boundary": boundary,
+                                "bad": bad, "centre": self.covers_centre[s, valid]})
 
 
 @dataclass
@@ -260,6 +297,11 @@ class VorexState(BatchedState):
     kind: np.ndarray  # int8 [B, H+2]: HEX_KINDS index of the tile hex, -1
     flower: np.ndarray  # int8 [B, H+2]: seat, -1
     group: np.ndarray  # int16 [B, H+2]: a flower's group label (a hex of the group), -1
+    stump: np.ndarray  # int16 [B, H+2]: tile * 4 + part of each stump (flower or not), -1
+    covered: np.ndarray  # uint64 [B, ceil((H+2) / 64)]: bit h % 64 of word h // 64 set iff hex h is not EMPTY
+    beside: np.ndarray  # uint8 [B, H+2]: bit s set iff a flower of seat s is next to the hex
+    production: np.ndarray  # uint64 [B, H+2]: at each group label, the group's flowers on production stumps
+    #   by resource (light, mushroom, water, insect) as 4 int16 counts in one word (PRODUCTION_LANES); 0 elsewhere
     settled: np.ndarray  # bool [B, H+2]
     resources: np.ndarray  # int16 [B, S, 4]
     supply: np.ndarray  # int16 [B, 4]
@@ -378,6 +420,8 @@ class VorexEngine(BatchedEngine):
             end=np.zeros(B, np.int8), decisions=np.zeros(B, np.int32),
             tile=tile, part=np.full((B, W), -1, np.int8), kind=np.full((B, W), -1, np.int8),
             flower=np.full((B, W), -1, np.int8), group=np.full((B, W), -1, np.int16),
+            stump=np.full((B, W), -1, np.int16), covered=pack_bits(tile != EMPTY), beside=np.zeros((B, W), np.uint8),
+            production=np.zeros((B, W), np.uint64),
             settled=np.zeros((B, W), bool), resources=resources, supply=supply, flowers_left=flowers_left,
             face_up=face_up, pile=pile, pile_pointer=np.full(B, shown, np.int16), setup_tiles=setup,
             light_hex=np.full((B, S), -1, np.int16), phase=np.full(B, SETUP, np.int8),
@@ -411,9 +455,10 @@ class VorexEngine(BatchedEngine):
         shape = shapes[who, slot]
         stale = ~state.cache_valid[rows[who], shape]
         if stale.any():
-            games, kinds = rows[who[stale]], shape[stale]
-            key = np.unique(games * 64 + kinds)
-            games, kinds = key // 64, key % 64
+            wanted = np.zeros((n, state.cache_valid.shape[1]), dtype=bool)  # each (game, shape) once
+            wanted[who[stale], shape[stale]] = True
+            i, kinds = nonzero2(wanted)
+            games = rows[i]
             state.place_cache[games, kinds] = self._place_fresh(state, games, kinds)
             state.cache_valid[games, kinds] = True
         legal[who, slot] = state.place_cache[rows[who], shape]
@@ -426,21 +471,21 @@ class VorexEngine(BatchedEngine):
 
         Bit-sliced: one uint64 per hex holds a bit of 64 games, so each test is
         a gather over placements and a bitwise operation. The cells are free
-        and one touches the forest; where the boundary meets the forest in 2
-        runs or more, the single enclosed hexes (holes) must number runs - 1;
-        runs and holes are counted in bit planes. ``simple``: only the
-        placements meeting the forest in one run (a subset of the legal ones).
+        and one touches the forest; along the boundary walk at most one gap
+        holds a hex that does not become a single enclosed hex (see the module
+        docstring). ``simple``: only the placements meeting the forest in one
+        run (a subset of the legal ones).
         """
-        board = self.board
+        board, W = self.board, self.H + 2
         legal = np.zeros((games.size, board.place_rows // 64), dtype=np.uint64)
         first = state.tiles_on_map[games] == 0
         for shape in np.unique(shapes):
             who = np.nonzero(shapes == shape)[0]
             table = board.sliced[shape]
-            covered_hex = state.tile[games[who]] != EMPTY  # [n, H+2]; OPEN empty, SHUT covered
-            covered = _slice(covered_hex)
+            covered = _slice_rows(state.covered[games[who]], W)  # [H+2, w]; OPEN empty, SHUT covered
             near = covered[board.neighbours_ext]  # [H+2, 6, w]
-            free = _slice(~covered_hex & board.playable_mask[None, :])
+            free = ~covered
+            free[~board.playable_mask] = 0
             counts = [np.zeros_like(covered) for _ in range(COUNT_BITS)]
             for d in range(6):
                 _count(counts, near[:, d], d + 1)
@@ -448,36 +493,39 @@ class VorexEngine(BatchedEngine):
             fits = free[cells[:, 0]] & free[cells[:, 1]] & free[cells[:, 2]] & free[cells[:, 3]]  # [V, w]
             touching = free & (counts[0] | counts[1] | counts[2])  # free hexes with a covered neighbour
             touch = touching[cells[:, 0]] | touching[cells[:, 1]] | touching[cells[:, 2]] | touching[cells[:, 3]]
-            # the run and hole counts only for the placements that fit and touch in one of the games at least
+            # the walk's tests only for the placements that fit and touch in one of the games at least
             live = np.flatnonzero(np.bitwise_or.reduce(fits & touch, axis=1))
             ok = np.zeros_like(fits)
-            boundary, hole = table["boundary"][live], table["hole"][live]
+            boundary = table["boundary"][live]
             fits_live, touch_live = fits[live], touch[live]
-            ring = covered[boundary[:, -1]]
+            once, twice = np.zeros_like(fits_live), np.zeros_like(fits_live)
             if simple:
-                once, twice = np.zeros_like(fits_live), np.zeros_like(fits_live)
+                ring = covered[boundary[:, -1]]
                 for j in range(boundary.shape[1]):
                     now = covered[boundary[:, j]]
                     start = now & ~ring
                     twice |= once & start
                     once |= start
                     ring = now
-                ok[live] = fits_live & touch_live & ~twice
             else:
-                runs = [np.zeros_like(fits_live) for _ in range(COUNT_BITS)]
+                # The gaps (runs of empty hexes along the walk) become separate empty regions, all closed but one;
+                # legal iff at most one gap holds a "bad" hex: empty and not becoming a single enclosed hex.
+                bad_boards = np.concatenate([~covered & ~_equal(counts, c) for c in board.needed])
+                bad_index = table["bad"][live]
+                uncovered = ~covered
+                empty = [uncovered[boundary[:, j]] for j in range(boundary.shape[1])]
+                bad = [bad_boards[bad_index[:, j]] for j in range(boundary.shape[1])]
+                seen = np.zeros_like(fits_live)  # the current gap holds a bad hex (first: the gap the walk ends in)
                 for j in range(boundary.shape[1]):
-                    now = covered[boundary[:, j]]
-                    _count(runs, now & ~ring, (j + 2) // 2)  # no two runs start side by side
-                    ring = now
-                shut = np.concatenate([~covered & _equal(counts, c) for c in board.needed]
-                                      + [np.zeros_like(covered[:1])])
-                holes = [~np.zeros_like(fits_live)] + [np.zeros_like(fits_live) for _ in range(COUNT_BITS - 1)]  # + 1
-                for j in range(hole.shape[1]):
-                    _count(holes, shut[hole[:, j]], j + 2)
-                same = ~(runs[0] ^ holes[0])
-                for a, b in zip(runs[1:], holes[1:]):
-                    same &= ~(a ^ b)
-                ok[live] = fits_live & touch_live & (~(runs[1] | runs[2] | runs[3]) | same)
+                    seen &= empty[j]
+                    seen |= bad[j]
+                for j in range(boundary.shape[1]):
+                    start = bad[j] & ~seen
+                    twice |= once & start
+                    once |= start
+                    seen &= empty[j]
+                    seen |= bad[j]
+            ok[live] = fits_live & touch_live & ~twice
             starting = first[who]
             if starting.any():  # the first tile covers the centre instead of touching the forest
                 centre = _slice(starting[:, None])[0]  # [w]: the games placing their first tile
@@ -534,62 +582,51 @@ class VorexEngine(BatchedEngine):
         (no cost, no flower check). A stump whose whole cost the mover's light covers needs no payment sum."""
         P, W = self.P, self.H + 2
         seats = state.to_move[rows].astype(np.int64)
-        open_stump = (state.kind[rows, :P] > ARID) & (state.flower[rows, :P] < 0)
+        stump = state.stump[rows, :P]
         can = free | (state.flowers_left[rows, seats] > 0)
-        legal = open_stump & can[:, None]
+        legal = (stump >= 0) & (state.flower[rows, :P] < 0) & can[:, None]
         held = state.resources[rows, seats].astype(np.int64)  # [n, 4]
         light = held[:, 0]
         pays = np.nonzero(~free & can & (light < self.tile_cost_sum.max()))[0]  # light short of some stump's cost
-        i, h = nonzero2(legal[pays])  # the stumps to pay for (on tiles)
+        i, h = nonzero2(legal[pays])  # the stumps to pay for
         i = pays[i]
-        at = rows[i] * W + h  # flat hex index
-        code = state.tile.ravel()[at].astype(np.int64) * TILE_HEXES + state.part.ravel()[at]  # tile hex
+        code = stump.ravel()[i * P + h].astype(np.int64)
         caps = self.held_caps
         held_code = ((np.minimum(held[:, 1], caps[0]) * (caps[1] + 1) + np.minimum(held[:, 2], caps[1]))
                      * (caps[2] + 1) + np.minimum(held[:, 3], caps[2]))
         # reductions only lower the payment: first try paying the whole cost
         short = self.light_short[code * self.held_combos + held_code[i]] > light[i]
-        i, h = i[short], h[short]
+        i, h, code = i[short], h[short], code[short]
+        # without an own flower next to it nothing is reduced: the whole cost is too much
+        near = (state.beside.ravel()[rows[i] * W + h] >> seats[i].astype(np.uint8)) & 1 > 0
+        legal[i[~near], h[~near]] = False
+        i, h, code = i[near], h[near], code[near]
         if i.size:
-            # without an own flower next to it nothing is reduced: the whole cost is too much
-            r, f = nonzero2(state.flower[rows, :P] == seats[:, None])  # stumps and ruins: playable hexes
-            next_to_own = np.zeros(rows.size * W, dtype=bool)
-            next_to_own[(r * W)[:, None] + self.board.neighbours[f]] = True
-            near = next_to_own[i * W + h]
-            legal[i[~near], h[~near]] = False
-            i, h = i[near], h[near]
-        if i.size:
-            need, where = np.unique(i, return_inverse=True)
-            slot = np.searchsorted(need, r)  # the own flowers of the games needing totals
-            mine = need[np.minimum(slot, need.size - 1)] == r
-            totals = self._group_totals(state, rows[need], seats[need], (slot[mine], f[mine]))
-            ok = self._payment(state, rows[need], seats[need], totals, where, h)[2]
+            ok = self._payment(state, rows[i], seats[i], h, code, held[i])[2]
             legal[i[~ok], h[~ok]] = False
         return legal
 
-    def _payment(self, state: VorexState, rows: np.ndarray, seats: np.ndarray, totals: np.ndarray, i: np.ndarray,
-                 hexes: np.ndarray, slot: np.ndarray | None = None):
-        """Payment of blooming ``hexes`` by ``seats[i]`` in games ``rows[i]`` (pairs), with the group totals
-        ``totals[slot]`` (default ``totals[i]``; a pair whose stump has no own flower next to it reads none).
+    def _payment(self, state: VorexState, games: np.ndarray, seats: np.ndarray, hexes: np.ndarray,
+                 code: np.ndarray, held: np.ndarray):
+        """Payment of blooming ``hexes`` by ``seats`` in ``games`` (pairs): the cost of the stump (tile hex
+        ``code``: tile * 4 + part) less the production of the seat's groups next to it (``state.production``),
+        each group counted once; ``held`` [m, 4] are the seats' resources (int64).
 
         Returns pay [m, 4] (light, mushroom, water, insect), reduced [m] and affordable [m].
         """
         board, W = self.board, self.H + 2
-        games, seats = rows[i], seats[i]
-        around = (games * W)[:, None] + board.neighbours[hexes]  # [m, 6] flat hex indices
-        mine = state.flower.ravel()[around] == seats[:, None]
-        label = np.sort(np.where(mine, state.group.ravel()[around], -1), axis=1)
-        label[:, 1:][label[:, 1:] == label[:, :-1]] = -1  # keep each group once
-        index = np.where(label >= 0, label, board.OPEN).astype(np.int64)
-        index += ((i if slot is None else slot) * W)[:, None]
-        # the 4 int16 totals of a group read as one uint64 word: summing words sums the counts (none carries)
-        words = totals.reshape(-1).view(np.uint64)[index].sum(axis=1, dtype=np.uint64)
+        around = board.neighbours_by_direction[:, hexes] + games * W  # [6, m] flat hex indices
+        labels = np.where(state.flower.ravel()[around] == seats, state.group.ravel()[around], -1)
+        first = labels >= 0  # each group once: its first neighbour in direction order
+        for d in range(1, 6):
+            for e in range(d):
+                first[d] &= labels[d] != labels[e]
+        index = np.where(first, labels, board.OPEN) + games * W  # OPEN holds no flower: reads 0
+        # the 4 int16 counts of a group in one uint64 word: summing words sums the counts (none carries)
+        words = state.production.ravel()[index].sum(axis=0, dtype=np.uint64)
         counts = words.view(np.int16).reshape(-1, 4).astype(np.int64)
-        at = games * W + hexes
-        code = state.tile.ravel()[at].astype(np.int64) * TILE_HEXES + state.part.ravel()[at]
         cost = self.tile_cost.reshape(-1, 3)[code].astype(np.int64)  # [m, 3]
         need = np.maximum(cost - counts[:, 1:], 0)
-        held = state.resources[games, seats].astype(np.int64)
         wild = counts[:, 0].copy()
         for k in range(3):
             x = np.minimum(wild, np.maximum(need[:, k] - held[:, k + 1], 0))
@@ -607,23 +644,25 @@ class VorexEngine(BatchedEngine):
         reduced = cut[:, 0] + cut[:, 1] + cut[:, 2]
         return pay, reduced, light <= held[:, 0]
 
-    def _group_totals(self, state: VorexState, rows: np.ndarray, seats: np.ndarray,
-                      flowers: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-        """int16 ``[n, H+2, 4]``: per group label of seat ``seats[i]``, its flowers on production stumps by resource.
-        ``flowers``: the seats' flowers as pairs (index into ``rows``, hex), when already known."""
-        W, P = self.H + 2, self.P
-        if flowers is None:
-            flowers = nonzero2(state.flower[rows, :P] == seats[:, None])  # stumps and ruins: playable hexes
-        i, h = flowers
-        at = rows[i] * W + h
-        kind = state.kind.ravel()[at]
+    def _beside(self, state: VorexState, rows: np.ndarray) -> np.ndarray:
+        """uint8 ``[n, H+2]``: :attr:`VorexState.beside` of games ``rows`` computed from the flowers."""
+        W = self.H + 2
+        i, h = nonzero2(state.flower[rows, :self.H] >= 0)
+        bits = np.zeros(rows.size * W, dtype=np.uint8)
+        seat_bit = (np.uint8(1) << state.flower[rows[i], h].astype(np.uint8))[:, None]
+        np.bitwise_or.at(bits, (i * W)[:, None] + self.board.neighbours[h], seat_bit)
+        return bits.reshape(rows.size, W)
+
+    def _production_totals(self, state: VorexState, rows: np.ndarray) -> np.ndarray:
+        """uint64 ``[n, H+2]``: :attr:`VorexState.production` of games ``rows`` computed from the flowers and groups."""
+        W = self.H + 2
+        i, h = nonzero2(state.flower[rows] >= 0)
+        kind = state.kind[rows[i], h].astype(np.int64)
         production = (kind >= FIRST_PRODUCTION) & (kind <= LAST_PRODUCTION)
-        i, at = i[production], at[production]
-        resource = kind[production].astype(np.int64) - FIRST_PRODUCTION  # light, mushroom, water, insect
-        key, count = np.unique((i * W + state.group.ravel()[at].astype(np.int64)) * 4 + resource, return_counts=True)
-        totals = np.zeros(rows.size * W * 4, dtype=np.int16)
-        totals[key] = count
-        return totals.reshape(rows.size, W, 4)
+        i, h, resource = i[production], h[production], kind[production] - FIRST_PRODUCTION
+        key = (i * W + state.group[rows[i], h].astype(np.int64)) * 4 + resource
+        totals = np.bincount(key, minlength=rows.size * W * 4).astype(np.int16)
+        return totals.view(np.uint64).reshape(rows.size, W)
 
     # --- legal actions ------------------------------------------------------------------------
 
@@ -680,9 +719,14 @@ class VorexEngine(BatchedEngine):
         return state.bloom_cache[rows]
 
     def forget_cache(self, state: VorexState) -> None:
-        """Drop the kept legal placements and blooms (after changing a state's arrays by hand)."""
+        """Drop the kept legal placements and blooms and recompute the other kept arrays (production, covered,
+        stump, beside) from the map (after changing a state's arrays by hand)."""
         state.cache_valid[:] = False
         state.bloom_stamp[:] = -1
+        state.production[:] = self._production_totals(state, np.arange(state.size))
+        state.covered[:] = pack_bits(state.tile != EMPTY)
+        state.stump[:] = np.where(state.kind > ARID, state.tile.astype(np.int64) * TILE_HEXES + state.part, -1)
+        state.beside[:] = self._beside(state, np.arange(state.size))
 
     def legal_pairs(self, state: VorexState, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Flat ``(games, actions)`` of every legal action of games ``rows``, by game then action."""
@@ -785,8 +829,13 @@ class VorexEngine(BatchedEngine):
         state.tile[r_rows, cells] = tiles[:, None]
         state.part[r_rows, cells] = np.arange(TILE_HEXES, dtype=np.int8)[None, :]
         state.kind[r_rows, cells] = self.tile_kind[tiles]
+        state.stump[r_rows, cells] = np.where(self.tile_kind[tiles] > ARID,
+                                              tiles[:, None] * TILE_HEXES + np.arange(TILE_HEXES), -1)
         i, j = nonzero2(ruins)
-        state.tile[rows[i], around[i, j]] = RUIN
+        formed = rows[i], around[i, j]
+        state.tile[formed] = RUIN
+        for games, hexes in ((r_rows.ravel(), cells.ravel()), formed):
+            np.bitwise_or.at(state.covered, (games, hexes // 64), np.uint64(1) << (hexes % 64).astype(np.uint64))
         state.tiles_on_map[rows] += 1
         state.cache_valid[rows] = False
         state.stats[rows, seats, STAT["tiles_placed"]] += 1
@@ -817,7 +866,7 @@ class VorexEngine(BatchedEngine):
             state.pile_pointer[e_rows] += has.astype(np.int16)
             state.stats[e_rows, e_seats, STAT["expands"]] += e_phase == ACTION
             state.stats[e_rows, e_seats, STAT["bonus_expands"]] += e_phase == BONUS_EXPAND
-        self._resolve_ruins(state, rows, log)
+        self._resolve_ruins(state, *formed, log)
         if expand.any():
             e_rows = rows[expand]
             state.phase[e_rows[~state.done[e_rows]]] = CONTINUE
@@ -829,13 +878,10 @@ class VorexEngine(BatchedEngine):
         pays = ~weed
         if pays.any():
             p_rows, p_seats, p_hexes = rows[pays], seats[pays], hexes[pays]
-            # group totals only where an own flower is next to the stump; the others read no group (zeros)
-            around = (p_rows * (self.H + 2))[:, None] + self.board.neighbours[p_hexes]
-            near = _count6(state.flower.ravel()[around] == p_seats[:, None]) > 0
-            totals = self._group_totals(state, p_rows[near], p_seats[near]) if near.any() else \
-                np.zeros((1, self.H + 2, 4), dtype=np.int16)
-            which = np.where(near, np.cumsum(near) - 1, 0)
-            pay, reduced, _ = self._payment(state, p_rows, p_seats, totals, np.arange(p_rows.size), p_hexes, which)
+            at = p_rows * (self.H + 2) + p_hexes
+            code = state.tile.ravel()[at].astype(np.int64) * TILE_HEXES + state.part.ravel()[at]
+            held = state.resources[p_rows, p_seats].astype(np.int64)
+            pay, reduced, _ = self._payment(state, p_rows, p_seats, p_hexes, code, held)
             pay = pay.astype(np.int16)
             state.resources[p_rows, p_seats] -= pay
             state.supply[p_rows] += pay
@@ -855,7 +901,7 @@ class VorexEngine(BatchedEngine):
         bonus_stat = phase == BONUS_BLOOM
         state.stats[rows[bonus_stat], seats[bonus_stat], STAT["bonus_blooms"]] += 1
         self._put_flowers(state, rows, hexes, seats)
-        self._resolve_ruins(state, rows, log)
+        self._resolve_ruins(state, *self._beside_pairs(rows, hexes), log)
         live = ~state.done[rows]
         rows, kind, weed = rows[live], kind[live], weed[live]
         state.phase[rows] = CONTINUE
@@ -876,19 +922,36 @@ class VorexEngine(BatchedEngine):
         board = self.board
         state.flower[rows, hexes] = seats
         nb = board.neighbours[hexes]
-        labels = np.where(state.flower[rows[:, None], nb] == seats[:, None], state.group[rows[:, None], nb], -1)
+        around = (rows * (self.H + 2))[:, None] + nb  # flat hex indices
+        labels = np.where(state.flower.ravel()[around] == seats[:, None], state.group.ravel()[around], -1)
         merged = np.where(labels >= 0, labels, 1 << 14).min(axis=1)
         new = np.minimum(merged, hexes).astype(np.int16)
         # only games where a neighbouring group changes label relabel their flowers (merges, or a smaller hex)
         relabel = np.flatnonzero(_count6((labels >= 0) & (labels != new[:, None])) > 0)
         if relabel.size:
             group = state.group[rows[relabel]]
-            labels = np.where(labels >= 0, labels, -2)[relabel].astype(group.dtype)  # -2 matches no hex
-            hit = group == labels[:, 0, None]
+            old = np.where(labels >= 0, labels, -2)[relabel].astype(group.dtype)  # -2 matches no hex
+            hit = group == old[:, 0, None]
             for d in range(1, 6):
-                hit |= group == labels[:, d, None]
+                hit |= group == old[:, d, None]
             state.group[rows[relabel]] = np.where(hit, new[relabel, None], group)
         state.group[rows, hexes] = new
+        # the merged group's production: its groups' (each once, their words cleared) and the new flower's
+        first = labels >= 0
+        for d in range(1, 6):
+            for e in range(d):
+                first[:, d] &= labels[:, d] != labels[:, e]
+        g, d = nonzero2(first)
+        production = state.production
+        words = np.zeros(rows.size, dtype=np.uint64)
+        np.add.at(words, g, production[rows[g], labels[g, d]])
+        production[rows[g], labels[g, d]] = 0
+        kind = state.kind[rows, hexes].astype(np.int64)
+        own = (kind >= FIRST_PRODUCTION) & (kind <= LAST_PRODUCTION)
+        words[own] += PRODUCTION_LANES[kind[own] - FIRST_PRODUCTION]
+        production[rows, new] = words
+        beside = _flat_view(state.beside)
+        beside[around] |= (np.uint8(1) << seats.astype(np.uint8))[:, None]
         state.flowers_left[rows, seats] -= 1
         state.stats[rows, seats, STAT["flowers_placed"]] += 1
         out = state.flowers_left[rows, seats] == 0
@@ -900,22 +963,33 @@ class VorexEngine(BatchedEngine):
             state.end[done] = np.where(seats[out] == WEED, END["weed_last_flower"], END["solo_win"])
             state.done[done] = True
 
-    def _resolve_ruins(self, state: VorexState, rows: np.ndarray, log) -> None:
-        """Settle complete unsettled ruins in ascending hex order; a unique majority places a flower."""
-        board = self.board
-        rows = rows[~state.done[rows]]
-        open_ruin = (state.tile[rows, :self.H] == RUIN) & ~state.settled[rows, :self.H]
-        i, h = nonzero2(open_ruin)
-        if i.size == 0:
+    def _beside_pairs(self, rows: np.ndarray, hexes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The 6 neighbours of ``hexes[i]`` in game ``rows[i]`` as flat (game, hex) pairs."""
+        return np.repeat(rows, 6), self.board.neighbours[hexes].ravel()
+
+    def _resolve_ruins(self, state: VorexState, games: np.ndarray, hexes: np.ndarray, log) -> None:
+        """Settle the complete unsettled ruins among hexes ``hexes[i]`` of games ``games[i]`` (distinct pairs, any
+        order) in ascending hex order per game; a unique majority places a flower.
+
+        A ruin is complete once every neighbour is arid or holds a flower. Its
+        neighbours are tile hexes (never ruins), so it completes only when it
+        forms or when a flower lands next to it: the callers pass those hexes,
+        and every other unsettled ruin of a running game is incomplete.
+        """
+        board, W = self.board, self.H + 2
+        at = games * W + hexes
+        at = at[(state.tile.ravel()[at] == RUIN) & ~state.settled.ravel()[at]]
+        at = at[~state.done[at // W]]
+        if at.size == 0:
             return
-        games = rows[i]
-        nb = board.neighbours[h]
-        kinds = state.kind[games[:, None], nb]
-        owners = state.flower[games[:, None], nb]
-        complete = ((kinds == ARID) | (owners >= 0)).all(axis=1)
-        games, h, owners = games[complete], h[complete], owners[complete]
-        if games.size == 0:
+        around = board.neighbours_ext[at % W] + (at - at % W)[:, None]
+        owners = state.flower.ravel()[around]
+        complete = ((state.kind.ravel()[around] == ARID) | (owners >= 0)).all(axis=1)
+        at, owners = at[complete], owners[complete]
+        if at.size == 0:
             return
+        order = np.argsort(at)
+        (games, h), owners = np.divmod(at[order], W), owners[order]
         first = np.r_[True, games[1:] != games[:-1]]
         rank = np.arange(games.size) - np.maximum.accumulate(np.where(first, np.arange(games.size), 0))
         for k in range(int(rank.max()) + 1):
@@ -1006,7 +1080,7 @@ class VorexEngine(BatchedEngine):
         has = light >= 0
         if has.any():
             self._put_flowers(state, rows[has], light[has], seats[has])
-            self._resolve_ruins(state, rows[has], log)
+            self._resolve_ruins(state, *self._beside_pairs(rows[has], light[has]), log)
         rows = rows[~state.done[rows]]
         self._end_turn(state, rows)
         return rows
@@ -1138,7 +1212,19 @@ class VorexEngine(BatchedEngine):
                                                                 == self.groups(state.flower)[:, :H]).all(axis=1),
             "flowers only on stumps and ruins": ((state.flower[:, :H] < 0) | ruins
                                                  | (state.kind[:, :H] > ARID)).all(axis=1),
+            "kept arrays match the map": self._kept_arrays_match(state),
         }
+
+    def _kept_arrays_match(self, state: VorexState) -> np.ndarray:
+        """bool ``[B]``: production, covered, stump and beside equal a rebuild from the map (:meth:`forget_cache`)."""
+        rows = np.arange(state.size)
+        is_label = state.group == np.arange(state.group.shape[1])[None, :]  # production is kept at group labels
+        production = self._production_totals(state, rows)
+        stump = np.where(state.kind > ARID, state.tile.astype(np.int64) * TILE_HEXES + state.part, -1)
+        return ((state.covered == pack_bits(state.tile != EMPTY)).all(axis=1)
+                & (state.stump == stump).all(axis=1)
+                & (state.beside == self._beside(state, rows)).all(axis=1)
+                & ((state.production == production) | ~is_label).all(axis=1))
 
     def events(self, state: VorexState, trace: Trace) -> dict[str, np.ndarray] | None:
         if not state.event_log:
