@@ -116,21 +116,23 @@ TRANSPOSE_ROUNDS = [(np.uint64(j), np.uint64(m)) for j, m in (
 def _unslice_words(words: np.ndarray, n: int) -> np.ndarray:
     """uint64 ``[n, K / 64]`` from uint64 ``[K, w]`` (K a multiple of 64; one bit per game as made by
     :func:`_slice`): bit k % 64 of word k // 64 of row g is bit g % 64 of ``words[k, g // 64]``. Transposes
-    64 x 64 bit blocks."""
+    64 x 64 bit blocks (on a copy: ``words`` is left as it is)."""
     K, w = words.shape
     blocks = K // 64
-    a = np.ascontiguousarray(words.reshape(blocks, 64, w).transpose(2, 0, 1))  # [w, blocks, 64 placements]
+    a = np.array(words).reshape(blocks, 64, w)  # a[b, r, c] = words[64 b + r, c]
     for j, mask in TRANSPOSE_ROUNDS:
-        pairs = a.reshape(w, blocks, 32 // int(j), 2, int(j))
-        low, high = pairs[:, :, :, 0], pairs[:, :, :, 1]
+        # rows r and r + j of each pair of j-row stripes swap their off-diagonal bit blocks; the w words of a
+        # row stay side by side, so every operation runs over contiguous stretches of j * w words
+        pairs = a.reshape(blocks, 32 // int(j), 2, int(j) * w)
+        low, high = pairs[:, :, 0], pairs[:, :, 1]
         t = low >> j
         t ^= high
         t &= mask
         high ^= t
         t <<= j
         low ^= t
-    # a[c, b, g]: bit r is placement 64 b + r of game 64 c + g
-    return np.ascontiguousarray(a.transpose(0, 2, 1)).reshape(w * 64, blocks)[:n]
+    # a[b, g, c]: bit r is placement 64 b + r of game 64 c + g
+    return np.ascontiguousarray(a.transpose(2, 1, 0)).reshape(w * 64, blocks)[:n]
 
 
 def pack_bits(mask: np.ndarray) -> np.ndarray:
@@ -264,6 +266,8 @@ class Board:
                         hq, hr = q + dq, r + dr
                         self.around[s, p, j] = number.get((hq, hr), self.OPEN)
                         self.around_touch[s, p, j] = sum((hq + eq, hr + er) in tile_hexes for eq, er in DIRECTIONS)
+        # around_nb[s, p]: the 6 neighbours of each around hex of placement p, flat [M * 6] (int16)
+        self.around_nb = self.neighbours_ext[self.around].reshape(S, P * K, M * 6).astype(np.int16)
         self._sliced()
 
     def _sliced(self) -> None:
@@ -286,8 +290,10 @@ class Board:
             length = 1 + int((boundary[:, 1:] != boundary[:, :-1]).sum(axis=1).max())  # the rest repeats the last
             boundary = boundary[:, :length]
             bad = slot_of_touch[self.boundary_touch[s, valid % ROTATIONS, :length]] * W + boundary
-            self.sliced.append({"valid": valid, "cells": self.cells[s, valid], "boundary": boundary,
-                                "bad": bad, "centre": self.covers_centre[s, valid]})
+            # tables by column ([4, V], [length, V]): gathers with a contiguous index run many times faster
+            self.sliced.append({"valid": valid, "cells": np.ascontiguousarray(self.cells[s, valid].T),
+                                "boundary": np.ascontiguousarray(boundary.T), "bad": np.ascontiguousarray(bad.T),
+                                "centre": self.covers_centre[s, valid]})
 
 
 @dataclass
@@ -300,7 +306,7 @@ class VorexState(BatchedState):
     stump: np.ndarray  # int16 [B, H+2]: tile * 4 + part of each stump (flower or not), -1
     covered: np.ndarray  # uint64 [B, ceil((H+2) / 64)]: bit h % 64 of word h // 64 set iff hex h is not EMPTY
     beside: np.ndarray  # uint8 [B, H+2]: bit s set iff a flower of seat s is next to the hex
-    production: np.ndarray  # uint64 [B, H+2]: at each group label, the group's flowers on production stumps
+    production: np.ndarray  # uint64 [B, H+2]: at each group label, the group's flowers on production stumps; 0 elsewhere
     #   by resource (light, mushroom, water, insect) as 4 int16 counts in one word (PRODUCTION_LANES); 0 elsewhere
     settled: np.ndarray  # bool [B, H+2]
     resources: np.ndarray  # int16 [B, S, 4]
@@ -345,8 +351,6 @@ class VorexEngine(BatchedEngine):
         self.tile_shape = config.tile_shape.astype(np.int64)
         self.tile_kind = config.tile_hex_kind.astype(np.int8)
         self.tile_cost = config.tile_hex_cost.astype(np.int16)
-        # total cost of each tile hex; index [-1, -1] (empty hexes, ruins) reads the last hex: masked by the callers
-        self.tile_cost_sum = self.tile_cost.sum(axis=2)
         # light_short[tile hex, held]: the light that paying a tile hex's whole cost takes beyond the other
         # resources held, by tile * 4 + part and held mushroom, water, insect capped at the largest cost of each
         # (numbered as held_code); reductions aside
@@ -355,6 +359,8 @@ class VorexEngine(BatchedEngine):
         held = np.stack(np.meshgrid(*[np.arange(cap + 1) for cap in self.held_caps], indexing="ij"), axis=-1)
         self.light_short = np.maximum(cost[:, None, :] - held.reshape(1, -1, 3), 0).sum(axis=2).ravel()
         self.held_combos = held.reshape(-1, 3).shape[0]
+        # most_short[held]: the most light any tile hex's whole cost can take beyond the other resources held
+        self.most_short = self.light_short.reshape(-1, self.held_combos).max(axis=0)
         self.tile_value = config.tile_hex_value.astype(np.int16)
         self.tile_beetles = config.tile_beetles.astype(np.int16)
         self.tile_level = config.tile_level.astype(np.int64)
@@ -369,11 +375,6 @@ class VorexEngine(BatchedEngine):
             category[kind + 1] = (1 if FIRST_PRODUCTION <= kind <= LAST_PRODUCTION else
                                   2 if name in ("bloom", "draw", "expand") else 3 if kind == POINTS else 0)
         self.category = category
-        # Resource produced by a hex kind (index kind + 1), -1 if none.
-        produce = np.full(len(HEX_KINDS) + 1, -1, dtype=np.int64)
-        for kind in range(FIRST_PRODUCTION, LAST_PRODUCTION + 1):
-            produce[kind + 1] = kind - 1
-        self.produce = produce
 
     # --- setup ------------------------------------------------------------------------------
 
@@ -489,20 +490,21 @@ class VorexEngine(BatchedEngine):
             counts = [np.zeros_like(covered) for _ in range(COUNT_BITS)]
             for d in range(6):
                 _count(counts, near[:, d], d + 1)
-            cells = table["cells"]
-            fits = free[cells[:, 0]] & free[cells[:, 1]] & free[cells[:, 2]] & free[cells[:, 3]]  # [V, w]
+            cells = free.take(table["cells"], axis=0)  # [4, V, w]
+            fits = cells[0] & cells[1] & cells[2] & cells[3]  # [V, w]
             touching = free & (counts[0] | counts[1] | counts[2])  # free hexes with a covered neighbour
-            touch = touching[cells[:, 0]] | touching[cells[:, 1]] | touching[cells[:, 2]] | touching[cells[:, 3]]
+            cells = touching.take(table["cells"], axis=0)
+            touch = cells[0] | cells[1] | cells[2] | cells[3]
             # the walk's tests only for the placements that fit and touch in one of the games at least
             live = np.flatnonzero(np.bitwise_or.reduce(fits & touch, axis=1))
             ok = np.zeros_like(fits)
-            boundary = table["boundary"][live]
+            boundary = table["boundary"].take(live, axis=1)  # [length, live]
             fits_live, touch_live = fits[live], touch[live]
             once, twice = np.zeros_like(fits_live), np.zeros_like(fits_live)
             if simple:
-                ring = covered[boundary[:, -1]]
-                for j in range(boundary.shape[1]):
-                    now = covered[boundary[:, j]]
+                walk = covered.take(boundary, axis=0)  # [length, live, w]
+                ring = walk[-1]
+                for now in walk:
                     start = now & ~ring
                     twice |= once & start
                     once |= start
@@ -511,20 +513,22 @@ class VorexEngine(BatchedEngine):
                 # The gaps (runs of empty hexes along the walk) become separate empty regions, all closed but one;
                 # legal iff at most one gap holds a "bad" hex: empty and not becoming a single enclosed hex.
                 bad_boards = np.concatenate([~covered & ~_equal(counts, c) for c in board.needed])
-                bad_index = table["bad"][live]
                 uncovered = ~covered
-                empty = [uncovered[boundary[:, j]] for j in range(boundary.shape[1])]
-                bad = [bad_boards[bad_index[:, j]] for j in range(boundary.shape[1])]
+                bad_index = table["bad"].take(live, axis=1)  # [length, live]
+                # one step of the walk at a time, into buffers that stay in the cache
+                empty, bad, start = np.empty_like(fits_live), np.empty_like(fits_live), np.empty_like(fits_live)
                 seen = np.zeros_like(fits_live)  # the current gap holds a bad hex (first: the gap the walk ends in)
-                for j in range(boundary.shape[1]):
-                    seen &= empty[j]
-                    seen |= bad[j]
-                for j in range(boundary.shape[1]):
-                    start = bad[j] & ~seen
-                    twice |= once & start
-                    once |= start
-                    seen &= empty[j]
-                    seen |= bad[j]
+                for lap in (0, 1):
+                    for j in range(boundary.shape[0]):
+                        uncovered.take(boundary[j], axis=0, out=empty)
+                        bad_boards.take(bad_index[j], axis=0, out=bad)
+                        if lap:
+                            np.bitwise_not(seen, out=start)
+                            start &= bad
+                            twice |= once & start
+                            once |= start
+                        seen &= empty
+                        seen |= bad
             ok[live] = fits_live & touch_live & ~twice
             starting = first[who]
             if starting.any():  # the first tile covers the centre instead of touching the forest
@@ -563,15 +567,18 @@ class VorexEngine(BatchedEngine):
             found[who[rest], slot[rest]] = (self.place_words(state, games[rest], one)[:, 0] != 0).any(axis=1)
         return found
 
-    def enclosed(self, state: VorexState, rows: np.ndarray, around: np.ndarray, touch: np.ndarray) -> np.ndarray:
+    def enclosed(self, state: VorexState, rows: np.ndarray, around: np.ndarray, touch: np.ndarray,
+                 around_nb: np.ndarray | None = None) -> np.ndarray:
         """bool ``[n, M]``: which around hexes of a placement (``board.around`` and ``board.around_touch`` rows)
-        become enclosed single hexes: empty hexes whose empty neighbours are exactly the tile's cells next to them."""
+        become enclosed single hexes: empty hexes whose empty neighbours are exactly the tile's cells next to them.
+        ``around_nb``: the matching ``board.around_nb`` rows ``[n, M * 6]`` if at hand."""
         W = self.H + 2
         flat = state.tile.ravel()
         base = (rows * W)[:, None]
         tile = flat[base + around]
-        around_nb = self.board.neighbours_ext[around]  # [n, M, 6]
-        covered = flat[base[:, :, None] + around_nb] != EMPTY
+        if around_nb is None:
+            around_nb = self.board.neighbours_ext.take(around, axis=0).reshape(rows.size, -1)
+        covered = flat.take(around_nb + base) != EMPTY
         covered_nb = _count6(covered.reshape(-1, 6)).reshape(around.shape)
         return (tile == EMPTY) & (6 - covered_nb == touch)
 
@@ -582,48 +589,52 @@ class VorexEngine(BatchedEngine):
         (no cost, no flower check). A stump whose whole cost the mover's light covers needs no payment sum."""
         P, W = self.P, self.H + 2
         seats = state.to_move[rows].astype(np.int64)
-        stump = state.stump[rows, :P]
+        stumps = state.stump.take(rows, axis=0)  # [n, H+2]; take: several times faster than stump[rows, :P]
+        stump = stumps[:, :P]
         can = free | (state.flowers_left[rows, seats] > 0)
-        legal = (stump >= 0) & (state.flower[rows, :P] < 0) & can[:, None]
+        legal = (stump >= 0) & (state.flower.take(rows, axis=0)[:, :P] < 0) & can[:, None]
         held = state.resources[rows, seats].astype(np.int64)  # [n, 4]
         light = held[:, 0]
-        pays = np.nonzero(~free & can & (light < self.tile_cost_sum.max()))[0]  # light short of some stump's cost
-        i, h = nonzero2(legal[pays])  # the stumps to pay for
-        i = pays[i]
-        code = stump.ravel()[i * P + h].astype(np.int64)
         caps = self.held_caps
         held_code = ((np.minimum(held[:, 1], caps[0]) * (caps[1] + 1) + np.minimum(held[:, 2], caps[1]))
                      * (caps[2] + 1) + np.minimum(held[:, 3], caps[2]))
+        pays = np.nonzero(~free & can & (light < self.most_short[held_code]))[0]  # light short of some stump's cost
+        i, h = nonzero2(legal[pays])  # the stumps to pay for
+        i = pays[i]
+        code = stumps.ravel()[i * W + h].astype(np.int64)
         # reductions only lower the payment: first try paying the whole cost
         short = self.light_short[code * self.held_combos + held_code[i]] > light[i]
-        i, h, code = i[short], h[short], code[short]
+        i, h = i[short], h[short]
         # without an own flower next to it nothing is reduced: the whole cost is too much
         near = (state.beside.ravel()[rows[i] * W + h] >> seats[i].astype(np.uint8)) & 1 > 0
-        legal[i[~near], h[~near]] = False
-        i, h, code = i[near], h[near], code[near]
+        legal.ravel()[(i * P + h)[~near]] = False
+        i, h = i[near], h[near]
+        code = stumps.ravel()[i * W + h].astype(np.int64)
         if i.size:
-            ok = self._payment(state, rows[i], seats[i], h, code, held[i])[2]
+            ok = self._payment(state, rows[i], seats[i], h, code, held[i], affordable_only=True)
             legal[i[~ok], h[~ok]] = False
         return legal
 
     def _payment(self, state: VorexState, games: np.ndarray, seats: np.ndarray, hexes: np.ndarray,
-                 code: np.ndarray, held: np.ndarray):
+                 code: np.ndarray, held: np.ndarray, affordable_only: bool = False):
         """Payment of blooming ``hexes`` by ``seats`` in ``games`` (pairs): the cost of the stump (tile hex
         ``code``: tile * 4 + part) less the production of the seat's groups next to it (``state.production``),
         each group counted once; ``held`` [m, 4] are the seats' resources (int64).
 
-        Returns pay [m, 4] (light, mushroom, water, insect), reduced [m] and affordable [m].
+        Returns pay [m, 4] (light, mushroom, water, insect), reduced [m] and affordable [m]
+        (``affordable_only``: affordable alone).
         """
         board, W = self.board, self.H + 2
-        around = board.neighbours_by_direction[:, hexes] + games * W  # [6, m] flat hex indices
-        labels = np.where(state.flower.ravel()[around] == seats, state.group.ravel()[around], -1)
+        around = board.neighbours_by_direction.take(hexes, axis=1)  # [6, m] flat hex indices
+        around += games * W
+        labels = np.where(state.flower.ravel().take(around) == seats, state.group.ravel().take(around), -1)
         first = labels >= 0  # each group once: its first neighbour in direction order
         for d in range(1, 6):
             for e in range(d):
                 first[d] &= labels[d] != labels[e]
         index = np.where(first, labels, board.OPEN) + games * W  # OPEN holds no flower: reads 0
         # the 4 int16 counts of a group in one uint64 word: summing words sums the counts (none carries)
-        words = state.production.ravel()[index].sum(axis=0, dtype=np.uint64)
+        words = state.production.ravel().take(index).sum(axis=0, dtype=np.uint64)
         counts = words.view(np.int16).reshape(-1, 4).astype(np.int64)
         cost = self.tile_cost.reshape(-1, 3)[code].astype(np.int64)  # [m, 3]
         need = np.maximum(cost - counts[:, 1:], 0)
@@ -636,9 +647,11 @@ class VorexEngine(BatchedEngine):
             x = np.minimum(wild, need[:, k])
             need[:, k] -= x
             wild -= x
-        spend = np.minimum(need, held[:, 1:])
         over = np.maximum(need - held[:, 1:], 0)
         light = over[:, 0] + over[:, 1] + over[:, 2]
+        if affordable_only:
+            return light <= held[:, 0]
+        spend = np.minimum(need, held[:, 1:])
         pay = np.concatenate([light[:, None], spend], axis=1)
         cut = cost - need
         reduced = cut[:, 0] + cut[:, 1] + cut[:, 2]
@@ -808,9 +821,11 @@ class VorexEngine(BatchedEngine):
 
     def _do_draw(self, state: VorexState, rows: np.ndarray, log, bonus: bool) -> None:
         seats = state.to_move[rows].astype(np.int64)
-        resource = self.produce[state.kind[rows].astype(np.int64) + 1]
-        mine = state.flower[rows] == seats[:, None]
-        amounts = np.stack([(mine & (resource == r)).sum(axis=1) for r in range(4)], axis=1)
+        # the seat's flowers on production stumps by resource: the kept totals of its groups (words at the group
+        # labels, 0 at other hexes; the 4 int16 counts of a word add up without carries)
+        mine = state.flower.take(rows, axis=0) == seats[:, None]
+        words = np.where(mine, state.production.take(rows, axis=0), np.uint64(0)).sum(axis=1, dtype=np.uint64)
+        amounts = words.view(np.int16).reshape(-1, 4).astype(np.int64)
         self._gain(state, rows, seats, amounts, log)
         state.stats[rows, seats, STAT["bonus_draws" if bonus else "draws"]] += 1
 
@@ -824,7 +839,9 @@ class VorexEngine(BatchedEngine):
         shapes = self.tile_shape[tiles]
         cells = board.cells[shapes, within]  # [n, 4]
         around = board.around[shapes, within]
-        ruins = self.enclosed(state, rows, around, board.around_touch[shapes, within])
+        placement = shapes * board.around.shape[1] + within
+        ruins = self.enclosed(state, rows, around, board.around_touch[shapes, within],
+                              board.around_nb.reshape(-1, board.around_nb.shape[2]).take(placement, axis=0))
         r_rows = np.broadcast_to(rows[:, None], cells.shape)
         state.tile[r_rows, cells] = tiles[:, None]
         state.part[r_rows, cells] = np.arange(TILE_HEXES, dtype=np.int8)[None, :]
@@ -1218,13 +1235,12 @@ class VorexEngine(BatchedEngine):
     def _kept_arrays_match(self, state: VorexState) -> np.ndarray:
         """bool ``[B]``: production, covered, stump and beside equal a rebuild from the map (:meth:`forget_cache`)."""
         rows = np.arange(state.size)
-        is_label = state.group == np.arange(state.group.shape[1])[None, :]  # production is kept at group labels
-        production = self._production_totals(state, rows)
+        production = self._production_totals(state, rows)  # at group labels, 0 elsewhere
         stump = np.where(state.kind > ARID, state.tile.astype(np.int64) * TILE_HEXES + state.part, -1)
         return ((state.covered == pack_bits(state.tile != EMPTY)).all(axis=1)
                 & (state.stump == stump).all(axis=1)
                 & (state.beside == self._beside(state, rows)).all(axis=1)
-                & ((state.production == production) | ~is_label).all(axis=1))
+                & (state.production == production).all(axis=1))
 
     def events(self, state: VorexState, trace: Trace) -> dict[str, np.ndarray] | None:
         if not state.event_log:
