@@ -1031,7 +1031,7 @@ class CellAnalysis:
     gap_low: float
     gap_high: float
     worst: int
-    players: int  # seats in the records
+    players: int  # the cell's player count (a game's own seats, such as a solo weed, left out)
     solo: stats.Proportion | None = None  # a solitaire cell's win rate
     p_holm: float = float("nan")
     win_change: stats.PairedDifference | None = None
@@ -1070,10 +1070,10 @@ def analyse_sweep(path: str | Path, delta: float = DELTA) -> tuple[Any, list[Cel
         if cell.status == "pending":
             continue
         manifest = cell.manifest()
-        seats, records, _ = player_seats(manifest, cell.records())
+        players, records, _ = player_seats(manifest, cell.records())
         try:
             length = stats.game_length(records)
-            advantage = stats.seat_advantage(records, delta=delta) if seats != 1 else None
+            advantage = stats.seat_advantage(records, delta=delta) if players != 1 else None
         except stats.StatsError as error:
             raise ConfigError(str(cell.path), "(records)", f"records a report can use ({error})",
                               has_got=False) from None
@@ -1084,7 +1084,7 @@ def analyse_sweep(path: str | Path, delta: float = DELTA) -> tuple[Any, list[Cel
             worst, gap, low, high = _gap(advantage)
             solo = None
         cells.append(CellAnalysis(cell.title, dict(cell.labels), cell.baseline, records, manifest, advantage, length,
-                                  target_band(manifest.get("config") or {}), gap, low, high, worst, seats, solo))
+                                  target_band(manifest.get("config") or {}), gap, low, high, worst, players, solo))
     if not cells:
         raise ConfigError(str(Path(path) / "cells"), "(files)", "cells with records (run glade sweep)",
                           has_got=False)
@@ -1098,11 +1098,11 @@ def analyse_sweep(path: str | Path, delta: float = DELTA) -> tuple[Any, list[Cel
             continue
         reference = _paired_reference(cell, base, cells)
         if reference is None:
-            cell.paired_note = (f"not paired: no cell with {cell.players} seats and the baseline's "
+            cell.paired_note = (f"not paired: no cell with {cell.players} players and the baseline's "
                                 "other settings")
             continue
         if reference is cell:
-            cell.paired_note = f"the reference cell for {cell.players} seats"
+            cell.paired_note = f"the reference cell for {cell.players} players"
             continue
         base0 = reference.records.filter(pl.col("seat") == 0)
         a, b = _common(base0, cell.records.filter(pl.col("seat") == 0))
@@ -1175,17 +1175,8 @@ def sweep_flags(data: Any, cells: list[CellAnalysis], delta: float) -> list[Flag
     flags.append(Flag("info", "Verdicts: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + ".",
                       f"balanced = equivalence test (TOST) within \u00b1{100 * delta:g} points passes; unbalanced = "
                       "the difference test rejects; otherwise not enough games yet"))
-    changed = [c for c in cells if c.win_change is not None and c.win_holm < ALPHA]
     base = next((c for c in cells if c.baseline), cells[0])
-    if changed:
-        flags.append(Flag("warn" if False else "info",
-                          f"{len(changed)} cell{'s' if len(changed) > 1 else ''} change seat 0's win rate against "
-                          f"the baseline {base.id}.",
-                          "; ".join(f"{c.id}: {_pts(c.win_change.difference)} points "
-                                    f"{_ci_pts(c.win_change.mean.low, c.win_change.mean.high)}, McNemar Holm "
-                                    f"{stats.format_p(c.win_holm)}" for c in changed[:4])
-                          + ("" if len(changed) <= 4 else f"; and {len(changed) - 4} more")
-                          + " (paired on common random numbers)"))
+    flags += _win_change_flag(cells, f"change seat 0's win rate against the baseline {base.id}")
     stalled = [c for c in cells if c.length.stalls.rate > STALL_FLAG]
     if stalled:
         flags.append(Flag("warn", f"High stall rate in {len(stalled)} cells.",
@@ -1437,16 +1428,20 @@ def solitaire_flags(cells: list[CellAnalysis]) -> list[Flag]:
     if len(ranked) > 1:
         flags.append(Flag("info", f"Solitaire: the lowest win rate is {_pct(ranked[0].solo.rate)} ({ranked[0].id}).",
                           rate_text(ranked[0])))
+    return flags + _win_change_flag(cells, "change the player's win rate against the baseline", "solitaire ")
+
+
+def _win_change_flag(cells: list[CellAnalysis], what: str, kind: str = "") -> list[Flag]:
+    """One flag listing the cells whose paired win-rate change against the baseline is significant (Holm)."""
     changed = [c for c in cells if c.win_change is not None and c.win_holm < ALPHA]
-    if changed:
-        flags.append(Flag("info", f"{len(changed)} solitaire cell{'s' if len(changed) > 1 else ''} change the win "
-                                  "rate against the baseline.",
-                          "; ".join(f"{c.id}: {_pts(c.win_change.difference)} points "
-                                    f"{_ci_pts(c.win_change.mean.low, c.win_change.mean.high)}, McNemar Holm "
-                                    f"{stats.format_p(c.win_holm)}" for c in changed[:4])
-                          + ("" if len(changed) <= 4 else f"; and {len(changed) - 4} more")
-                          + " (paired on common random numbers)"))
-    return flags
+    if not changed:
+        return []
+    return [Flag("info", f"{len(changed)} {kind}cell{'s' if len(changed) > 1 else ''} {what}.",
+                 "; ".join(f"{c.id}: {_pts(c.win_change.difference)} points "
+                           f"{_ci_pts(c.win_change.mean.low, c.win_change.mean.high)}, McNemar Holm "
+                           f"{stats.format_p(c.win_holm)}" for c in changed[:4])
+                 + ("" if len(changed) <= 4 else f"; and {len(changed) - 4} more")
+                 + " (paired on common random numbers)")]
 
 
 def _sweep_section_solitaire(data: Any, cells: list[CellAnalysis]) -> Section:

@@ -7,14 +7,14 @@ import dataclasses
 import numpy as np
 import pytest
 
-from sims.core.choice import best_per_game
-from sims.core.engine import BatchedBot, take_games
-from sims.core.planner import RolloutPlanner
+from sims.core.choice import ScoredBot
+from sims.core.engine import take_games
+from sims.core.planner import RolloutPlanner, reshuffle_unseen
 from sims.core.rng import game_seeds, uniforms
 from tests.toy_game import LEAP, ROLL, STEP, RaceEngine, RaceState, load
 
 
-class ProgressGreedy(BatchedBot):
+class ProgressGreedy(ScoredBot):
     """Furthest landing space: scored_actions in the shape the planner expects (flat, by game)."""
 
     def __init__(self, engine: RaceEngine, seat: int, weights=None, stream: str | None = None):
@@ -29,13 +29,6 @@ class ProgressGreedy(BatchedBot):
         value = here + engine._moves(state)[games, actions]
         noise = uniforms(state.seeds, self.stream, state.decisions, engine.num_actions)[games, actions]
         return games, actions, value, noise
-
-    def act(self, state: RaceState, active: np.ndarray) -> np.ndarray:
-        games, actions, value, noise = self.scored_actions(state, active)
-        chosen = np.full(state.size, -1, dtype=np.int64)
-        best = best_per_game(games, value, noise)
-        chosen[games[best]] = actions[best]
-        return chosen
 
 
 class PositionPlanner(RolloutPlanner, ProgressGreedy):
@@ -117,3 +110,19 @@ def test_choices_do_not_depend_on_the_batch(engine):
         alone = PositionPlanner(engine, 0).act(take_games(state, np.array([game])), movers[game:game + 1])
         assert alone[0] == together[game]
     assert (together[movers] >= 0).all() and (together[~movers] == -1).all()
+
+
+def test_reshuffle_unseen_keeps_the_seen_part_and_permutes_the_rest():
+    items = np.tile(np.arange(10, dtype=np.int8), (50, 1))
+    first_unseen = np.arange(50) % 11
+    seeds = game_seeds(5, np.arange(50))
+    shuffled = reshuffle_unseen(items, first_unseen, seeds, "plan/0/bag", np.zeros(50, dtype=np.int64))
+    moved = False
+    for row, start in enumerate(first_unseen):
+        assert (shuffled[row, :start] == items[row, :start]).all()
+        assert sorted(shuffled[row, start:]) == sorted(items[row, start:])
+        moved |= bool((shuffled[row, start:] != items[row, start:]).any())
+    assert moved
+    again = reshuffle_unseen(items, first_unseen, seeds, "plan/0/bag", np.zeros(50, dtype=np.int64))
+    assert (again == shuffled).all()  # a pure function of (seed, purpose, counter)
+    assert reshuffle_unseen(items[:, :0], first_unseen, seeds, "x", np.zeros(50, dtype=np.int64)).shape == (50, 0)

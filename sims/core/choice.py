@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sims.core.engine import ReferenceBot, ReferenceGame
+from sims.core.engine import BatchedBot, BatchedState, ReferenceBot, ReferenceGame
 from sims.core.rng import mix64, uniforms
 
 NO_ACTION = -1
@@ -109,6 +109,26 @@ def best_per_game(games: np.ndarray, *keys: np.ndarray) -> np.ndarray:
         best &= masked == top[segment]
     first = np.flatnonzero(best)
     return first[np.r_[True, segment[first][1:] != segment[first][:-1]]]
+
+
+def take_best(chosen: np.ndarray, games: np.ndarray, actions: np.ndarray, *keys: np.ndarray) -> None:
+    """Write each game's best action (by ``keys``, as :func:`best_per_game`) into ``chosen`` (indexed by game)."""
+    best = best_per_game(games, *keys)
+    chosen[games[best]] = actions[best]
+
+
+class ScoredBot(BatchedBot):
+    """A bot that scores every legal action: ``scored_actions(state, active)`` gives flat
+    ``(games, actions, value, noise)`` ordered by game; it plays the highest value, ties to the highest noise."""
+
+    def scored_actions(self, state: BatchedState, active: np.ndarray) -> tuple[np.ndarray, ...]:
+        raise NotImplementedError
+
+    def act(self, state: BatchedState, active: np.ndarray) -> np.ndarray:
+        games, actions, value, noise = self.scored_actions(state, active)[:4]
+        chosen = np.full(state.size, NO_ACTION, dtype=np.int64)
+        take_best(chosen, games, actions, value, noise)
+        return chosen
 
 
 class ReferenceRandomBot(ReferenceBot):

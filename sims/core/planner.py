@@ -14,8 +14,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from sims.core.choice import best_per_game, top_per_group
+from sims.core.choice import take_best, top_per_group
 from sims.core.engine import BatchedBot, BatchedState, take_games
+from sims.core.rng import uniforms
 
 WIN_BONUS = 1e6  # a finished game's result counts before any evaluation
 
@@ -43,17 +44,33 @@ def branch_games(state: BatchedState, rows: np.ndarray) -> BatchedState:
     return branch
 
 
+def reshuffle_unseen(items: np.ndarray, first_unseen: np.ndarray, seeds: np.ndarray, purpose: str,
+                     counter: np.ndarray) -> np.ndarray:
+    """``items [n, k]`` (a bag, a pile) with positions from ``first_unseen`` on shuffled by the stream
+    ``purpose``; the seen positions before it keep their place."""
+    total = items.shape[1]
+    if total == 0:
+        return items
+    keys = uniforms(seeds, purpose, counter, total)
+    seen = np.arange(total)[None, :] < first_unseen[:, None]
+    order = np.argsort(np.where(seen, -1.0, keys), axis=1, kind="stable")
+    return np.take_along_axis(items, order, axis=1)
+
+
 class RolloutPlanner(BatchedBot):
     """Mixin that turns a greedy bot into a rollout planner: ``class PlannerBot(RolloutPlanner, GreedyBot)``.
 
     Weights ``candidates`` and ``depth`` override the class defaults. A game
-    implements :meth:`hide_unseen`, :meth:`at_horizon` and :meth:`worth`,
-    and sets :attr:`rollout_bot_class` (the greedy bot playing every seat in a rollout).
+    implements :meth:`hide_unseen` and :meth:`worth`, sets :attr:`rollout_bot_class`
+    (the greedy bot playing every seat in a rollout), and either sets
+    :attr:`turn_phase` (rollouts stop at this seat's next decision in that phase
+    of a later turn) or implements :meth:`at_horizon`.
     """
 
     default_candidates: int = 6
     default_depth: int = 12
     rollout_bot_class: type[BatchedBot]
+    turn_phase: int | None = None  # the state's ``phase`` in which a seat starts its turn
 
     @property
     def candidate_count(self) -> int:
@@ -74,8 +91,13 @@ class RolloutPlanner(BatchedBot):
         """Reshuffle what the planner may not see (a pile's order) with its own stream."""
 
     def at_horizon(self, branch: BatchedState, start_turn: np.ndarray) -> np.ndarray:
-        """bool ``[n]``: rollouts that stop here; ``start_turn`` is the turn the candidate was chosen in."""
-        raise NotImplementedError
+        """bool ``[n]``: rollouts that stop here; ``start_turn`` is the turn the candidate was chosen in.
+
+        By default: this seat's next decision in :attr:`turn_phase` of a later turn.
+        """
+        if self.turn_phase is None:
+            raise NotImplementedError("set turn_phase or implement at_horizon")
+        return (branch.to_move == self.seat) & (branch.phase == self.turn_phase) & (branch.turn > start_turn)
 
     def max_rollout_decisions(self) -> int | None:
         """Decisions a rollout may take at most (None: only the horizon stops it)."""
@@ -105,8 +127,7 @@ class RolloutPlanner(BatchedBot):
             branch = branch_games(found.played, keep)
             self.hide_unseen(branch)
         self.roll_out(branch, start_turn)
-        best = best_per_game(games, self.worth(branch), value, noise)
-        chosen[games[best]] = actions[best]
+        take_best(chosen, games, actions, self.worth(branch), value, noise)
         return chosen
 
     def roll_out(self, branch: BatchedState, start_turn: np.ndarray) -> None:

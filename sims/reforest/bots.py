@@ -30,7 +30,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from sims.core.choice import best_per_game
+from sims.core.choice import take_best
 from sims.core.engine import BatchedBot
 from sims.core.planner import WIN_BONUS, Candidates, RolloutPlanner
 from sims.core.rng import seat_uniforms, uniforms, uniforms_at
@@ -156,8 +156,7 @@ class GreedyBot(BatchedBot):
         rows, mask = rows[~single], mask[~single]
         if rows.size:
             games, actions, value, noise, _ = self.scored_actions(state, rows, mask)
-            best = best_per_game(games, value, noise)
-            chosen[games[best]] = actions[best]
+            take_best(chosen, games, actions, value, noise)
         return chosen
 
 

@@ -6,10 +6,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from sims.core.choice import best_per_game
+from sims.core.choice import ScoredBot
 from sims.core.engine import BatchedBot
-from sims.core.planner import WIN_BONUS, RolloutPlanner
-from sims.core.rng import seat_uniforms, uniforms, uniforms_at
+from sims.core.planner import WIN_BONUS, RolloutPlanner, reshuffle_unseen
+from sims.core.rng import seat_uniforms, uniforms_at
 from sims.vora.config import MAX_PLAYERS
 from sims.vora.rules import BIG, MAIN, RECIPIENT, VoraEngine, VoraState, nth_bit, popcount
 
@@ -159,7 +159,7 @@ class RandomBot(BatchedBot):
         return self.engine.config.offsets["dig"] + geo.dig_row_code.reshape(-1).take(chosen * (8 * n) + rank)
 
 
-class GreedyBot(BatchedBot):
+class GreedyBot(ScoredBot):
     """One ply on every decision: my family-score change minus the best opponent's.
 
     Every legal (game, action) is branched, played on to its next decision or
@@ -194,13 +194,6 @@ class GreedyBot(BatchedBot):
         noise = uniforms_at(state.seeds[games], self.stream, state.decisions[games], actions)
         return games, actions, value, noise
 
-    def act(self, state: VoraState, active: np.ndarray) -> np.ndarray:
-        games, actions, value, noise = self.scored_actions(state, active)
-        chosen = np.full(state.size, -1, dtype=np.int64)
-        best = best_per_game(games, value, noise)
-        chosen[games[best]] = actions[best]
-        return chosen
-
 
 class PlannerBot(RolloutPlanner, GreedyBot):
     """Rollouts: the best ``candidates`` greedy actions, each played on by greedy bots.
@@ -218,9 +211,7 @@ class PlannerBot(RolloutPlanner, GreedyBot):
     default_candidates = 6
     default_depth = 12
     rollout_bot_class = GreedyBot
-
-    def at_horizon(self, branch: VoraState, start_turn: np.ndarray) -> np.ndarray:
-        return (branch.to_move == self.seat) & (branch.phase == MAIN) & (branch.turn > start_turn)
+    turn_phase = MAIN
 
     def worth(self, branch: VoraState) -> np.ndarray:
         """My family score minus the best opponent's; a finished game's result counts first."""
@@ -232,9 +223,5 @@ class PlannerBot(RolloutPlanner, GreedyBot):
 
     def hide_unseen(self, branch: VoraState) -> None:
         """Shuffle the cubes not yet drawn (their kinds are public, their order is not)."""
-        total = branch.bag.shape[1]
-        keys = uniforms(branch.seeds, f"plan/{self.seat}/bag", branch.decisions, total)
-        drawn = np.arange(total)[None, :] < branch.bag_pointer[:, None]
-        keys = np.where(drawn, -1.0, keys)
-        order = np.argsort(keys, axis=1, kind="stable")
-        branch.bag = np.take_along_axis(branch.bag, order, axis=1)
+        branch.bag = reshuffle_unseen(branch.bag, branch.bag_pointer, branch.seeds, f"plan/{self.seat}/bag",
+                                       branch.decisions)

@@ -24,10 +24,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from sims.core.choice import best_per_game
+from sims.core.choice import ScoredBot
 from sims.core.engine import BatchedBot
-from sims.core.planner import WIN_BONUS, RolloutPlanner
-from sims.core.rng import seat_uniforms, uniforms, uniforms_at
+from sims.core.planner import WIN_BONUS, RolloutPlanner, reshuffle_unseen
+from sims.core.rng import seat_uniforms, uniforms_at
 from sims.vorex.config import ARID, GREEN, ROTATIONS, TILE_HEXES, WEIGHT_NAMES
 from sims.vorex.rules import (
     ACTION,
@@ -239,7 +239,7 @@ class RandomBot(BatchedBot):
         return chosen
 
 
-class GreedyBot(BatchedBot):
+class GreedyBot(ScoredBot):
     """One ply: every legal action is applied to a copy of the game and the position evaluated for the mover.
 
     The highest evaluation wins (see the module docstring); equal values go to
@@ -274,13 +274,6 @@ class GreedyBot(BatchedBot):
         noise = uniforms_at(state.seeds[games], self.stream, state.decisions[games], actions)
         return games, actions, value, noise
 
-    def act(self, state: VorexState, active: np.ndarray) -> np.ndarray:
-        games, actions, value, noise = self.scored_actions(state, active)
-        chosen = np.full(state.size, -1, dtype=np.int64)
-        best = best_per_game(games, value, noise)
-        chosen[games[best]] = actions[best]
-        return chosen
-
 
 class PlannerBot(RolloutPlanner, GreedyBot):
     """Rollouts: the best ``candidates`` greedy actions, each played on by greedy bots.
@@ -296,9 +289,7 @@ class PlannerBot(RolloutPlanner, GreedyBot):
     default_candidates = 4
     default_depth = 8
     rollout_bot_class = GreedyBot
-
-    def at_horizon(self, branch: VorexState, start_turn: np.ndarray) -> np.ndarray:
-        return (branch.to_move == self.seat) & (branch.phase == ACTION) & (branch.turn > start_turn)
+    turn_phase = ACTION
 
     def worth(self, branch: VorexState) -> np.ndarray:
         """My evaluation; a finished game's rank counts first."""
@@ -310,10 +301,5 @@ class PlannerBot(RolloutPlanner, GreedyBot):
 
     def hide_unseen(self, branch: VorexState) -> None:
         """Shuffle the tiles not yet revealed (which tiles remain is public, their order is not)."""
-        total = branch.pile.shape[1]
-        if total == 0:
-            return
-        keys = uniforms(branch.seeds, f"plan/{self.seat}/pile", branch.decisions, total)
-        seen = np.arange(total)[None, :] < branch.pile_pointer[:, None]
-        order = np.argsort(np.where(seen, -1.0, keys), axis=1, kind="stable")
-        branch.pile = np.take_along_axis(branch.pile, order, axis=1)
+        branch.pile = reshuffle_unseen(branch.pile, branch.pile_pointer, branch.seeds, f"plan/{self.seat}/pile",
+                                       branch.decisions)
