@@ -236,27 +236,18 @@ def _listing(items: Sequence[str], limit: int = 6) -> str:
 def seat_tests(advantage: stats.SeatAdvantage, alpha: float = ALPHA) -> pl.DataFrame:
     """Per seat: does it win more (or less) than its fair share? Holm-corrected across seats.
 
-    Two players: the single exact binomial test of :func:`analysis.stats.seat_advantage`
-    (seat 1's share is one minus seat 0's among decided games, so it is one
-    test; Holm over a family of one leaves it as it is). Three or four: one
-    exact binomial test per seat (``scipy.stats.binomtest``, its first places
-    rounded to whole games, against 1/players), Holm-adjusted across the
-    seats (:func:`analysis.stats.correct`). Columns: ``seat``, ``share``,
-    ``share_low``, ``share_high``, ``p_value``, ``p_holm``, ``significant``.
+    Each seat's test is the one :func:`analysis.stats.seat_advantage` ran for
+    its design (exact binomial per game, t per deal, or the clustered model's
+    z test). Two players: one test (seat 1's share is one minus seat 0's), so
+    Holm leaves it as it is. Columns: ``seat``, ``share``, ``share_low``,
+    ``share_high``, ``p_value``, ``p_holm``, ``significant``.
     """
     seats = advantage.seats
-    n = advantage.games_tested
-    if advantage.players == 2:
-        p = np.full(seats.height, advantage.p_value)
-        holm = p.copy()
-    else:
-        fair = 1 / advantage.players
-        p = np.array([float(scipy_stats.binomtest(int(round(k)), n, fair, alternative="two-sided").pvalue)
-                      if n else float("nan") for k in seats["first_places"]])
-        holm = stats.correct(p, "holm")
-    return seats.select("seat", "share", "share_low", "share_high").with_columns(
-        pl.Series("p_value", p, dtype=pl.Float64), pl.Series("p_holm", holm, dtype=pl.Float64),
-    ).with_columns((pl.col("p_holm") < alpha).fill_null(False).alias("significant"))
+    p = seats["p_value"].to_numpy()
+    holm = p.copy() if advantage.players == 2 else stats.correct(p, "holm")
+    return seats.select("seat", "share", "share_low", "share_high", "p_value").with_columns(
+        pl.Series("p_holm", holm, dtype=pl.Float64),
+    ).with_columns((pl.col("p_holm").fill_nan(None) < alpha).fill_null(False).alias("significant"))
 
 
 @dataclass(frozen=True)
@@ -562,10 +553,11 @@ def _verdict_flag(advantage: stats.SeatAdvantage) -> Flag:
     title = {
         stats.VERDICT_BALANCED: f"Seat balance: balanced within {delta}.",
         stats.VERDICT_UNBALANCED: "Seat balance: unbalanced.",
+        stats.VERDICT_NOT_MEASURED: "Seat balance: not measured by this lineup.",
     }.get(advantage.verdict, "Seat balance: not enough games yet.")
     if advantage.verdict == stats.VERDICT_UNSURE and advantage.more_games is not None:
-        title = (f"Seat balance: not enough games yet (about {advantage.more_games:,} more games for the "
-                 f"equivalence test within {delta}).")
+        title = (f"Seat balance: not enough games yet (about {advantage.more_games:,} more {advantage.unit} for "
+                 f"the equivalence test within {delta}).")
     lines = [line.strip() for line in advantage.describe().splitlines() if line.strip()]
     # The headline and the equivalence lines; the per-seat lines are in the Seats section.
     kept = [lines[0]] + [line for line in lines[1:] if not line.startswith(("seat ", "largest deviation"))]
@@ -574,14 +566,18 @@ def _verdict_flag(advantage: stats.SeatAdvantage) -> Flag:
 
 def _seat_flags(a: RunAnalysis) -> list[Flag]:
     flags = []
-    n = a.advantage.games_tested
+    adv = a.advantage
     fair = 1 / a.players
-    if n == 0:
-        return [Flag("info", "Seat advantage not tested: no game had a result to count.",
-                     a.advantage.handling)]
-    what = "of decided games" if a.players == 2 else "of first places"
+    if adv.games_tested == 0:
+        return [Flag("info", "Seat advantage not tested: no game had a result to count.", adv.handling)]
+    if not adv.measured:
+        return []
+    what = ("of decided games" if a.players == 2 else "of first places") + (
+        " between equal players (model)" if adv.design == stats.DESIGN_ADJUSTED else "")
     correction = ("one test (2 seats), Holm leaves it unchanged" if a.players == 2
                   else f"Holm-corrected across {a.players} seats")
+    test = {stats.DESIGN_ADJUSTED: "z test of the model's share", }.get(
+        adv.design, "t test on per-deal shares" if adv.unit == "deals" else "exact binomial test")
     significant = a.tests.filter(pl.col("significant"))
     if a.players == 2 and significant.height:
         significant = significant.filter(pl.col("seat") == int(
@@ -590,12 +586,13 @@ def _seat_flags(a: RunAnalysis) -> list[Flag]:
         direction = "more" if row["share"] > fair else "less"
         flags.append(Flag("warn", f"Seat {row['seat']} wins {direction} than its fair share.",
                           f"seat {row['seat']} wins {_pct(row['share'])} {_ci(row['share_low'], row['share_high'])} "
-                          f"{what} (Wilson 95%), n = {n:,}; exact binomial test vs {_pct(fair)}: "
+                          f"{what} ({adv.share_method}), {adv.n_text}; {test} vs {_pct(fair)}: "
                           f"{stats.format_p(row['p_holm'])} ({correction})"))
     if not significant.height:
-        smallest = float(np.nanmin(a.tests["p_holm"].to_numpy())) if a.tests.height else float("nan")
+        finite = a.tests["p_holm"].drop_nans().drop_nulls()
+        smallest = float(finite.min()) if finite.len() else float("nan")
         flags.append(Flag("ok", "No seat differs significantly from its fair share.",
-                          f"smallest adjusted {stats.format_p(smallest)} ({correction}), n = {n:,} games"))
+                          f"smallest adjusted {stats.format_p(smallest)} ({correction}), {adv.n_text}"))
     return flags
 
 
@@ -1034,6 +1031,8 @@ class CellAnalysis:
     players: int  # the cell's player count (a game's own seats, such as a solo weed, left out)
     solo: stats.Proportion | None = None  # a solitaire cell's win rate
     p_holm: float = float("nan")
+    tost_holm: float = float("nan")
+    verdict: str = ""  # the seat verdict, Holm-corrected across the sweep's cells (stats.family_verdicts)
     win_change: stats.PairedDifference | None = None
     turns_change: stats.PairedDifference | None = None
     win_holm: float = float("nan")
@@ -1089,9 +1088,9 @@ def analyse_sweep(path: str | Path, delta: float = DELTA) -> tuple[Any, list[Cel
         raise ConfigError(str(Path(path) / "cells"), "(files)", "cells with records (run glade sweep)",
                           has_got=False)
     multiplayer = [c for c in cells if c.advantage is not None]
-    holm = stats.correct([c.advantage.p_value for c in multiplayer], "holm")
-    for cell, p in zip(multiplayer, holm):
-        cell.p_holm = float(p)
+    for cell, (verdict, p_holm, tost_holm) in zip(multiplayer, stats.family_verdicts(
+            [c.advantage for c in multiplayer], ALPHA)):
+        cell.verdict, cell.p_holm, cell.tost_holm = verdict, p_holm, tost_holm
     base = next((c for c in cells if c.baseline), cells[0])
     for cell in cells:
         if cell is base:
@@ -1118,7 +1117,7 @@ def analyse_sweep(path: str | Path, delta: float = DELTA) -> tuple[Any, list[Cel
             cell.paired_note = "; ".join(filter(None, [f"against {reference.id} (same player count)",
                                                        cell.paired_note]))
     others = [c for c in cells if c is not base and c.win_change is not None]
-    for name, attr, p_of in (("win", "win_holm", lambda c: c.win_change.mcnemar_p),
+    for name, attr, p_of in (("win", "win_holm", lambda c: c.win_change.p_value),
                              ("turns", "turns_holm", lambda c: c.turns_change.wilcoxon_p)):
         adjusted = stats.correct([p_of(c) for c in others], "holm")
         for c, p in zip(others, adjusted):
@@ -1136,7 +1135,9 @@ def _paired_reference(cell: CellAnalysis, base: CellAnalysis, cells: list[CellAn
 
 
 def _rank(cells: list[CellAnalysis]) -> list[CellAnalysis]:
-    return sorted(cells, key=lambda c: (abs(c.gap), max(abs(c.gap_low), abs(c.gap_high))))
+    """Most balanced first; cells whose lineup cannot measure seat balance last."""
+    return sorted(cells, key=lambda c: (not np.isfinite(c.gap), abs(c.gap) if np.isfinite(c.gap) else 0.0,
+                                        max(abs(c.gap_low), abs(c.gap_high)) if np.isfinite(c.gap) else 0.0))
 
 
 def _tested(players: int) -> str:
@@ -1152,12 +1153,12 @@ def sweep_flags(data: Any, cells: list[CellAnalysis], delta: float) -> list[Flag
         row = c.advantage.seats.filter(pl.col("seat") == c.worst).to_dicts()[0]
         return (f"seat {c.worst} wins {_pct(row['share'])} {_ci(row['share_low'], row['share_high'])} of "
                 f"{_tested(c.advantage.players)} "
-                f"(Wilson 95%), n = {c.advantage.games_tested:,}: {_pts(c.gap)} points "
+                f"({c.advantage.share_method}), {c.advantage.n_text}: {_pts(c.gap)} points "
                 f"{_ci_pts(c.gap_low, c.gap_high)} from the fair share; {c.advantage.test.split(' (')[0]} "
-                f"Holm {stats.format_p(c.p_holm)} across {len(cells)} cells; verdict {c.advantage.verdict}")
+                f"Holm {stats.format_p(c.p_holm)} across {len(cells)} cells; verdict {c.verdict}")
 
     best, worst = ranked[0], ranked[-1]
-    flags.append(Flag("ok" if best.advantage.verdict == stats.VERDICT_BALANCED else "info",
+    flags.append(Flag("ok" if best.verdict == stats.VERDICT_BALANCED else "info",
                       f"Most balanced cell: {best.id}.", gap_text(best)))
     if len(ranked) > 1:
         flags.append(Flag("warn" if worst.p_holm < ALPHA else "info", f"Least balanced cell: {worst.id}.",
@@ -1169,12 +1170,14 @@ def sweep_flags(data: Any, cells: list[CellAnalysis], delta: float) -> list[Flag
     else:
         flags.append(Flag("ok", "No cell shows a significant seat advantage.",
                           f"Holm across {len(cells)} cells; smallest adjusted "
-                          f"{stats.format_p(min(c.p_holm for c in cells))}"))
-    counts = {v: sum(c.advantage.verdict == v for c in cells)
-              for v in (stats.VERDICT_BALANCED, stats.VERDICT_UNBALANCED, stats.VERDICT_UNSURE)}
+                          f"{stats.format_p(_smallest([c.p_holm for c in cells]))}"))
+    counts = {v: sum(c.verdict == v for c in cells)
+              for v in (stats.VERDICT_BALANCED, stats.VERDICT_UNBALANCED, stats.VERDICT_UNSURE,
+                        stats.VERDICT_NOT_MEASURED)}
     flags.append(Flag("info", "Verdicts: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + ".",
-                      f"balanced = equivalence test (TOST) within \u00b1{100 * delta:g} points passes; unbalanced = "
-                      "the difference test rejects; otherwise not enough games yet"))
+                      f"balanced = the equivalence test within \u00b1{100 * delta:g} points passes; unbalanced = "
+                      f"the difference test rejects; both Holm-corrected across the {len(cells)} cells, as the "
+                      "headline above; otherwise not enough games yet"))
     base = next((c for c in cells if c.baseline), cells[0])
     flags += _win_change_flag(cells, f"change seat 0's win rate against the baseline {base.id}")
     stalled = [c for c in cells if c.length.stalls.rate > STALL_FLAG]
@@ -1205,18 +1208,19 @@ def _sweep_section_cells(data: Any, cells: list[CellAnalysis], delta: float) -> 
         row = c.advantage.seats.filter(pl.col("seat") == c.worst).to_dicts()[0]
         rows.append([str(rank), c.id + (" *" if c.baseline else ""), _int(c.advantage.games), f"seat {c.worst}",
                      _pct(row["share"]), _ci(row["share_low"], row["share_high"]), _pts(c.gap),
-                     _ci_pts(c.gap_low, c.gap_high), _p(c.p_holm), c.advantage.verdict, _g(c.length.median),
+                     _ci_pts(c.gap_low, c.gap_high), _p(c.p_holm), c.verdict, _g(c.length.median),
                      _pct(c.length.stalls.rate)])
         marked.append(c.baseline)
     table = Table(
         [Column("Rank", True), Column("Cell"), Column("Games", True), Column("Seat"), Column("Share", True),
-         Column("Wilson 95%", True), Column("Gap (points)", True), Column("Gap 95%", True), Column("Holm p", True),
+         Column("95% interval", True), Column("Gap (points)", True), Column("Gap 95%", True), Column("Holm p", True),
          Column("Verdict"), Column("Median turns", True), Column("Stalls", True)],
         rows,
         caption=(f"Cells ranked by balance: the seat furthest from the fair share {fair_text} (its share of {what}, "
-                 f"Wilson 95%; the gap is that interval less the fair share). Holm p: the seat-advantage test "
-                 f"({cells[0].advantage.test}) Holm-corrected across the {len(cells)} cells. Verdict: TOST within "
-                 f"\u00b1{100 * delta:g} points. * and highlighted: the baseline cell."),
+                 f"{_share_methods(cells)}; the gap is that interval less the fair share). Holm p: the seat-advantage "
+                 f"test ({_test_names(cells)}) Holm-corrected across the {len(cells)} cells. Verdict: equivalence "
+                 f"within \u00b1{100 * delta:g} points and the difference test, both Holm-corrected across the cells "
+                 "(analysis.stats.family_verdicts). * and highlighted: the baseline cell."),
         marked=marked)
     ordered = cells  # sweep order for the figure
     base = next((c for c in cells if c.baseline), cells[0])
@@ -1231,11 +1235,36 @@ def _sweep_section_cells(data: Any, cells: list[CellAnalysis], delta: float) -> 
                                 0.0 if mixed else fair, diff, dlow, dhigh, base.id, relative=mixed)
     return Section("cells", "Cells ranked by balance", [
         table,
-        Plot("cell-balance", figure, f"Left: seat 0's share of {what} per cell (Wilson 95%)"
+        Plot("cell-balance", figure, f"Left: seat 0's share of {what} per cell ({_share_methods(cells)})"
                                      + (", less the cell's fair share 1 / players" if mixed else
                                         ", the dashed line the fair share") + ". Right: the paired change of seat 0's win rate against the baseline "
                                      f"{base.id} (mean paired difference with its interval)."),
     ])
+
+
+def _share_methods(cells: list[CellAnalysis]) -> str:
+    return "; ".join(dict.fromkeys(c.advantage.share_method for c in cells if c.advantage is not None))
+
+
+def _test_names(cells: list[CellAnalysis]) -> str:
+    return "; ".join(dict.fromkeys(c.advantage.test for c in cells if c.advantage is not None))
+
+
+def _smallest(values: Sequence[float]) -> float:
+    finite = [v for v in values if np.isfinite(v)]
+    return min(finite) if finite else float("nan")
+
+
+def _pairing_gain(cells: list[CellAnalysis]) -> str:
+    """What pairing saved, measured: the variance of paired differences over that of two independent runs."""
+    ratios = [c.win_change.variance_ratio for c in cells if c.win_change is not None]
+    ratios = [r for r in ratios if np.isfinite(r)]
+    if not ratios:
+        return ""
+    ratio = float(np.median(ratios))
+    return (f"Measured here: the paired win comparison needs {ratio:.0%} of the games two independent runs would "
+            "need for the same precision (median over cells of the variance of paired differences over the sum of "
+            "the two cells' variances).")
 
 
 def _sweep_section_paired(data: Any, cells: list[CellAnalysis]) -> Section:
@@ -1250,7 +1279,7 @@ def _sweep_section_paired(data: Any, cells: list[CellAnalysis]) -> Section:
             notes.append(f"{c.id}: {c.paired_note}")
             continue
         rows.append([c.id, _int(w.pairs), f"{_pct(w.base_mean)} \u2192 {_pct(w.other_mean)}", _pts(w.difference),
-                     _ci_pts(w.mean.low, w.mean.high), _p(w.mcnemar_p), _p(c.win_holm),
+                     _ci_pts(w.mean.low, w.mean.high), _p(w.p_value), _p(c.win_holm),
                      f"{t.difference:+.2f}", _ci_num(t.mean.low, t.mean.high), _p(c.turns_holm)])
         if c.paired_note:
             notes.append(f"{c.id}: {c.paired_note}")
@@ -1258,15 +1287,16 @@ def _sweep_section_paired(data: Any, cells: list[CellAnalysis]) -> Section:
                      {c.turns_change.mean.method for c in cells if c.turns_change})
     blocks: list[Block] = [
         Paragraph(f"Every cell plays the same deals on the same game seeds (common random numbers), so each game is "
-                  f"compared with the same deal in the baseline cell {base.id}: paired differences, which need far "
-                  "fewer games than comparing independent runs.", "lead"),
+                  f"compared with the same deal in the baseline cell {base.id}: paired differences. "
+                  + _pairing_gain(cells), "lead"),
         Table([Column("Cell"), Column("Pairs", True), Column("Seat 0 wins: baseline \u2192 cell", True),
-               Column("Change (points)", True), Column("95% interval", True), Column("McNemar p", True),
+               Column("Change (points)", True), Column("95% interval", True), Column("Test p", True),
                Column("Holm p", True), Column("Turns change", True), Column("95% interval", True),
                Column("Holm p (Wilcoxon)", True)], rows,
               caption=("Seat 0's win (first place, ties included) and the game's turns, cell minus baseline, paired "
-                       f"by deal. Intervals: {'; '.join(methods) or 'n/a'} on the paired differences. Win: McNemar's "
-                       "test; turns: Wilcoxon signed-rank (zero differences dropped); both Holm-corrected across the "
+                       f"by deal (a deal's seat rotations averaged first: the deal is the unit). Intervals: "
+                       f"{'; '.join(methods) or 'n/a'} on the paired differences. Win: McNemar's test with one game "
+                       "a deal, else Wilcoxon signed-rank on per-deal differences; turns: Wilcoxon signed-rank (zero differences dropped); both Holm-corrected across the "
                        f"{max(len(cells) - 1, 0)} cells compared.")),
     ]
     if notes:
@@ -1438,7 +1468,7 @@ def _win_change_flag(cells: list[CellAnalysis], what: str, kind: str = "") -> li
         return []
     return [Flag("info", f"{len(changed)} {kind}cell{'s' if len(changed) > 1 else ''} {what}.",
                  "; ".join(f"{c.id}: {_pts(c.win_change.difference)} points "
-                           f"{_ci_pts(c.win_change.mean.low, c.win_change.mean.high)}, McNemar Holm "
+                           f"{_ci_pts(c.win_change.mean.low, c.win_change.mean.high)}, {c.win_change.test} Holm "
                            f"{stats.format_p(c.win_holm)}" for c in changed[:4])
                  + ("" if len(changed) <= 4 else f"; and {len(changed) - 4} more")
                  + " (paired on common random numbers)")]
@@ -1562,8 +1592,8 @@ def build_diff_report(run_a: str | Path, run_b: str | Path, delta: float = DELTA
             a_seat, b_seat = ca.filter(pl.col("seat") == seat), cb.filter(pl.col("seat") == seat)
             if paired:
                 d = stats.paired_difference(a_seat, b_seat, "win", key=key)
-                seat_changes.append(("paired", d.difference, d.mean.low, d.mean.high, d.mcnemar_p, d.base_mean,
-                                     d.other_mean, d.pairs, f"{d.mean.method}; McNemar {d.mcnemar_method}", d))
+                seat_changes.append(("paired", d.difference, d.mean.low, d.mean.high, d.p_value, d.base_mean,
+                                     d.other_mean, d.pairs, f"{d.mean.method}; {d.test}", d))
             else:
                 c = unpaired_change(float(a_seat["win"].sum()), a_seat.height, float(b_seat["win"].sum()),
                                     b_seat.height)
@@ -1592,7 +1622,7 @@ def build_diff_report(run_a: str | Path, run_b: str | Path, delta: float = DELTA
                 d = stats.paired_difference(ia, ib, "is_end", key=key)
                 end_rows.append([reason, _pct(d.base_mean), _pct(d.other_mean), _pts(d.difference),
                                  _ci_pts(d.mean.low, d.mean.high)])
-                end_p.append(d.mcnemar_p)
+                end_p.append(d.p_value)
                 end_shift[reason] = d.difference
             else:
                 c = unpaired_change(float(ia["is_end"].sum()), ia.height, float(ib["is_end"].sum()), ib.height)

@@ -33,7 +33,8 @@ from scipy import stats
 from statsmodels.discrete.discrete_model import Logit
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
-from statsmodels.stats.power import NormalIndPower
+from statsmodels.stats.multivariate import test_mvmean
+from statsmodels.stats.power import NormalIndPower, TTestPower
 from statsmodels.stats.proportion import (
     binom_tost,
     confint_proportions_2indep,
@@ -41,6 +42,7 @@ from statsmodels.stats.proportion import (
     proportion_effectsize,
     test_proportions_2indep,
 )
+from statsmodels.stats.weightstats import DescrStatsW
 from statsmodels.tools.sm_exceptions import ConvergenceWarning, PerfectSeparationWarning
 
 CONFIDENCE = 0.95
@@ -57,6 +59,7 @@ WILCOXON_ZERO_METHOD = "wilcox"  # zero differences are dropped before ranking
 VERDICT_BALANCED = "balanced"
 VERDICT_UNBALANCED = "unbalanced"
 VERDICT_UNSURE = "not enough games yet"
+VERDICT_NOT_MEASURED = "not measured by this lineup"
 
 
 class StatsError(ValueError):
@@ -324,21 +327,44 @@ def _tost_games(share: float, target: float, delta: float, alpha: float, power: 
 
 # ---------------------------------------------------------------- seat advantage
 
+DESIGN_EQUAL = "equal players"
+DESIGN_ADJUSTED = "mixed lineups, seats rotated: seat effect adjusted for the bots"
+DESIGN_CONFOUNDED = "mixed lineups, seats fixed: bots and seats confounded"
+LOPSIDED_SHARE = 0.8  # a bot taking more than this share of decided comparisons against another
+_SHORT_TEST_NAMES = {
+    "exact binomial test": "binomial",
+    "chi-square goodness of fit": "chi-square",
+    "t test on per-deal shares": "t test",
+    "Hotelling's T-squared on per-deal shares": "Hotelling's T-squared",
+    "clustered Wald test of the seat terms": "clustered Wald",
+}
+
 
 @dataclass(frozen=True)
 class SeatAdvantage:
-    """Does seat order matter? First-place shares per seat, a difference test and an equivalence test.
+    """Does seat order matter between equal players? Shares per seat, a difference test and an equivalence test.
 
-    ``seats`` columns: ``seat``, ``games`` (games the shares are of),
-    ``first_places``, ``share``, ``share_low``, ``share_high`` (Wilson),
-    ``tost_p`` (that seat's TOST p-value). ``test`` names the difference test;
-    ``verdict`` is :data:`VERDICT_BALANCED` (the TOST rejects at ``alpha``;
-    this wins if both reject, since a difference inside +-delta is what
-    "balanced" allows), :data:`VERDICT_UNBALANCED` (the difference test
-    rejects) or :data:`VERDICT_UNSURE`. ``more_games`` is how many more games
-    the TOST would need to pass with ``power`` if the observed shares held
-    (0 when already balanced, None when the observed shares are outside the
-    bounds).
+    The estimate depends on the lineups (``design``):
+
+    - :data:`DESIGN_EQUAL`, the same bot in every seat: first-place shares.
+      With one game per deal, per game (Wilson intervals, exact tests); when
+      deals hold several games (seat rotations of one deal), per deal: the deal
+      is the unit, its games are not independent.
+    - :data:`DESIGN_ADJUSTED`, different bots with seats rotated: a
+      Bradley-Terry model with seat and bot terms, deal-clustered; the shares
+      are those of equal players in each seat that the model implies.
+    - :data:`DESIGN_CONFOUNDED`, different bots in fixed seats: a seat's share
+      is also its bot's, so no seat verdict (:data:`VERDICT_NOT_MEASURED`).
+
+    ``seats`` columns: ``seat``, ``games``, ``first_places``, ``share``,
+    ``share_low``, ``share_high``, ``p_value`` (that seat against its fair
+    share, unadjusted), ``tost_p`` (that seat's equivalence p-value).
+    ``verdict``: :data:`VERDICT_BALANCED` (every seat's equivalence test
+    rejects at ``alpha``), :data:`VERDICT_UNBALANCED` (the difference test
+    rejects), :data:`VERDICT_UNSURE`, or :data:`VERDICT_NOT_MEASURED` (the
+    lineup cannot tell; ``lineup_note`` says why and which lineup would).
+    ``more_games``: games (deals when deals are the unit) the equivalence test
+    would still need with ``power`` if the estimates held.
     """
 
     players: int
@@ -359,65 +385,109 @@ class SeatAdvantage:
     verdict: str
     more_games: int | None
     handling: str  # how ties and stalls were counted
+    design: str = DESIGN_EQUAL
+    unit: str = "games"  # what n counts: "games" or "deals"
+    units_tested: int = 0  # independent units behind the tests (games, or deals)
+    share_method: str = f"Wilson {int(100 * CONFIDENCE)}%"
+    equivalence_method: str = "TOST (statsmodels binom_tost)"
+    lineup_note: str = ""
 
     @property
     def methods(self) -> list[str]:
-        return [self.test, "TOST (statsmodels binom_tost)", "Wilson intervals", self.handling]
+        return [self.test, self.equivalence_method, self.share_method, self.handling]
+
+    @property
+    def measured(self) -> bool:
+        """False when the lineup cannot tell seat balance between equal players."""
+        return self.verdict != VERDICT_NOT_MEASURED
+
+    @property
+    def test_name(self) -> str:
+        """The difference test's short name, as a headline quotes it."""
+        full = self.test.split(" (")[0]
+        return _SHORT_TEST_NAMES.get(full, full)
+
+    @property
+    def n_text(self) -> str:
+        if self.unit == "deals":
+            return f"n = {self.units_tested:,} deals ({self.games_tested:,} games)"
+        return f"n = {self.games_tested:,}"
 
     def describe(self) -> str:
         """Fishtest-style lines: the headline with its test and verdict, then the equivalence test."""
         delta = f"+-{100 * self.delta:g} points"
         rows = self.seats.to_dicts()
+        lines = []
+        if self.design != DESIGN_EQUAL:
+            lines.append(f"{self.design}: {self.lineup_note}" if self.lineup_note else self.design)
+        if not np.isfinite(self.seats["share"].to_numpy()).any():
+            lines.append(f"seat balance between equal players: {self.verdict}, {self.n_text}")
+            return "\n".join(lines)
+        if self.design == DESIGN_CONFOUNDED:
+            for row in rows:
+                lines.append(f"  seat {row['seat']} (its bot) {_pct(row['share'])} "
+                             f"{_interval_pct(row['share_low'], row['share_high'])} ({self.share_method})")
+            return "\n".join(lines)
         if self.players == 2:
             seat0 = rows[0]
-            lines = [
+            lines += [
                 f"seat 0 wins {_pct(seat0['share'])} {_interval_pct(seat0['share_low'], seat0['share_high'])} "
-                f"(Wilson {_confidence(CONFIDENCE)}), n = {self.games_tested:,}, binomial {format_p(self.p_value)} "
+                f"({self.share_method}), {self.n_text}, {self.test_name} {format_p(self.p_value)} "
                 f"vs 50%: {self.verdict}",
-                f"  equivalence within {delta}: TOST {format_p(self.tost_p)} (exact binomial); {self.handling}",
+                f"  equivalence within {delta}: {self.equivalence_method.split(' (')[0]} {format_p(self.tost_p)}; "
+                f"{self.handling}",
             ]
         else:
             fair = 1 / self.players
-            lines = [
-                f"seat shares vs {_pct(fair)} each: chi-square {self.statistic:.2f} ({self.players - 1} df), "
-                f"{format_p(self.p_value)}, n = {self.games_tested:,}: {self.verdict}",
-            ]
+            lines.append(f"seat shares vs {_pct(fair)} each: {self.test_name} {self.statistic:.2f}, "
+                         f"{format_p(self.p_value)}, {self.n_text}: {self.verdict}")
             for row in rows:
                 lines.append(f"  seat {row['seat']} {_pct(row['share'])} "
                              f"{_interval_pct(row['share_low'], row['share_high'])} "
-                             f"(Wilson {_confidence(CONFIDENCE)}), TOST {format_p(row['tost_p'])}")
+                             f"({self.share_method}), equivalence {format_p(row['tost_p'])}")
             lines.append(f"  largest deviation: seat {self.largest_deviation_seat}, "
                          f"{100 * self.largest_deviation:.2f} points; balanced within {delta} needs every seat's "
-                         f"TOST to reject (largest {format_p(self.tost_p)}); {self.handling}")
-        if self.verdict != VERDICT_BALANCED:
+                         f"equivalence test to reject (largest {format_p(self.tost_p)}); {self.handling}")
+        if self.verdict not in (VERDICT_BALANCED, VERDICT_NOT_MEASURED):
             if self.more_games is None:
-                lines.append(f"  balance within {delta} cannot be shown while the observed shares hold "
+                lines.append(f"  balance within {delta} cannot be shown while the estimates hold "
                              f"(a seat is {100 * self.largest_deviation:.2f} points off)")
             else:
-                lines.append(f"  about {self.more_games:,} more games for the TOST to pass with "
-                             f"{100 * self.power:g}% power if the observed shares held")
+                lines.append(f"  about {self.more_games:,} more {self.unit} for the equivalence test to pass with "
+                             f"{100 * self.power:g}% power if the estimates held")
         return "\n".join(lines)
 
 
 def seat_advantage(records: pl.DataFrame, delta: float = 0.025, alpha: float = 0.05,
                    power: float = 0.8) -> SeatAdvantage:
-    """First-place shares per seat, a test of equal shares, and an equivalence (TOST) test within +-delta.
+    """Seat balance between equal players: shares per seat, a difference test and an equivalence test (+-delta).
 
-    Two players: the games with a single winner (ties and stalls excluded, and
-    counted in the result); seat 0's wins among them by the exact
-    ``scipy.stats.binomtest(k, n, p=0.5)``, equivalence by
-    ``statsmodels binom_tost(k, n, 0.5 - delta, 0.5 + delta)``.
+    Which games count: with 2 players the games with a single winner (ties and
+    stalls excluded, and counted in the result); with 3-4 players the games
+    with a result, a shared first place counted as a fraction (1/m to each of
+    m tied seats).
 
-    Three or four players: the games with a result (stalls excluded); a shared
-    first place is counted as a fraction (1/m to each of m tied seats); equal
-    shares by ``scipy.stats.chisquare`` against ``n / players`` each; one TOST
-    per seat (1/P +- delta, on first places rounded to whole games, since the
-    exact test needs counts), and "balanced" needs every seat's TOST to reject
-    (an intersection-union test, so no multiplicity correction).
+    Equal players, one game per deal: seat 0's wins by the exact
+    ``scipy.stats.binomtest(k, n, p=0.5)`` (2 players) or
+    ``scipy.stats.chisquare`` against equal shares (3-4), Wilson intervals,
+    equivalence by ``statsmodels binom_tost`` per seat.
 
-    ``more_games`` uses one-sided one-sample power (Cohen's h against the
-    nearer bound, ``NormalIndPower``) at ``power``, scaled from tested games
-    to played games.
+    Equal players, several games per deal (seat rotations of one deal share
+    its shuffles and are not independent): each seat's share of the deal's
+    counted games is one value per deal; a one-sample t test against the
+    fair share (``scipy.stats.ttest_1samp``; 3-4 players jointly by
+    Hotelling's T-squared, ``statsmodels test_mvmean``), t intervals, and
+    equivalence by ``DescrStatsW.ttost_mean``. n counts deals.
+
+    Mixed lineups with rotated seats: :func:`_adjusted_seat_shares` (a
+    Bradley-Terry model with seat and bot terms, deal-clustered). Mixed
+    lineups in fixed seats: the raw shares, verdict
+    :data:`VERDICT_NOT_MEASURED`.
+
+    "Balanced" needs every seat's equivalence test to reject (an
+    intersection-union test, no multiplicity correction); a lineup whose bots
+    are far apart in strength (one takes over :data:`LOPSIDED_SHARE` of the
+    decided comparisons against another) is never called balanced.
     """
     _require(records, ["game", "seat", "win", "tie", "rank"], "seat_advantage")
     if not 0 < delta < 0.5 or not 0 < alpha < 0.5:
@@ -425,79 +495,302 @@ def seat_advantage(records: pl.DataFrame, delta: float = 0.025, alpha: float = 0
     players = _players(records)
     if players < 2:
         raise StatsError("seat_advantage: expected records of games with at least 2 seats")
+    if "deal" not in records.columns:
+        records = records.with_columns(pl.col("game").alias("deal"))
+    if "bot" not in records.columns:
+        records = records.with_columns(pl.lit("bot").alias("bot"))
     games = _per_game(records)
-    total = games.height
-    stalls = int(games["stalled"].sum())
-    ties = int((games["first_places"] > 1).sum())
-    fair = 1 / players
-    with_fraction = records.join(games.select("game", "first_places"), on="game").with_columns(
-        pl.when(pl.col("win")).then(1.0 / pl.col("first_places")).otherwise(0.0).alias("fraction"))
+    counted = _counted_shares(records, games, players)
+    context = _SeatContext(players=players, games=games.height, stalls=int(games["stalled"].sum()),
+                           ties=int((games["first_places"] > 1).sum()), delta=delta, alpha=alpha, power=power)
+    lineups = records.sort("seat").group_by("game").agg(pl.col("bot").str.join("\x1f").alias("lineup"))
+    mixed = bool(records["bot"].n_unique() > 1)
+    if not mixed:
+        return _equal_players(counted, context)
+    if lineups["lineup"].n_unique() == 1:
+        return _confounded(counted, context, records)
+    return _adjusted(records, counted, context)
 
-    if players == 2:
-        decided = with_fraction.filter(pl.col("first_places") == 1)
-        tested = decided["game"].n_unique()
-        counts = decided.group_by("seat").agg(pl.col("win").sum().alias("first_places")).sort("seat")
-        handling = f"ties ({ties:,}) and stalls ({stalls:,}) excluded"
+
+@dataclass(frozen=True)
+class _SeatContext:
+    players: int
+    games: int
+    stalls: int
+    ties: int
+    delta: float
+    alpha: float
+    power: float
+
+    @property
+    def fair(self) -> float:
+        return 1 / self.players
+
+    @property
+    def handling(self) -> str:
+        if self.players == 2:
+            return f"ties ({self.ties:,}) and stalls ({self.stalls:,}) excluded"
+        return (f"shared first places counted as fractions ({self.ties:,} games), stalls ({self.stalls:,}) "
+                "excluded")
+
+
+def _counted_shares(records: pl.DataFrame, games: pl.DataFrame, players: int) -> pl.DataFrame:
+    """The counted games, one row per game and seat: ``game, deal, seat, bot, fraction`` (first-place share)."""
+    keep = (pl.col("first_places") == 1) if players == 2 else (pl.col("first_places") > 0)
+    return (records.join(games.select("game", "first_places"), on="game").filter(keep)
+            .with_columns(pl.when(pl.col("win")).then(1.0 / pl.col("first_places")).otherwise(0.0)
+                          .alias("fraction"))
+            .select("game", "deal", "seat", "bot", "fraction"))
+
+
+def _equal_players(counted: pl.DataFrame, c: _SeatContext) -> SeatAdvantage:
+    tested = counted["game"].n_unique()
+    deals = counted["deal"].n_unique()
+    if tested == deals:
+        return _equal_players_by_game(counted, c, tested)
+    return _equal_players_by_deal(counted, c, tested, deals)
+
+
+def _seat_matrix(counted: pl.DataFrame, players: int, unit: str) -> np.ndarray:
+    """float ``[units, players]``: each unit's mean first-place share per seat (units sorted)."""
+    per_unit = (counted.group_by(unit, "seat").agg(pl.col("fraction").mean())
+                .sort(unit, "seat").pivot(on="seat", index=unit, values="fraction", sort_columns=True))
+    return np.column_stack([per_unit[str(s)].fill_null(0.0).to_numpy() if str(s) in per_unit.columns
+                            else np.zeros(per_unit.height) for s in range(players)])
+
+
+def _equal_players_by_game(counted: pl.DataFrame, c: _SeatContext, tested: int) -> SeatAdvantage:
+    first = _seat_matrix(counted, c.players, "game").sum(axis=0) if tested else np.zeros(c.players)
+    if c.players == 2:
         test = "exact binomial test (scipy binomtest, p = 0.5)"
-        wins0 = int(counts.filter(pl.col("seat") == 0)["first_places"].sum())
-        statistic = float(wins0)
-        p_value = float(stats.binomtest(wins0, tested, p=0.5, alternative="two-sided").pvalue) if tested else 1.0
+        statistic = float(first[0])
+        p_value = float(stats.binomtest(int(first[0]), tested, p=0.5).pvalue) if tested else 1.0
+        seat_p = np.full(2, p_value)
     else:
-        decided = with_fraction.filter(pl.col("first_places") > 0)
-        tested = decided["game"].n_unique()
-        counts = decided.group_by("seat").agg(pl.col("fraction").sum().alias("first_places")).sort("seat")
-        handling = (f"shared first places counted as fractions ({ties:,} games), stalls ({stalls:,}) excluded; "
-                    "TOST on first places rounded to whole games")
         test = "chi-square goodness of fit (scipy chisquare, equal shares)"
-        observed = _seat_vector(counts, players)
         if tested:
-            result = stats.chisquare(observed, np.full(players, tested * fair))
+            result = stats.chisquare(first, np.full(c.players, tested * c.fair))
             statistic, p_value = float(result.statistic), float(result.pvalue)
         else:
             statistic, p_value = float("nan"), 1.0
+        seat_p = np.array([float(stats.binomtest(int(round(k)), tested, c.fair).pvalue) if tested else float("nan")
+                           for k in first])
+    share = first / tested if tested else np.full(c.players, np.nan)
+    low, high = _wilson(first, np.full(c.players, tested), CONFIDENCE)
+    tost = np.array([_tost_p(first[s], tested, c.fair, c.delta) for s in range(c.players)])
+    more = None
+    if tested:
+        needed = [_tost_games(float(share[s]), c.fair, c.delta, c.alpha, c.power)
+                  for s in ([0] if c.players == 2 else range(c.players))]
+        if all(n is not None for n in needed):
+            more = max(0, int(math.ceil(max(needed) / (tested / c.games))) - c.games)
+    handling = c.handling + ("" if c.players == 2 else "; equivalence on first places rounded to whole games")
+    return _seat_result(c, tested, tested, "games", share, low, high, seat_p, tost, test, statistic, p_value,
+                        more, handling, DESIGN_EQUAL, f"Wilson {_confidence(CONFIDENCE)}",
+                        "TOST (statsmodels binom_tost, exact binomial)")
 
-    first = _seat_vector(counts, players)
-    share = first / tested if tested else np.full(players, np.nan)
-    low, high = _wilson(first, np.full(players, tested), CONFIDENCE)
-    tost = np.array([_tost_p(first[s], tested, fair, delta) for s in range(players)])
-    tost_p = float(np.max(tost))
-    deviation = np.abs(share - fair) if tested else np.zeros(players)
+
+def _equal_players_by_deal(counted: pl.DataFrame, c: _SeatContext, tested: int, deals: int) -> SeatAdvantage:
+    shares = _seat_matrix(counted, c.players, "deal")
+    share = shares.mean(axis=0)
+    low, high, seat_p, tost = (np.empty(c.players) for _ in range(4))
+    for s in range(c.players):
+        low[s], high[s], seat_p[s], tost[s] = _mean_tests(shares[:, s], c.fair, c.delta)
+    if c.players == 2:
+        test = "t test on per-deal shares (scipy ttest_1samp, vs 50%)"
+        statistic, p_value = float(share[0]), float(seat_p[0])
+    else:
+        test = "Hotelling's T-squared on per-deal shares (statsmodels test_mvmean, equal shares)"
+        statistic, p_value = _hotelling(shares, c.fair)
+    more = _more_units(shares, share, c)
+    handling = c.handling + f"; the deal is the unit ({tested:,} games in {deals:,} deals)"
+    return _seat_result(c, tested, deals, "deals", share, low, high, seat_p, tost, test, statistic, p_value, more,
+                        handling, DESIGN_EQUAL, f"t {_confidence(CONFIDENCE)} on per-deal shares",
+                        "TOST on per-deal shares (statsmodels DescrStatsW.ttost_mean)")
+
+
+def _mean_tests(values: np.ndarray, fair: float, delta: float) -> tuple[float, float, float, float]:
+    """(low, high, p vs fair, equivalence p) of a mean over units, by t; degenerate samples decided exactly."""
+    n = values.size
+    mean = float(values.mean()) if n else float("nan")
+    if n < 2 or np.all(values == values[0]):
+        inside = abs(mean - fair) < delta
+        return mean, mean, (1.0 if mean == fair else 0.0) if n >= 2 else 1.0, (0.0 if inside and n >= 2 else 1.0)
+    test = stats.ttest_1samp(values, fair)
+    interval = test.confidence_interval(CONFIDENCE)
+    tost_p = float(DescrStatsW(values).ttost_mean(fair - delta, fair + delta)[0])
+    return max(0.0, float(interval.low)), min(1.0, float(interval.high)), float(test.pvalue), tost_p
+
+
+def _hotelling(shares: np.ndarray, fair: float) -> tuple[float, float]:
+    """Hotelling's T-squared that the per-deal seat shares have mean ``fair`` (all seats but the last,
+    whose share is the rest); a degenerate covariance falls back to the largest per-seat t test."""
+    data = shares[:, :-1]
+    try:
+        result = test_mvmean(data, np.full(data.shape[1], fair))
+        statistic, p = float(result.statistic), float(result.pvalue)
+        if np.isfinite(p):
+            return statistic, p
+    except (np.linalg.LinAlgError, ValueError):
+        pass
+    return float("nan"), float(min(_mean_tests(shares[:, s], fair, 0.01)[2] for s in range(shares.shape[1])))
+
+
+def _more_units(shares: np.ndarray, share: np.ndarray, c: _SeatContext) -> int | None:
+    """Units the per-seat t-TOST would need with ``power`` if the estimates held (TTestPower, one-sided)."""
+    needed = []
+    for s in ([0] if c.players == 2 else range(c.players)):
+        room = c.delta - abs(float(share[s]) - c.fair)
+        sd = float(shares[:, s].std(ddof=1)) if shares.shape[0] > 1 else float("nan")
+        if not room > 0:
+            return None
+        if not sd > 0:
+            continue
+        needed.append(float(TTestPower().solve_power(effect_size=room / sd, alpha=c.alpha, power=c.power,
+                                                      alternative="larger")))
+    return max(0, int(math.ceil(max(needed, default=0))) - shares.shape[0])
+
+
+def _confounded(counted: pl.DataFrame, c: _SeatContext, records: pl.DataFrame) -> SeatAdvantage:
+    tested = counted["game"].n_unique()
+    first = _seat_matrix(counted, c.players, "game").sum(axis=0) if tested else np.zeros(c.players)
+    share = first / tested if tested else np.full(c.players, np.nan)
+    low, high = _wilson(first, np.full(c.players, tested), CONFIDENCE)
+    lineup = ",".join(records.filter(pl.col("game") == records["game"][0]).sort("seat")["bot"].to_list())
+    note = (f"each seat always holds the same bot ({lineup}), so a seat's share is also its bot's; seat balance "
+            f"between equal players needs the same bot in every seat (e.g. {_equal_lineup(records, c.players)}) "
+            "or --rotate-seats")
+    nan = np.full(c.players, np.nan)
+    return _seat_result(c, tested, tested, "games", share, low, high, nan, nan, "none (bots and seats confounded)",
+                        float("nan"), float("nan"), None, c.handling, DESIGN_CONFOUNDED,
+                        f"Wilson {_confidence(CONFIDENCE)}", "none", note, verdict=VERDICT_NOT_MEASURED)
+
+
+def _equal_lineup(records: pl.DataFrame, players: int) -> str:
+    """The lineup that measures seat balance: the strongest bot (most first places) in every seat."""
+    strongest = str(records.group_by("bot").agg(pl.col("win").mean()).sort("win", descending=True)["bot"][0])
+    return ",".join([strongest] * players)
+
+
+def _adjusted(records: pl.DataFrame, counted: pl.DataFrame, c: _SeatContext) -> SeatAdvantage:
+    """Seat shares between equal players from a Bradley-Terry model with seat and bot terms.
+
+    Every pair of seats in a game with different places is one comparison
+    (shared places and stalls dropped); logit P(seat a places above seat b)
+    = seat term(a) - seat term(b) + bot term(a) - bot term(b), seat 0 and the
+    first bot fixed at 0, fitted by statsmodels ``Logit`` with a covariance
+    clustered by deal (``cov_type="cluster"``): a deal's games and a game's
+    comparisons are not independent. The seat terms give the share of first
+    places each seat would take among equal players (Plackett-Luce: the
+    softmax of the seat terms), with delta-method normal intervals; the joint
+    test is the clustered Wald test that every seat term is 0; equivalence by
+    two one-sided z tests per seat.
+    """
+    tested = counted["game"].n_unique()
+    comparisons = _comparisons(records).filter(pl.col("result") != 0.5)
+    bots = tuple(records.sort("game", "seat")["bot"].unique(maintain_order=True).to_list())
+    lopsided_note = _lopsided(comparisons, bots, records, c.players)
+    deals = comparisons["deal"].n_unique()
+    fit = None
+    if comparisons.height:
+        seat_a, seat_b = comparisons["seat_a"].to_numpy(), comparisons["seat_b"].to_numpy()
+        bot_a, bot_b = comparisons["bot_a"].to_numpy(), comparisons["bot_b"].to_numpy()
+        design = np.column_stack([(seat_a == s).astype(float) - (seat_b == s) for s in range(1, c.players)]
+                                 + [(bot_a == b).astype(float) - (bot_b == b) for b in bots[1:]])
+        groups = comparisons["deal"].rank("dense").to_numpy()
+        fit = _logit(comparisons["result"].to_numpy(), design, groups)
+    share_method = f"Bradley-Terry seat terms, deal-clustered, delta method {_confidence(CONFIDENCE)}"
+    test = "clustered Wald test of the seat terms (statsmodels Logit, cov_type='cluster')"
+    equivalence = "two one-sided z tests on the equal-player shares"
+    if fit is None:
+        note = ("the model with seat and bot terms cannot be fitted (a bot never lost, or no decided game): "
+                + (lopsided_note or "the lineup tells nothing about seat balance between equal players"))
+        nan = np.full(c.players, np.nan)
+        return _seat_result(c, tested, deals, "deals", nan, nan, nan, nan, nan, test, float("nan"), float("nan"),
+                            None, c.handling, DESIGN_ADJUSTED, share_method, equivalence, note,
+                            verdict=VERDICT_NOT_MEASURED)
+    k = c.players - 1
+    terms = np.r_[0.0, np.asarray(fit.params)[:k]]
+    share = np.exp(terms - terms.max()) / np.exp(terms - terms.max()).sum()
+    jacobian = (np.diag(share) - np.outer(share, share))[:, 1:]
+    se = np.sqrt(np.clip(np.diag(jacobian @ np.asarray(fit.cov_params())[:k, :k] @ jacobian.T), 0, None))
+    z = stats.norm.ppf(0.5 + CONFIDENCE / 2)
+    low, high = np.clip(share - z * se, 0, 1), np.clip(share + z * se, 0, 1)
+    safe_se = np.where(se > 0, se, np.inf)
+    seat_p = 2 * stats.norm.sf(np.abs(share - c.fair) / safe_se)
+    tost = np.maximum(stats.norm.sf((share - (c.fair - c.delta)) / safe_se),
+                      stats.norm.cdf((share - (c.fair + c.delta)) / safe_se))
+    wald = fit.wald_test(np.eye(fit.params.size)[:k], scalar=True)
+    statistic, p_value = float(wald.statistic), float(wald.pvalue)
+    room = c.delta - np.abs(share - c.fair)
+    more = None
+    if np.all(room > 0):
+        factor = stats.norm.ppf(1 - c.alpha) + stats.norm.ppf(c.power)
+        more = max(0, int(math.ceil(deals * float(np.max((se * factor / room) ** 2)))) - deals)
+    verdict = None
+    if lopsided_note and not p_value < c.alpha:
+        verdict = VERDICT_NOT_MEASURED
+    handling = (f"pairs of seats with different places ({comparisons.height:,} comparisons in {tested:,} games); "
+                f"shared first places ({c.ties:,} games) and stalls ({c.stalls:,}) dropped")
+    return _seat_result(c, tested, deals, "deals", share, low, high, seat_p, tost, test, statistic, p_value, more,
+                        handling, DESIGN_ADJUSTED, share_method, equivalence, lopsided_note, verdict=verdict,
+                        first=_seat_matrix(counted, c.players, "game").sum(axis=0) if tested else None)
+
+
+def _lopsided(comparisons: pl.DataFrame, bots: tuple[str, ...], records: pl.DataFrame, players: int) -> str:
+    """A note when one bot takes more than :data:`LOPSIDED_SHARE` of its decided comparisons against another."""
+    worst = None
+    for i, a in enumerate(bots):
+        for b in bots[i + 1:]:
+            ab = comparisons.filter((pl.col("bot_a") == a) & (pl.col("bot_b") == b))
+            ba = comparisons.filter((pl.col("bot_a") == b) & (pl.col("bot_b") == a))
+            n = ab.height + ba.height
+            if not n:
+                continue
+            share_a = (float(ab["result"].sum()) + ba.height - float(ba["result"].sum())) / n
+            strong, weak, share = (a, b, share_a) if share_a >= 0.5 else (b, a, 1 - share_a)
+            if share > LOPSIDED_SHARE and (worst is None or share > worst[2]):
+                worst = (strong, weak, share)
+    if worst is None:
+        return ""
+    strong, weak, share = worst
+    return (f"{strong} takes {_pct(share)} of its decided comparisons against {weak}, so this lineup tells little "
+            f"about seat balance between equal players; play {','.join([strong] * players)} to measure it")
+
+
+def _seat_result(c: _SeatContext, tested: int, units: int, unit: str, share: np.ndarray, low: np.ndarray,
+                 high: np.ndarray, seat_p: np.ndarray, tost: np.ndarray, test: str, statistic: float,
+                 p_value: float, more: int | None, handling: str, design: str, share_method: str,
+                 equivalence_method: str, note: str = "", verdict: str | None = None,
+                 first: np.ndarray | None = None) -> SeatAdvantage:
+    deviation = np.nan_to_num(np.abs(share - c.fair), nan=0.0)
     worst = int(np.argmax(deviation))
-
-    balanced = tost_p < alpha
-    verdict = VERDICT_BALANCED if balanced else VERDICT_UNBALANCED if p_value < alpha else VERDICT_UNSURE
-    more: int | None = 0
-    if not balanced:
-        seats_considered = [0] if players == 2 else range(players)
-        needed = [_tost_games(float(share[s]), fair, delta, alpha, power) if tested else None
-                  for s in seats_considered]
-        if tested and all(n is not None for n in needed):
-            usable = tested / total
-            more = max(0, int(math.ceil(max(needed) / usable)) - total)
-        else:
-            more = None
+    tost_p = float(np.nanmax(tost)) if np.isfinite(tost).any() else 1.0
+    if verdict is None:
+        verdict = (VERDICT_BALANCED if tost_p < c.alpha else
+                   VERDICT_UNBALANCED if p_value < c.alpha else VERDICT_UNSURE)
+    if verdict == VERDICT_BALANCED:
+        more = 0
+    elif verdict == VERDICT_NOT_MEASURED:
+        more = None
+    first = share * tested if first is None else first
     seats = pl.DataFrame({
-        "seat": pl.Series(range(players), dtype=pl.Int8),
-        "games": pl.Series([tested] * players, dtype=pl.Int64),
+        "seat": pl.Series(range(c.players), dtype=pl.Int8),
+        "games": pl.Series([tested] * c.players, dtype=pl.Int64),
         "first_places": pl.Series(first, dtype=pl.Float64),
         "share": pl.Series(share, dtype=pl.Float64),
         "share_low": pl.Series(low, dtype=pl.Float64),
         "share_high": pl.Series(high, dtype=pl.Float64),
+        "p_value": pl.Series(seat_p, dtype=pl.Float64),
         "tost_p": pl.Series(tost, dtype=pl.Float64),
     })
     return SeatAdvantage(
-        players=players, games=total, games_tested=tested, ties=ties, stalls=stalls, seats=seats, test=test,
-        statistic=statistic, p_value=p_value, tost_p=tost_p, delta=delta, alpha=alpha, power=power,
-        largest_deviation=float(deviation[worst]), largest_deviation_seat=worst, verdict=verdict,
-        more_games=more, handling=handling,
+        players=c.players, games=c.games, games_tested=tested, ties=c.ties, stalls=c.stalls, seats=seats, test=test,
+        statistic=statistic, p_value=p_value, tost_p=tost_p, delta=c.delta, alpha=c.alpha, power=c.power,
+        largest_deviation=float(deviation[worst]), largest_deviation_seat=worst, verdict=verdict, more_games=more,
+        handling=handling, design=design, unit=unit, units_tested=units, share_method=share_method,
+        equivalence_method=equivalence_method, lineup_note=note,
     )
-
-
-def _seat_vector(counts: pl.DataFrame, players: int) -> np.ndarray:
-    vector = np.zeros(players)
-    for seat, value in counts.select("seat", "first_places").iter_rows():
-        vector[int(seat)] = value
-    return vector
 
 
 def _tost_p(first_places: float, n: int, target: float, delta: float) -> float:
@@ -557,7 +850,7 @@ def score_margin(records: pl.DataFrame, confidence: float = CONFIDENCE, seed: in
         pl.col("score").filter(pl.col("rank") == pl.col("rank").filter(pl.col("rank") > 1).min()).max()
         .alias("second"),
         (pl.col("rank") == 1).sum().alias("first_places"),
-    )
+    ).sort("game")  # group_by order is not fixed; the seeded bootstrap must see the games in one order
     margins = per_game.with_columns(
         pl.when(pl.col("first_places") > 1).then(0.0).otherwise(pl.col("first") - pl.col("second")).alias("margin")
     )["margin"].fill_null(0.0).to_numpy()
@@ -904,7 +1197,8 @@ def _bradley_terry(comparisons: pl.DataFrame, bots: tuple[str, ...], reference: 
     bot_b = comparisons["bot_b"].to_numpy()
     design = np.column_stack([np.ones(len(bot_a))] + [(bot_a == b).astype(float) - (bot_b == b) for b in rated])
     result_values = comparisons["result"].to_numpy()
-    fit = _logit(result_values, design)
+    groups = comparisons["deal"].rank("dense").to_numpy()
+    fit = _logit(result_values, design, groups)
     separated = fit is None
     if separated:
         met = comparisons.select("bot_a", "bot_b").unique()
@@ -915,7 +1209,8 @@ def _bradley_terry(comparisons: pl.DataFrame, bots: tuple[str, ...], reference: 
             mirrored[1:] *= -1
             prior.extend([row, mirrored])
         design = np.vstack([design, np.array(prior)])
-        fit = _logit(np.r_[result_values, np.full(len(prior), 0.5)], design)
+        prior_groups = groups.max(initial=0) + 1 + np.arange(len(prior))  # each virtual comparison its own cluster
+        fit = _logit(np.r_[result_values, np.full(len(prior), 0.5)], design, np.r_[groups, prior_groups])
         if fit is None:
             raise StatsError("skill_gradient: the Bradley-Terry fit did not converge even with a virtual-draw prior "
                              "(expected every bot linked to the others by games)")
@@ -935,13 +1230,15 @@ def _bradley_terry(comparisons: pl.DataFrame, bots: tuple[str, ...], reference: 
     return ratings, float(params[0]), float(se[0]), separated
 
 
-def _logit(y: np.ndarray, design: np.ndarray):
-    """statsmodels Logit by Newton's method; None if it separates or does not converge."""
+def _logit(y: np.ndarray, design: np.ndarray, groups: np.ndarray | None = None):
+    """statsmodels Logit by Newton's method, its covariance clustered by ``groups`` when given
+    (``cov_type="cluster"``); None if it separates or does not converge."""
+    cov = {} if groups is None else {"cov_type": "cluster", "cov_kwds": {"groups": np.asarray(groups)}}
     with warnings.catch_warnings():
         warnings.simplefilter("error", PerfectSeparationWarning)
         warnings.simplefilter("ignore", ConvergenceWarning)
         try:
-            fit = Logit(y, design).fit(method="newton", maxiter=100, disp=0)
+            fit = Logit(y, design).fit(method="newton", maxiter=100, disp=0, **cov)
         except (PerfectSeparationWarning, np.linalg.LinAlgError):
             return None
     if not fit.mle_retvals.get("converged", False) or not np.all(np.isfinite(fit.bse)):
@@ -1056,14 +1353,22 @@ def format_component_strength(table: pl.DataFrame, component: str = "kind") -> s
 
 @dataclass(frozen=True)
 class PairedDifference:
-    """``other`` minus ``base`` on the same seeds, paired by key.
+    """``other`` minus ``base`` on the same seeds, paired by key, analysed by deal.
 
-    ``mean`` is the mean paired difference with its interval (percentile
-    bootstrap on the differences, or t above :data:`BOOTSTRAP_MAX_N`);
-    Wilcoxon signed-rank (``zero_method``) on the differences; for a binary
-    metric also McNemar (exact binomial when fewer than 25 discordant pairs,
-    else chi-square with continuity correction). ``base_only``/``other_only``
-    are the discordant pairs (won in one run only).
+    Rows are paired by key (deal, rotation, seat); when a deal holds several
+    paired rows (seat rotations), the deal is the unit: its differences are
+    averaged first, because games of one deal share their shuffles.
+    ``mean`` is the mean difference per unit with its interval (percentile
+    bootstrap, or t above :data:`BOOTSTRAP_MAX_N`); Wilcoxon signed-rank
+    (``zero_method``) on the unit differences; for a binary metric with one
+    row per deal also McNemar (exact binomial when fewer than 25 discordant
+    pairs, else chi-square with continuity correction). ``base_only`` /
+    ``other_only`` are the discordant pairs (won in one run only).
+    ``effect_size`` is Cohen's h for a binary metric (else the mean difference
+    over the differences' standard deviation, Cohen's d_z); ``detectable`` the
+    smallest difference this many units detect (two-sided 5%, power 80%);
+    ``equivalence_p`` the paired TOST within +-``margin`` (None without a
+    margin).
     """
 
     metric: str
@@ -1078,43 +1383,77 @@ class PairedDifference:
     mcnemar_method: str | None
     base_only: int | None
     other_only: int | None
+    units: int = 0  # deals (or pairs when each deal holds one)
+    unit: str = "pairs"
+    effect_size: float = float("nan")
+    effect_name: str = "Cohen's h"
+    detectable: float = float("nan")
+    margin: float | None = None
+    equivalence_p: float | None = None
+    variance_ratio: float = float("nan")  # var(differences) / (var(base) + var(other)): the paired design's cost
 
     @property
     def difference(self) -> float:
         return self.mean.mean
 
+    @property
+    def p_value(self) -> float:
+        """The difference test's p: McNemar where it applies, else Wilcoxon on the unit differences."""
+        return self.mcnemar_p if self.mcnemar_p is not None else self.wilcoxon_p
+
+    @property
+    def test(self) -> str:
+        return f"McNemar {self.mcnemar_method}" if self.mcnemar_p is not None else "Wilcoxon signed-rank"
+
+    @property
+    def equivalent(self) -> bool:
+        """True when the paired TOST shows the change is inside +-margin at 5%."""
+        return self.equivalence_p is not None and self.equivalence_p < 0.05
+
     def describe(self) -> str:
         m = self.mean
-        binary = self.mcnemar_p is not None
+        binary = self.mcnemar_p is not None or self.effect_name == "Cohen's h"
         if binary:
             change = f"{_signed_points(m.mean)} {_interval_pct(m.low, m.high)}"
             levels = f"{_pct(self.base_mean)} -> {_pct(self.other_mean)}"
         else:
             change = f"{m.mean:+.3f} [{m.low:+.3f}, {m.high:+.3f}]"
             levels = f"{self.base_mean:.3f} -> {self.other_mean:.3f}"
-        line = (f"{self.metric}: {levels}, paired difference {change} ({m.method}), n = {self.pairs:,} pairs; "
+        n = f"n = {self.pairs:,} pairs" + (f" in {self.units:,} deals" if self.unit == "deals" else "")
+        line = (f"{self.metric}: {levels}, paired difference {change} ({m.method}), {n}; "
                 f"Wilcoxon signed-rank {format_p(self.wilcoxon_p)} (zero_method {self.zero_method})")
-        if binary:
+        if self.mcnemar_p is not None:
             line += (f"; McNemar {self.mcnemar_method} {format_p(self.mcnemar_p)} "
                      f"({self.base_only:,} won only in base, {self.other_only:,} only in other)")
+        if np.isfinite(self.effect_size):
+            line += f"; {self.effect_name} {self.effect_size:+.3f}"
+        if np.isfinite(self.detectable):
+            line += f"; detectable {self.detectable * (100 if binary else 1):.2g}{' points' if binary else ''}"
+        if self.equivalence_p is not None:
+            line += f"; equivalence within +-{self.margin:g}: TOST {format_p(self.equivalence_p)}"
         return line
 
 
 def paired_difference(base: pl.DataFrame, other: pl.DataFrame, metric: str = "win",
                       key: Sequence[str] = ("deal", "rotation", "seat"), confidence: float = CONFIDENCE,
-                      seed: int = SEED) -> PairedDifference:
+                      seed: int = SEED, margin: float | None = None, alpha: float = 0.05,
+                      power: float = 0.8) -> PairedDifference:
     """Compare two runs on the same seeds (common random numbers): a sweep's cells, or an ablation.
 
     Rows are joined on ``key``; both runs must hold exactly the same keys, once
     each, and the same ``seed`` per key when both have a seed column, or this
     raises :class:`StatsError`. ``metric`` is a numeric or boolean column
     (``score``, ``win`` as 0/1, ``turns``); the difference is ``other - base``.
-    Interval: :func:`mean_interval` on the paired differences (seeded
+    When ``key`` holds ``deal`` and a deal has several rows (rotations), the
+    differences are averaged per deal and the deal is the unit.
+    Interval: :func:`mean_interval` on the unit differences (seeded
     percentile bootstrap). Test: ``scipy.stats.wilcoxon`` with
-    ``zero_method="wilcox"`` (zero differences dropped) and ``method="auto"``
-    (exact up to 50 non-zero differences without ties); all-zero differences
-    give p = 1. Binary metrics: also ``statsmodels mcnemar`` on the 2x2 table
-    of wins, exact when fewer than 25 discordant pairs.
+    ``zero_method="wilcox"`` (zero differences dropped) and ``method="auto"``;
+    all-zero differences give p = 1. Binary metrics with one row per deal:
+    also ``statsmodels mcnemar`` on the 2x2 table of wins, exact when fewer
+    than 25 discordant pairs. Equivalence within +-``margin``:
+    ``DescrStatsW(d).ttost_mean``. Detectable difference: ``TTestPower``
+    (two-sided ``alpha``, ``power``) on the differences' standard deviation.
     """
     key = list(key)
     for name, frame in (("base", base), ("other", other)):
@@ -1130,14 +1469,19 @@ def paired_difference(base: pl.DataFrame, other: pl.DataFrame, metric: str = "wi
                          f"games), got {only_base.height:,} only in base and {only_other.height:,} only in other, "
                          f"e.g. {example}")
     extra = ["seed"] if "seed" in base.columns and "seed" in other.columns and "seed" not in key else []
-    joined = base.select(*key, *extra, pl.col(metric).alias("base")).join(
-        other.select(*key, *extra, pl.col(metric).alias("other")), on=key)
+    joined = base.select(*key, *extra, pl.col(metric).cast(pl.Float64).alias("base")).join(
+        other.select(*key, *extra, pl.col(metric).cast(pl.Float64).alias("other")), on=key).sort(key)
     if extra and (joined["seed"] != joined["seed_right"]).any():
         raise StatsError("paired_difference: expected both runs on the same seeds (common random numbers), "
                          "got different seeds for the same key; pair runs played with the same --seed")
-    x = joined["base"].cast(pl.Float64).to_numpy()
-    y = joined["other"].cast(pl.Float64).to_numpy()
-    binary = bool(np.isin(np.r_[x, y], (0.0, 1.0)).all())  # win flags, or any 0/1 metric
+    x_all, y_all = joined["base"].to_numpy(), joined["other"].to_numpy()
+    binary = bool(np.isin(np.r_[x_all, y_all], (0.0, 1.0)).all())  # win flags, or any 0/1 metric
+    by_deal = "deal" in key and joined["deal"].n_unique() < joined.height
+    if by_deal:
+        units = joined.group_by("deal").agg(pl.col("base").mean(), pl.col("other").mean()).sort("deal")
+        x, y = units["base"].to_numpy(), units["other"].to_numpy()
+    else:
+        x, y = x_all, y_all
     d = y - x
     if np.all(d == 0):
         w_stat, w_p = 0.0, 1.0
@@ -1145,23 +1489,51 @@ def paired_difference(base: pl.DataFrame, other: pl.DataFrame, metric: str = "wi
         result = stats.wilcoxon(d, zero_method=WILCOXON_ZERO_METHOD, method="auto", alternative="two-sided")
         w_stat, w_p = float(result.statistic), float(result.pvalue)
     mc_p = mc_method = base_only = other_only = None
+    if binary and not by_deal:
+        mc_p, mc_method, base_only, other_only = _mcnemar(x, y)
+    sd = float(d.std(ddof=1)) if d.size > 1 else float("nan")
     if binary:
-        both = int(np.sum((x == 1) & (y == 1)))
-        base_only = int(np.sum((x == 1) & (y == 0)))
-        other_only = int(np.sum((x == 0) & (y == 1)))
-        neither = int(np.sum((x == 0) & (y == 0)))
-        exact = base_only + other_only < 25
-        mc_method = "exact binomial" if exact else "chi-square with continuity correction"
-        if base_only + other_only == 0:
-            mc_p = 1.0
-        else:
-            mc_p = float(mcnemar([[both, base_only], [other_only, neither]], exact=exact, correction=True).pvalue)
+        effect, effect_name = float(proportion_effectsize(float(y.mean()), float(x.mean()))), "Cohen's h"
+    else:
+        effect, effect_name = (float(d.mean()) / sd if sd > 0 else float("nan")), "Cohen's d_z"
+    detectable = float("nan")
+    if sd > 0 and d.size > 2:
+        detectable = sd * float(TTestPower().solve_power(nobs=d.size, alpha=alpha, power=power,
+                                                          alternative="two-sided"))
+    equivalence = None
+    if margin is not None and d.size > 1:
+        equivalence = (float(DescrStatsW(d).ttost_mean(-margin, margin)[0]) if sd > 0
+                       else float(abs(float(d.mean())) >= margin))
     return PairedDifference(
-        metric=metric, pairs=len(d), base_mean=float(x.mean()), other_mean=float(y.mean()),
+        metric=metric, pairs=len(x_all), base_mean=float(x_all.mean()), other_mean=float(y_all.mean()),
         mean=mean_interval(d, confidence, seed), wilcoxon_statistic=w_stat, wilcoxon_p=w_p,
         zero_method=WILCOXON_ZERO_METHOD, mcnemar_p=mc_p, mcnemar_method=mc_method,
-        base_only=base_only, other_only=other_only,
+        base_only=base_only, other_only=other_only, units=len(d), unit="deals" if by_deal else "pairs",
+        effect_size=effect, effect_name=effect_name, detectable=detectable, margin=margin,
+        equivalence_p=equivalence, variance_ratio=_variance_ratio(x, y, d),
     )
+
+
+def _variance_ratio(x: np.ndarray, y: np.ndarray, d: np.ndarray) -> float:
+    """Games a paired comparison needs relative to two independent runs of the same precision."""
+    if d.size < 2:
+        return float("nan")
+    unpaired = float(x.var(ddof=1) + y.var(ddof=1))
+    return float(d.var(ddof=1)) / unpaired if unpaired > 0 else float("nan")
+
+
+def _mcnemar(x: np.ndarray, y: np.ndarray) -> tuple[float, str, int, int]:
+    """McNemar's test on paired 0/1 outcomes: (p, method, won only in x, won only in y)."""
+    both = int(np.sum((x == 1) & (y == 1)))
+    base_only = int(np.sum((x == 1) & (y == 0)))
+    other_only = int(np.sum((x == 0) & (y == 1)))
+    neither = int(np.sum((x == 0) & (y == 0)))
+    exact = base_only + other_only < 25
+    method = "exact binomial" if exact else "chi-square with continuity correction"
+    if base_only + other_only == 0:
+        return 1.0, method, base_only, other_only
+    p = float(mcnemar([[both, base_only], [other_only, neither]], exact=exact, correction=True).pvalue)
+    return p, method, base_only, other_only
 
 
 # ---------------------------------------------------------------- multiplicity
@@ -1181,6 +1553,27 @@ def correct(p_values: Sequence[float] | np.ndarray, method: str = "holm") -> np.
     if finite.any():
         adjusted[finite] = multipletests(p[finite], method=method)[1]
     return adjusted
+
+
+def family_verdicts(advantages: Sequence[SeatAdvantage], alpha: float = 0.05) -> list[tuple[str, float, float]]:
+    """Seat verdicts for a family of runs (a sweep's cells): ``(verdict, p_holm, tost_holm)`` per run.
+
+    Both tests are Holm-corrected across the runs that measured seat balance
+    (:func:`correct`): "unbalanced" needs the adjusted difference p below
+    ``alpha``, "balanced" the adjusted equivalence p (each run's largest
+    per-seat equivalence p) below ``alpha``; runs their lineup cannot judge keep
+    :data:`VERDICT_NOT_MEASURED`. The same rule gives every cell's verdict and
+    the sweep's headline, so they cannot disagree.
+    """
+    measured = [a.measured for a in advantages]
+    p = correct([a.p_value if m else np.nan for a, m in zip(advantages, measured)], "holm")
+    tost = correct([a.tost_p if m else np.nan for a, m in zip(advantages, measured)], "holm")
+    verdicts = []
+    for m, p_holm, tost_holm in zip(measured, p, tost):
+        verdict = (VERDICT_NOT_MEASURED if not m else VERDICT_BALANCED if tost_holm < alpha else
+                   VERDICT_UNBALANCED if p_holm < alpha else VERDICT_UNSURE)
+        verdicts.append((verdict, float(p_holm), float(tost_holm)))
+    return verdicts
 
 
 # ---------------------------------------------------------------- stopping

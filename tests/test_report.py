@@ -123,10 +123,10 @@ def test_overgrowth_report_checks_the_target_band_and_components(runs):
     report.close()
 
 
-def test_three_player_report_tests_every_seat_with_holm(runs):
+def test_three_player_report_of_a_rotated_mixed_lineup_adjusts_seats_for_the_bots(runs):
     report = rp.build_run_report(runs / "toy3")
     seats = report.section("seats")
-    assert "chi-square" in seats.blocks[0].text
+    assert "adjusted for the bots" in seats.blocks[0].text
     table = next(b for b in seats.blocks if isinstance(b, rp.Table))
     assert [row[0] for row in table.rows] == ["seat 0", "seat 1", "seat 2"]
     assert "Holm-corrected" in table.caption
