@@ -45,7 +45,14 @@ import numpy as np
 import polars as pl
 from matplotlib.figure import Figure
 from scipy import stats as scipy_stats
-from statsmodels.stats.proportion import confint_proportions_2indep, test_proportions_2indep
+from statsmodels.stats.power import NormalIndPower, TTestIndPower
+from statsmodels.stats.proportion import (
+    confint_proportions_2indep,
+    proportion_effectsize,
+    test_proportions_2indep,
+    tost_proportions_2indep,
+)
+from statsmodels.stats.weightstats import ttost_ind
 
 from analysis import plots
 from analysis import stats
@@ -264,11 +271,22 @@ class Change:
     test: str
     n_base: int
     n_other: int
+    equivalence_p: float | None = None  # TOST within +-margin
+    effect_size: float = float("nan")  # Cohen's h (proportions) or d (means)
+    detectable: float = float("nan")  # the smallest change these games detect (two-sided 5%, power 80%)
+
+
+def _points_for_h(base: float, h: float) -> float:
+    """The win-rate change from ``base`` that Cohen's h equals (the arcsine scale, upward)."""
+    angle = min(math.asin(math.sqrt(min(max(base, 0.0), 1.0))) + h / 2, math.pi / 2)
+    return math.sin(angle) ** 2 - base
 
 
 def unpaired_change(k_base: float, n_base: int, k_other: float, n_other: int,
-                    confidence: float = stats.CONFIDENCE) -> Change:
-    """Two independent proportions: Newcombe hybrid score interval and score test (statsmodels)."""
+                    confidence: float = stats.CONFIDENCE, margin: float | None = None) -> Change:
+    """Two independent proportions: Newcombe hybrid score interval and score test (statsmodels); with
+    ``margin``, the equivalence test within +-margin (``tost_proportions_2indep``); Cohen's h and the
+    detectable change (``NormalIndPower``)."""
     if not n_base or not n_other:
         return Change(float("nan"), float("nan"), float("nan"), float("nan"), float("nan"), float("nan"),
                       "Newcombe", "score test", n_base, n_other)
@@ -276,25 +294,39 @@ def unpaired_change(k_base: float, n_base: int, k_other: float, n_other: int,
         low, high = confint_proportions_2indep(k_other, n_other, k_base, n_base, method="newcomb", compare="diff",
                                                alpha=1 - confidence)
         p = test_proportions_2indep(k_other, n_other, k_base, n_base, method="score", compare="diff").pvalue
+        tost = (float(tost_proportions_2indep(k_other, n_other, k_base, n_base, -margin, margin,
+                                              compare="diff").pvalue) if margin else None)
     same = k_other / n_other == k_base / n_base
-    return Change(k_base / n_base, k_other / n_other, k_other / n_other - k_base / n_base, float(low), float(high),
+    base, other = k_base / n_base, k_other / n_other
+    h = float(NormalIndPower().solve_power(nobs1=n_base, ratio=n_other / n_base, alpha=1 - confidence, power=0.8))
+    return Change(base, other, other - base, float(low), float(high),
                   1.0 if same else float(p), f"Newcombe {stats.CONFIDENCE:.0%}",
-                  "score test (statsmodels test_proportions_2indep)", n_base, n_other)
+                  "score test (statsmodels test_proportions_2indep)", n_base, n_other, tost,
+                  float(proportion_effectsize(other, base)), _points_for_h(base, h))
 
 
-def unpaired_mean_change(base: np.ndarray, other: np.ndarray, confidence: float = stats.CONFIDENCE) -> Change:
-    """Two independent means: Welch's t test and its interval (``scipy.stats.ttest_ind(equal_var=False)``)."""
+def unpaired_mean_change(base: np.ndarray, other: np.ndarray, confidence: float = stats.CONFIDENCE,
+                         margin: float | None = None) -> Change:
+    """Two independent means: Welch's t test and its interval (``scipy.stats.ttest_ind(equal_var=False)``);
+    with ``margin`` the equivalence test (statsmodels ``ttost_ind``, unequal variances); Cohen's d and the
+    detectable change (``TTestIndPower``)."""
     base, other = np.asarray(base, dtype=float), np.asarray(other, dtype=float)
     if base.size < 2 or other.size < 2 or (base.std() == 0 and other.std() == 0):
         same = base.size and other.size and base.mean() == other.mean()
         d = float(other.mean() - base.mean()) if base.size and other.size else float("nan")
+        tost = (0.0 if same else 1.0) if margin else None
         return Change(float(base.mean()), float(other.mean()), d, d, d, 1.0 if same else float("nan"),
-                      "Welch t (no variation)", "Welch t test", base.size, other.size)
+                      "Welch t (no variation)", "Welch t test", base.size, other.size, tost)
     result = scipy_stats.ttest_ind(other, base, equal_var=False)
     interval = result.confidence_interval(confidence)
+    sd = math.sqrt((base.var(ddof=1) + other.var(ddof=1)) / 2)
+    tost = float(ttost_ind(other, base, -margin, margin, usevar="unequal")[0]) if margin else None
+    d_min = float(TTestIndPower().solve_power(nobs1=base.size, ratio=other.size / base.size,
+                                              alpha=1 - confidence, power=0.8))
     return Change(float(base.mean()), float(other.mean()), float(other.mean() - base.mean()), float(interval.low),
                   float(interval.high), float(result.pvalue), f"Welch t {confidence:.0%}",
-                  "Welch's t test (scipy ttest_ind, equal_var=False)", base.size, other.size)
+                  "Welch's t test (scipy ttest_ind, equal_var=False)", base.size, other.size, tost,
+                  float((other.mean() - base.mean()) / sd) if sd > 0 else float("nan"), d_min * sd)
 
 
 def running_estimate(wins: np.ndarray, points: int = 160, start: int = 10) -> tuple[np.ndarray, ...]:
@@ -1557,6 +1589,17 @@ def _pairing(ma: dict, mb: dict, ra: pl.DataFrame, rb: pl.DataFrame) -> tuple[bo
     return True, "", a, b
 
 
+def _unpaired_win_change(a_seat: pl.DataFrame, b_seat: pl.DataFrame, delta: float) -> Change:
+    """One seat's win rate in two independent runs; by deal (Welch t on per-deal rates) when a run rotates seats,
+    since the games of one deal are not independent."""
+    if a_seat["deal"].n_unique() < a_seat.height or b_seat["deal"].n_unique() < b_seat.height:
+        per_deal = [frame.group_by("deal").agg(pl.col("win").cast(pl.Float64).mean())["win"].to_numpy()
+                    for frame in (a_seat, b_seat)]
+        return unpaired_mean_change(per_deal[0], per_deal[1], margin=delta)
+    return unpaired_change(float(a_seat["win"].sum()), a_seat.height, float(b_seat["win"].sum()), b_seat.height,
+                           margin=delta)
+
+
 def _diff_config(ma: dict, mb: dict) -> list[list[str]]:
     fa, fb = flatten(ma.get("config") or {}), flatten(mb.get("config") or {})
     rows = []
@@ -1591,14 +1634,15 @@ def build_diff_report(run_a: str | Path, run_b: str | Path, delta: float = DELTA
         for seat in range(players):
             a_seat, b_seat = ca.filter(pl.col("seat") == seat), cb.filter(pl.col("seat") == seat)
             if paired:
-                d = stats.paired_difference(a_seat, b_seat, "win", key=key)
+                d = stats.paired_difference(a_seat, b_seat, "win", key=key, margin=delta)
                 seat_changes.append(("paired", d.difference, d.mean.low, d.mean.high, d.p_value, d.base_mean,
-                                     d.other_mean, d.pairs, f"{d.mean.method}; {d.test}", d))
+                                     d.other_mean, d.pairs, f"{d.mean.method}; {d.test}", d, d.equivalence_p,
+                                     d.effect_size, d.detectable))
             else:
-                c = unpaired_change(float(a_seat["win"].sum()), a_seat.height, float(b_seat["win"].sum()),
-                                    b_seat.height)
+                c = _unpaired_win_change(a_seat, b_seat, delta)
                 seat_changes.append(("unpaired", c.difference, c.low, c.high, c.p_value, c.base, c.other,
-                                     f"{c.n_base:,} + {c.n_other:,}", f"{c.interval_method}; {c.test}", c))
+                                     f"{c.n_base:,} + {c.n_other:,}", f"{c.interval_method}; {c.test}", c,
+                                     c.equivalence_p, c.effect_size, c.detectable))
         holm = stats.correct([s[4] for s in seat_changes], "holm")
         a0, b0 = ca.filter(pl.col("seat") == 0), cb.filter(pl.col("seat") == 0)
         if paired:
@@ -1649,8 +1693,20 @@ def build_diff_report(run_a: str | Path, run_b: str | Path, delta: float = DELTA
         headline = Flag("ok", "No change in the results: every paired game has the same result.",
                         mode + "; the configs differ only in the keys listed below")
     elif not significant_seats and not significant_ends and not (_finite(turns_p) and turns_p < ALPHA):
-        headline = Flag("info", "No significant change detected in seat win rates, turns or end reasons.",
-                        mode + f"; Holm-corrected across seats and across end reasons at {ALPHA}")
+        equivalence = [ch[10] for ch in seat_changes]
+        detectable = max((ch[12] for ch in seat_changes if _finite(ch[12])), default=float("nan"))
+        shown = all(p is not None and p < ALPHA for p in equivalence)
+        largest = max((p for p in equivalence if p is not None), default=float("nan"))
+        if shown:
+            headline = Flag("ok", f"No change: every seat's win rate is within \u00b1{100 * delta:g} points of run "
+                                  "A's.", mode + f"; equivalence (TOST) for every seat, largest {stats.format_p(largest)}"
+                                  f"; no significant change in turns or end reasons (Holm at {ALPHA})")
+        else:
+            headline = Flag("info", "Undecided: no significant change, but no equivalence shown either.",
+                            mode + f"; no seat, turns or end-reason change is significant (Holm at {ALPHA}), and "
+                            f"the equivalence test within \u00b1{100 * delta:g} points does not pass (largest TOST "
+                            f"{stats.format_p(largest)}); these games detect a change of about "
+                            f"{100 * detectable:.1f} points (80% power)")
     else:
         parts = [f"seat {s}'s win rate {_pts(seat_changes[s][1])} points "
                  f"{_ci_pts(seat_changes[s][2], seat_changes[s][3])} (Holm {stats.format_p(holm[s])})"
@@ -1675,12 +1731,17 @@ def build_diff_report(run_a: str | Path, run_b: str | Path, delta: float = DELTA
     label_a, label_b = f"A: {pa.name}", f"B: {pb.name}"
     seat_table = Table(
         [Column("Seat"), Column("A win rate", True), Column("B win rate", True), Column("Change (points)", True),
-         Column("95% interval", True), Column("p", True), Column("Holm p", True), Column("n", True)],
+         Column("95% interval", True), Column("p", True), Column("Holm p", True), Column("Cohen's h", True),
+         Column("Detectable (points)", True), Column(f"TOST \u00b1{100 * delta:g} p", True), Column("n", True)],
         [[f"seat {s}", _pct(ch[5]), _pct(ch[6]), _pts(ch[1]), _ci_pts(ch[2], ch[3]), _p(ch[4]), _p(q),
+          f"{ch[11]:+.3f}" if _finite(ch[11]) else "n/a", f"{100 * ch[12]:.1f}" if _finite(ch[12]) else "n/a",
+          _p(ch[10]) if ch[10] is not None else "n/a",
           (_int(ch[7]) + " pairs") if paired else ch[7]] for s, (ch, q) in enumerate(zip(seat_changes, holm))],
         caption=("Win = first place, ties included. " + (
-            f"Paired by deal, rotation and seat: interval {seat_changes[0][8]}." if paired else
-            f"Unpaired: {seat_changes[0][8]}.") + " Holm across seats."),
+            f"Paired by deal, rotation and seat, the deal the unit: interval {seat_changes[0][8]}." if paired else
+            f"Unpaired: {seat_changes[0][8]}.") + " Holm across seats. Cohen's h: the effect size; detectable: the "
+            "change these games find with 80% power (two-sided 5%); TOST: the equivalence test within the margin "
+            "that a 'no change' needs."),
         marked=[s in significant_seats for s in range(players)])
     fair = 1 / players
     figure_seats = plots.diff_seats(

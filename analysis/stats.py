@@ -1603,12 +1603,24 @@ def methods_used() -> list[str]:
         f"Mean scores, margins, turns and paired differences: percentile bootstrap ({level}, "
         f"{BOOTSTRAP_RESAMPLES:,} resamples, scipy.stats.bootstrap, seeded with {SEED}); above "
         f"{BOOTSTRAP_MAX_N:,} values a t interval on the standard error.",
-        "Seat advantage, 2 players: exact binomial test of seat 0's wins against 50% among games with a single "
-        "winner (scipy.stats.binomtest); ties and stalls excluded.",
-        "Seat advantage, 3-4 players: chi-square goodness of fit of first places against equal shares "
-        "(scipy.stats.chisquare); shared first places counted as fractions, stalls excluded.",
-        "Balance within +-delta: two one-sided exact binomial tests (TOST, statsmodels binom_tost); with 3-4 "
-        "players every seat's TOST must reject (intersection-union test).",
+        "The deal is the unit: games that share a deal (seat rotations, the same seed in two runs or cells) are "
+        "not independent, so every test, interval and paired change that meets them counts deals.",
+        "Seat advantage between equal players (the same bot in every seat), one game per deal: exact binomial test "
+        "of seat 0's wins against 50% among games with a single winner (scipy.stats.binomtest), or with 3-4 players "
+        "chi-square goodness of fit of first places (scipy.stats.chisquare, shared first places as fractions); "
+        "Wilson intervals; per-seat exact binomial tests, Holm across seats.",
+        "Seat advantage between equal players, several games per deal: per-deal seat shares; one-sample t test "
+        "(scipy.stats.ttest_1samp) or with 3-4 players Hotelling's T-squared (statsmodels test_mvmean); t "
+        "intervals; equivalence by DescrStatsW.ttost_mean.",
+        "Seat advantage with mixed lineups and rotated seats: Bradley-Terry logistic regression with seat and bot "
+        "terms on every pair of seats with different places (statsmodels Logit, covariance clustered by deal); the "
+        "equal-player share of each seat is the softmax of the seat terms with a delta-method interval; joint "
+        "clustered Wald test; equivalence by two one-sided z tests. A lineup whose bots are far apart in strength "
+        f"(over {LOPSIDED_SHARE:.0%} of decided comparisons) or in fixed seats is 'not measured by this lineup'.",
+        "Balance within +-delta: every seat's equivalence test must reject (intersection-union test): exact "
+        "binomial TOST (statsmodels binom_tost) per game, t TOST per deal, z TOST on the model's shares.",
+        "Sweeps: each cell's verdict and the headline use the same rule, the difference test and the equivalence "
+        "test both Holm-corrected across the cells (family_verdicts).",
         "Games still needed: one-sample power on Cohen's h (statsmodels proportion_effectsize, "
         "NormalIndPower.solve_power, ratio=0).",
         "Skill gradient: games of one deal (all seat rotations, same seed) are one paired unit (fishtest's "
@@ -1616,13 +1628,18 @@ def methods_used() -> list[str]:
         "shares with a t interval (scipy.stats.ttest_1samp), or Wilson on deal units when they do not vary.",
         "Bot ratings: Bradley-Terry by logistic regression on a +-1 design (statsmodels Logit, Newton; constant = "
         "first-seat edge; one bot fixed at 0); with 3-4 players each pair of seats in a game is one comparison; "
-        "under perfect separation a virtual-draw prior (two drawn comparisons per pairing).",
+        "standard errors clustered by deal (cov_type='cluster'); under perfect separation a virtual-draw prior "
+        "(two drawn comparisons per pairing).",
         "Component strength (observational, biased): win rate when used vs not used per seat-game, Newcombe "
         "hybrid score interval (statsmodels confint_proportions_2indep(method='newcomb')), score test "
         "(test_proportions_2indep(method='score')), Holm correction across components.",
-        "Paired runs on the same seeds: Wilcoxon signed-rank test (scipy.stats.wilcoxon, zero_method='wilcox', "
-        "zero differences dropped); for win/loss also McNemar's test (statsmodels mcnemar, exact binomial under "
-        "25 discordant pairs, else chi-square with continuity correction).",
+        "Paired runs on the same seeds: differences averaged per deal when a deal holds several games; Wilcoxon "
+        "signed-rank test on them (scipy.stats.wilcoxon, zero_method='wilcox'); for win/loss with one game a deal "
+        "McNemar's test (statsmodels mcnemar, exact binomial under 25 discordant pairs); effect size Cohen's h (or "
+        "d_z), the detectable difference (statsmodels TTestPower, 80% power) and the equivalence test within the "
+        "margin (DescrStatsW.ttost_mean) behind every 'no change'.",
+        "Independent runs: Newcombe interval and score test for two proportions (statsmodels), equivalence by "
+        "tost_proportions_2indep; by deal (Welch t, ttost_ind) when a run rotates seats.",
         "Many comparisons: Holm (family-wise) or Benjamini-Hochberg (FDR) adjusted p-values "
         "(statsmodels multipletests, method named).",
         "Sample sizes: Cohen's h and normal power of a two-sided proportion test (statsmodels NormalIndPower).",
