@@ -10,7 +10,7 @@ of blocks (paragraphs, flags, tables, figures, facts, code). Then
 PDF (fpdf2: real text, tables that carry their headings over page breaks,
 figures as 200 dpi PNG).
 
-Results are phrased as ``shared/STATS.md`` asks: estimate, interval with its
+Results are phrased as docs/statistics.md asks: estimate, interval with its
 method, n, the test and its verdict. Flags are short sentences with that
 evidence. Component strength is labelled observational wherever it appears.
 

@@ -6,7 +6,7 @@ end`` plus game columns; ``rank`` null means a stall) and, where it needs one,
 the events table (keyed by ``game``, with ``seat`` and a component column such
 as ``kind``).
 
-Nothing is hand-rolled that scipy or statsmodels has (``shared/STATS.md``), and
+Nothing is hand-rolled that scipy or statsmodels has (docs/statistics.md), and
 every library call names its method, because the defaults are traps
 (``binomtest().proportion_ci`` is Clopper-Pearson, ``proportion_confint`` is
 Wald, ``multipletests`` is Holm-Sidak). Each result is a small frozen
@@ -280,7 +280,7 @@ def games_needed(delta: float, power: float = 0.8, alpha: float = 0.05, base: fl
 
     Cohen's h (``proportion_effectsize``) and ``NormalIndPower().solve_power``.
     ``arms=1``: one run's rate against a known ``base`` (a seat against 50%;
-    ``ratio=0``); this matches ``STATS.md`` (1 point ~ 19,600, 2 ~ 4,900,
+    ``ratio=0``); this matches docs/statistics.md (1 point ~ 19,600, 2 ~ 4,900,
     5 ~ 780). ``arms=2``: games *per run* to compare two measured runs
     (``ratio=1``), twice as many.
     """
@@ -1255,7 +1255,7 @@ def component_strength(records: pl.DataFrame, events: pl.DataFrame, component: s
                        confidence: float = CONFIDENCE) -> pl.DataFrame:
     """Win rate of seat-games that used a component (card, action kind...) against those that did not.
 
-    OBSERVATIONAL AND BIASED (``STATS.md``): strong players and long games use
+    OBSERVATIONAL AND BIASED (docs/statistics.md): strong players and long games use
     more components, and a component may be used *because* a seat is winning.
     Report it beside an ablation on the same seeds (the component removed or
     forced), which is causal: compare those runs with :func:`paired_difference`.

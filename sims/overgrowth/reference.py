@@ -10,7 +10,7 @@ Cells are numbered ``row * columns + col``; the default 7x7 board::
 A turn, as the rulebook orders it: move the action marker clockwise, carry
 out the action of the space it lands on, check for a win, pass play on.
 
-Rulings this module follows (shared/RULINGS.md and the engine brief):
+Rulings this module follows (the project rulings and the engine brief):
 
 * The first turn of each player (turn 0 for seat 0, turn 1 for seat 1) is
   one flower on an empty cell of their own shaded area; the marker stays.

@@ -2,8 +2,8 @@
 
 This module is all the two engines share (besides :mod:`sims.core.rng`): the
 numbers and content of the game, how a decision is written as an integer, and
-(in this docstring) every ruling the rulebook (shared/rulebooks/reforest.txt)
-and shared/RULINGS.md leave open. The rules themselves are written twice,
+(in this docstring) every ruling the printed rulebook
+and the project rulings leave open. The rules themselves are written twice,
 once in ``reference.py`` (plain Python, the oracle) and once in ``rules.py``
 (batched numpy); both must follow this text word for word.
 
@@ -19,7 +19,7 @@ Each seat's region has 6 spaces in a pyramid, numbered::
 the placement rule): side by side in a row (0-1, 1-2, 3-4) and each upper
 space with the two spaces under it (3-0, 3-1, 4-1, 4-2, 5-3, 5-4). A space is
 not adjacent to itself (:data:`ADJACENT_PAIRS`). *Payment spaces* of a target
-space ``x``: ``x`` itself and every space adjacent to ``x`` (RULINGS.md: "the
+space ``x``: ``x`` itself and every space adjacent to ``x`` (the project rulings: "the
 same stack is adjacent to itself for payment"; :meth:`ReforestConfig.payment_spaces`).
 
 A space holds a *stack*: its *plants* bottom to top (the face-up cards) and

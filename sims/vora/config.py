@@ -24,7 +24,7 @@ The *edge cell* of line ``l`` on side ``s`` is the line's cell on that side
 ((0, l) for N, (l, N-1) for E, (N-1, l) for S, (l, 0) for W). Seats sit at
 sides by player count (``[seats]``, default 2: N,S; 3: N,E,S; 4: N,E,S,W).
 
-Rulings (shared/RULINGS.md, the lead's rulings, and the ones added here)
+Rulings (the project rulings, the lead's rulings, and the ones added here)
 -------------------------------------------------------------------------
 * **Kinds** come from ``[[kinds]]``, in order (kind index = position): name,
   count, ``animal`` (crow and wolf may devour it; a duck may only swap with a

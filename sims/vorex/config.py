@@ -4,8 +4,8 @@ This module is all the two engines share (besides :mod:`sims.core.rng`): the
 numbers and content of the game, the geometry tables, and how a decision is
 written as an integer. The rules are written twice, once in ``reference.py``
 (plain Python, the oracle) and once in ``rules.py`` (batched numpy), from the
-text below. Sources: ``shared/rulebooks/vorex.txt``, the Vorex section of
-``shared/RULINGS.md`` (binding), and the rulings added here (marked *added*).
+text below. Sources: the vorex rulebook, the Vorex section of
+the project rulings (binding), and the rulings added here (marked *added*).
 
 Geometry
 --------
