@@ -276,12 +276,6 @@ class Change:
     detectable: float = float("nan")  # the smallest change these games detect (two-sided 5%, power 80%)
 
 
-def _points_for_h(base: float, h: float) -> float:
-    """The win-rate change from ``base`` that Cohen's h equals (the arcsine scale, upward)."""
-    angle = min(math.asin(math.sqrt(min(max(base, 0.0), 1.0))) + h / 2, math.pi / 2)
-    return math.sin(angle) ** 2 - base
-
-
 def unpaired_change(k_base: float, n_base: int, k_other: float, n_other: int,
                     confidence: float = stats.CONFIDENCE, margin: float | None = None) -> Change:
     """Two independent proportions: Newcombe hybrid score interval and score test (statsmodels); with
@@ -302,7 +296,7 @@ def unpaired_change(k_base: float, n_base: int, k_other: float, n_other: int,
     return Change(base, other, other - base, float(low), float(high),
                   1.0 if same else float(p), f"Newcombe {stats.CONFIDENCE:.0%}",
                   "score test (statsmodels test_proportions_2indep)", n_base, n_other, tost,
-                  float(proportion_effectsize(other, base)), _points_for_h(base, h))
+                  float(proportion_effectsize(other, base)), stats.points_for_h(base, h))
 
 
 def unpaired_mean_change(base: np.ndarray, other: np.ndarray, confidence: float = stats.CONFIDENCE,
@@ -808,13 +802,15 @@ def _seat_section(a: RunAnalysis) -> Section:
             _pct(row["stall_rate"]), _num(row["mean_score"]), _ci_num(row["score_low"], row["score_high"]),
         ])
         marked.append(seat in significant)
+    equal = " between equal players" if a.advantage.design == stats.DESIGN_ADJUSTED else ""
     table = Table(
         [Column("Seat"), Column("Bot"), Column("Games", True), Column("Win rate", True), Column("Wilson 95%", True),
-         Column(f"Share of {tested}", True), Column("Wilson 95%", True), Column("Ties", True),
+         Column(f"Share of {tested}{equal}", True), Column("95% interval", True), Column("Ties", True),
          Column("Stalls", True), Column("Mean score", True), Column("95% interval", True)],
         rows,
         caption=(f"Win rate counts first places, shared ones included, over all games. The share of {tested} is what "
-                 f"the seat-advantage test uses (fair share {_pct(fair)}); {a.advantage.handling}. "
+                 f"the seat-advantage test uses (fair share {_pct(fair)}; {a.advantage.share_method}; "
+                 f"{a.advantage.n_text}); {a.advantage.handling}. "
                  f"{_score_note(a.by_seat)}. Highlighted: a seat whose share differs from the fair share "
                  "(Holm-corrected)."),
         marked=marked,

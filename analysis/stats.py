@@ -298,6 +298,12 @@ def cohens_h(delta: float, base: float = 0.5) -> float:
     return abs(float(proportion_effectsize(base + delta, base)))
 
 
+def points_for_h(base: float, h: float) -> float:
+    """The share change upward from ``base`` that equals Cohen's h (on the arcsine scale)."""
+    angle = min(math.asin(math.sqrt(min(max(base, 0.0), 1.0))) + h / 2, math.pi / 2)
+    return math.sin(angle) ** 2 - base
+
+
 def _check_power_arguments(delta: float, power: float, alpha: float, base: float) -> None:
     if not 0 < base < 1:
         raise StatsError(f"expected a base share strictly between 0 and 1, got {base}")
@@ -391,6 +397,15 @@ class SeatAdvantage:
     share_method: str = f"Wilson {int(100 * CONFIDENCE)}%"
     equivalence_method: str = "TOST (statsmodels binom_tost)"
     lineup_note: str = ""
+    detectable: float = float("nan")  # the smallest seat gap (share points) these units detect, two-sided, at power
+
+    @property
+    def effect_size(self) -> float:
+        """Cohen's h of the furthest seat's share against the fair share."""
+        share = float(self.seats["share"][self.largest_deviation_seat])
+        if not np.isfinite(share):
+            return float("nan")
+        return float(proportion_effectsize(share, 1 / self.players))
 
     @property
     def methods(self) -> list[str]:
@@ -448,6 +463,10 @@ class SeatAdvantage:
             lines.append(f"  largest deviation: seat {self.largest_deviation_seat}, "
                          f"{100 * self.largest_deviation:.2f} points; balanced within {delta} needs every seat's "
                          f"equivalence test to reject (largest {format_p(self.tost_p)}); {self.handling}")
+        if np.isfinite(self.detectable):
+            lines.append(f"  effect size: Cohen's h {self.effect_size:+.3f} (seat {self.largest_deviation_seat}); "
+                         f"these {self.unit} detect a seat gap of about {100 * self.detectable:.1f} points "
+                         f"({100 * self.power:g}% power, two-sided {100 * self.alpha:g}%)")
         if self.verdict not in (VERDICT_BALANCED, VERDICT_NOT_MEASURED):
             if self.more_games is None:
                 lines.append(f"  balance within {delta} cannot be shown while the estimates hold "
@@ -585,9 +604,13 @@ def _equal_players_by_game(counted: pl.DataFrame, c: _SeatContext, tested: int) 
         if all(n is not None for n in needed):
             more = max(0, int(math.ceil(max(needed) / (tested / c.games))) - c.games)
     handling = c.handling + ("" if c.players == 2 else "; equivalence on first places rounded to whole games")
+    detectable = float("nan")
+    if tested > 1:
+        h = float(NormalIndPower().solve_power(nobs1=tested, ratio=0, alpha=c.alpha, power=c.power))
+        detectable = points_for_h(c.fair, h)
     return _seat_result(c, tested, tested, "games", share, low, high, seat_p, tost, test, statistic, p_value,
                         more, handling, DESIGN_EQUAL, f"Wilson {_confidence(CONFIDENCE)}",
-                        "TOST (statsmodels binom_tost, exact binomial)")
+                        "TOST (statsmodels binom_tost, exact binomial)", detectable=detectable)
 
 
 def _equal_players_by_deal(counted: pl.DataFrame, c: _SeatContext, tested: int, deals: int) -> SeatAdvantage:
@@ -604,9 +627,12 @@ def _equal_players_by_deal(counted: pl.DataFrame, c: _SeatContext, tested: int, 
         statistic, p_value = _hotelling(shares, c.fair)
     more = _more_units(shares, share, c)
     handling = c.handling + f"; the deal is the unit ({tested:,} games in {deals:,} deals)"
+    sd = float(np.max(shares.std(axis=0, ddof=1))) if deals > 1 else float("nan")
+    detectable = (sd * float(TTestPower().solve_power(nobs=deals, alpha=c.alpha, power=c.power))
+                  if deals > 2 and sd > 0 else float("nan"))
     return _seat_result(c, tested, deals, "deals", share, low, high, seat_p, tost, test, statistic, p_value, more,
                         handling, DESIGN_EQUAL, f"t {_confidence(CONFIDENCE)} on per-deal shares",
-                        "TOST on per-deal shares (statsmodels DescrStatsW.ttost_mean)")
+                        "TOST on per-deal shares (statsmodels DescrStatsW.ttost_mean)", detectable=detectable)
 
 
 def _mean_tests(values: np.ndarray, fair: float, delta: float) -> tuple[float, float, float, float]:
@@ -734,7 +760,8 @@ def _adjusted(records: pl.DataFrame, counted: pl.DataFrame, c: _SeatContext) -> 
                 f"shared first places ({c.ties:,} games) and stalls ({c.stalls:,}) dropped")
     return _seat_result(c, tested, deals, "deals", share, low, high, seat_p, tost, test, statistic, p_value, more,
                         handling, DESIGN_ADJUSTED, share_method, equivalence, lopsided_note, verdict=verdict,
-                        first=_seat_matrix(counted, c.players, "game").sum(axis=0) if tested else None)
+                        first=_seat_matrix(counted, c.players, "game").sum(axis=0) if tested else None,
+                        detectable=float((stats.norm.ppf(1 - c.alpha / 2) + stats.norm.ppf(c.power)) * np.max(se)))
 
 
 def _lopsided(comparisons: pl.DataFrame, bots: tuple[str, ...], records: pl.DataFrame, players: int) -> str:
@@ -762,7 +789,7 @@ def _seat_result(c: _SeatContext, tested: int, units: int, unit: str, share: np.
                  high: np.ndarray, seat_p: np.ndarray, tost: np.ndarray, test: str, statistic: float,
                  p_value: float, more: int | None, handling: str, design: str, share_method: str,
                  equivalence_method: str, note: str = "", verdict: str | None = None,
-                 first: np.ndarray | None = None) -> SeatAdvantage:
+                 first: np.ndarray | None = None, detectable: float = float("nan")) -> SeatAdvantage:
     deviation = np.nan_to_num(np.abs(share - c.fair), nan=0.0)
     worst = int(np.argmax(deviation))
     tost_p = float(np.nanmax(tost)) if np.isfinite(tost).any() else 1.0
@@ -789,7 +816,7 @@ def _seat_result(c: _SeatContext, tested: int, units: int, unit: str, share: np.
         statistic=statistic, p_value=p_value, tost_p=tost_p, delta=c.delta, alpha=c.alpha, power=c.power,
         largest_deviation=float(deviation[worst]), largest_deviation_seat=worst, verdict=verdict, more_games=more,
         handling=handling, design=design, unit=unit, units_tested=units, share_method=share_method,
-        equivalence_method=equivalence_method, lineup_note=note,
+        equivalence_method=equivalence_method, lineup_note=note, detectable=detectable,
     )
 
 
