@@ -305,12 +305,28 @@ def test_bradley_terry_matches_the_closed_form_mle():
     # logit P(seat 0 wins) = edge + r(seat 0's bot) - r(seat 1's bot), r(a) = 0: two cells, saturated.
     edge = (logit(0.75) + logit(0.40)) / 2
     b = (logit(0.40) - logit(0.75)) / 2
-    se = 0.5 * math.sqrt(1 / (40 * 0.75 * 0.25) + 1 / (40 * 0.40 * 0.60))
+    # Standard errors are clustered by deal (a deal's two games share their shuffles): the sandwich
+    # bread @ meat @ bread by hand, bread the inverse Hessian of the log-likelihood, meat the sum over deals of
+    # the outer products of each deal's summed scores, times statsmodels' small-sample factor
+    # G / (G - 1) * (N - 1) / (N - K).
+    x = np.array([[1.0, -1.0], [1.0, 1.0]] * 40)  # per deal: rotation 0 (a first), rotation 1 (b first)
+    y = np.array([float(w == 0) for pair in results for w in pair])
+    p = 1 / (1 + np.exp(-(x @ np.array([edge, b]))))
+    bread = np.linalg.inv(x.T @ (x * (p * (1 - p))[:, None]))
+    deal_scores = (x * (y - p)[:, None]).reshape(40, 2, 2).sum(axis=1)
+    meat = deal_scores.T @ deal_scores
+    groups, n, k = 40, 80, 2
+    clustered = bread @ meat @ bread * groups / (groups - 1) * (n - 1) / (n - k)
+    edge_se, b_se = np.sqrt(np.diag(clustered))
+    # Not the model-based (independent games) standard error of the saturated fit.
+    naive = 0.5 * math.sqrt(1 / (40 * 0.75 * 0.25) + 1 / (40 * 0.40 * 0.60))
+    assert abs(b_se - naive) > 0.01
     ratings = {r["bot"]: r for r in gradient.ratings.to_dicts()}
     assert gradient.reference == "a" and ratings["a"]["rating"] == 0.0
     assert ratings["b"]["rating"] == pytest.approx(b, abs=1e-6)
-    assert ratings["b"]["se"] == pytest.approx(se, rel=1e-4)
-    assert gradient.seat_edge == pytest.approx(edge, abs=1e-6) and gradient.seat_edge_se == pytest.approx(se, 1e-4)
+    assert ratings["b"]["se"] == pytest.approx(b_se, rel=1e-4)
+    assert gradient.seat_edge == pytest.approx(edge, abs=1e-6)
+    assert gradient.seat_edge_se == pytest.approx(edge_se, rel=1e-4)
     assert not gradient.separated
     assert gradient.strongest == "a" and gradient.weakest == "b"
     assert gradient.share("a", "b") == pytest.approx((30 + 24) / 80)
