@@ -754,8 +754,8 @@ def _adjusted(records: pl.DataFrame, counted: pl.DataFrame, c: _SeatContext) -> 
         factor = stats.norm.ppf(1 - c.alpha) + stats.norm.ppf(c.power)
         more = max(0, int(math.ceil(deals * float(np.max((se * factor / room) ** 2)))) - deals)
     verdict = None
-    if lopsided_note and not p_value < c.alpha:
-        verdict = VERDICT_NOT_MEASURED
+    if lopsided_note:  # never "balanced"; a significant seat term still says "unbalanced"
+        verdict = VERDICT_UNBALANCED if p_value < c.alpha else VERDICT_NOT_MEASURED
     handling = (f"pairs of seats with different places ({comparisons.height:,} comparisons in {tested:,} games); "
                 f"shared first places ({c.ties:,} games) and stalls ({c.stalls:,}) dropped")
     return _seat_result(c, tested, deals, "deals", share, low, high, seat_p, tost, test, statistic, p_value, more,
@@ -1596,8 +1596,12 @@ def family_verdicts(advantages: Sequence[SeatAdvantage], alpha: float = 0.05) ->
     p = correct([a.p_value if m else np.nan for a, m in zip(advantages, measured)], "holm")
     tost = correct([a.tost_p if m else np.nan for a, m in zip(advantages, measured)], "holm")
     verdicts = []
-    for m, p_holm, tost_holm in zip(measured, p, tost):
-        verdict = (VERDICT_NOT_MEASURED if not m else VERDICT_BALANCED if tost_holm < alpha else
+    for a, m, p_holm, tost_holm in zip(advantages, measured, p, tost):
+        # A lopsided lineup (an adjusted run with a lineup note) is never balanced, as in seat_advantage.
+        lopsided = a.design == DESIGN_ADJUSTED and bool(a.lineup_note)
+        verdict = (VERDICT_NOT_MEASURED if not m else
+                   (VERDICT_UNBALANCED if p_holm < alpha else VERDICT_NOT_MEASURED) if lopsided else
+                   VERDICT_BALANCED if tost_holm < alpha else
                    VERDICT_UNBALANCED if p_holm < alpha else VERDICT_UNSURE)
         verdicts.append((verdict, float(p_holm), float(tost_holm)))
     return verdicts

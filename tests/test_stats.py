@@ -3,6 +3,7 @@ coverage of the Wilson interval, verdicts on synthetic records, and one real Ove
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -305,12 +306,28 @@ def test_bradley_terry_matches_the_closed_form_mle():
     # logit P(seat 0 wins) = edge + r(seat 0's bot) - r(seat 1's bot), r(a) = 0: two cells, saturated.
     edge = (logit(0.75) + logit(0.40)) / 2
     b = (logit(0.40) - logit(0.75)) / 2
-    se = 0.5 * math.sqrt(1 / (40 * 0.75 * 0.25) + 1 / (40 * 0.40 * 0.60))
+    # Standard errors are clustered by deal (a deal's two games share their shuffles): the sandwich
+    # bread @ meat @ bread by hand, bread the inverse Hessian of the log-likelihood, meat the sum over deals of
+    # the outer products of each deal's summed scores, times statsmodels' small-sample factor
+    # G / (G - 1) * (N - 1) / (N - K).
+    x = np.array([[1.0, -1.0], [1.0, 1.0]] * 40)  # per deal: rotation 0 (a first), rotation 1 (b first)
+    y = np.array([float(w == 0) for pair in results for w in pair])
+    p = 1 / (1 + np.exp(-(x @ np.array([edge, b]))))
+    bread = np.linalg.inv(x.T @ (x * (p * (1 - p))[:, None]))
+    deal_scores = (x * (y - p)[:, None]).reshape(40, 2, 2).sum(axis=1)
+    meat = deal_scores.T @ deal_scores
+    groups, n, k = 40, 80, 2
+    clustered = bread @ meat @ bread * groups / (groups - 1) * (n - 1) / (n - k)
+    edge_se, b_se = np.sqrt(np.diag(clustered))
+    # Not the model-based (independent games) standard error of the saturated fit.
+    naive = 0.5 * math.sqrt(1 / (40 * 0.75 * 0.25) + 1 / (40 * 0.40 * 0.60))
+    assert abs(b_se - naive) > 0.01
     ratings = {r["bot"]: r for r in gradient.ratings.to_dicts()}
     assert gradient.reference == "a" and ratings["a"]["rating"] == 0.0
     assert ratings["b"]["rating"] == pytest.approx(b, abs=1e-6)
-    assert ratings["b"]["se"] == pytest.approx(se, rel=1e-4)
-    assert gradient.seat_edge == pytest.approx(edge, abs=1e-6) and gradient.seat_edge_se == pytest.approx(se, 1e-4)
+    assert ratings["b"]["se"] == pytest.approx(b_se, rel=1e-4)
+    assert gradient.seat_edge == pytest.approx(edge, abs=1e-6)
+    assert gradient.seat_edge_se == pytest.approx(edge_se, rel=1e-4)
     assert not gradient.separated
     assert gradient.strongest == "a" and gradient.weakest == "b"
     assert gradient.share("a", "b") == pytest.approx((30 + 24) / 80)
@@ -331,6 +348,130 @@ def test_skill_gradient_separation_and_three_player_comparisons():
     assert pairs[("x", "y")]["points_a"] == 10 + 10 + 10  # x beats y in every game
     assert pairs[("x", "z")]["points_a"] == 10 + 0 + 5  # the shared first place is half
     assert three.strongest == "x" and three.weakest == "y"
+
+
+# ---------------------------------------------------------------- seat designs
+
+
+def clustered_logit_se(x: np.ndarray, y: np.ndarray, params: np.ndarray, deals: np.ndarray) -> np.ndarray:
+    """Deal-clustered sandwich standard errors of a logit fit, by hand: bread = inverse Hessian of the
+    log-likelihood, meat = sum over deals of the outer products of each deal's summed scores, times
+    statsmodels' small-sample factor G / (G - 1) * (N - 1) / (N - K)."""
+    p = 1 / (1 + np.exp(-(x @ params)))
+    bread = np.linalg.inv(x.T @ (x * (p * (1 - p))[:, None]))
+    scores = x * (y - p)[:, None]
+    per_deal = np.array([scores[deals == d].sum(axis=0) for d in np.unique(deals)])
+    g, (n, k) = per_deal.shape[0], x.shape
+    cov = bread @ (per_deal.T @ per_deal) @ bread * g / (g - 1) * (n - 1) / (n - k)
+    return np.sqrt(np.diag(cov))
+
+
+def test_fixed_mixed_lineup_is_not_measured_and_names_the_lineup_to_play():
+    records = two_player(700, 300, ties=5, bots=("greedy", "random"))
+    result = S.seat_advantage(records)
+    assert result.design == S.DESIGN_CONFOUNDED and result.verdict == S.VERDICT_NOT_MEASURED
+    assert not result.measured and result.more_games is None and math.isnan(result.p_value)
+    assert "greedy,random" in result.lineup_note  # the lineup that was played
+    assert "greedy,greedy" in result.lineup_note and "--rotate-seats" in result.lineup_note
+    assert result.seats["share"].to_list() == pytest.approx([0.7, 0.3])  # raw shares, shown as the bots'
+    assert "seat 0 (its bot) 70.0%" in result.describe()
+
+
+def test_lopsided_rotated_lineup_is_not_measured():
+    # a wins both games of 36 deals, b of 4, seat 0 of 2 and seat 1 of 2: seat 0 wins exactly half, a takes
+    # 76 of 88 (86.4%) of its comparisons.
+    result = S.seat_advantage(rotated_pair([(0, 1)] * 36 + [(1, 0)] * 4 + [(0, 0)] * 2 + [(1, 1)] * 2))
+    assert result.design == S.DESIGN_ADJUSTED and result.verdict == S.VERDICT_NOT_MEASURED
+    assert result.p_value == pytest.approx(1.0) and result.seats["share"][0] == pytest.approx(0.5)
+    assert "a takes 86.4% of its decided comparisons against b" in result.lineup_note
+    assert "play a,a" in result.lineup_note
+    never_lost = S.seat_advantage(rotated_pair([(0, 1)] * 40))  # the model cannot be fitted at all
+    assert never_lost.verdict == S.VERDICT_NOT_MEASURED and "cannot be fitted" in never_lost.lineup_note
+
+
+def test_lopsided_lineup_is_never_balanced_even_when_its_seat_test_rejects():
+    # 10,000 deals: a wins both games of 8,500 and b of 500 (a takes 90%); seat 0 wins both in 560, seat 1
+    # in 440. The seat term is significant and the equivalence test passes too: still not "balanced".
+    records = rotated_pair([(0, 1)] * 8500 + [(1, 0)] * 500 + [(0, 0)] * 560 + [(1, 1)] * 440)
+    result = S.seat_advantage(records)
+    assert result.p_value < 0.05 and result.tost_p < 0.05 and "a takes 90.0%" in result.lineup_note
+    assert result.verdict == S.VERDICT_UNBALANCED
+    confounded = S.seat_advantage(two_player(70, 30, bots=("greedy", "random")))  # not in the family
+    (verdict, p_holm, tost_holm), (other, _, _) = S.family_verdicts([result, confounded])
+    assert tost_holm < 0.05 and p_holm < 0.05
+    assert verdict == S.VERDICT_UNBALANCED and other == S.VERDICT_NOT_MEASURED
+    even = S.seat_advantage(two_player(50, 50))
+    # When Holm takes the seat test's evidence away, a lopsided run is back to "not measured" (not "unsure").
+    weaker = dataclasses.replace(result, p_value=0.03)
+    assert S.family_verdicts([weaker, even])[0][0] == S.VERDICT_NOT_MEASURED
+
+
+def test_replayed_rotations_count_deals_not_games():
+    # Old runs: same bot in both seats, rotation 1 an exact replay of rotation 0. Seat 0 wins 60 of 100 deals.
+    games = []
+    for deal in range(100):
+        ranks = [1, 2] if deal < 60 else [2, 1]
+        games += [{"bots": ["a", "a"], "ranks": ranks, "scores": [0, 0], "deal": deal, "rotation": r}
+                  for r in range(2)]
+    result = S.seat_advantage(records_of(games))
+    assert (result.unit, result.units_tested, result.games_tested) == ("deals", 100, 200)
+    values = np.array([1.0] * 60 + [0.0] * 40)
+    t = (values.mean() - 0.5) / (values.std(ddof=1) / 10)
+    assert result.p_value == pytest.approx(2 * sps.t.sf(t, 99))  # 100 values, not 200
+    half = sps.t.ppf(0.975, 99) * values.std(ddof=1) / 10
+    seat0 = result.seats.row(0, named=True)
+    assert (seat0["share_low"], seat0["share_high"]) == pytest.approx((0.6 - half, 0.6 + half))
+    assert result.test.startswith("t test on per-deal shares")
+    assert "n = 100 deals (200 games)" in result.describe()
+
+
+def test_three_player_rotations_use_hotelling_on_per_deal_shares():
+    rng = np.random.default_rng(12)
+    games = []
+    for deal in range(30):
+        for rotation in range(3):
+            first = int(rng.choice(3, p=[0.5, 0.3, 0.2]))
+            ranks = [2, 2, 2]
+            ranks[first] = 1
+            ranks[(first + 1) % 3] = 3
+            games.append({"bots": ["a"] * 3, "ranks": ranks, "scores": [0, 0, 0], "deal": deal,
+                          "rotation": rotation})
+    records = records_of(games)
+    result = S.seat_advantage(records)
+    assert result.unit == "deals" and result.units_tested == 30 and result.test.startswith("Hotelling")
+    wins = records.filter(pl.col("win")).group_by("deal", "seat").len().pivot(on="seat", index="deal",
+                                                                                values="len").fill_null(0)
+    shares = np.column_stack([wins[str(s)].to_numpy() if str(s) in wins.columns else np.zeros(30)
+                              for s in range(3)]) / 3
+    data, n, k = shares[:, :2], 30, 2
+    gap = data.mean(axis=0) - 1 / 3
+    t2 = n * gap @ np.linalg.inv(np.cov(data, rowvar=False)) @ gap
+    f = (n - k) / (k * (n - 1)) * t2
+    assert result.p_value == pytest.approx(sps.f.sf(f, k, n - k), rel=1e-9)
+    assert result.statistic in (pytest.approx(t2), pytest.approx(f))
+    assert result.seats["share"].to_list() == pytest.approx(shares.mean(axis=0).tolist())
+
+
+def test_adjusted_two_player_share_is_expit_of_minus_the_seat_term():
+    # The closed-form case of the Bradley-Terry test: a first, seat 0 wins 30 of 40; b first, 16 of 40.
+    results = [(0 if d < 30 else 1, 0 if d < 16 else 1) for d in range(40)]
+    result = S.seat_advantage(rotated_pair(results))
+    assert result.design == S.DESIGN_ADJUSTED and result.lineup_note == ""
+    logit = lambda p: math.log(p / (1 - p))  # noqa: E731
+    seat_term = -(logit(0.75) + logit(0.40)) / 2  # seat 1's term; seat 0 is fixed at 0
+    b = (logit(0.40) - logit(0.75)) / 2
+    share = 1 / (1 + math.exp(seat_term))
+    seat0 = result.seats.row(0, named=True)
+    assert seat0["share"] == pytest.approx(share, abs=1e-6)
+    # Design of the model: seat 1's column is -1 in every comparison (seat 0 is always seat a), b's column -1
+    # with a first and +1 with b first; y: seat 0 placed above seat 1.
+    x = np.array([[-1.0, -1.0], [-1.0, 1.0]] * 40)
+    y = np.array([float(w == 0) for pair in results for w in pair])
+    se_term = clustered_logit_se(x, y, np.array([seat_term, b]), np.repeat(np.arange(40), 2))[0]
+    se = share * (1 - share) * se_term  # delta method
+    assert (seat0["share_low"], seat0["share_high"]) == pytest.approx((share - Z95 * se, share + Z95 * se), 1e-4)
+    assert result.p_value == pytest.approx(2 * sps.norm.sf(abs(seat_term) / se_term), rel=1e-4)
+    assert result.unit == "deals" and result.units_tested == 40
 
 
 # ---------------------------------------------------------------- components
@@ -430,6 +571,26 @@ def test_paired_difference_refuses_runs_that_do_not_pair():
         S.paired_difference(base, other.with_columns(pl.col("seed") + 1))
     with pytest.raises(S.StatsError, match="several rows for one key"):
         S.paired_difference(pl.concat([base, base]), other)
+
+
+def test_paired_difference_averages_rotations_per_deal_and_skips_mcnemar():
+    # 2 rotations a deal: rows (deal, rotation). Per-deal differences are the unit.
+    rng = np.random.default_rng(4)
+    base_wins = rng.random(120) < 0.5
+    other_wins = np.where(rng.random(120) < 0.8, base_wins, rng.random(120) < 0.7)
+    key = {"deal": np.repeat(np.arange(60), 2), "rotation": np.tile([0, 1], 60), "seat": np.zeros(120, dtype=int)}
+    base, other = pl.DataFrame({**key, "win": base_wins}), pl.DataFrame({**key, "win": other_wins})
+    result = S.paired_difference(base, other)
+    per_deal = (other_wins.astype(float) - base_wins).reshape(60, 2).mean(axis=1)
+    assert (result.unit, result.units, result.pairs) == ("deals", 60, 120)
+    assert result.difference == pytest.approx(per_deal.mean())
+    assert result.mcnemar_p is None and result.test == "Wilcoxon signed-rank"
+    assert result.wilcoxon_p == pytest.approx(sps.wilcoxon(per_deal, zero_method="wilcox").pvalue)
+    assert result.detectable == pytest.approx(per_deal.std(ddof=1) * S.TTestPower().solve_power(
+        nobs=60, alpha=0.05, power=0.8, alternative="two-sided"))
+    assert "in 60 deals" in result.describe()
+    one_a_deal = S.paired_difference(base.filter(pl.col("rotation") == 0), other.filter(pl.col("rotation") == 0))
+    assert one_a_deal.unit == "pairs" and one_a_deal.mcnemar_p is not None
 
 
 # ---------------------------------------------------------------- multiplicity, power, stopping

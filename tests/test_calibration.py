@@ -1,0 +1,369 @@
+"""Calibration of analysis.stats on synthetic records whose fairness is known.
+
+Games are drawn from a Plackett-Luce model: each seat's player gets a score
+``strength[bot] + seat_effect[seat] + deal_effect[deal, seat] + Gumbel noise``
+and places follow the scores (the Gumbel trick draws Plackett-Luce orders, so
+every pair of seats follows Bradley-Terry). Under the null the seat effect is 0.
+A deal effect (a per-deal random advantage for each seat, shared by the deal's
+rotations) makes the games of one deal correlate, as shared shuffles do; a
+"replay" makes the rotations of a same-bot deal exact copies of rotation 0, as
+the runs before seats moved the bots did.
+
+Each check runs a few hundred seeded replicates; its tolerance band is three
+binomial standard deviations of the replicate count around the nominal rate.
+The ``slow`` versions run 2,000 replicates; their measured rates are quoted in
+``docs/statistics.md``.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+
+import analysis.stats as S
+
+ALPHA = 0.05
+LEVEL = 0.95
+
+
+# ---------------------------------------------------------------- the generator
+
+
+def simulate(rng: np.random.Generator, deals: int, lineup: list[str], strengths: dict[str, float],
+             seat_effect=None, rotate: bool = False, deal_sd: float = 0.0, bot_sd: float = 0.0, ties: float = 0.0,
+             stalls: float = 0.0, replay: bool = False, noise: np.ndarray | None = None,
+             deal_effect: np.ndarray | None = None, bot_effect: np.ndarray | None = None):
+    """Places of ``deals`` deals (``rotations`` games each): ``(rank [games, seats] float with NaN stalls,
+    bot index [games, seats], bot names, rotations)``.
+
+    With ``rotate`` every deal is played once per rotation r, seat s holding ``lineup[(s + r) % players]``.
+    ``deal_sd``: the spread of a per-deal advantage of each seat, ``bot_sd`` of a per-deal advantage of each
+    bot (the deal suits it): both are shared by the deal's rotations. ``ties``: the chance that second place
+    shares first; ``stalls``: the chance a game has no result. ``noise``, ``deal_effect`` and ``bot_effect``
+    may be passed to replay the same draws with other strengths (common random numbers).
+    """
+    players = len(lineup)
+    rotations = players if rotate else 1
+    seat_effect = np.zeros(players) if seat_effect is None else np.asarray(seat_effect, dtype=float)
+    names = sorted(set(lineup))
+    base = np.array([names.index(b) for b in lineup])
+    bot = np.tile(np.array([np.roll(base, -r) for r in range(rotations)]), (deals, 1))
+    strength = np.array([strengths[n] for n in names], dtype=float)
+    if deal_effect is None:
+        deal_effect = rng.normal(0.0, deal_sd, (deals, players)) if deal_sd else np.zeros((deals, players))
+    if bot_effect is None:
+        bot_effect = rng.normal(0.0, bot_sd, (deals, len(names))) if bot_sd else np.zeros((deals, len(names)))
+    if noise is None:
+        noise = rng.gumbel(size=(deals * rotations, players))
+    tie = rng.random(deals * rotations) < ties
+    stall = rng.random(deals * rotations) < stalls
+    if replay:
+        first = np.arange(deals).repeat(rotations) * rotations
+        noise, tie, stall = noise[first], tie[first], stall[first]
+    suits = np.take_along_axis(np.repeat(bot_effect, rotations, axis=0), bot, axis=1)
+    theta = strength[bot] + suits + seat_effect + np.repeat(deal_effect, rotations, axis=0) + noise
+    order = np.argsort(-theta, axis=1)
+    rank = np.empty(order.shape)
+    np.put_along_axis(rank, order, np.broadcast_to(np.arange(1.0, players + 1), order.shape), axis=1)
+    rank[tie[:, None] & (rank == 2)] = 1.0
+    rank[stall] = np.nan
+    return rank, bot, names, rotations
+
+
+def records(rank: np.ndarray, bot: np.ndarray, names: list[str], rotations: int) -> pl.DataFrame:
+    """The records table of simulated places (the columns ``glade play`` writes)."""
+    games, players = rank.shape
+    game = np.repeat(np.arange(games), players)
+    flat = rank.reshape(-1)
+    firsts = np.repeat((rank == 1).sum(axis=1), players)
+    win = flat == 1
+    return pl.DataFrame({
+        "game": game, "deal": game // rotations, "rotation": (game % rotations).astype(np.int8),
+        "seed": (game // rotations).astype(np.uint64), "seat": np.tile(np.arange(players, dtype=np.int8), games),
+        "bot": np.asarray(names)[bot.reshape(-1)], "score": np.nan_to_num(players - flat),
+        "rank": flat, "win": win, "tie": win & (firsts > 1), "turns": np.full(games * players, 20, dtype=np.int32),
+        "end": np.where(np.isnan(flat), "stall", "goal"),
+    }, nan_to_null=True).with_columns(pl.col("rank").cast(pl.Int8))
+
+
+def draw(rng, *args, **kwargs) -> pl.DataFrame:
+    return records(*simulate(rng, *args, **kwargs))
+
+
+def band(rate: float, replicates: int, sds: float = 3.0) -> tuple[float, float]:
+    """rate +- ``sds`` binomial standard deviations of a rate measured over ``replicates``."""
+    half = sds * math.sqrt(rate * (1 - rate) / replicates)
+    return rate - half, rate + half
+
+
+def softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - np.max(x))
+    return e / e.sum()
+
+
+def expected_shares(rng, seat_effect, deal_sd: float, draws: int = 400_000) -> np.ndarray:
+    """Each seat's first-place share between equal players, averaged over the deal effect (Monte Carlo)."""
+    seat_effect = np.asarray(seat_effect, dtype=float)
+    if not deal_sd:
+        return softmax(seat_effect)
+    w = np.exp(seat_effect + rng.normal(0.0, deal_sd, (draws, seat_effect.size)))
+    return (w / w.sum(axis=1, keepdims=True)).mean(axis=0)
+
+
+# ---------------------------------------------------------------- the seat test under the null
+
+NULL_CASES = {
+    # id: (lineup, rotate, deal_sd, bot_sd, replay, ties, stalls, deals)
+    "2p-per-game": ("aa", False, 0.0, 0.0, False, 0.05, 0.02, 300),
+    "3p-per-game": ("aaa", False, 0.0, 0.0, False, 0.05, 0.02, 300),
+    "4p-per-game": ("aaaa", False, 0.0, 0.0, False, 0.05, 0.02, 300),
+    "2p-rotated-correlated": ("aa", True, 1.0, 0.0, False, 0.05, 0.02, 200),
+    "3p-rotated-correlated": ("aaa", True, 1.0, 0.0, False, 0.05, 0.02, 150),
+    "4p-rotated-correlated": ("aaaa", True, 1.0, 0.0, False, 0.05, 0.02, 120),
+    "2p-replayed": ("aa", True, 0.0, 0.0, True, 0.05, 0.02, 200),
+    "4p-replayed": ("aaaa", True, 0.0, 0.0, True, 0.05, 0.02, 150),
+    "2p-mixed-rotated-correlated": ("xy", True, 0.7, 0.7, False, 0.05, 0.02, 200),
+    "3p-mixed-rotated-correlated": ("xyz", True, 0.7, 0.7, False, 0.05, 0.02, 150),
+    "4p-mixed-rotated": ("xyzz", True, 0.0, 0.0, False, 0.05, 0.02, 120),
+}
+FAST_NULL_CASES = ["3p-per-game", "2p-rotated-correlated", "4p-rotated-correlated", "2p-replayed", "4p-replayed",
+                   "3p-mixed-rotated-correlated"]
+STRENGTHS = {"a": 0.0, "x": 0.4, "y": 0.0, "z": -0.3}
+
+
+def null_rejections(case: str, replicates: int, seed: int) -> tuple[float, dict[str, int], int]:
+    """Share of fair runs whose seat test rejects at 5%; the verdicts seen; the units of the last run."""
+    lineup, rotate, deal_sd, bot_sd, replay, ties, stalls, deals = NULL_CASES[case]
+    rng = np.random.default_rng(seed)
+    rejected, verdicts, units = 0, {}, 0
+    for _ in range(replicates):
+        result = S.seat_advantage(draw(rng, deals, list(lineup), STRENGTHS, rotate=rotate, deal_sd=deal_sd,
+                                       bot_sd=bot_sd, ties=ties, stalls=stalls, replay=replay))
+        rejected += result.p_value < ALPHA
+        verdicts[result.verdict] = verdicts.get(result.verdict, 0) + 1
+        units = result.units_tested
+    return rejected / replicates, verdicts, units
+
+
+@pytest.mark.parametrize("case", FAST_NULL_CASES)
+def test_seat_test_rejects_about_5_percent_of_fair_runs(case):
+    replicates = 120
+    rate, verdicts, units = null_rejections(case, replicates, seed=sum(map(ord, case)))
+    low, high = band(ALPHA, replicates)
+    assert max(low, 0.005) <= rate <= high, f"{case}: rejected {rate:.3f} of fair runs"
+    assert verdicts.get(S.VERDICT_UNBALANCED, 0) <= rate * replicates
+    assert S.VERDICT_NOT_MEASURED not in verdicts
+    if NULL_CASES[case][1]:
+        assert units <= NULL_CASES[case][-1]  # the rotations of a deal are one unit
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(NULL_CASES))
+def test_seat_test_rejects_about_5_percent_of_fair_runs_slow(case):
+    replicates = 2000
+    rate, _, _ = null_rejections(case, replicates, seed=1 + sum(map(ord, case)))
+    print(f"\nnull rejection {case}: {rate:.4f} of {replicates}")
+    low, high = band(ALPHA, replicates)
+    assert low <= rate <= high, f"{case}: rejected {rate:.4f} of fair runs"
+
+
+# ---------------------------------------------------------------- interval coverage
+
+COVERAGE_CASES = {
+    # id: (lineup, rotate, seat_effect, deal_sd, bot_sd, deals)
+    "wilson-2p-per-game": ("aa", False, [0.2, 0.0], 0.0, 0.0, 300),
+    "wilson-3p-per-game": ("aaa", False, [0.3, 0.0, -0.2], 0.0, 0.0, 300),
+    "deal-share-2p-rotated": ("aa", True, [0.2, 0.0], 1.0, 0.0, 150),
+    "deal-share-3p-rotated": ("aaa", True, [0.3, 0.0, -0.2], 1.0, 0.0, 120),
+    "deal-share-2p-replayed": ("aa", "replay", [0.2, 0.0], 0.0, 0.0, 200),
+    "adjusted-2p-rotated": ("xy", True, [0.2, 0.0], 0.0, 0.0, 200),
+    "adjusted-3p-rotated": ("xyz", True, [0.3, 0.0, -0.2], 0.0, 0.0, 150),
+    "adjusted-4p-rotated": ("xyzz", True, [0.3, 0.0, -0.2, 0.1], 0.0, 0.0, 100),
+}
+FAST_COVERAGE_CASES = ["wilson-2p-per-game", "deal-share-3p-rotated", "adjusted-2p-rotated", "adjusted-3p-rotated"]
+
+
+def share_coverage(case: str, replicates: int, seed: int) -> tuple[float, str]:
+    """Share of (run, seat) intervals that hold the true equal-player share; the method of the last run."""
+    lineup, rotate, seat_effect, deal_sd, bot_sd, deals = COVERAGE_CASES[case]
+    rng = np.random.default_rng(seed)
+    truth = expected_shares(np.random.default_rng(seed + 1), seat_effect, deal_sd)
+    covered = []
+    for _ in range(replicates):
+        result = S.seat_advantage(draw(rng, deals, list(lineup), STRENGTHS, seat_effect=seat_effect,
+                                       rotate=bool(rotate), replay=rotate == "replay", deal_sd=deal_sd,
+                                       bot_sd=bot_sd))
+        seats = result.seats
+        covered.append((seats["share_low"].to_numpy() <= truth) & (truth <= seats["share_high"].to_numpy()))
+    return float(np.mean(covered)), result.share_method
+
+
+@pytest.mark.parametrize("case", FAST_COVERAGE_CASES)
+def test_seat_share_intervals_cover_about_95_percent(case):
+    replicates = 120
+    coverage, method = share_coverage(case, replicates, seed=sum(map(ord, case)))
+    expected = {"wilson": "Wilson", "deal": "per-deal shares", "adjusted": "Bradley-Terry"}[case.split("-")[0]]
+    assert expected in method
+    low, high = band(LEVEL, replicates)
+    assert low <= coverage <= high, f"{case}: coverage {coverage:.3f}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(COVERAGE_CASES))
+def test_seat_share_intervals_cover_about_95_percent_slow(case):
+    replicates = 2000
+    coverage, _ = share_coverage(case, replicates, seed=2 + sum(map(ord, case)))
+    print(f"\ncoverage {case}: {coverage:.4f} of {replicates} runs")
+    low, high = band(LEVEL, replicates)
+    assert max(low, 0.93) <= coverage <= min(high, 0.97), f"{case}: coverage {coverage:.4f}"
+
+
+RATING_CASES = {
+    # id: (lineup, strengths, deal_sd, deals)
+    "ratings-3p": ("xyz", {"x": 0.0, "y": -0.3, "z": 0.5}, 0.0, 150),
+    "ratings-4p": ("xyzw", {"x": 0.0, "y": -0.3, "z": 0.5, "w": 0.2}, 0.0, 100),
+}
+
+
+def rating_coverage(case: str, replicates: int, seed: int) -> float:
+    """Share of Bradley-Terry rating intervals (bots other than the reference) holding the true strength gap."""
+    lineup, strengths, deal_sd, deals = RATING_CASES[case]
+    rng = np.random.default_rng(seed)
+    covered = []
+    for _ in range(replicates):
+        gradient = S.skill_gradient(draw(rng, deals, list(lineup), strengths, rotate=True, deal_sd=deal_sd))
+        assert gradient.reference == lineup[0] and not gradient.separated
+        for row in gradient.ratings.filter(pl.col("bot") != lineup[0]).to_dicts():
+            truth = strengths[row["bot"]] - strengths[lineup[0]]
+            covered.append(row["low"] <= truth <= row["high"])
+    return float(np.mean(covered))
+
+
+@pytest.mark.parametrize("case", ["ratings-3p"])
+def test_bradley_terry_rating_intervals_cover_about_95_percent(case):
+    replicates = 100
+    coverage = rating_coverage(case, replicates, seed=sum(map(ord, case)))
+    low, high = band(LEVEL, replicates * (len(RATING_CASES[case][0]) - 1))
+    assert low <= coverage <= high, f"{case}: coverage {coverage:.3f}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(RATING_CASES))
+def test_bradley_terry_rating_intervals_cover_about_95_percent_slow(case):
+    replicates = 2000
+    coverage = rating_coverage(case, replicates, seed=3 + sum(map(ord, case)))
+    print(f"\ncoverage {case}: {coverage:.4f} of {replicates} runs")
+    low, high = band(LEVEL, replicates * (len(RATING_CASES[case][0]) - 1))
+    assert max(low, 0.93) <= coverage <= min(high, 0.97), f"{case}: coverage {coverage:.4f}"
+
+
+# ---------------------------------------------------------------- a dominant bot
+
+
+@pytest.mark.parametrize("players, wins", [(2, 1.0), (2, 0.95), (4, 1.0), (4, 0.95)])
+def test_a_dominant_bot_never_makes_a_lineup_balanced(players, wins):
+    """A greedy-like bot that takes first place in 100% or 95% of games, seats rotated: never "balanced",
+    even with many deals (where the seat terms' intervals would be narrow enough for the equivalence test)."""
+    rng = np.random.default_rng(players * 100 + int(100 * wins))
+    weak = players - 1
+    strength = 50.0 if wins == 1.0 else math.log(wins / (1 - wins) * weak)  # Plackett-Luce: w / (w + weak)
+    lineup = ["greedy"] + ["random"] * weak
+    for deals in (50, 400, 3000):
+        result = S.seat_advantage(draw(rng, deals, lineup, {"greedy": strength, "random": 0.0}, rotate=True))
+        assert result.verdict != S.VERDICT_BALANCED, (deals, result.describe())
+        assert result.verdict in (S.VERDICT_NOT_MEASURED, S.VERDICT_UNBALANCED)
+        assert "greedy takes" in result.lineup_note or "cannot be fitted" in result.lineup_note
+        assert ",".join(["greedy"] * players) in result.lineup_note
+
+
+# ---------------------------------------------------------------- a sweep's cells
+
+
+def family_rates(cells: int, replicates: int, seed: int) -> tuple[float, float]:
+    """Over null sweeps of ``cells`` fair cells: the share of sweeps with any cell "unbalanced" under
+    :func:`family_verdicts`, and the share with any cell's own (uncorrected) test rejecting."""
+    rng = np.random.default_rng(seed)
+    family, uncorrected = 0, 0
+    for _ in range(replicates):
+        runs = [S.seat_advantage(draw(rng, 150, ["a", "a"], STRENGTHS, rotate=True, deal_sd=1.0))
+                for _ in range(cells)]
+        verdicts = S.family_verdicts(runs)
+        family += any(v == S.VERDICT_UNBALANCED for v, _, _ in verdicts)
+        uncorrected += any(r.p_value < ALPHA for r in runs)
+    return family / replicates, uncorrected / replicates
+
+
+def test_family_verdicts_keep_the_family_wise_rate_of_a_null_sweep():
+    replicates, cells = 60, 5
+    family, uncorrected = family_rates(cells, replicates, seed=5)
+    assert family <= band(ALPHA, replicates)[1], f"any 'unbalanced' in {family:.3f} of null sweeps"
+    assert uncorrected > family  # uncorrected per-cell tests would say "unbalanced" in ~1 - 0.95^5 = 23%
+
+
+@pytest.mark.slow
+def test_family_verdicts_keep_the_family_wise_rate_of_a_null_sweep_slow():
+    replicates, cells = 2000, 5
+    family, uncorrected = family_rates(cells, replicates, seed=6)
+    print(f"\nnull sweeps of {cells} cells: any 'unbalanced' {family:.4f}, any uncorrected rejection "
+          f"{uncorrected:.4f}, of {replicates}")
+    assert family <= band(ALPHA, replicates)[1]
+    assert band(1 - (1 - ALPHA) ** cells, replicates)[0] <= uncorrected
+
+
+# ---------------------------------------------------------------- paired differences by deal
+
+
+def paired_coverage(replicates: int, seed: int, deals: int = 200, gain: float = 0.3,
+                    deal_sd: float = 1.0, bot_sd: float = 1.0) -> tuple[float, float, str]:
+    """Two runs on the same deals (common random numbers), bot x stronger by ``gain`` in the second, seats
+    rotated, rotations correlated: the share of runs whose interval for x's win-rate change holds the truth,
+    the share whose Wilcoxon test rejects, and the unit."""
+    rng = np.random.default_rng(seed)
+    spread = math.sqrt(2 * deal_sd ** 2 + 2 * bot_sd ** 2)  # x's per-deal edge over y, either seat
+    v = np.random.default_rng(seed + 1).normal(0.0, spread, 1_000_000)
+    truth = float(np.mean(1 / (1 + np.exp(-(gain + v))) - 1 / (1 + np.exp(-v))))
+    covered, rejected = [], []
+    for _ in range(replicates):
+        noise = rng.gumbel(size=(deals * 2, 2))
+        deal_effect = rng.normal(0.0, deal_sd, (deals, 2))
+        bot_effect = rng.normal(0.0, bot_sd, (deals, 2))
+        runs = [draw(rng, deals, ["x", "y"], {"x": x, "y": 0.0}, rotate=True, noise=noise,
+                     deal_effect=deal_effect, bot_effect=bot_effect).filter(pl.col("bot") == "x")
+                for x in (0.0, gain)]
+        result = S.paired_difference(*runs)
+        covered.append(result.mean.low <= truth <= result.mean.high)
+        rejected.append(result.p_value < ALPHA)
+    return float(np.mean(covered)), float(np.mean(rejected)), result.unit
+
+
+def test_paired_difference_by_deal_covers_about_95_percent_with_correlated_rotations():
+    replicates = 120
+    coverage, _, unit = paired_coverage(replicates, seed=8)
+    assert unit == "deals"
+    low, high = band(LEVEL, replicates)
+    assert low <= coverage <= high, f"coverage {coverage:.3f}"
+
+
+@pytest.mark.slow
+def test_paired_difference_by_deal_covers_about_95_percent_slow():
+    replicates = 2000
+    coverage, _, _ = paired_coverage(replicates, seed=10)
+    _, rejected, _ = paired_coverage(replicates, seed=11, gain=0.0)
+    print(f"\npaired difference by deal: coverage {coverage:.4f}, null rejection {rejected:.4f}, of {replicates}")
+    low, high = band(LEVEL, replicates)
+    assert max(low, 0.93) <= coverage <= min(high, 0.97)
+    assert band(ALPHA, replicates)[0] <= rejected <= band(ALPHA, replicates)[1]
+
+
+@pytest.fixture(autouse=True)
+def _fast(monkeypatch):
+    """Two costs that no check here depends on: the "games still needed" estimate (a power root-finder per
+    seat, most of a seat analysis' time) is skipped, and statsmodels' Holm branch of ``multipletests`` runs
+    a full ``gc.collect()`` on every call (0.1-0.3 s each in a process this size), which is made a no-op."""
+    monkeypatch.setattr(S, "_tost_games", lambda *args: None)
+    monkeypatch.setattr(S, "_more_units", lambda *args: None)
+    monkeypatch.setattr(gc, "collect", lambda *args: 0)  # multipletests imports gc inside the function
