@@ -292,7 +292,7 @@ def unpaired_change(k_base: float, n_base: int, k_other: float, n_other: int,
                                               compare="diff").pvalue) if margin else None)
     same = k_other / n_other == k_base / n_base
     base, other = k_base / n_base, k_other / n_other
-    h = float(NormalIndPower().solve_power(nobs1=n_base, ratio=n_other / n_base, alpha=1 - confidence, power=0.8))
+    h = stats.solved(NormalIndPower().solve_power(nobs1=n_base, ratio=n_other / n_base, alpha=1 - confidence, power=0.8))
     return Change(base, other, other - base, float(low), float(high),
                   1.0 if same else float(p), f"Newcombe {stats.CONFIDENCE:.0%}",
                   "score test (statsmodels test_proportions_2indep)", n_base, n_other, tost,
@@ -315,7 +315,7 @@ def unpaired_mean_change(base: np.ndarray, other: np.ndarray, confidence: float 
     interval = result.confidence_interval(confidence)
     sd = math.sqrt((base.var(ddof=1) + other.var(ddof=1)) / 2)
     tost = float(ttost_ind(other, base, -margin, margin, usevar="unequal")[0]) if margin else None
-    d_min = float(TTestIndPower().solve_power(nobs1=base.size, ratio=other.size / base.size,
+    d_min = stats.solved(TTestIndPower().solve_power(nobs1=base.size, ratio=other.size / base.size,
                                               alpha=1 - confidence, power=0.8))
     return Change(float(base.mean()), float(other.mean()), float(other.mean() - base.mean()), float(interval.low),
                   float(interval.high), float(result.pvalue), f"Welch t {confidence:.0%}",

@@ -34,7 +34,7 @@ from statsmodels.discrete.discrete_model import Logit
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.multivariate import test_mvmean
-from statsmodels.stats.power import NormalIndPower, TTestPower
+from statsmodels.stats.power import NormalIndPower
 from statsmodels.stats.proportion import (
     binom_tost,
     confint_proportions_2indep,
@@ -296,6 +296,17 @@ def games_needed(delta: float, power: float = 0.8, alpha: float = 0.05, base: fl
 def cohens_h(delta: float, base: float = 0.5) -> float:
     """Cohen's h of ``base + delta`` against ``base`` (``proportion_effectsize``)."""
     return abs(float(proportion_effectsize(base + delta, base)))
+
+
+def detectable_z(alpha: float = 0.05, power: float = 0.8) -> float:
+    """Standard errors between zero and the smallest effect a two-sided ``alpha`` test finds with ``power``:
+    ``z_(1 - alpha/2) + z_power`` (the normal approximation ``NormalIndPower`` solves; 2.80 at 5% and 80%)."""
+    return float(stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power))
+
+
+def solved(value: float | np.ndarray) -> float:
+    """A statsmodels ``solve_power`` answer as a float (it returns a one-element array for some inputs)."""
+    return float(np.squeeze(value))
 
 
 def points_for_h(base: float, h: float) -> float:
@@ -606,8 +617,7 @@ def _equal_players_by_game(counted: pl.DataFrame, c: _SeatContext, tested: int) 
     handling = c.handling + ("" if c.players == 2 else "; equivalence on first places rounded to whole games")
     detectable = float("nan")
     if tested > 1:
-        h = float(NormalIndPower().solve_power(nobs1=tested, ratio=0, alpha=c.alpha, power=c.power))
-        detectable = points_for_h(c.fair, h)
+        detectable = points_for_h(c.fair, detectable_z(c.alpha, c.power) / math.sqrt(tested))
     return _seat_result(c, tested, tested, "games", share, low, high, seat_p, tost, test, statistic, p_value,
                         more, handling, DESIGN_EQUAL, f"Wilson {_confidence(CONFIDENCE)}",
                         "TOST (statsmodels binom_tost, exact binomial)", detectable=detectable)
@@ -628,8 +638,7 @@ def _equal_players_by_deal(counted: pl.DataFrame, c: _SeatContext, tested: int, 
     more = _more_units(shares, share, c)
     handling = c.handling + f"; the deal is the unit ({tested:,} games in {deals:,} deals)"
     sd = float(np.max(shares.std(axis=0, ddof=1))) if deals > 1 else float("nan")
-    detectable = (sd * float(TTestPower().solve_power(nobs=deals, alpha=c.alpha, power=c.power))
-                  if deals > 2 and sd > 0 else float("nan"))
+    detectable = sd * detectable_z(c.alpha, c.power) / math.sqrt(deals) if deals > 2 and sd > 0 else float("nan")
     return _seat_result(c, tested, deals, "deals", share, low, high, seat_p, tost, test, statistic, p_value, more,
                         handling, DESIGN_EQUAL, f"t {_confidence(CONFIDENCE)} on per-deal shares",
                         "TOST on per-deal shares (statsmodels DescrStatsW.ttost_mean)", detectable=detectable)
@@ -663,17 +672,17 @@ def _hotelling(shares: np.ndarray, fair: float) -> tuple[float, float]:
 
 
 def _more_units(shares: np.ndarray, share: np.ndarray, c: _SeatContext) -> int | None:
-    """Units the per-seat t-TOST would need with ``power`` if the estimates held (TTestPower, one-sided)."""
+    """Units the per-seat t-TOST would need with ``power`` if the estimates held (one-sided normal power,
+    the nearer bound: ``((z_(1-alpha) + z_power) sd / room)^2``)."""
     needed = []
+    factor = stats.norm.ppf(1 - c.alpha) + stats.norm.ppf(c.power)
     for s in ([0] if c.players == 2 else range(c.players)):
         room = c.delta - abs(float(share[s]) - c.fair)
         sd = float(shares[:, s].std(ddof=1)) if shares.shape[0] > 1 else float("nan")
         if not room > 0:
             return None
-        if not sd > 0:
-            continue
-        needed.append(float(TTestPower().solve_power(effect_size=room / sd, alpha=c.alpha, power=c.power,
-                                                      alternative="larger")))
+        if sd > 0:
+            needed.append(float((factor * sd / room) ** 2))
     return max(0, int(math.ceil(max(needed, default=0))) - shares.shape[0])
 
 
@@ -761,7 +770,7 @@ def _adjusted(records: pl.DataFrame, counted: pl.DataFrame, c: _SeatContext) -> 
     return _seat_result(c, tested, deals, "deals", share, low, high, seat_p, tost, test, statistic, p_value, more,
                         handling, DESIGN_ADJUSTED, share_method, equivalence, lopsided_note, verdict=verdict,
                         first=_seat_matrix(counted, c.players, "game").sum(axis=0) if tested else None,
-                        detectable=float((stats.norm.ppf(1 - c.alpha / 2) + stats.norm.ppf(c.power)) * np.max(se)))
+                        detectable=detectable_z(c.alpha, c.power) * float(np.max(se)))
 
 
 def _lopsided(comparisons: pl.DataFrame, bots: tuple[str, ...], records: pl.DataFrame, players: int) -> str:
@@ -1479,7 +1488,7 @@ def paired_difference(base: pl.DataFrame, other: pl.DataFrame, metric: str = "wi
     all-zero differences give p = 1. Binary metrics with one row per deal:
     also ``statsmodels mcnemar`` on the 2x2 table of wins, exact when fewer
     than 25 discordant pairs. Equivalence within +-``margin``:
-    ``DescrStatsW(d).ttost_mean``. Detectable difference: ``TTestPower``
+    ``DescrStatsW(d).ttost_mean``. Detectable difference: the normal approximation (:func:`detectable_z`)
     (two-sided ``alpha``, ``power``) on the differences' standard deviation.
     """
     key = list(key)
@@ -1525,8 +1534,7 @@ def paired_difference(base: pl.DataFrame, other: pl.DataFrame, metric: str = "wi
         effect, effect_name = (float(d.mean()) / sd if sd > 0 else float("nan")), "Cohen's d_z"
     detectable = float("nan")
     if sd > 0 and d.size > 2:
-        detectable = sd * float(TTestPower().solve_power(nobs=d.size, alpha=alpha, power=power,
-                                                          alternative="two-sided"))
+        detectable = sd * detectable_z(alpha, power) / math.sqrt(d.size)
     equivalence = None
     if margin is not None and d.size > 1:
         equivalence = (float(DescrStatsW(d).ttost_mean(-margin, margin)[0]) if sd > 0
@@ -1667,7 +1675,7 @@ def methods_used() -> list[str]:
         "Paired runs on the same seeds: differences averaged per deal when a deal holds several games; Wilcoxon "
         "signed-rank test on them (scipy.stats.wilcoxon, zero_method='wilcox'); for win/loss with one game a deal "
         "McNemar's test (statsmodels mcnemar, exact binomial under 25 discordant pairs); effect size Cohen's h (or "
-        "d_z), the detectable difference (statsmodels TTestPower, 80% power) and the equivalence test within the "
+        "d_z), the detectable difference (normal approximation, z(1-alpha/2) + z(power) standard errors, 80% power) and the equivalence test within the "
         "margin (DescrStatsW.ttost_mean) behind every 'no change'.",
         "Independent runs: Newcombe interval and score test for two proportions (statsmodels), equivalence by "
         "tost_proportions_2indep; by deal (Welch t, ttost_ind) when a run rotates seats.",
