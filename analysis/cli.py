@@ -288,7 +288,12 @@ def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, 
     click.echo(f"{spec.game}: {spec.description or spec.path.name}")
     click.echo(f"bots {','.join(spec.bots)}, seed {spec.seed}, {len(spec.cells)} cells x "
                f"{result.games_per_cell:,} deals{rotation}, the same deals in every cell; {result.out_dir}")
-    click.echo(format_cell_table(cell_table(load_sweep(out_dir))))
+    data = load_sweep(out_dir)
+    click.echo(format_cell_table(cell_table(data)))
+    collapsed = [c.id for c in data.cells if c.status != "pending" and c.manifest().get("rotations_collapsed")]
+    if collapsed:
+        click.echo(f"note: {len(collapsed)} cell{'s' if len(collapsed) > 1 else ''} with the same bot in every seat "
+                   f"played one rotation (rotations would replay identical games): {', '.join(collapsed)}")
     if result.played:
         click.echo(f"speed  {result.played:,} games in {result.seconds:.1f} s: "
                    f"{result.games_per_second:,.0f} games/s")

@@ -113,6 +113,8 @@ def test_a_sweep_mixing_identical_and_mixed_lineups(tmp_path, monkeypatch):
     assert cells["bots=mirror"].manifest()["rotations"] == 1 and cells["bots=mixed"].manifest()["rotations"] == 2
     assert cells["bots=mirror"].records()["game"].n_unique() == 30
     assert cells["bots=mixed"].records()["game"].n_unique() == 60
+    text = glade("sweep", path, "--out", tmp_path / "new", "--no-progress").stdout
+    assert "note: 1 cell with the same bot in every seat played one rotation" in text and "bots=mirror" in text
     # A sweep directory played before the change resumes and extends with its cells' rotations.
     with monkeypatch.context() as patch:
         patch.setattr(runner, "seat_rotations", _old_rotations)
