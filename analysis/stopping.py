@@ -20,6 +20,12 @@ Repeated looks at a fixed-level interval inflate its error: the chance that
 a confidence sequence instead, valid at every look at once
 (:func:`mixture_half_width`). Either way the rule, its looks and the outcome
 are recorded in the run's manifest under ``stopping`` (:func:`stopping_record`).
+
+Every interval is per seat at its level (95%), as the summary's are; the rule
+stops when the widest is narrow enough, it does not make them simultaneous.
+A seat whose per-deal share never varies (a bot that wins every game it
+plays, in every rotation) has a t interval of width 0: the fixed-level rule
+then stops at its first look, which is what those deals say.
 """
 
 from __future__ import annotations
