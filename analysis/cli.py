@@ -173,13 +173,17 @@ def games() -> None:
 @click.option("--progress/--no-progress", default=True, help="Show a progress bar on stderr.")
 @click.option("--until-ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
               metavar="HALF_WIDTH", help="Add --batch-size x --jobs deals at a time until every seat's win rate "
-              "has a Wilson 95% half-width at most this (e.g. 0.01); --games is then the starting size.")
+              "has a 95% half-width at most this (e.g. 0.01): Wilson, or with --rotate-seats a t interval over "
+              "deals; --games is then the starting size.")
 @click.option("--max-games", type=_POSITIVE, default=None, metavar="N",
               help="With --until-ci: stop at this many deals even if the target is not reached.")
+@click.option("--anytime", is_flag=True,
+              help="With --until-ci: stop on a 95% confidence sequence valid at every look (normal-mixture "
+              "boundary for a mean in [0, 1], Robbins 1970, Howard et al. 2021) instead of a fixed-level interval.")
 def play(game_name: str, games_: int, seed: int, bots: str, players: int | None, rotate_seats: bool,
          batch_size: int, jobs: int, backend: str, scheduler: str | None, overrides: tuple[str, ...],
          config_path: str | None, out_dir: str, as_json: bool, progress: bool, until_ci: float | None,
-         max_games: int | None) -> None:
+         max_games: int | None, anytime: bool) -> None:
     """Play seeded games into a run directory; print the summary.
 
     \b
@@ -187,14 +191,19 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
         glade play overgrowth --games 5000 --seed 2 --bots racer,blocker --set rules.flowers=20 --out runs/f20
         glade play overgrowth --games 4096 --seed 4 --bots greedy,greedy --until-ci 0.01 --max-games 100000 \\
             --jobs 2 --out runs/seats
+        glade play overgrowth --games 4096 --seed 4 --bots greedy,random --rotate-seats --until-ci 0.01 \\
+            --anytime --out runs/anytime
         glade play overgrowth --games 200000 --seed 3 --bots random,random --backend dask \\
             --scheduler tcp://10.0.0.5:8786 --out runs/cluster
     """
     from analysis.summary import format_summary, summarize
-    from sims.runner import run, scan_records
+    from sims.runner import load_manifest, run, scan_records
 
     if max_games is not None and until_ci is None:
         raise ConfigError("--max-games", str(max_games), "--until-ci beside it (it caps an --until-ci run)",
+                          has_got=False)
+    if anytime and until_ci is None:
+        raise ConfigError("--anytime", "true", "--until-ci beside it (it chooses --until-ci's interval)",
                           has_got=False)
     game = _game(game_name)
     labels = _bot_list(bots)
@@ -211,33 +220,34 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
 
             until = play_until(game.name, config, labels, players, seed, games_, out_dir, until_ci,
                                max_games=max_games, batch_size=batch_size, jobs=jobs, rotate_seats=rotate_seats,
-                               progress=progress, backend=backend, scheduler=scheduler)
+                               progress=progress, backend=backend, scheduler=scheduler, anytime=anytime)
             result = until.run
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
                    err=True)
         sys.exit(130)
     summary = summarize(scan_records(out_dir))
+    manifest = load_manifest(out_dir)
     played, seconds, speed = result.played, result.seconds, result.games_per_second
     if until is not None:
         played, seconds, speed = until.played, until.seconds, until.games_per_second
     if as_json:
         data = summary.to_dict()
         data.update(out_dir=str(result.out_dir), played=played, seconds=seconds, games_per_second=speed,
-                    config_hash=config.loaded.hash)
+                    config_hash=config.loaded.hash, rotations=result.rotations,
+                    rotations_collapsed=manifest.get("rotations_collapsed"), stopping=manifest.get("stopping"))
         if until is not None:
             data["until_ci"] = {"target": until.target, "half_width": until.half_width, "reached": until.reached,
-                                "deals": until.deals, "max_games": until.max_games, "steps": until.steps}
+                                "deals": until.deals, "max_games": until.max_games, "steps": until.steps,
+                                "rule": until.stopping["rule"]}
         click.echo(json.dumps(data, indent=2))
         return
     rotation = f", seats rotated ({result.rotations} lineups a deal)" if rotate_seats else ""
+    if manifest.get("rotations_collapsed"):
+        rotation = ", one lineup a deal (same bot in every seat)"
     title = (f"{game.name}: bots {','.join(labels)}, seed {seed}, {result.deals:,} deals{rotation}; "
              f"config {config.loaded.hash}; {result.out_dir}")
-    click.echo(format_summary(summary, title, speed, seconds, played))
-    if until is not None:
-        from analysis.stopping import format_until
-
-        click.echo(format_until(until))
+    click.echo(format_summary(summary, title, speed, seconds, played, manifest))
 
 
 # ---------------------------------------------------------------- sweep
@@ -278,7 +288,12 @@ def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, 
     click.echo(f"{spec.game}: {spec.description or spec.path.name}")
     click.echo(f"bots {','.join(spec.bots)}, seed {spec.seed}, {len(spec.cells)} cells x "
                f"{result.games_per_cell:,} deals{rotation}, the same deals in every cell; {result.out_dir}")
-    click.echo(format_cell_table(cell_table(load_sweep(out_dir))))
+    data = load_sweep(out_dir)
+    click.echo(format_cell_table(cell_table(data)))
+    collapsed = [c.id for c in data.cells if c.status != "pending" and c.manifest().get("rotations_collapsed")]
+    if collapsed:
+        click.echo(f"note: {len(collapsed)} cell{'s' if len(collapsed) > 1 else ''} with the same bot in every seat "
+                   f"played one rotation (rotations would replay identical games): {', '.join(collapsed)}")
     if result.played:
         click.echo(f"speed  {result.played:,} games in {result.seconds:.1f} s: "
                    f"{result.games_per_second:,.0f} games/s")

@@ -109,8 +109,13 @@ def _line(label: str, row: dict) -> str:
 
 
 def format_summary(summary: Summary, title: str | None = None, games_per_second: float | None = None,
-                   seconds: float | None = None, played: int | None = None) -> str:
-    """A readable text table of :func:`summarize`'s result."""
+                   seconds: float | None = None, played: int | None = None, manifest: dict | None = None) -> str:
+    """A readable text table of :func:`summarize`'s result.
+
+    With the run's ``manifest``, it also says when seat rotation was
+    collapsed (the same bot in every seat) and how ``--until-ci`` chose the
+    run's size (its ``stopping`` record: rule, looks, outcome).
+    """
     lines = [title] if title else []
     lines.append(f"{summary.games:,} games, {summary.players} players")
     lines.append("by seat")
@@ -133,4 +138,17 @@ def format_summary(summary: Summary, title: str | None = None, games_per_second:
             lines.append(f"speed  {played:,} games in {seconds:.2f} s: {games_per_second:,.0f} games/s")
         else:
             lines.append("speed  nothing new to play: every game was already on disk")
+    lines.extend(_manifest_notes(manifest or {}))
     return "\n".join(lines)
+
+
+def _manifest_notes(manifest: dict) -> list[str]:
+    """What a reader of the numbers above must know about how the run was played."""
+    notes = []
+    if manifest.get("rotations_collapsed"):
+        notes.append(f"note: --rotate-seats played one rotation: {manifest['rotations_collapsed']}")
+    if manifest.get("stopping"):
+        from analysis.stopping import describe_stopping
+
+        notes.append(describe_stopping(manifest["stopping"], manifest.get("games")))
+    return notes

@@ -96,7 +96,8 @@ from sims.core.files import exclusive, write_json
 from sims.core.play import resolve_bot, seat_labels
 from sims.core.spec import Bool, ConfigError, Field, Int, List, Optional, Str, parse_override, read_toml, validate
 from sims.registry import get_game
-from sims.runner import Chunk, finished_chunks, load_events, load_manifest, load_records, plan_chunks, run, versions
+from sims.runner import (Chunk, finished_chunks, load_events, load_manifest, load_records, plan_chunks,
+                         recorded_rotations, run, run_rotations, versions)
 
 SWEEP_JSON = "sweep.json"
 CELLS = "cells"
@@ -203,8 +204,10 @@ class Sweep:
         players = self.cell_players(cell)
         return bots * players if len(bots) == 1 and players > 1 else bots
 
-    def cell_rotations(self, cell: CellSpec) -> int:
-        return self.cell_players(cell) if self.rotate_seats else 1
+    def cell_rotations(self, cell: CellSpec, config: Any, cell_dir: Path) -> int:
+        """Rotations of the cell's deals: one when the same bot sits in every seat (see ``sims.runner.run``)."""
+        return run_rotations(cell_dir, self.game, config, self.cell_bots(cell), self.cell_players(cell),
+                             self.rotate_seats)
 
 
 def read_sweep(path: str | Path) -> Sweep:
@@ -589,8 +592,8 @@ def run_sweep(
                               "(it was deleted; use another --out)", has_got=False)
         deals = manifest["games_per_cell"]
         missing = {}
-        for cell, entry in zip(sweep.cells, manifest["cells"]):
-            rotations = sweep.cell_rotations(cell)
+        for cell, config, entry in zip(sweep.cells, configs, manifest["cells"]):
+            rotations = sweep.cell_rotations(cell, config, out / entry["dir"])
             finished = finished_chunks(out / entry["dir"])
             missing[entry["id"]] = sum(c.deals for c in plan_chunks(deals, rotations, deals, finished))
             entry["status"] = _status(finished, deals, rotations)
@@ -844,7 +847,7 @@ def load_sweep(out_dir: str | Path) -> SweepData:
     for entry in manifest["cells"]:
         path = out / entry["dir"]
         players = int(entry.get("players", manifest["players"]))
-        rotations = players if manifest["rotate_seats"] else 1
+        rotations = recorded_rotations(path) or (players if manifest["rotate_seats"] else 1)
         cells.append(SweepCell(
             id=entry["id"], overrides=dict(entry["set"]), labels=dict(entry["labels"]),
             config_hash=entry["config_hash"], path=path,

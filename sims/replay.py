@@ -11,7 +11,7 @@ from sims.core.play import batched_bots, play_batch, resolve_bot, seat_labels
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError
 from sims.registry import get_game
-from sims.runner import lineup
+from sims.runner import lineup, seat_rotations
 
 
 def replay_text(
@@ -30,10 +30,10 @@ def replay_text(
     position, so the text also checks the two engines agree on this game.
     """
     game = get_game(game_name)
-    rotations = players if rotate_seats else 1
+    choices = [resolve_bot(game, config, label) for label in seat_labels(game, players, bot_labels)]
+    rotations, _ = seat_rotations(choices, players, rotate_seats)
     deal, rotation = divmod(game_id, rotations)
-    bot_labels = seat_labels(game, players, bot_labels)
-    seats = lineup([resolve_bot(game, config, label) for label in bot_labels], rotation, players)
+    seats = lineup(choices, rotation, players)
     game_seed = int(game_seeds(seed, np.array([deal]))[0])
     max_turns = game.max_turns(config)
     engine = game.batched(config, players)

@@ -12,7 +12,13 @@ Deals and rotations. A run plays ``games`` *deals* (indices 0..games-1), each
 with its own seed ``game_seeds(seed, deal)``. With ``rotate_seats`` every deal
 is played once per rotation ``r`` in ``0..players-1``, seat ``s`` taken by bot
 ``bot_labels[(s + r) % players]``, on the same seed (paired games). The
-records' ``game`` id is ``deal * rotations + r``.
+records' ``game`` id is ``deal * rotations + r``. When every player seat has
+the same bot (label, kind and weights), a rotation would replay rotation 0
+byte for byte (bots draw from streams keyed by seat, the deal seed is the
+same): such a run plays one rotation, and its manifest says so
+(``rotate_seats`` true, ``rotations`` 1, ``rotations_collapsed`` the reason).
+A directory written before this rule, holding such a lineup in ``players``
+rotations, keeps its recorded rotations when resumed.
 
 Resuming. A chunk is finished when its records file exists (files are written
 under a temporary name and renamed). Re-running the same command plays only the
@@ -69,8 +75,12 @@ BASE_COLUMNS: dict[str, pl.DataType] = {
     "end": pl.String,
 }
 
-# Manifest keys that must match for a directory to be resumed.
+# Manifest keys that must match for a directory to be resumed. ``rotations``
+# is not one: it follows from these, except in directories written before
+# identical lineups were collapsed, whose recorded rotations are kept.
 _IDENTITY = ("game", "players", "config_hash", "bots", "seed", "rotate_seats")
+
+COLLAPSED = "same bot in every seat: rotations would replay identical games"
 
 
 @dataclass(frozen=True, order=True)
@@ -128,6 +138,42 @@ def lineup(choices: Sequence[BotChoice], rotation: int, players: int | None = No
     players = len(choices) if players is None else players
     rotated = tuple(choices[(seat + rotation) % players] for seat in range(players))
     return rotated + tuple(choices[players:])
+
+
+def seat_rotations(choices: Sequence[BotChoice], players: int, rotate_seats: bool) -> tuple[int, str | None]:
+    """How many rotations a deal is played in, and why seat rotation was collapsed (None if it was not).
+
+    Rotation is collapsed to one when every player seat has the same bot:
+    the rotated games would be the same games again.
+    """
+    if not rotate_seats:
+        return 1, None
+    if players > 1 and all(choice == choices[0] for choice in choices[1:players]):
+        return 1, COLLAPSED
+    return players, None
+
+
+def run_rotations(out_dir: str | Path, game_name: str, config: Any, bot_labels: Sequence[str], players: int,
+                  rotate_seats: bool) -> int:
+    """The rotations :func:`run` plays in ``out_dir``: those its manifest records, else those the lineup calls for."""
+    held = recorded_rotations(out_dir)
+    if held is not None:
+        return held
+    game = get_game(game_name)
+    choices = [resolve_bot(game, config, label) for label in seat_labels(game, players, bot_labels)]
+    return seat_rotations(choices, players, rotate_seats)[0]
+
+
+def recorded_rotations(out_dir: str | Path) -> int | None:
+    """The rotations the manifest in ``out_dir`` records, or None if there is no readable manifest."""
+    try:
+        return int(json.loads((Path(out_dir) / MANIFEST).read_text())["rotations"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def _lineup_labels(choices: Sequence[BotChoice], players: int, rotations: int) -> list[list[str]]:
+    return [[c.label for c in lineup(choices, r, players)] for r in range(rotations)]
 
 
 def plan_chunks(games: int, rotations: int, batch_size: int, finished: Sequence[Chunk] = ()) -> list[Chunk]:
@@ -333,7 +379,7 @@ def run(
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigError(option, str(value), "an integer of at least 1", has_got=False)
     choices = [resolve_bot(game, config, label) for label in bot_labels]
-    rotations = players if rotate_seats else 1
+    rotations, collapsed = seat_rotations(choices, players, rotate_seats)
     out = Path(out_dir)
     manifest_path = out / MANIFEST
     values, digest, source, overrides = _config_values(config)
@@ -347,12 +393,13 @@ def run(
         "rotate_seats": bool(rotate_seats),
         "games": games,
         "rotations": rotations,
+        **({"rotations_collapsed": collapsed} if collapsed else {}),
         "batch_size": batch_size,
         "config_source": source,
         "config_overrides": overrides,
         "config": values,
         "bot_kinds": [{"label": c.label, "kind": c.kind, "weights": dict(c.weights)} for c in choices],
-        "lineups": [[c.label for c in lineup(choices, r, players)] for r in range(rotations)],
+        "lineups": _lineup_labels(choices, players, rotations),
         "chunks": [],
         "versions": versions(),
         "created": _now(),
@@ -360,7 +407,8 @@ def run(
     }
     out.mkdir(parents=True, exist_ok=True)
     with exclusive(out, "run directory"):
-        finished = _resume(out, manifest)
+        finished = _resume(out, manifest, choices)
+        rotations = manifest["rotations"]
         _tidy(out, finished)
         write_json(manifest, manifest_path)
         todo = plan_chunks(games, rotations, batch_size, finished)
@@ -394,10 +442,11 @@ def run(
     )
 
 
-def _resume(out: Path, manifest: dict) -> list[Chunk]:
+def _resume(out: Path, manifest: dict, choices: Sequence[BotChoice]) -> list[Chunk]:
     """The finished chunks of the run in ``out``; refuses a directory holding another run.
 
-    Updates ``manifest`` (creation time, finished chunks) in place.
+    Updates ``manifest`` (creation time, finished chunks, and the rotations
+    the directory was played with) in place.
     """
     path = out / MANIFEST
     if not path.exists():
@@ -411,9 +460,22 @@ def _resume(out: Path, manifest: dict) -> list[Chunk]:
         raise ConfigError(str(path), "(syntax)", f"a manifest written by glade ({error})", has_got=False) from None
     _check_resume(held, manifest, path)
     manifest["created"] = held.get("created", manifest["created"])
+    _keep_rotations(held, manifest, choices)
+    if "stopping" in held:  # how an earlier glade play --until-ci chose the run's size
+        manifest["stopping"] = held["stopping"]
     finished = [c for c in finished_chunks(out) if c.rotation < manifest["rotations"]]
     manifest["chunks"] = [c.name for c in finished]
     return finished
+
+
+def _keep_rotations(held: dict, manifest: dict, choices: Sequence[BotChoice]) -> None:
+    """Resume with the rotations the directory holds (an identical lineup played before collapsing kept them all)."""
+    rotations = int(held.get("rotations", manifest["rotations"]))
+    if rotations == manifest["rotations"]:
+        return
+    manifest["rotations"] = rotations
+    manifest.pop("rotations_collapsed", None)
+    manifest["lineups"] = _lineup_labels(choices, manifest["players"], rotations)
 
 
 BACKENDS = ("loky", "dask")
@@ -523,6 +585,15 @@ def load_manifest(out_dir: str | Path) -> dict:
     if not path.exists():
         raise ConfigError(str(path), "(file)", "a run directory written by glade play", has_got=False)
     return json.loads(path.read_text())
+
+
+def set_manifest_key(out_dir: str | Path, key: str, value: Any) -> None:
+    """Set one key of a run's manifest (under the run directory's lock); later runs on it keep ``stopping``."""
+    out = Path(out_dir)
+    with exclusive(out, "run directory"):
+        manifest = load_manifest(out)
+        manifest[key] = value
+        write_json(manifest, out / MANIFEST)
 
 
 def load_records(out_dir: str | Path) -> pl.DataFrame:
