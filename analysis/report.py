@@ -714,12 +714,36 @@ def _gradient_flag(a: RunAnalysis) -> Flag | None:
     return Flag("ok", f"Skill matters: {strong} beats {weak}.", evidence)
 
 
+def _stopping_text(manifest: dict) -> str:
+    """How the run's size was chosen, and whether seat rotation was collapsed (from the manifest)."""
+    from analysis.stopping import describe_stopping
+
+    stopping = manifest.get("stopping")
+    text = (describe_stopping(stopping, manifest.get("games")) if stopping
+            else f"none: a fixed size of {manifest.get('games', 0):,} deals")
+    if manifest.get("rotations_collapsed"):
+        text += f"; --rotate-seats played one rotation ({manifest['rotations_collapsed']})"
+    return text
+
+
+def _run_notes(a: RunAnalysis) -> list[Flag]:
+    """What a reader must know about how the run was played: its stopping rule, a collapsed seat rotation."""
+    notes = []
+    if a.manifest.get("stopping"):
+        notes.append(Flag("info", "The run's size was chosen by a stopping rule (play --until-ci).",
+                          _stopping_text(a.manifest)))
+    elif a.manifest.get("rotations_collapsed"):
+        notes.append(Flag("info", "Seat rotation played one rotation: the same bot sits in every seat.",
+                          a.manifest["rotations_collapsed"]))
+    return notes
+
+
 def run_flags(a: RunAnalysis) -> list[Flag]:
     """The summary's findings, warnings first, then the checks that passed."""
     cap = ((a.manifest.get("config") or {}).get("limits") or {}).get("max_turns")
     seats = [_verdict_flag(a.advantage), *_seat_flags(a)] if a.advantage is not None else [_solo_flag(a)]
     flags = [*seats, _stall_flag(a.length.stalls, cap),
-             _length_flag(a.length, a.target, a.in_band), *_component_flags(a)]
+             _length_flag(a.length, a.target, a.in_band), *_component_flags(a), *_run_notes(a)]
     gradient = _gradient_flag(a)
     if gradient is not None:
         flags.append(gradient)
@@ -1001,6 +1025,7 @@ def _run_manifest_blocks(path: Path, manifest: dict, games: int, label: str = ""
                   + (", the same seed in every seat rotation" if rotations > 1 else "")),
         ("Games", f"{games:,} in the records: {manifest.get('games', 0):,} deals \u00d7 {rotations} rotation"
                   f"{'s' if rotations > 1 else ''}; {len(manifest.get('chunks') or [])} chunk files"),
+        ("Stopping rule", _stopping_text(manifest)),
         ("Players and seating", f"{manifest.get('players')} players; "
                                 + "; ".join(f"rotation {i}: {', '.join(l)}" for i, l in enumerate(lineups))),
         ("Games per second", speed_text),
