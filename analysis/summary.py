@@ -147,6 +147,9 @@ def _manifest_notes(manifest: dict) -> list[str]:
     notes = []
     if manifest.get("rotations_collapsed"):
         notes.append(f"note: --rotate-seats played one rotation: {manifest['rotations_collapsed']}")
+    if int(manifest.get("rotations", 1)) > 1:
+        notes.append("note: the seat rates above pool every lineup and count games; the rotated games of a deal are "
+                     "not independent. For seat balance between equal players, by deal: glade report")
     if manifest.get("stopping"):
         from analysis.stopping import describe_stopping
 
