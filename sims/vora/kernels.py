@@ -191,16 +191,29 @@ def liquid_groups(g, water: np.uint64) -> np.uint64:
 
 @njit(cache=True)
 def has_formation(g, kinds) -> bool:
-    """Does the meadow hold anything to collect?"""
+    """Does the meadow hold anything to collect?
+
+    Runs of every non-liquid kind at once: a bit of ``same_h`` (``same_v``) says the cell and its
+    right (lower) neighbour hold one kind, and a run of ``min_line`` is ``min_line - 1`` such links
+    in a row, as each cell holds one kind.
+    """
+    n, liquid = g[I_N], g[I_LIQUID]
+    same_h = ZERO
+    same_v = ZERO
     for kind in range(kinds.shape[0]):
-        if kind == g[I_LIQUID]:
-            if liquid_core(g, kinds[kind]):
-                return True
-        else:
-            h, v = run_starts(g, kinds[kind])
-            if h | v:
-                return True
-    return False
+        if kind != liquid:
+            board = kinds[kind]
+            same_h |= board & (board >> 1)
+            same_v |= board & (board >> n)
+    same_h &= word(g, W_NOT_LAST_COL)
+    h = same_h & word(g, W_H_START)
+    v = same_v & word(g, W_V_START)
+    for i in range(1, g[I_MIN_LINE] - 1):
+        h &= same_h >> i
+        v &= same_v >> (i * n)
+    if h | v:
+        return True
+    return liquid >= 0 and liquid_core(g, kinds[liquid]) != 0
 
 
 @njit(cache=True)
@@ -606,7 +619,8 @@ def store(state, row: int, kinds, fields) -> None:
 
 @njit(cache=True)
 def step_games(t: Tables, state, actions, refill: bool, logging: bool, log) -> None:
-    """One decision in every live game; ``log[g, L_*]`` gets the event fields when ``logging``."""
+    """One decision in every live game; when ``logging``, the event fields go to the arrays of ``log``
+    (``rules.LOG_FIELDS``: block, kind, collected, extras, bigs, victim)."""
     meadow, farms, stats, bag, done = state[0], state[1], state[2], state[3], state[13]
     g, act_int, act_word, act_fall, action_block, block_starts = (t.g, t.act_int, t.act_word, t.act_fall,
                                                                   t.action_block, t.block_starts)
@@ -625,7 +639,13 @@ def step_games(t: Tables, state, actions, refill: bool, logging: bool, log) -> N
                 bag[row], actions[row], refill, entry, scratch)
         store(state, row, kinds, fields)
         if logging:
-            log[row] = entry
+            block, kind, collected, extras, bigs, victim = log
+            block[row] = entry[L_BLOCK]
+            kind[row] = entry[L_KIND]
+            collected[row] = entry[L_COLLECTED]
+            extras[row] = entry[L_EXTRAS]
+            bigs[row] = entry[L_BIGS]
+            victim[row] = entry[L_VICTIM]
 
 
 @njit(cache=True)

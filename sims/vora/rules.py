@@ -80,7 +80,10 @@ END_REASONS = ("", "bag_empty", "stall")
 # Per-seat counters reported as record columns (the reference's names), numbered as kernels.COLLECTED ...
 STAT_NAMES = ("collected", "extras", "bigs", "picks", "steals", "stolen", "pushes", "received") + tuple(
     f"special_{name}" for name in ACTION_SPECIALS)
-NO_LOG = np.zeros((0, kernels.LOG_SLOTS), dtype=np.int64)
+# Event fields the step kernel writes (dtype, value for a game that took no decision), in its order.
+LOG_FIELDS = {"block": (np.int8, -1), "kind": (np.int8, -1), "collected": (np.int16, 0), "extras": (np.int8, 0),
+              "bigs": (np.int8, 0), "victim": (np.int8, -1)}
+NO_LOG = tuple(np.zeros(0, dtype=dtype) for dtype, _ in LOG_FIELDS.values())
 
 
 def _bits(cells) -> np.uint64:
@@ -579,25 +582,17 @@ class VoraEngine(BatchedEngine):
 
         ``refill=False`` (bots' branches) ends turns without drawing from the bag.
         """
-        size = state.size
         actions = np.ascontiguousarray(actions, dtype=np.int64)
         if not state.logging:
             kernels.step_games(self.geo.tables, state_arrays(state), actions, refill, False, NO_LOG)
             return
-        seat = np.where(state.done, -1, state.to_move).astype(np.int8)
-        phase = np.where(state.done, -1, state.phase).astype(np.int8)
-        entries = np.zeros((size, kernels.LOG_SLOTS), dtype=np.int64)
-        entries[:, [kernels.L_BLOCK, kernels.L_KIND, kernels.L_VICTIM]] = -1
-        kernels.step_games(self.geo.tables, state_arrays(state), actions, refill, True, entries)
-        state.event_log.append({
-            "seat": seat, "phase": phase,
-            "block": entries[:, kernels.L_BLOCK].astype(np.int8),
-            "kind": entries[:, kernels.L_KIND].astype(np.int8),
-            "collected": entries[:, kernels.L_COLLECTED].astype(np.int16),
-            "extras": entries[:, kernels.L_EXTRAS].astype(np.int8),
-            "bigs": entries[:, kernels.L_BIGS].astype(np.int8),
-            "victim": entries[:, kernels.L_VICTIM].astype(np.int8),
-        })
+        log = {"seat": np.where(state.done, -1, state.to_move).astype(np.int8),
+               "phase": np.where(state.done, -1, state.phase).astype(np.int8)}
+        for name, (dtype, empty) in LOG_FIELDS.items():
+            log[name] = np.full(state.size, empty, dtype=dtype)
+        kernels.step_games(self.geo.tables, state_arrays(state), actions, refill, True,
+                           tuple(log[name] for name in LOG_FIELDS))
+        state.event_log.append(log)
 
     # --- outcome ------------------------------------------------------------------------
 
