@@ -133,37 +133,6 @@ def pass_move(geo: Geometry, marker_me: np.ndarray, marker_opp: np.ndarray) -> n
     return np.where(has, chosen, marker_me)
 
 
-def connection_distance(geo: Geometry, own: np.ndarray, opp: np.ndarray) -> np.ndarray:
-    """Fewest empty cells ``own`` must still fill to join the shaded areas (``geo.far`` if impossible).
-
-    Layered flood (a 0-1 breadth-first search on bitboards): ``reach`` holds
-    every cell joinable at cost <= ``level``; it first grows through own
-    stones for free, and only when that stops does it take one more layer of
-    empty cells, raising ``level``.
-    """
-    grid, start, goal = geo.grid, geo.area[0], geo.area[1]
-    steps = geo.connection
-    open_cells = ~(own | opp) & grid.full & ~geo.blocked_areas(own)
-    reach = own & start
-    level = np.zeros(own.shape, dtype=np.int16)
-    distance = np.full(own.shape, geo.far, dtype=np.int16)
-    settled = np.zeros(own.shape, dtype=bool)
-    while True:
-        found = ~settled & ((reach & goal) != 0)
-        distance[found] = level[found]
-        settled |= found
-        if settled.all():
-            return distance
-        ring = grid.dilate(reach, steps)
-        grown = reach | (ring & own)
-        stable = grown == reach
-        layered = reach | ((ring | start) & open_cells)
-        dead = stable & (layered == reach)
-        settled |= dead
-        level += stable
-        reach = np.where(stable, layered, grown)
-
-
 def connected(geo: Geometry, own: np.ndarray) -> np.ndarray:
     """bool: ``own`` stones join the two shaded areas."""
     candidates = ((own & geo.area[0]) != 0) & ((own & geo.area[1]) != 0)
