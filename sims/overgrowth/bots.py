@@ -53,14 +53,15 @@ class Evaluation:
     spent supply ends the game by flower count.
     """
 
-    def __init__(self, geo: Geometry, weights: Mapping[str, float]):
-        self.tables = kernels.make_tables(geo, weights)
+    def __init__(self, tables: kernels.Tables, weights: Mapping[str, float]):
+        self.tables = tables
+        self.weights = kernels.bot_weights(weights)
 
     def position(self, own: np.ndarray, opp: np.ndarray, supply_left: np.ndarray) -> np.ndarray:
         """float ``[n]``: score of each position reached by the mover."""
         t = self.tables
         return kernels.position_scores(np.ascontiguousarray(own), np.ascontiguousarray(opp),
-                                       np.ascontiguousarray(supply_left, dtype=np.int64), t.boards, t.weights,
+                                       np.ascontiguousarray(supply_left, dtype=np.int64), t.boards, self.weights,
                                        t.king, t.far)
 
 
@@ -72,26 +73,25 @@ class GreedyBot(BatchedBot):
     def __init__(self, engine: OvergrowthEngine, seat: int, weights: Mapping[str, float] | None = None,
                  stream: str | None = None):
         super().__init__(engine, seat, weights)
-        self.evaluation = Evaluation(engine.geo, self.weights)
+        self.evaluation = Evaluation(engine.tables, self.weights)
         self.stream = stream or f"bot/{seat}"
         self.purpose_key = purpose_key(self.stream)
 
-    def _kernel_inputs(self, state: OvergrowthState, active: np.ndarray) -> tuple:
-        singles, pairs = self.engine.options(state)
-        own, opp, _, _, supply, _ = self.engine.mover_view(state)
-        t = self.evaluation.tables
-        return (singles, pairs, own, opp, supply, np.ascontiguousarray(active), state.seeds, state.decisions,
-                self.purpose_key, *self.evaluation.tables[:5], t.king, t.far)
+    def _scored(self, state: OvergrowthState, active: np.ndarray, best_only: bool) -> tuple[np.ndarray, ...]:
+        return kernels.scored_games(state.stones, state.markers, state.supply, state.to_move, state.turn,
+                                    np.ascontiguousarray(active & ~state.done), state.seeds, state.decisions,
+                                    self.purpose_key, self.engine.tables, self.evaluation.weights, best_only)
 
-    def scored_actions(self, state: OvergrowthState, active: np.ndarray):
-        """Every legal (game, action) of the active games with its placement's greedy score.
-
-        Returns flat arrays ``game, action, score, noise``, by game then action.
-        """
-        return kernels.scored_actions(*self._kernel_inputs(state, active))
+    def scored_actions(self, state: OvergrowthState, active: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Every legal (game, action) of the active games with its placement's greedy score and noise:
+        flat ``game, action, score, noise``, by game then action."""
+        return self._scored(state, active, best_only=False)
 
     def act(self, state: OvergrowthState, active: np.ndarray) -> np.ndarray:
-        return kernels.greedy_choices(*self._kernel_inputs(state, active), self.evaluation.tables.pass_action)
+        games, actions = self._scored(state, active, best_only=True)[:2]
+        chosen = np.full(state.size, self.engine.config.pass_action, dtype=np.int64)
+        chosen[games] = actions
+        return chosen
 
 
 class PlannerBot(RolloutPlanner, GreedyBot):

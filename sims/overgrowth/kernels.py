@@ -1,10 +1,9 @@
-"""Compiled (numba) pieces of the batched bots: connection distances and greedy scoring, one game at a time.
+"""Compiled (numba) pieces of batched Overgrowth: legal placements, connection distances, greedy choices.
 
-They read the same bitboards as ``rules.py`` (bit ``row * columns + col``)
-through :class:`Tables`, plain arrays of fixed dtypes built once per config,
-and loop over the game axis instead of broadcasting over it, so each game and
-placement stops its flood as soon as it is settled. The batched engine still
-decides legality; these functions only score and choose.
+They read the bitboards of ``rules.py`` (bit ``row * columns + col``) through
+:class:`Tables`, plain arrays of fixed dtypes built once per config, and loop
+over the game axis instead of broadcasting over it, so each game does only
+its own work (a flood stops as soon as that position is settled).
 """
 
 from __future__ import annotations
@@ -14,41 +13,68 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from sims.core.grid import KING
+from sims.core.grid import KING, ORTHOGONAL
+from sims.overgrowth.config import ACTION_KINDS
 from sims.core.rng import _GOLDEN, _MUL1, _MUL2, _SLOT_OFFSET, _TOP53
 
 WIN, LOSS = 1e9, -1e9
+# kind codes of what a turn did: the four track actions, then the first-turn placement and the pass
+OVERGROW, GROW, CAST, SPREAD, FIRST, PASS = range(len(ACTION_KINDS) + 2)
 
 
 class Tables(NamedTuple):
-    """What the kernels need of an Overgrowth config, as numpy arrays."""
+    """What the kernels need of an Overgrowth config, as numpy arrays and numbers."""
 
-    boards: np.ndarray  # uint64 [6]: full board, cells that may step right / left, areas 0 and 1, columns
+    # uint64: full board, cells that may step right, may step left, areas 0 and 1, columns (a shift),
+    # cells not in the last column, left cells of pairs inside one area
+    boards: np.ndarray
+    side_cells: np.ndarray  # uint64 [4]: per orthogonal step, the cells that may take it
+    side_shifts: np.ndarray  # int64 [4]: and the bit shift it is (negative: right)
+    cast_cells: np.ndarray  # uint64 [8]: the same for each cast step (no cells if it leaves the board)
+    cast_shifts: np.ndarray  # int64 [8]
+    moves: np.ndarray  # int64 [slots - 1]
+    track_kind: np.ndarray  # int64 [track spaces]: kind code of each space
     placement_bits: np.ndarray  # uint64 [placements]
     placement_size: np.ndarray  # int64 [placements]
     pair_of_left_cell: np.ndarray  # int64 [cells]: pair placement with that left cell, -1 in the last column
-    weights: np.ndarray  # float64 [3]: own distance, opponent distance, flowers
+    overgrow_sides: int
     king: bool  # connection by the 8 neighbours (else the 4 orthogonal ones)
     far: int  # the distance of an impossible connection
     pass_action: int
 
 
-def make_tables(geo, weights) -> Tables:
-    """:class:`Tables` of a ``rules.Geometry`` and a bot's weights mapping."""
+def _steps(grid, steps) -> tuple[np.ndarray, np.ndarray]:
+    """For each ``(dr, dc)`` step of ``Grid.shift``: the cells whose column stays on the board, and the shift."""
+    cells = [grid.shift(grid.full, 0, -dc) if abs(dr) < grid.rows else 0 for dr, dc in steps]
+    return (np.array(cells, dtype=np.uint64), np.array([dr * grid.columns + dc for dr, dc in steps], dtype=np.int64))
+
+
+def make_tables(geo) -> Tables:
+    """:class:`Tables` of a ``rules.Geometry``."""
     grid = geo.grid
-    boards = np.array([grid.full, grid.shift(grid.full, 0, -1), grid.shift(grid.full, 0, 1),
-                       geo.area[0], geo.area[1], grid.columns], dtype=np.uint64)
+    boards = np.array([grid.full, grid.shift(grid.full, 0, -1), grid.shift(grid.full, 0, 1), geo.area[0],
+                       geo.area[1], grid.columns, geo.not_last_column, geo.pairs_in_one_area()], dtype=np.uint64)
     return Tables(
         boards=boards,
+        side_cells=_steps(grid, ORTHOGONAL)[0],
+        side_shifts=_steps(grid, ORTHOGONAL)[1],
+        cast_cells=_steps(grid, geo.cast_offsets)[0],
+        cast_shifts=_steps(grid, geo.cast_offsets)[1],
+        moves=np.ascontiguousarray(geo.moves, dtype=np.int64),
+        track_kind=np.ascontiguousarray(geo.track_kind, dtype=np.int64),
         placement_bits=np.ascontiguousarray(geo.placement_bits, dtype=np.uint64),
         placement_size=np.ascontiguousarray(geo.placement_size, dtype=np.int64),
         pair_of_left_cell=np.ascontiguousarray(geo.pair_of_left_cell, dtype=np.int64),
-        weights=np.array([weights["own_distance"], weights["opponent_distance"], weights["flowers"]],
-                         dtype=np.float64),
+        overgrow_sides=int(geo.config.overgrow_sides),
         king=geo.connection is KING,
         far=int(geo.far),
         pass_action=int(geo.config.pass_action),
     )
+
+
+def bot_weights(weights) -> np.ndarray:
+    """float64 ``[3]``: own distance, opponent distance, flowers weights of a bot's weights mapping."""
+    return np.array([weights["own_distance"], weights["opponent_distance"], weights["flowers"]], dtype=np.float64)
 
 
 @njit(cache=True, inline="always")
@@ -139,15 +165,86 @@ def position_scores(own, opp, supply_left, boards, weights, king, far):
     return out
 
 
-@njit(cache=True)
-def _game_actions(singles, pairs, own, opp, supply, stream, boards, placement_bits, placement_size,
-                  pair_of_left_cell, weights, king, far, actions, scores, noises, cache):
-    """Legal actions of one game in ascending order with their placement scores and noise; returns the count.
+@njit(cache=True, inline="always")
+def shift(board, cells, bits, full):
+    """``Grid.shift`` of one board by a step given as its cells and signed bit shift."""
+    moved = board & cells
+    moved = moved << np.uint64(bits) if bits >= 0 else moved >> np.uint64(-bits)
+    return moved & full
 
-    ``singles`` and ``pairs`` are the game's per-slot placement bitboards;
-    ``cache`` holds each placement's score (NaN until computed).
+
+@njit(cache=True)
+def game_options(own, opp, marker_me, marker_opp, supply, home_area, t, singles, pairs):
+    """``rules.slot_options`` of one position: legal placements per slot into ``singles`` and ``pairs``
+    (left cells of spread pairs)."""
+    full = t.boards[0]
+    singles[0] = home_area & ~(own | opp)  # the first turn's placement; ``home_area`` is 0 after it
+    pairs[0] = np.uint64(0)
+    empty = ~(own | opp) & full
+    blocked = np.uint64(0)
+    for area in (t.boards[3], t.boards[4]):
+        if own & area:
+            blocked |= area
+    allowed = ~blocked & full if supply >= 1 else np.uint64(0)
+    at_least = np.zeros(t.overgrow_sides, dtype=np.uint64)  # cells beside >= j+1 own flowers (a bit-sliced count)
+    touching = np.uint64(0)
+    for i in range(t.side_cells.size):
+        side = shift(own, t.side_cells[i], t.side_shifts[i], full)
+        touching |= side
+        for j in range(t.overgrow_sides - 1, 0, -1):
+            at_least[j] |= at_least[j - 1] & side
+        at_least[0] |= side
+    touching &= ~own
+    cast = np.uint64(0)
+    for i in range(t.cast_cells.size):
+        cast |= shift(own, t.cast_cells[i], t.cast_shifts[i], full)
+    free = empty & allowed
+    by_kind = (opp & at_least[t.overgrow_sides - 1] & allowed, dilate(own, t.boards, True) & ~own & free,
+               cast & free, touching & free)
+    spread_pairs = free & (free >> np.uint64(1)) & t.boards[6] & (touching | (touching >> np.uint64(1)))
+    spread_pairs &= ~t.boards[7] if supply >= 2 else np.uint64(0)
+    track = t.track_kind.size
+    for i in range(t.moves.size):
+        landing = (marker_me + t.moves[i]) % track
+        kind = t.track_kind[landing]
+        later = home_area == 0 and landing != marker_opp
+        singles[i + 1] = by_kind[kind] if later else np.uint64(0)
+        pairs[i + 1] = spread_pairs if later and kind == SPREAD else np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def mover_position(g, stones, markers, supply, to_move, turn, t):
+    """``(own, opp, marker_me, marker_opp, supply, home_area)`` of game ``g``'s player to move."""
+    me = np.int64(to_move[g])
+    home_area = t.boards[3 + me] if turn[g] < 2 else np.uint64(0)
+    return (stones[g, me], stones[g, 1 - me], markers[g, me], markers[g, 1 - me], supply[g, me], home_area)
+
+
+@njit(cache=True)
+def options(stones, markers, supply, to_move, turn, done, t):
+    """uint64 ``singles[B, slots]``, ``pairs[B, slots]``: legal placements of each game's player to move
+    (none in finished games)."""
+    size, slots = stones.shape[0], t.moves.size + 1
+    singles = np.zeros((size, slots), dtype=np.uint64)
+    pairs = np.zeros((size, slots), dtype=np.uint64)
+    for g in range(size):
+        if not done[g]:
+            own, opp, marker_me, marker_opp, left, home_area = mover_position(g, stones, markers, supply, to_move,
+                                                                              turn, t)
+            game_options(own, opp, marker_me, marker_opp, left, home_area, t, singles[g], pairs[g])
+    return singles, pairs
+
+
+@njit(cache=True)
+def _game_actions(g, stones, markers, supply, to_move, turn, t, weights, stream, singles, pairs, actions, scores,
+                  noises, cache):
+    """Legal actions of game ``g`` in ascending order with their placement scores and noise; returns the count.
+
+    ``singles``, ``pairs`` and ``cache`` (each placement's score) are work space.
     """
-    placements = placement_bits.size
+    own, opp, marker_me, marker_opp, left, home_area = mover_position(g, stones, markers, supply, to_move, turn, t)
+    game_options(own, opp, marker_me, marker_opp, left, home_area, t, singles, pairs)
+    placements = t.placement_bits.size
     cache[:] = np.nan
     count = 0
     for slot in range(singles.size):
@@ -157,11 +254,11 @@ def _game_actions(singles, pairs, own, opp, supply, stream, boards, placement_bi
                 low = board & (~board + np.uint64(1))
                 cell = popcount(low - np.uint64(1))
                 board ^= low
-                placement = cell if kind == 0 else pair_of_left_cell[cell]
+                placement = cell if kind == 0 else t.pair_of_left_cell[cell]
                 if np.isnan(cache[placement]):
-                    bits = placement_bits[placement]
-                    cache[placement] = position_score(own | bits, opp & ~bits, supply - placement_size[placement],
-                                                      boards, weights, king, far)
+                    bits = t.placement_bits[placement]
+                    cache[placement] = position_score(own | bits, opp & ~bits, left - t.placement_size[placement],
+                                                      t.boards, weights, t.king, t.far)
                 action = slot * placements + placement
                 actions[count] = action
                 scores[count] = cache[placement]
@@ -171,56 +268,92 @@ def _game_actions(singles, pairs, own, opp, supply, stream, boards, placement_bi
 
 
 @njit(cache=True)
-def greedy_choices(singles, pairs, own, opp, supply, active, seeds, decisions, purpose_key, boards, placement_bits,
-                   placement_size, pair_of_left_cell, weights, king, far, pass_action):
-    """int64 ``[B]``: each active game's best-scoring legal action, ties to the highest noise; else the pass."""
-    size, slots = singles.shape
-    placements = placement_bits.size
-    chosen = np.full(size, pass_action, dtype=np.int64)
-    actions = np.empty(slots * placements, dtype=np.int64)
-    scores = np.empty(slots * placements, dtype=np.float64)
-    noises = np.empty(slots * placements, dtype=np.float64)
-    cache = np.empty(placements, dtype=np.float64)
-    for g in range(size):
-        if not active[g]:
-            continue
-        stream = noise_stream(seeds[g], purpose_key, decisions[g])
-        count = _game_actions(singles[g], pairs[g], own[g], opp[g], supply[g], stream, boards, placement_bits,
-                              placement_size, pair_of_left_cell, weights, king, far,
-                              actions, scores, noises, cache)
-        best = -1
-        for i in range(count):
-            if best < 0 or scores[i] > scores[best] or (scores[i] == scores[best] and noises[i] >= noises[best]):
-                best = i
-        if best >= 0:
-            chosen[g] = actions[best]
-    return chosen
-
-
-@njit(cache=True)
-def scored_actions(singles, pairs, own, opp, supply, active, seeds, decisions, purpose_key, boards, placement_bits,
-                   placement_size, pair_of_left_cell, weights, king, far):
-    """Flat ``(games, actions, scores, noise)`` of every legal action of the active games, by game then action."""
-    size, slots = singles.shape
-    placements = placement_bits.size
-    total = 0
-    for g in range(size):
-        if active[g]:
-            for slot in range(slots):
-                total += popcount(singles[g, slot]) + popcount(pairs[g, slot])
-    games = np.empty(total, dtype=np.int64)
-    actions = np.empty(total, dtype=np.int64)
-    scores = np.empty(total, dtype=np.float64)
-    noises = np.empty(total, dtype=np.float64)
-    cache = np.empty(placements, dtype=np.float64)
+def scored_games(stones, markers, supply, to_move, turn, active, seeds, decisions, purpose_key, t, weights,
+                 best_only):
+    """Every legal action of the active games (by game, then action) with its score and noise; with
+    ``best_only`` each game's best one alone (highest score, then noise). Flat ``games, actions, scores, noise``."""
+    size, slots, placements = active.size, t.moves.size + 1, t.placement_bits.size
+    most = slots * placements
+    found = (np.empty(most, np.int64), np.empty(most), np.empty(most))  # one game's actions, scores, noise
+    games = np.empty(size if best_only else size * most, dtype=np.int64)
+    actions, scores, noises = np.empty(games.size, np.int64), np.empty(games.size), np.empty(games.size)
+    singles, pairs, cache = np.empty(slots, np.uint64), np.empty(slots, np.uint64), np.empty(placements)
     filled = 0
     for g in range(size):
         if not active[g]:
             continue
         stream = noise_stream(seeds[g], purpose_key, decisions[g])
-        count = _game_actions(singles[g], pairs[g], own[g], opp[g], supply[g], stream, boards, placement_bits,
-                              placement_size, pair_of_left_cell, weights, king, far,
-                              actions[filled:], scores[filled:], noises[filled:], cache)
+        count = _game_actions(g, stones, markers, supply, to_move, turn, t, weights, stream, singles, pairs,
+                              found[0], found[1], found[2], cache)
+        first = 0
+        if best_only and count:
+            for i in range(1, count):
+                if found[1][i] > found[1][first] or (found[1][i] == found[1][first] and found[2][i] >= found[2][first]):
+                    first = i
+            count = 1
         games[filled:filled + count] = g
+        actions[filled:filled + count] = found[0][first:first + count]
+        scores[filled:filled + count] = found[1][first:first + count]
+        noises[filled:filled + count] = found[2][first:first + count]
         filled += count
-    return games, actions, scores, noises
+    return games[:filled], actions[:filled], scores[:filled], noises[:filled]
+
+
+@njit(cache=True)
+def connects(own, boards, king):
+    """``own`` stones form a chain from area 0 to area 1 (``Grid.connects``)."""
+    start, goal = boards[3], boards[4]
+    if not (own & start) or not (own & goal):
+        return False
+    region = own & start
+    while True:
+        grown = dilate(region, boards, king) & own
+        if grown == region:
+            return (region & goal) != 0
+        region = grown
+
+
+@njit(cache=True)
+def step(stones, markers, supply, to_move, turn, done, winner, end, actions_of_kind, placed, lost, actions, t,
+         codes):
+    """``OvergrowthEngine.step``: each unfinished game's mover takes its action; returns the kind code of each
+    game's action (-1 in finished games). ``codes``: end reasons connection and flowers, and the tie winner."""
+    track, placements = t.track_kind.size, t.placement_bits.size
+    kinds = np.full(done.size, -1, dtype=np.int8)
+    for g in range(done.size):
+        if done[g]:
+            continue
+        me = np.int64(to_move[g])
+        them = 1 - me
+        action, marker, opp_marker = np.int64(actions[g]), markers[g, me], markers[g, them]
+        bits, count = np.uint64(0), 0
+        if action == t.pass_action:
+            kind = PASS
+            for move in t.moves:  # the first allowed move not ending on the other marker
+                if (marker + move) % track != opp_marker:
+                    marker = (marker + move) % track
+                    break
+        else:
+            slot, placement = divmod(action, placements)
+            kind = FIRST
+            if slot > 0:
+                marker = (marker + t.moves[slot - 1]) % track
+                kind = t.track_kind[marker]
+            bits, count = t.placement_bits[placement], t.placement_size[placement]
+        own, opp = stones[g, me] | bits, stones[g, them] & ~bits
+        stones[g, me], stones[g, them], markers[g, me] = own, opp, marker
+        supply[g, me] -= count
+        actions_of_kind[g, me, kind] += 1
+        placed[g, me] += count
+        if kind == OVERGROW:
+            lost[g, them] += 1
+        kinds[g] = kind
+        if connects(own, t.boards, t.king):
+            winner[g], end[g], done[g] = me, codes[0], True
+        elif supply[g, me] == 0:
+            mine, theirs = popcount(own), popcount(opp)
+            winner[g] = me if mine > theirs else them if mine < theirs else codes[2]
+            end[g], done[g] = codes[1], True
+        turn[g] += 1
+        to_move[g] = them
+    return kinds
