@@ -13,36 +13,25 @@ from collections.abc import Mapping
 import numpy as np
 
 from sims.core.engine import BatchedBot
-from sims.core.grid import kth_set_bit, popcount
 from sims.core.planner import Candidates, RolloutPlanner
-from sims.core.rng import purpose_key, uniforms
+from sims.core.rng import purpose_key
 from sims.overgrowth import kernels
 from sims.overgrowth.rules import Geometry, OvergrowthEngine, OvergrowthState
 
 
 class RandomBot(BatchedBot):
-    """Uniform among legal actions: legal action number ``floor(u * n)`` in ascending order."""
+    """Uniform among legal actions: legal action number ``floor(u * n)`` in ascending order (``kernels``)."""
 
     engine: OvergrowthEngine
 
+    def __init__(self, engine: OvergrowthEngine, seat: int, weights: Mapping[str, float] | None = None):
+        super().__init__(engine, seat, weights)
+        self.purpose_key = purpose_key(f"bot/{seat}")
+
     def act(self, state: OvergrowthState, active: np.ndarray) -> np.ndarray:
-        geo = self.engine.geo
-        singles, pairs = self.engine.options(state)
-        size, slots = singles.shape
-        groups = np.stack([singles, pairs], axis=2).reshape(size, 2 * slots)  # ascending action order
-        counts = popcount(groups)
-        total = counts.sum(axis=1)
-        u = uniforms(state.seeds, f"bot/{self.seat}", state.decisions)[:, 0]
-        k = np.minimum((u * total).astype(np.int64), np.maximum(total - 1, 0))
-        running = np.cumsum(counts, axis=1)
-        group = np.argmax(running > k[:, None], axis=1)
-        rows = np.arange(size)
-        index_in_group = k - (running[rows, group] - counts[rows, group])
-        cell = kth_set_bit(groups[rows, group], index_in_group)
-        slot, is_pair = np.divmod(group, 2)
-        placement = np.where(is_pair == 1, geo.pair_of_left_cell[np.minimum(cell, geo.cells - 1)], cell)
-        action = slot * geo.placements + placement
-        return np.where(total > 0, action, self.engine.config.pass_action)
+        return kernels.random_choices(state.stones, state.markers, state.supply, state.to_move, state.turn,
+                                      np.ascontiguousarray(active & ~state.done), state.seeds, state.decisions,
+                                      self.purpose_key, self.engine.tables)
 
 
 class Evaluation:

@@ -300,6 +300,44 @@ def scored_games(stones, markers, supply, to_move, turn, active, seeds, decision
 
 
 @njit(cache=True)
+def _kth_action(singles, pairs, k, placements, pair_of_left_cell):
+    """The ``k``-th (0-based) legal action in ascending order of per-slot placement bitboards."""
+    for slot in range(singles.size):
+        for kind in range(2):
+            board = singles[slot] if kind == 0 else pairs[slot]
+            count = popcount(board)
+            if k < count:
+                for _ in range(k):
+                    board &= board - np.uint64(1)
+                cell = popcount((board & (~board + np.uint64(1))) - np.uint64(1))
+                return slot * placements + (cell if kind == 0 else pair_of_left_cell[cell])
+            k -= count
+    return -1
+
+
+@njit(cache=True)
+def random_choices(stones, markers, supply, to_move, turn, active, seeds, decisions, purpose_key, t):
+    """int64 ``[B]``: legal action number ``min(floor(u * n), n - 1)`` of each active game's ``n`` in
+    ascending order, ``u`` the stream's first uniform; the pass where none is legal."""
+    size, slots, placements = active.size, t.moves.size + 1, t.placement_bits.size
+    chosen = np.full(size, t.pass_action, dtype=np.int64)
+    singles, pairs = np.empty(slots, np.uint64), np.empty(slots, np.uint64)
+    for g in range(size):
+        if not active[g]:
+            continue
+        own, opp, marker_me, marker_opp, left, home_area = mover_position(g, stones, markers, supply, to_move, turn, t)
+        game_options(own, opp, marker_me, marker_opp, left, home_area, t, singles, pairs)
+        total = 0
+        for slot in range(slots):
+            total += popcount(singles[slot]) + popcount(pairs[slot])
+        if total:
+            u = noise(noise_stream(seeds[g], purpose_key, decisions[g]), 0)
+            chosen[g] = _kth_action(singles, pairs, min(np.int64(u * total), total - 1), placements,
+                                    t.pair_of_left_cell)
+    return chosen
+
+
+@njit(cache=True)
 def connects(own, boards, king):
     """``own`` stones form a chain from area 0 to area 1 (``Grid.connects``)."""
     start, goal = boards[3], boards[4]
