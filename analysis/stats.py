@@ -1700,6 +1700,10 @@ def methods_used() -> list[str]:
         "margin (DescrStatsW.ttost_mean) behind every 'no change'.",
         "Independent runs: Newcombe interval and score test for two proportions (statsmodels), equivalence by "
         "tost_proportions_2indep; by deal (Welch t, ttost_ind) when a run rotates seats.",
+        "Stopping (play --until-ci): every seat's win-rate interval by deal (Wilson with one game a deal, else a t "
+        "interval of per-deal shares, DescrStatsW.tconfint_mean) checked after each step; with --anytime a "
+        "normal-mixture confidence sequence (Robbins; Howard et al. 2021) valid at every look. The rule, its looks "
+        "and the outcome are in the manifest and the report.",
         "Many comparisons: Holm (family-wise) or Benjamini-Hochberg (FDR) adjusted p-values "
         "(statsmodels multipletests, method named).",
         "Sample sizes: Cohen's h and normal power of a two-sided proportion test (statsmodels NormalIndPower).",
