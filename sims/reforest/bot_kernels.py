@@ -10,12 +10,12 @@ import numpy as np
 from numba import njit
 
 from sims.reforest.config import ROUNDS, SPACES
-from sims.reforest.kernels import POINTS, measure, score_parts_one
+from sims.reforest.kernels import EVENT_FIELDS, POINTS, copy_game, finish_turn, measure, score_parts_one, step_one
 
 WEIGHT_NAMES = ("points", "hand_card", "energy", "visitor_goal", "elevation")
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def visitor_goals(a, t, g, goals):
     """Contested visitors each seat leads alone (solitaire: meets this round's threshold) into ``goals [P]``."""
     players = goals.size
@@ -45,7 +45,7 @@ def visitor_goals(a, t, g, goals):
             goals[np.argmax(values)] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def row_lack(a, t, g, seat):
     """Over the rows: the plants the smaller stacks lack to match the row's largest stack."""
     lack = 0
@@ -61,31 +61,54 @@ def row_lack(a, t, g, seat):
 @njit(cache=True)
 def evaluate(a, t, me, weights, hand_value_share):
     """float64 ``[n]``: ``eval(me) - max over opponents eval(opponent)`` of each game (``me [n]``)."""
-    size, players, species_count = a.hand.shape
+    out = np.empty(a.hand.shape[0])
+    for g in range(out.size):
+        out[g] = evaluate_one(a, t, g, me[g], weights, hand_value_share)
+    return out
+
+
+@njit(cache=True, inline="always")
+def evaluate_one(a, t, g, me, weights, hand_value_share):
+    """``eval(me) - max over opponents eval(opponent)`` of game ``g``."""
+    players, species_count = a.hand.shape[1], a.hand.shape[2]
     w_points, w_hand, w_energy, w_goal, w_elevation = weights[0], weights[1], weights[2], weights[3], weights[4]
-    out = np.empty(size)
     parts = np.empty(len(POINTS), dtype=np.int64)
     goals = np.empty(players, dtype=np.int64)
     values = np.empty(players)
-    for g in range(size):
-        visitor_goals(a, t, g, goals)
-        for seat in range(players):
-            score_parts_one(a, t, g, seat, parts)
-            energy = 0
-            for x in range(SPACES):
-                energy += a.stored[g, seat, x]
-            values[seat] = (w_points * parts.sum() + w_hand * a.hand[g, seat].sum() + w_energy * energy
-                            + w_goal * goals[seat] - w_elevation * row_lack(a, t, g, seat))
-        held_value = 0
-        for s in range(species_count):
-            held_value += a.hand[g, me[g], s] * t.value[s]
-        mine = values[me[g]] + w_hand * hand_value_share * held_value
-        if players == 1:
-            out[g] = mine
-            continue
-        best = -np.inf
-        for seat in range(players):
-            if seat != me[g]:
-                best = max(best, values[seat])
-        out[g] = mine - best
-    return out
+    visitor_goals(a, t, g, goals)
+    for seat in range(players):
+        score_parts_one(a, t, g, seat, parts)
+        energy = 0
+        for x in range(SPACES):
+            energy += a.stored[g, seat, x]
+        values[seat] = (w_points * parts.sum() + w_hand * a.hand[g, seat].sum() + w_energy * energy
+                        + w_goal * goals[seat] - w_elevation * row_lack(a, t, g, seat))
+    held_value = 0
+    for s in range(species_count):
+        held_value += a.hand[g, me, s] * t.value[s]
+    mine = values[me] + w_hand * hand_value_share * held_value
+    if players == 1:
+        return mine
+    best = -np.inf
+    for seat in range(players):
+        if seat != me:
+            best = max(best, values[seat])
+    return mine - best
+
+
+@njit(cache=True)
+def play_out_values(a, scratch, t, games, actions, weights, hand_value_share):
+    """float64 ``[n]``: the greedy value of each (game, action): the action played on a copy of the game
+    (slot 0 of ``scratch``), the turn finished with the lowest legal actions, the position evaluated."""
+    values = np.empty(games.size)
+    events = np.zeros((0, len(EVENT_FIELDS)), dtype=np.int64)
+    count = np.zeros(2, dtype=np.int64)
+    plays = np.empty(a.hand.shape[2] * SPACES + 2, dtype=np.int64)
+    for i in range(games.size):
+        copy_game(a, games[i], scratch, 0)
+        me, start_turn = scratch.to_move[0], scratch.turn[0]
+        step_one(scratch, t, events, count, 0, actions[i])
+        scratch.decisions[0] += 1
+        finish_turn(scratch, t, events, count, 0, start_turn, plays)
+        values[i] = evaluate_one(scratch, t, 0, me, weights, hand_value_share)
+    return values

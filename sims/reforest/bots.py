@@ -30,7 +30,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from sims.core.choice import take_best
+from sims.core.choice import take_best, top_per_group
 from sims.core.engine import BatchedBot
 from sims.core.planner import WIN_BONUS, Candidates, RolloutPlanner
 from sims.core.rng import seat_uniforms, uniforms, uniforms_at
@@ -83,26 +83,18 @@ class GreedyBot(BatchedBot):
             self.weights.setdefault(name, value)
         self.stream = stream or f"bot/{seat}"
 
-    def scored_actions(self, state: ReforestState, rows: np.ndarray, mask: np.ndarray | None = None):
-        """``games, actions, value, noise, branch`` over the legal actions of games ``rows`` (by game).
-
-        ``mask``: the legal mask of ``rows`` when the caller has it already.
-        """
+    def scored_actions(self, state: ReforestState, rows: np.ndarray, mask: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``games, actions, value, noise`` over the legal actions (``mask``, the legal mask of games ``rows``)."""
         engine = self.engine
-        if mask is None:
-            games, actions = engine.legal_pairs(state, rows)
-        else:
-            index, actions = np.nonzero(mask)
-            games = rows[index]
-        branch = take_rows(state, games)
-        start_turn = branch.turn.copy()
-        me = branch.to_move.astype(np.int64)
-        engine.step(branch, actions)
-        branch.decisions += 1
-        finish_turn(engine, branch, start_turn)
-        value = evaluate(engine, branch, me, self.weights)
+        index, actions = np.nonzero(mask)
+        games = rows[index]
+        scratch = take_rows(state, games[:1])
+        weights = np.array([self.weights[name] for name in WEIGHT_NAMES], dtype=np.float64)
+        value = bot_kernels.play_out_values(engine.arrays(state), engine.arrays(scratch), engine.tables, games,
+                                            actions, weights, HAND_VALUE_SHARE)
         noise = uniforms_at(state.seeds[games], self.stream, state.decisions[games], actions)
-        return games, actions, value, noise, branch
+        return games, actions, value, noise
 
     def act(self, state: ReforestState, active: np.ndarray) -> np.ndarray:
         chosen = np.full(state.size, -1, dtype=np.int64)
@@ -114,7 +106,7 @@ class GreedyBot(BatchedBot):
         chosen[rows[single]] = np.argmax(mask[single], axis=1)
         rows, mask = rows[~single], mask[~single]
         if rows.size:
-            games, actions, value, noise, _ = self.scored_actions(state, rows, mask)
+            games, actions, value, noise = self.scored_actions(state, rows, mask)
             take_best(chosen, games, actions, value, noise)
         return chosen
 
@@ -143,7 +135,15 @@ class PlannerBot(RolloutPlanner, GreedyBot):
         if rows.size == 0:
             nothing = np.zeros(0, dtype=np.int64)
             return Candidates(nothing, nothing, nothing.astype(np.float64), nothing.astype(np.float64))
-        return Candidates(*self.scored_actions(state, rows, mask))
+        games, actions, value, noise = self.scored_actions(state, rows, mask)
+        # only the candidates the plan keeps are played out again (the same copies the greedy scoring made)
+        keep = np.sort(top_per_group(games, value, noise, k=self.candidate_count))
+        games, actions = games[keep], actions[keep]
+        played = take_rows(state, games)
+        self.engine.step(played, actions)
+        played.decisions += 1
+        finish_turn(self.engine, played, state.turn[games])
+        return Candidates(games, actions, value[keep], noise[keep], played)
 
     def hide_unseen(self, branch: ReforestState) -> None:
         self._reshuffle_deck(branch)

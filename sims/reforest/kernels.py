@@ -7,6 +7,9 @@ decision and everything that follows it to one game after the other, in the
 order the rules of :mod:`sims.reforest.config` state them; :mod:`sims.reforest.rules`
 lays out the arrays (:class:`Arrays`) and the tables (:class:`Tables`) and calls them.
 
+Small helpers are inlined (``inline="always"``): a call that passes the state's
+arrays costs far more than the few reads most of them make.
+
 Events are written into an int64 buffer ``[n, 11]`` (the columns of
 :data:`EVENT_FIELDS`), one game after the other, so within a game they keep
 the order they happened in.
@@ -66,7 +69,7 @@ MEASURE_PLANTS, MEASURE_TRAIT, MEASURE_ROW, MEASURE_ENERGY, MEASURE_TALLEST = ra
 
 # --- events and counts ----------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def log(a, events, count, g, kind, seat, species=-1, played=-1, space=-1, source=-1, amount=0, visitor=-1):
     """One event of game ``g`` into ``events`` (no buffer: no log); ``count[1]`` flags an overflow."""
     if events.shape[0] == 0:
@@ -81,19 +84,19 @@ def log(a, events, count, g, kind, seat, species=-1, played=-1, space=-1, source
     count[0] = n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def stat(a, g, seat, column, amount=1):
     a.stats[g, seat, column] += amount
 
 
 # --- cards ----------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def deck_left(a, g):
     return a.deck_end[g] > a.deck_top[g]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def any_card(a, g):
     if deck_left(a, g):
         return True
@@ -103,14 +106,14 @@ def any_card(a, g):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def take_top(a, g):
     card = a.deck[g, a.deck_top[g]]
     a.deck_top[g] += 1
     return card
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pick(a, t, g, source):
     """The card of a source: a nursery slot (emptied) or the deck's top."""
     if source == t.nursery_size:
@@ -120,7 +123,7 @@ def pick(a, t, g, source):
     return card
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def refill(a, g):
     """Each empty nursery slot, ascending, takes the deck's top card while the deck holds cards; cards taken."""
     taken = 0
@@ -131,7 +134,7 @@ def refill(a, g):
     return taken
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def store(a, t, events, count, g, space, amount):
     """``amount`` times the deck's top card goes as energy under ``space`` (stops if the deck is empty)."""
     me = a.to_move[g]
@@ -148,7 +151,7 @@ def store(a, t, events, count, g, space, amount):
 
 # --- rounds ---------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def measure(a, t, g, seat, visitor):
     """A visitor's goal measure (solitaire: its solo goal) of a seat's region."""
     kind, arg = t.measure_kind[visitor], t.measure_arg[visitor]
@@ -246,9 +249,16 @@ def reset_deck(a, g):
     a.deck_end[g] = n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def check_round_end(a, t, events, count, g):
-    """End the round (and any cascade) while the deck is empty and fewer than 3 rounds ended."""
+    """End the round (and any cascade) if the deck is empty and fewer than 3 rounds ended."""
+    if not deck_left(a, g) and a.rounds_ended[g] < ROUNDS:
+        end_rounds(a, t, events, count, g)
+
+
+@njit(cache=True)
+def end_rounds(a, t, events, count, g):
+    """End the round, and the next while a reset leaves the deck empty (a cascade)."""
     while not deck_left(a, g) and a.rounds_ended[g] < ROUNDS:
         award(a, t, events, count, g)
         a.rounds_ended[g] += 1
@@ -261,7 +271,7 @@ def check_round_end(a, t, events, count, g):
 
 # --- costs and legality ---------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def base_costs(a, t, g, me):
     """float64 ``[S]``: printed cost minus the passive and when-played discounts of seat ``me``."""
     base = t.base_cost.copy()
@@ -279,13 +289,13 @@ def base_costs(a, t, g, me):
     return base
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_cost(a, t, g, me, species, space):
     base = base_costs(a, t, g, me)[species]
     return max(int(base - t.cost[a.canopy[g, me, space]]), 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def place_states(a, t, g, me):
     """int64 ``[6]``: each space's row of ``place_table``: its canopy species, or empty (no plant may grow), or grow."""
     species_count = t.base_cost.size
@@ -308,7 +318,7 @@ def place_states(a, t, g, me):
     return where
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_budgets(a, t, g, me):
     """float64 ``[6]``: cards in hand - 1 + energy of the payment spaces + the canopy plant's cost, per space."""
     held = 0
@@ -324,7 +334,7 @@ def play_budgets(a, t, g, me):
     return budget
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_plays(a, t, g, me, out):
     """The legal plays of seat ``me`` into ``out [S * 6]`` (species * 6 + space); how many."""
     where = place_states(a, t, g, me)
@@ -341,12 +351,12 @@ def legal_plays(a, t, g, me, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def may_stop(a, t, g, sources):
     return a.picks_left[g] < t.gather_cards or sources == 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def kth_of(u, count):
     """``min(floor(u * count), count - 1)``; 0 without a number (u < 0)."""
     if u < 0:
@@ -354,7 +364,7 @@ def kth_of(u, count):
     return min(int(u * count), max(count - 1, 0))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def choose_one(a, t, g, u, plays):
     """Legal action number ``min(floor(u * n), n - 1)`` of game ``g`` in ascending order (u < 0: the lowest)."""
     if a.done[g]:
@@ -417,13 +427,13 @@ def choose_legal(a, t, rows, u):
 
 # --- decisions ------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def paid(a, g):
     a.owed[g] -= 1
     return DECIDE if a.owed[g] > 0 else PLACE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def decide(a, t, events, count, g, block, field):
     """Apply one decision's own change; what runs after it (a settle code)."""
     me = a.to_move[g]
@@ -484,7 +494,7 @@ def decide(a, t, events, count, g, block, field):
     return AFTER_GATHER
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def take(a, t, events, count, g, source):
     """A gather or draw pick: a nursery slot's card or the deck's top card into the hand."""
     me = a.to_move[g]
@@ -506,7 +516,7 @@ def take(a, t, events, count, g, source):
     return QUEUE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def use_or_decline(a, t, events, count, g, use):
     me = a.to_move[g]
     position = a.queue_pos[g]
@@ -525,7 +535,7 @@ def use_or_decline(a, t, events, count, g, use):
 
 # --- what follows a decision ----------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def set_queue(a, g, entries, places):
     """The queued entries first, in order, then the empty slots (a stable partition)."""
     n = 0
@@ -544,13 +554,13 @@ def set_queue(a, g, entries, places):
     a.queue_pos[g] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def add_traits(a, t, g, me, species, sign):
     for trait in range(a.traits.shape[2]):
         a.traits[g, me, trait] += sign * t.has_trait[species, trait]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def place(a, t, events, count, g):
     """The plant goes on its space; the covered plant and the effect queue (covered, reactions, played)."""
     me = a.to_move[g]
@@ -592,7 +602,7 @@ def place(a, t, events, count, g):
     return QUEUE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def after_gather(a, t, g):
     me = a.to_move[g]
     entries = np.full(QUEUE_SLOTS, -1, dtype=np.int64)
@@ -608,7 +618,7 @@ def after_gather(a, t, g):
     return QUEUE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def next_effect(a, t, g):
     """Offer the next queued effect that can act; skip those that cannot; end the turn after the last."""
     position = a.queue_pos[g]
@@ -625,7 +635,7 @@ def next_effect(a, t, g):
     return END_TURN
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def end_turn(a, t, events, count, g):
     """Hand-limit discards, then the refill, the turn count, the game-end check and the next seat."""
     me = a.to_move[g]
@@ -683,22 +693,27 @@ def step(a, t, events, count, rows, actions):
 @njit(cache=True)
 def finish_turns(a, t, rows, start_turn):
     """Play the lowest legal action in games ``rows`` until the turn ``start_turn`` (per row) is over (no log)."""
+    plays = np.empty(a.hand.shape[2] * SPACES + 2, dtype=np.int64)
     events = np.zeros((0, len(EVENT_FIELDS)), dtype=np.int64)
     count = np.zeros(2, dtype=np.int64)
-    plays = np.empty(a.hand.shape[2] * SPACES + 2, dtype=np.int64)
     for i in range(rows.size):
-        g = rows[i]
-        while not a.done[g] and a.turn[g] == start_turn[i]:
-            action = choose_one(a, t, g, -1.0, plays)
-            if action < 0:
-                break
-            step_one(a, t, events, count, g, action)
-            a.decisions[g] += 1
+        finish_turn(a, t, events, count, rows[i], start_turn[i], plays)
+
+
+@njit(cache=True, inline="always")
+def finish_turn(a, t, events, count, g, start_turn, plays):
+    """Play the lowest legal action in game ``g`` until the turn ``start_turn`` is over."""
+    while not a.done[g] and a.turn[g] == start_turn:
+        action = choose_one(a, t, g, -1.0, plays)
+        if action < 0:
+            break
+        step_one(a, t, events, count, g, action)
+        a.decisions[g] += 1
 
 
 # --- scores ---------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def score_parts_one(a, t, g, seat, out):
     """The six ``points_*`` of a seat (:data:`POINTS`) into ``out``, on the position as it is."""
     plants = 0
@@ -757,3 +772,45 @@ def measures(a, t, rows):
             for visitor in range(visitors):
                 out[i, seat, visitor] = measure(a, t, rows[i], seat, visitor)
     return out
+
+
+@njit(cache=True, inline="always")
+def copy_game(source, g, to, h):
+    """Game ``g`` of ``source`` into slot ``h`` of ``to`` (all of :class:`Arrays`)."""
+    to.done[h] = source.done[g]
+    to.end[h] = source.end[g]
+    to.to_move[h] = source.to_move[g]
+    to.turn[h] = source.turn[g]
+    to.decisions[h] = source.decisions[g]
+    to.hand[h] = source.hand[g]
+    to.stack[h] = source.stack[g]
+    to.stack_size[h] = source.stack_size[g]
+    to.energy[h] = source.energy[g]
+    to.canopy[h] = source.canopy[g]
+    to.traits[h] = source.traits[g]
+    to.stored[h] = source.stored[g]
+    to.deck[h] = source.deck[g]
+    to.deck_top[h] = source.deck_top[g]
+    to.deck_end[h] = source.deck_end[g]
+    to.nursery[h] = source.nursery[g]
+    to.discard[h] = source.discard[g]
+    to.tucked[h] = source.tucked[g]
+    to.round_visitors[h] = source.round_visitors[g]
+    to.carried[h] = source.carried[g]
+    to.won[h] = source.won[g]
+    to.won_count[h] = source.won_count[g]
+    to.rounds_ended[h] = source.rounds_ended[g]
+    to.resets[h] = source.resets[g]
+    to.reset_order[h] = source.reset_order[g]
+    to.round3_turn[h] = source.round3_turn[g]
+    to.unawarded[h] = source.unawarded[g]
+    to.phase[h] = source.phase[g]
+    to.play_species[h] = source.play_species[g]
+    to.play_space[h] = source.play_space[g]
+    to.owed[h] = source.owed[g]
+    to.picks_left[h] = source.picks_left[g]
+    to.queue_species[h] = source.queue_species[g]
+    to.queue_space[h] = source.queue_space[g]
+    to.queue_len[h] = source.queue_len[g]
+    to.queue_pos[h] = source.queue_pos[g]
+    to.stats[h] = source.stats[g]
