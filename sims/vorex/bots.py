@@ -71,17 +71,18 @@ def weigh(found: Mapping[str, np.ndarray], weights: Mapping[str, float]) -> np.n
 def placement_features(engine: VorexEngine, state: VorexState, games: np.ndarray, actions: np.ndarray
                        ) -> tuple[np.ndarray, np.ndarray]:
     """The features after ``place`` actions (pairs, by game), computed without playing them where that is quick
-    (:func:`~sims.vorex.kernels.placement_features`: expands).
+    (:func:`~sims.vorex.kernels.placement_features`).
 
     Returns ``direct`` bool [m], the pairs computed here, and their features int64 [m, 6] (:data:`WEIGHT_NAMES`).
     """
     board, off = engine.board, engine.offsets
     return kernels.placement_features(
         games, actions, off["place"], off["draw"] - 1, state.tile, state.part, state.kind, state.flower, state.group,
-        state.green, state.brown, state.resources, state.tiles_on_map, state.flowers_left, state.phase, state.to_move,
-        state.face_up, state.supply, board.neighbours, engine.tile_value, engine.tile_stumps, engine.solo,
-        engine.tile_shape, engine.tile_kind, engine.tile_beetles, engine.arid_cells, board.cells, board.around,
-        board.around_touch, board.around_cell_bits, board.neighbours_ext, SETUP, WEED_EXPAND)
+        state.green, state.brown, state.resources, state.tiles_on_map, state.flowers_left, state.settled,
+        state.phase, state.to_move, state.face_up, state.setup_tiles, state.light_hex, state.supply,
+        board.neighbours, engine.tile_value, engine.tile_stumps, engine.solo, engine.tile_shape, engine.tile_kind,
+        engine.tile_beetles, engine.config.setup_beetles, engine.arid_cells, board.around, board.around_touch,
+        board.around_cell_bits, engine.place_tables, SETUP, WEED_EXPAND)
 
 
 # SELECT_BIT[b, r]: the position of the r-th set bit (ascending) of byte b

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sims.vorex.config import ARID, HEX_KINDS, POINTS
+from sims.vorex.config import ARID, HEX_KINDS, LIGHT, POINTS
 
 EMPTY, RUIN = -1, -2
 FIRST_PRODUCTION, LAST_PRODUCTION = HEX_KINDS.index("light"), HEX_KINDS.index("insect")
@@ -306,13 +306,16 @@ def _put_flower(h, seat, flower, group, neighbours):
 
 
 @njit(cache=True)
-def _settle_ruins(formed, count, flower, group, kind, flowers_left, neighbours, solo):
-    """The complete ruins among ``formed[:count]`` (hexes of a one-game map, ascending) take a flower of the unique
-    majority of the flowers around them (if that seat has one left); a solo game ends at a last flower."""
+def _settle_ruins(ruins, count, flower, group, kind, settled, flowers_left, neighbours, solo):
+    """The complete unsettled ruins among ``ruins[:count]`` (hexes of a one-game map, ascending) settle: each takes
+    a flower of the unique majority of the flowers around it (if that seat has one left); a solo game ends at a
+    last flower."""
     players = flowers_left.size
     owners = np.zeros(players, np.int64)
     for k in range(count):
-        h = formed[k]
+        h = ruins[k]
+        if settled[0, h]:
+            continue
         complete = True
         owners[:] = 0
         for d in range(6):
@@ -323,6 +326,7 @@ def _settle_ruins(formed, count, flower, group, kind, flowers_left, neighbours, 
                 complete = False
         if not complete:
             continue
+        settled[0, h] = True
         winner = 0
         for s in range(players):
             if owners[s] > owners[winner]:
@@ -339,67 +343,105 @@ def _settle_ruins(formed, count, flower, group, kind, flowers_left, neighbours, 
 
 
 @njit(cache=True)
-def _ruin_placement(g, s, p, t, mover, got, tile, part, kind, flower, group, green, brown, resources, tiles_on_map,
-                    flowers_left, open_nb, cells, tile_kind, around, around_touch, neighbours, tile_value,
-                    tile_stumps, solo, found, one, columns, per_tile, group_size, group_prod):
-    """``found [6]``: the features for ``mover`` after placement ``p`` of tile ``t`` (shape ``s``) forming ruins in
-    game row ``g``, played on a one-game copy ``one`` (tile, part, kind, flower, group, green, brown, resources,
-    tiles_on_map, flowers_left); ``got [4]``: the beetles the mover takes."""
-    tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1 = one
+def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, tile, place_tables, states, row):
+    """Another setup tile of ``mover`` (not slot ``slot``) has a legal placement on the one-game map ``tile``."""
+    playable, neighbours_ext, cells, boundary, boundary_touch, covers_centre = place_tables
+    _hex_states(0, tile, neighbours_ext, states)
+    for k in range(setup_tiles.shape[2]):
+        other = setup_tiles[g, mover, k]
+        if k != slot and other >= 0 and _scan_placements(tile_shape[other], False, True, states, playable, cells,
+                                                          boundary, boundary_touch, covers_centre, row):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _played_placement(g, s, p, t, slot, mover, got, game, tables, place_tables, setup_tiles, light_hex, open_nb,
+                      found, one, scratch):
+    """``found [6]``: the features for ``mover`` after placement ``p`` of tile ``t`` (shape ``s``) in game row ``g``,
+    played on a one-game copy ``one`` of the map: the ruins it forms settle (ascending), and after a setup
+    placement (``slot`` >= 0) that ends the mover's setup (no other setup tile fits) a flower lands on the light
+    stump of the starting tile, and the ruins next to it settle. ``got [4]``: the beetles the mover takes."""
+    tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled = game
+    neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
+    tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
+    columns, per_tile, group_size, group_prod, states, row, ruins = scratch
+    cells = place_tables[2]
     tile1[0] = tile[g]
     part1[0] = part[g]
     kind1[0] = kind[g]
     flower1[0] = flower[g]
     group1[0] = group[g]
+    settled1[0] = settled[g]
     green1[0] = green[g]
     brown1[0] = brown[g]
     resources1[0] = resources[g]
     tiles1[0] = tiles_on_map[g] + 1
     left1[:] = flowers_left[g]
-    formed = np.empty(around.shape[2], np.int64)
     count = 0
     for j in range(around.shape[2]):
         h = around[s, p, j]
-        if tile[g, h] == EMPTY and open_nb[h] == around_touch[s, p, j]:
-            formed[count] = h
+        if tile[g, h] == EMPTY and open_nb[h] == around_touch[s, p, j]:  # the tile takes its last empty neighbours
+            ruins[count] = h
             count += 1
-    formed[:count] = np.sort(formed[:count])
+    ruins[:count] = np.sort(ruins[:count])
     for c in range(cells.shape[2]):
         h = cells[s, p, c]
         tile1[0, h] = t
         part1[0, h] = c
         kind1[0, h] = tile_kind[t, c]
     for k in range(count):
-        tile1[0, formed[k]] = RUIN
+        tile1[0, ruins[k]] = RUIN
     for r in range(4):
         resources1[0, mover, r] += got[r]
-    _settle_ruins(formed, count, flower1, group1, kind1, left1, neighbours, solo)
+    _settle_ruins(ruins, count, flower1, group1, kind1, settled1, left1, neighbours, solo)
+    if slot >= 0 and not _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, tile1, place_tables, states, row):
+        light = light_hex[g, mover]
+        if slot == 0:  # the starting tile's (first) light hex
+            light = cells[s, p, 0]
+            for c in range(cells.shape[2]):
+                if tile_kind[t, c] == LIGHT:
+                    light = cells[s, p, c]
+                    break
+        if light >= 0:
+            _put_flower(light, mover, flower1, group1, neighbours)
+            left1[mover] -= 1
+            count = 0
+            for d in range(6):
+                n = neighbours[light, d]
+                if tile1[0, n] == RUIN:
+                    ruins[count] = n
+                    count += 1
+            ruins[:count] = np.sort(ruins[:count])
+            _settle_ruins(ruins, count, flower1, group1, kind1, settled1, left1, neighbours, solo)
     _seat_features(0, mover, tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, neighbours,
                    tile_value, tile_stumps, solo, found, columns, per_tile, group_size, group_prod)
 
 
 @njit(cache=True)
 def placement_features(games, actions, first_place, last_place, tile, part, kind, flower, group, green, brown,
-                       resources, tiles_on_map, flowers_left, phase, to_move, face_up, supply, neighbours, tile_value,
-                       tile_stumps, solo, tile_shape, tile_kind, tile_beetles, arid_cells, cells, around,
-                       around_touch, around_cell_bits, neighbours_ext, setup, weed_expand):
-    """The features after ``place`` actions (pairs ``games[i], actions[i]``, by game), computed without playing
-    them for expands (not setup placements; actions ``first_place`` to ``last_place``).
+                       resources, tiles_on_map, flowers_left, settled, phase, to_move, face_up, setup_tiles,
+                       light_hex, supply, neighbours, tile_value, tile_stumps, solo, tile_shape, tile_kind,
+                       tile_beetles, setup_beetles, arid_cells, around, around_touch, around_cell_bits, place_tables,
+                       setup, weed_expand):
+    """The features after ``place`` actions (pairs ``games[i], actions[i]``, by game; actions ``first_place`` to
+    ``last_place``), computed without playing them.
 
     Returns ``direct [m]`` (the pairs computed) and their features ``[m, 6]``.
-    Unless a ruin it forms takes a flower, the step only adds the tile (its
+    Unless a ruin it forms takes a flower, an expand only adds the tile (its
     hexes and ``tiles``), its beetles and the ruins; no flower, group or other
     tile changes, so among the points only G1 (the scorer's flowers whose last
     empty neighbours the tile and the ruins take), G3 (those reaching 2 arid
     neighbours; ``arid_cells[t]``: bit c set iff cell c of tile t is arid) and
-    G4 (new ruins next to the scorer's flowers) move. A placement whose ruins
-    take a flower is played on a one-game copy of the map: the ruins form, the
-    complete ones settle (ascending), and the features are counted there.
+    G4 (new ruins next to the scorer's flowers) move. Other placements (setup
+    ones, and those whose ruins take a flower) are played on a one-game copy
+    of the map (:func:`_played_placement`) and the features counted there.
     """
     m = games.size
     players = resources.shape[1]
     placements = around.shape[1]
     W = tile.shape[1]
+    neighbours_ext = place_tables[1]
     direct = np.zeros(m, np.bool_)
     found = np.zeros((m, 6), np.int64)
     base = np.zeros(6, np.int64)
@@ -413,14 +455,18 @@ def placement_features(games, actions, first_place, last_place, tile, part, kind
     formed = np.zeros(around.shape[2], np.int64)
     seen = np.zeros(W, np.bool_)
     owners = np.zeros(players, np.int64)
+    game = (tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled)
+    tables = (neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo)
     one = (np.empty((1, W), tile.dtype), np.empty((1, W), part.dtype), np.empty((1, W), kind.dtype),
            np.empty((1, W), flower.dtype), np.empty((1, W), group.dtype), np.empty(1, green.dtype),
            np.empty(1, brown.dtype), np.empty((1,) + resources.shape[1:], resources.dtype),
-           np.empty(1, tiles_on_map.dtype), np.empty(players, np.int64))
+           np.empty(1, tiles_on_map.dtype), np.empty(players, np.int64), np.empty((1, W), settled.dtype))
+    scratch = (columns, per_tile, group_size, group_prod, np.zeros(W, np.int64),
+               np.zeros(-(-placements // 64), np.uint64), np.zeros(around.shape[2], np.int64))
     last = -1
     for i in range(m):
         g, a = games[i], actions[i]
-        if a < first_place or a > last_place or phase[g] == setup:
+        if a < first_place or a > last_place:
             continue
         mover = np.int64(to_move[g])
         weed = solo and mover == 1
@@ -432,18 +478,25 @@ def placement_features(games, actions, first_place, last_place, tile, part, kind
             last = g
         slot = (a - first_place) // placements
         p = (a - first_place) % placements
+        direct[i] = True
+        if phase[g] == setup:
+            slot = min(slot, setup_tiles.shape[2] - 1)
+            t = setup_tiles[g, mover, slot]
+            for r in range(4):
+                got[r] = min(tile_beetles[t, r], supply[g, r]) if setup_beetles else 0
+            _played_placement(g, tile_shape[t], p, t, slot, mover, got, game, tables, place_tables, setup_tiles,
+                              light_hex, open_nb, found[i], one, scratch)
+            continue
         t = face_up[g, slot]
         s = tile_shape[t]
         for r in range(4):
             got[r] = 0 if phase[g] == weed_expand else min(tile_beetles[t, r], supply[g, r])
-        direct[i] = True
         full, delta = _placement_change(g, s, p, t, 0 if weed else mover, tile, kind, flower, green, flowers_left,
-                                        open_nb, arid_nb, tile_kind, cells, around, around_touch, around_cell_bits,
-                                        arid_cells[t], neighbours_ext, formed, seen, owners)
+                                        open_nb, arid_nb, tile_kind, place_tables[2], around, around_touch,
+                                        around_cell_bits, arid_cells[t], neighbours_ext, formed, seen, owners)
         if full:
-            _ruin_placement(g, s, p, t, mover, got, tile, part, kind, flower, group, green, brown, resources,
-                            tiles_on_map, flowers_left, open_nb, cells, tile_kind, around, around_touch, neighbours,
-                            tile_value, tile_stumps, solo, found[i], one, columns, per_tile, group_size, group_prod)
+            _played_placement(g, s, p, t, -1, mover, got, game, tables, place_tables, setup_tiles, light_hex,
+                              open_nb, found[i], one, scratch)
             continue
         found[i] = base
         found[i, SCORE] += -delta if weed else delta
@@ -496,6 +549,37 @@ def _closes_one_region(states, boundary, touch):
 
 
 @njit(cache=True)
+def _scan_placements(s, first, first_only, states, playable, cells, boundary, boundary_touch, covers_centre, row):
+    """Sets in ``row`` (bit p % 64 of word p // 64) the legal placements p of shape ``s`` on a map given by its
+    hex ``states`` (:func:`_hex_states`; ``first``: no tile is down yet); true if there is one. ``first_only``:
+    stops at the first."""
+    rotations = boundary_touch.shape[1]
+    found = False
+    for p in range(cells.shape[1]):
+        fits = True
+        touches = False
+        for c in range(cells.shape[2]):
+            h = cells[s, p, c]
+            if h >= playable or states[h] == COVERED:
+                fits = False
+                break
+            if states[h] > 0:
+                touches = True
+        if not fits:
+            continue
+        if first:
+            ok = covers_centre[s, p]
+        else:
+            ok = touches and _closes_one_region(states, boundary[s, p], boundary_touch[s, p % rotations])
+        if ok:
+            row[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+            found = True
+            if first_only:
+                return True
+    return found
+
+
+@njit(cache=True)
 def legal_placements(games, shapes, first_only, tile, tiles_on_map, playable, neighbours_ext, cells, boundary,
                      boundary_touch, covers_centre, words):
     """uint64 ``[m, words]``: the legal placements of shape ``shapes[i]`` on the map of game ``games[i]``, bit
@@ -506,36 +590,14 @@ def legal_placements(games, shapes, first_only, tile, tiles_on_map, playable, ne
     holding more than a single hex. ``first_only``: only the first one found
     (to know whether there is one).
     """
-    m = games.size
-    placements = cells.shape[1]
-    rotations = boundary_touch.shape[1]
-    legal = np.zeros((m, words), np.uint64)
+    legal = np.zeros((games.size, words), np.uint64)
     states = np.zeros(neighbours_ext.shape[0], np.int64)
     last = -1
-    for i in range(m):
-        g, s = games[i], shapes[i]
+    for i in range(games.size):
+        g = games[i]
         if g != last:
             _hex_states(g, tile, neighbours_ext, states)
             last = g
-        first = tiles_on_map[g] == 0
-        for p in range(placements):
-            fits = True
-            touches = False
-            for c in range(cells.shape[2]):
-                h = cells[s, p, c]
-                if h >= playable or states[h] == COVERED:
-                    fits = False
-                    break
-                if states[h] > 0:
-                    touches = True
-            if not fits:
-                continue
-            if first:
-                ok = covers_centre[s, p]
-            else:
-                ok = touches and _closes_one_region(states, boundary[s, p], boundary_touch[s, p % rotations])
-            if ok:
-                legal[i, p >> 6] |= np.uint64(1) << np.uint64(p & 63)
-                if first_only:
-                    break
+        _scan_placements(shapes[i], tiles_on_map[g] == 0, first_only, states, playable, cells, boundary,
+                         boundary_touch, covers_centre, legal[i])
     return legal

@@ -252,7 +252,10 @@ class VorexEngine(BatchedEngine):
         self.player_count = players
         self.solo = players == 1
         self.num_actions = config.num_actions
-        self.board = Board(config)
+        self.board = board = Board(config)
+        # what the placement kernels read: playable hexes, neighbours, cells, boundary walks and their touches
+        self.place_tables = (config.playable, board.neighbours_ext, board.cells, board.boundary, board.boundary_touch,
+                             board.covers_centre)
         self.offsets = config.offsets
         P = config.playable
         self.P, self.H = P, config.window
@@ -384,11 +387,9 @@ class VorexEngine(BatchedEngine):
         does not become a single enclosed hex (see the module docstring).
         ``first_only``: only the first legal placement found.
         """
-        board = self.board
         return kernels.legal_placements(np.asarray(games, dtype=np.int64), np.asarray(shapes, dtype=np.int64),
-                                        first_only, state.tile, state.tiles_on_map, self.P,
-                                        board.neighbours_ext, board.cells, board.boundary, board.boundary_touch,
-                                        board.covers_centre, board.place_rows // 64)
+                                        first_only, state.tile, state.tiles_on_map, *self.place_tables,
+                                        self.board.place_rows // 64)
 
     def place_exists(self, state: VorexState, rows: np.ndarray, tiles: np.ndarray) -> np.ndarray:
         """bool ``[n, slots]``: tile ``tiles[i, slot]`` (-1: none) has a legal placement in game ``rows[i]``.
