@@ -343,25 +343,35 @@ def _settle_ruins(ruins, count, flower, group, kind, settled, flowers_left, neig
 
 
 @njit(cache=True)
-def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, tile, place_tables, states, row):
-    """Another setup tile of ``mover`` (not slot ``slot``) has a legal placement on the one-game map ``tile``."""
-    playable, neighbours_ext, cells, boundary, boundary_touch, covers_centre = place_tables
-    _hex_states(0, tile, neighbours_ext, states)
+def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, covered, count, place_tables, base_states, states, row):
+    """Another setup tile of ``mover`` (not slot ``slot``) has a legal placement once hexes ``covered[:count]``
+    are covered too (``base_states``: the hex states before, :func:`_hex_states`)."""
+    playable, neighbours_ext, cells, boundary, boundary_touch, covers_centre, centre = place_tables
+    window = neighbours_ext.shape[0] - 2  # the sentinels keep their states
+    states[:] = base_states
+    for k in range(count):
+        h = covered[k]
+        states[h] = COVERED
+        for d in range(6):
+            n = neighbours_ext[h, d]
+            if n < window and states[n] != COVERED:
+                states[n] += 1
     for k in range(setup_tiles.shape[2]):
         other = setup_tiles[g, mover, k]
         if k != slot and other >= 0 and _scan_placements(tile_shape[other], False, True, states, playable, cells,
-                                                          boundary, boundary_touch, covers_centre, row):
+                                                          boundary, boundary_touch, covers_centre, row, centre):
             return True
     return False
 
 
 @njit(cache=True)
 def _played_placement(g, s, p, t, slot, mover, got, game, tables, place_tables, setup_tiles, light_hex, open_nb,
-                      found, one, scratch):
+                      base_states, found, one, scratch):
     """``found [6]``: the features for ``mover`` after placement ``p`` of tile ``t`` (shape ``s``) in game row ``g``,
     played on a one-game copy ``one`` of the map: the ruins it forms settle (ascending), and after a setup
     placement (``slot`` >= 0) that ends the mover's setup (no other setup tile fits) a flower lands on the light
-    stump of the starting tile, and the ruins next to it settle. ``got [4]``: the beetles the mover takes."""
+    stump of the starting tile, and the ruins next to it settle. ``got [4]``: the beetles the mover takes;
+    ``open_nb`` and ``base_states``: the empty neighbours and the hex states of the game's map."""
     tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled = game
     neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
     tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
@@ -395,7 +405,10 @@ def _played_placement(g, s, p, t, slot, mover, got, game, tables, place_tables, 
     for r in range(4):
         resources1[0, mover, r] += got[r]
     _settle_ruins(ruins, count, flower1, group1, kind1, settled1, left1, neighbours, solo)
-    if slot >= 0 and not _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, tile1, place_tables, states, row):
+    for c in range(cells.shape[2]):
+        ruins[count + c] = cells[s, p, c]  # every hex the placement covers
+    if slot >= 0 and not _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, ruins, count + cells.shape[2],
+                                        place_tables, base_states, states, row):
         light = light_hex[g, mover]
         if slot == 0:  # the starting tile's (first) light hex
             light = cells[s, p, 0]
@@ -442,6 +455,7 @@ def placement_features(games, actions, first_place, last_place, tile, part, kind
     placements = around.shape[1]
     W = tile.shape[1]
     neighbours_ext = place_tables[1]
+    cells_per_tile = place_tables[2].shape[2]
     direct = np.zeros(m, np.bool_)
     found = np.zeros((m, 6), np.int64)
     base = np.zeros(6, np.int64)
@@ -451,6 +465,7 @@ def placement_features(games, actions, first_place, last_place, tile, part, kind
     group_prod = np.zeros(W, np.bool_)
     open_nb = np.zeros(W, np.int64)
     arid_nb = np.zeros(W, np.int64)
+    base_states = np.zeros(W, np.int64)
     got = np.zeros(4, np.int64)
     formed = np.zeros(around.shape[2], np.int64)
     seen = np.zeros(W, np.bool_)
@@ -462,7 +477,7 @@ def placement_features(games, actions, first_place, last_place, tile, part, kind
            np.empty(1, brown.dtype), np.empty((1,) + resources.shape[1:], resources.dtype),
            np.empty(1, tiles_on_map.dtype), np.empty(players, np.int64), np.empty((1, W), settled.dtype))
     scratch = (columns, per_tile, group_size, group_prod, np.zeros(W, np.int64),
-               np.zeros(-(-placements // 64), np.uint64), np.zeros(around.shape[2], np.int64))
+               np.zeros(-(-placements // 64), np.uint64), np.zeros(around.shape[2] + cells_per_tile, np.int64))
     last = -1
     for i in range(m):
         g, a = games[i], actions[i]
@@ -475,6 +490,7 @@ def placement_features(games, actions, first_place, last_place, tile, part, kind
                            neighbours, tile_value, tile_stumps, solo, base, columns, per_tile, group_size,
                            group_prod)
             _neighbour_counts(g, tile, kind, neighbours_ext, open_nb, arid_nb)
+            _hex_states(g, tile, neighbours_ext, base_states)
             last = g
         slot = (a - first_place) // placements
         p = (a - first_place) % placements
@@ -485,7 +501,7 @@ def placement_features(games, actions, first_place, last_place, tile, part, kind
             for r in range(4):
                 got[r] = min(tile_beetles[t, r], supply[g, r]) if setup_beetles else 0
             _played_placement(g, tile_shape[t], p, t, slot, mover, got, game, tables, place_tables, setup_tiles,
-                              light_hex, open_nb, found[i], one, scratch)
+                              light_hex, open_nb, base_states, found[i], one, scratch)
             continue
         t = face_up[g, slot]
         s = tile_shape[t]
@@ -496,7 +512,7 @@ def placement_features(games, actions, first_place, last_place, tile, part, kind
                                         around_cell_bits, arid_cells[t], neighbours_ext, formed, seen, owners)
         if full:
             _played_placement(g, s, p, t, -1, mover, got, game, tables, place_tables, setup_tiles, light_hex,
-                              open_nb, found[i], one, scratch)
+                              open_nb, base_states, found[i], one, scratch)
             continue
         found[i] = base
         found[i, SCORE] += -delta if weed else delta
@@ -549,13 +565,16 @@ def _closes_one_region(states, boundary, touch):
 
 
 @njit(cache=True)
-def _scan_placements(s, first, first_only, states, playable, cells, boundary, boundary_touch, covers_centre, row):
+def _scan_placements(s, first, first_only, states, playable, cells, boundary, boundary_touch, covers_centre, row,
+                     centre):
     """Sets in ``row`` (bit p % 64 of word p // 64) the legal placements p of shape ``s`` on a map given by its
     hex ``states`` (:func:`_hex_states`; ``first``: no tile is down yet); true if there is one. ``first_only``:
-    stops at the first."""
+    stops at the first. ``centre``: the first placement anchored at the centre."""
     rotations = boundary_touch.shape[1]
+    placements = cells.shape[1]
     found = False
-    for p in range(cells.shape[1]):
+    for k in range(placements):
+        p = (centre + k) % placements  # from the centre's placements on: the forest grows from there
         fits = True
         touches = False
         for c in range(cells.shape[2]):
@@ -581,7 +600,7 @@ def _scan_placements(s, first, first_only, states, playable, cells, boundary, bo
 
 @njit(cache=True)
 def legal_placements(games, shapes, first_only, tile, tiles_on_map, playable, neighbours_ext, cells, boundary,
-                     boundary_touch, covers_centre, words):
+                     boundary_touch, covers_centre, centre, words):
     """uint64 ``[m, words]``: the legal placements of shape ``shapes[i]`` on the map of game ``games[i]``, bit
     p % 64 of word p // 64 for placement p = anchor * 6 + rotation.
 
@@ -599,5 +618,5 @@ def legal_placements(games, shapes, first_only, tile, tiles_on_map, playable, ne
             _hex_states(g, tile, neighbours_ext, states)
             last = g
         _scan_placements(shapes[i], tiles_on_map[g] == 0, first_only, states, playable, cells, boundary,
-                         boundary_touch, covers_centre, legal[i])
+                         boundary_touch, covers_centre, legal[i], centre)
     return legal

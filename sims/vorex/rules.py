@@ -253,9 +253,10 @@ class VorexEngine(BatchedEngine):
         self.solo = players == 1
         self.num_actions = config.num_actions
         self.board = board = Board(config)
-        # what the placement kernels read: playable hexes, neighbours, cells, boundary walks and their touches
+        # what the placement kernels read: playable hexes, neighbours, cells, boundary walks and their touches,
+        # the placements covering the centre and the first placement anchored there
         self.place_tables = (config.playable, board.neighbours_ext, board.cells, board.boundary, board.boundary_touch,
-                             board.covers_centre)
+                             board.covers_centre, config.centre * ROTATIONS)
         self.offsets = config.offsets
         P = config.playable
         self.P, self.H = P, config.window
