@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sims.vorex.config import ARID, HEX_KINDS, LIGHT, POINTS
+from sims.vorex.config import ARID, HEX_KINDS, LIGHT, POINTS, ROTATIONS
 
 EMPTY, RUIN = -1, -2
 FIRST_PRODUCTION, LAST_PRODUCTION = HEX_KINDS.index("light"), HEX_KINDS.index("insect")
@@ -552,7 +552,7 @@ def _closes_one_region(states, boundary, touch):
     seen = False  # the current gap holds a bad hex
     once = False
     for k in range(start + 1, start + 1 + length):
-        j = k % length
+        j = k if k < length else k - length  # (no division: this loop is the hot one)
         state = states[boundary[j]]
         if state == COVERED:
             seen = False
@@ -570,11 +570,12 @@ def _scan_placements(s, first, first_only, states, playable, cells, boundary, bo
     """Sets in ``row`` (bit p % 64 of word p // 64) the legal placements p of shape ``s`` on a map given by its
     hex ``states`` (:func:`_hex_states`; ``first``: no tile is down yet); true if there is one. ``first_only``:
     stops at the first. ``centre``: the first placement anchored at the centre."""
-    rotations = boundary_touch.shape[1]
     placements = cells.shape[1]
     found = False
     for k in range(placements):
-        p = (centre + k) % placements  # from the centre's placements on: the forest grows from there
+        p = centre + k  # from the centre's placements on: the forest grows from there
+        if p >= placements:
+            p -= placements
         fits = True
         touches = False
         for c in range(cells.shape[2]):
@@ -589,7 +590,7 @@ def _scan_placements(s, first, first_only, states, playable, cells, boundary, bo
         if first:
             ok = covers_centre[s, p]
         else:
-            ok = touches and _closes_one_region(states, boundary[s, p], boundary_touch[s, p % rotations])
+            ok = touches and _closes_one_region(states, boundary[s, p], boundary_touch[s, p % ROTATIONS])
         if ok:
             row[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
             found = True
