@@ -28,19 +28,16 @@ from sims.core.choice import ScoredBot
 from sims.core.engine import BatchedBot
 from sims.core.planner import WIN_BONUS, RolloutPlanner, reshuffle_unseen
 from sims.core.rng import seat_uniforms, uniforms_at
-from sims.vorex.config import ARID, GREEN, ROTATIONS, TILE_HEXES, WEIGHT_NAMES
+from sims.vorex import kernels
+from sims.vorex.config import ROTATIONS, WEIGHT_NAMES
 from sims.vorex.rules import (
     ACTION,
-    EMPTY,
-    FIRST_PRODUCTION,
-    LAST_PRODUCTION,
     SETUP,
     WEED,
     WEED_EXPAND,
     VorexEngine,
     VorexState,
     pack_bits,
-    score_points,
 )
 
 CHUNK = 16384  # branched positions evaluated at once (bounds memory)
@@ -51,27 +48,16 @@ def evaluate(engine: VorexEngine, state: VorexState, seats: np.ndarray, weights:
     return weigh(features(engine, state, seats), weights)
 
 
-def features(engine: VorexEngine, state: VorexState, seats: np.ndarray) -> dict[str, np.ndarray]:
-    """The evaluation's features (int64 ``[n]`` each, :data:`WEIGHT_NAMES`) of every game for seat ``seats[i]``."""
-    n = state.size
-    index = np.arange(n)
-    H = engine.H
-    points = score_points(engine, state.tile, state.part, state.kind, state.flower, state.group, state.green,
-                          state.brown)
-    total = sum(points.values())
-    score = total[index, seats]
-    if engine.solo:
-        score = np.where(seats == WEED, -total[:, 0], score)
-    mine = state.flower[:, :H] == seats[:, None]
-    kind = state.kind[:, :H]
-    return {
-        "score": score,
-        "flowers": mine.sum(axis=1),
-        "production": (mine & (kind >= FIRST_PRODUCTION) & (kind <= LAST_PRODUCTION)).sum(axis=1),
-        "resources": state.resources[index, seats].astype(np.int64).sum(axis=1),
-        "light": state.resources[index, seats, 0].astype(np.int64),
-        "tiles": state.tiles_on_map.astype(np.int64),
-    }
+def features(engine: VorexEngine, state: VorexState, seats: np.ndarray, rows: np.ndarray | None = None
+             ) -> dict[str, np.ndarray]:
+    """The evaluation's features (int64 ``[n]`` each, :data:`WEIGHT_NAMES`) of games ``rows`` (default: all)
+    for seat ``seats[i]``."""
+    rows = np.arange(state.size) if rows is None else rows
+    found = kernels.seat_features(np.asarray(rows, dtype=np.int64), np.asarray(seats, dtype=np.int64), state.tile,
+                                  state.part, state.kind, state.flower, state.group, state.green, state.brown,
+                                  state.resources, state.tiles_on_map, engine.board.neighbours, engine.tile_value,
+                                  engine.tile_stumps, engine.solo)
+    return {name: found[:, column] for column, name in enumerate(WEIGHT_NAMES)}
 
 
 def weigh(found: Mapping[str, np.ndarray], weights: Mapping[str, float]) -> np.ndarray:
@@ -82,81 +68,21 @@ def weigh(found: Mapping[str, np.ndarray], weights: Mapping[str, float]) -> np.n
     return value
 
 
-def placement_features(engine: VorexEngine, state: VorexState, games: np.ndarray, actions: np.ndarray):
-    """The features after ``place`` actions (pairs), computed without playing them, where that is exact.
+def placement_features(engine: VorexEngine, state: VorexState, games: np.ndarray, actions: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """The features after ``place`` actions (pairs, by game), computed without playing them where that is quick
+    (:func:`~sims.vorex.kernels.placement_features`).
 
-    Returns ``(direct, found)``: ``direct`` [m] marks the pairs computed here and
-    ``found`` their features. Exact for an expand (not a setup placement) that
-    forms no ruin: the step then only adds the tile (its hexes and ``tiles``)
-    and its beetles; no flower, group, ruin or other tile changes, so among the
-    points only G1 (flowers losing their last open neighbour) and G3 (flowers
-    reaching 2 arid neighbours) move, and only for flowers next to the tile.
+    Returns ``direct`` bool [m], the pairs computed here, and their features int64 [m, 6] (:data:`WEIGHT_NAMES`).
     """
-    board, P = engine.board, engine.P
-    direct = np.zeros(games.size, dtype=bool)
-    phase = state.phase[games]
-    candidate = (actions >= engine.offsets["place"]) & (actions < engine.offsets["draw"]) & (phase != SETUP)
-    if not candidate.any():
-        return direct, {}
-    pick = np.nonzero(candidate)[0]
-    unique, where = np.unique(games[pick], return_inverse=True)
-    slot, within = np.divmod(actions[pick] - engine.offsets["place"], P * ROTATIONS)
-    tiles = state.face_up[games[pick], slot].astype(np.int64)
-    shape = engine.tile_shape[tiles]
-    movers = state.to_move[unique].astype(np.int64)
-    weed = (movers == WEED) if engine.solo else np.zeros(unique.size, dtype=bool)
-    scorer = np.where(weed, 0, movers)  # whose points the score is (the weed's score is minus the player's)
-    # per hex of each game, packed in one byte: empty neighbours (bits 0-2), covered (3), a flower of the
-    # scorer (4), arid neighbours (5-7)
-    W = engine.H + 2
-    covered = state.tile[unique] != EMPTY
-    open_count = (~covered[:, board.neighbours_ext]).sum(axis=2, dtype=np.uint8)
-    arid = (state.kind[unique][:, board.neighbours_ext] == ARID).sum(axis=2, dtype=np.uint8)
-    info = (open_count | covered.astype(np.uint8) << 3 | (state.flower[unique] == scorer[:, None]).astype(np.uint8) << 4
-            | arid << 5)
-    # [M, m] layout (around hex, candidate): the sums over around hexes run down contiguous rows
-    placement = shape * (P * ROTATIONS) + within
-    M = board.around.shape[2]
-    around_hex = np.take(board.around.reshape(-1, M).T, placement, axis=1)  # [M, m]
-    around_hex += where * W
-    around = info.ravel()[around_hex]
-    # the tile takes the hex's last empty neighbours
-    closing = (around & 7) == np.take(board.around_touch.reshape(-1, M).T, placement, axis=1)
-    ruin = (closing & ((around & 8) == 0)).any(axis=0)
-    flower = (around & 16) > 0
-    green = state.green[unique[where]]
-    delta = np.zeros(pick.size, dtype=np.int64)
-    g1 = green == GREEN.index("G1")
-    if g1.any():
-        delta -= np.where(g1, (flower & closing).sum(axis=0), 0)
-    g3 = green == GREEN.index("G3")
-    if g3.any():
-        arid_bits = ((engine.tile_kind == ARID) @ (1 << np.arange(TILE_HEXES))).astype(np.uint8)  # bit i: hex i arid
-        arid_cells = arid_bits[tiles]
-        touching = np.take(board.around_cell_bits.reshape(-1, M).T, shape * ROTATIONS + within % ROTATIONS, axis=1)
-        added = POPCOUNT4[touching & arid_cells]
-        before = around >> 5
-        reached = flower & (before < 2) & (before + added >= 2)
-        delta += np.where(g3, reached.sum(axis=0), 0)
-    base = features(engine, branch(state, unique, caches=False), movers)
-    score = base["score"][where] + np.where(weed[where], -delta, delta)
-
-    g = games[pick]
-    seats = movers[where]
-    beetles = np.where((state.phase[g] == WEED_EXPAND)[:, None], 0, engine.tile_beetles[tiles])
-    got = np.minimum(beetles, state.supply[g]).astype(np.int64)
-    held = state.resources[g, seats].astype(np.int64) + got
-    keep = ~ruin
-    direct[pick[keep]] = True
-    found = {
-        "score": score[keep],
-        "flowers": base["flowers"][where[keep]],
-        "production": base["production"][where[keep]],
-        "resources": (held[:, 0] + held[:, 1] + held[:, 2] + held[:, 3])[keep],
-        "light": held[keep, 0],
-        "tiles": base["tiles"][where[keep]] + 1,
-    }
-    return direct, found
+    board, off = engine.board, engine.offsets
+    return kernels.placement_features(
+        games, actions, off["place"], off["draw"] - 1, state.tile, state.part, state.kind, state.flower, state.group,
+        state.green, state.brown, state.resources, state.tiles_on_map, state.flowers_left, state.settled,
+        state.phase, state.to_move, state.face_up, state.setup_tiles, state.light_hex, state.supply,
+        board.neighbours, engine.tile_value, engine.tile_stumps, engine.solo, engine.tile_shape, engine.tile_kind,
+        engine.tile_beetles, engine.config.setup_beetles, engine.arid_cells, board.around, board.around_touch,
+        board.around_cell_bits, engine.place_tables, SETUP, WEED_EXPAND)
 
 
 # SELECT_BIT[b, r]: the position of the r-th set bit (ascending) of byte b
@@ -180,7 +106,6 @@ def _kth_bit(words: np.ndarray, k: np.ndarray) -> np.ndarray:
     return word * 64 + byte * 8 + SELECT_BIT[found[index, byte], k]
 
 
-POPCOUNT4 = np.array([bin(x).count("1") for x in range(16)], dtype=np.uint8)
 CACHES = ("place_cache", "cache_valid", "bloom_cache", "bloom_stamp")
 
 
@@ -262,7 +187,8 @@ class GreedyBot(ScoredBot):
         value = np.empty(games.size, dtype=np.float64)
         direct, found = placement_features(engine, state, games, actions)
         if direct.any():
-            value[direct] = weigh(found, self.weights)
+            found = found[direct]
+            value[direct] = weigh({name: found[:, c] for c, name in enumerate(WEIGHT_NAMES)}, self.weights)
         place = (actions >= engine.offsets["place"]) & (actions < engine.offsets["draw"])
         for played, caches in ((np.nonzero(~direct & place)[0], False), (np.nonzero(~place)[0], True)):
             for start in range(0, played.size, CHUNK):

@@ -16,9 +16,8 @@ regions, all closed but one, so a placement is legal iff at most one gap holds
 a hex that does not become a single enclosed hex (every closed region is then
 a single hex: a ruin).
 
-Placement legality is computed bit-sliced: one uint64 per hex holds that
-hex's bit for 64 games, so every test over all placements of a shape is a
-gather of words and a bitwise operation along the boundary walk.
+Hot pieces run as compiled loops over the game axis (:mod:`sims.vorex.kernels`):
+placement legality (a walk around each placement) and the points.
 
 Kept between decisions: each flower's group label (the smallest hex of its
 6-connected same-seat group, updated when a flower lands), each group's
@@ -37,6 +36,7 @@ import numpy as np
 
 from sims.core.engine import STALL, BatchedEngine, BatchedState, GameResults, Trace
 from sims.core.rng import shuffle_order
+from sims.vorex import kernels
 from sims.vorex.config import (
     ARID,
     BLOCKS,
@@ -56,13 +56,12 @@ from sims.vorex.config import (
     VorexConfig,
     rotate,
 )
+from sims.vorex.kernels import EMPTY, FIRST_PRODUCTION, LAST_PRODUCTION, POINT_COLUMNS, RUIN
 
 SETUP, ACTION, BONUS_EXPAND, BONUS_BLOOM, WEED_BLOOM, WEED_EXPAND = range(6)
 CONTINUE = 6  # internal: the decision's effects are over, the turn goes on (never a decision)
-EMPTY, RUIN = -1, -2
 WEED = 1
 KIND_BLOOM, KIND_DRAW, KIND_EXPAND = (HEX_KINDS.index(k) for k in ("bloom", "draw", "expand"))
-FIRST_PRODUCTION, LAST_PRODUCTION = HEX_KINDS.index("light"), HEX_KINDS.index("insect")
 END = {name: index for index, name in enumerate(END_REASONS)}
 
 # Counters kept during play (the other seat columns are computed at the end).
@@ -96,60 +95,12 @@ def _boundary_walk(cells: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return walk
 
 
-COUNT_BITS = 4  # bit planes of the run and hole counters (both stay below 16)
-
-
-def _slice(bits: np.ndarray) -> np.ndarray:
-    """uint64 ``[K, ceil(n / 64)]`` from bool ``[n, K]``: bit g % 64 of word g // 64 is game g's."""
-    n, K = bits.shape
-    if n % 64:
-        bits = np.concatenate([bits, np.zeros((64 - n % 64, K), dtype=bool)])
-    return np.packbits(np.ascontiguousarray(bits.T), axis=1, bitorder="little").view("<u8")
-
-
-# (shift, mask) of the 6 rounds of a 64 x 64 bit-matrix transpose: each swaps the off-diagonal blocks of side shift
-TRANSPOSE_ROUNDS = [(np.uint64(j), np.uint64(m)) for j, m in (
-    (32, 0x00000000FFFFFFFF), (16, 0x0000FFFF0000FFFF), (8, 0x00FF00FF00FF00FF),
-    (4, 0x0F0F0F0F0F0F0F0F), (2, 0x3333333333333333), (1, 0x5555555555555555))]
-
-
-def _unslice_words(words: np.ndarray, n: int) -> np.ndarray:
-    """uint64 ``[n, K / 64]`` from uint64 ``[K, w]`` (K a multiple of 64; one bit per game as made by
-    :func:`_slice`): bit k % 64 of word k // 64 of row g is bit g % 64 of ``words[k, g // 64]``. Transposes
-    64 x 64 bit blocks (on a copy: ``words`` is left as it is)."""
-    K, w = words.shape
-    blocks = K // 64
-    a = np.array(words).reshape(blocks, 64, w)  # a[b, r, c] = words[64 b + r, c]
-    for j, mask in TRANSPOSE_ROUNDS:
-        # rows r and r + j of each pair of j-row stripes swap their off-diagonal bit blocks; the w words of a
-        # row stay side by side, so every operation runs over contiguous stretches of j * w words
-        pairs = a.reshape(blocks, 32 // int(j), 2, int(j) * w)
-        low, high = pairs[:, :, 0], pairs[:, :, 1]
-        t = low >> j
-        t ^= high
-        t &= mask
-        high ^= t
-        t <<= j
-        low ^= t
-    # a[b, g, c]: bit r is placement 64 b + r of game 64 c + g
-    return np.ascontiguousarray(a.transpose(2, 1, 0)).reshape(w * 64, blocks)[:n]
-
-
 def pack_bits(mask: np.ndarray) -> np.ndarray:
     """uint64 ``[n, ceil(K / 64)]`` from bool ``[n, K]``: bit j % 64 of word j // 64 is ``mask[:, j]``."""
     n, K = mask.shape
     packed = np.zeros((n, -(-K // 64) * 8), dtype=np.uint8)
     packed[:, :-(-K // 8)] = np.packbits(mask, axis=1, bitorder="little")
     return packed.view("<u8")
-
-
-def _slice_rows(words: np.ndarray, K: int) -> np.ndarray:
-    """:func:`_slice` from bits packed by game: uint64 ``[K, ceil(n / 64)]`` from uint64 ``[n, k]`` (bit j % 64
-    of word j // 64 of row g is entry j of game g; K <= 64 k)."""
-    n = words.shape[0]
-    if n % 64:
-        words = np.concatenate([words, np.zeros((64 - n % 64, words.shape[1]), dtype=words.dtype)])
-    return _unslice_words(words, K)
 
 
 def _flat_view(array: np.ndarray) -> np.ndarray:
@@ -175,24 +126,6 @@ def _count6(found: np.ndarray) -> np.ndarray:
     over a short axis)."""
     as_int = found.view(np.int8)
     return as_int[:, 0] + as_int[:, 1] + as_int[:, 2] + as_int[:, 3] + as_int[:, 4] + as_int[:, 5]
-
-
-def _count(planes: list[np.ndarray], bit: np.ndarray, most: int) -> None:
-    """Add one bit to a counter held as bit planes (ripple carry); the sum is at most ``most``, so only the
-    planes that can hold it are touched."""
-    carry = bit
-    for plane in planes[:most.bit_length()]:
-        next_carry = plane & carry
-        plane ^= carry
-        carry = next_carry
-
-
-def _equal(planes: np.ndarray, value: int) -> np.ndarray:
-    """Bitboard of the hexes whose counter (bit planes ``[COUNT_BITS, ...]``) equals ``value``."""
-    found = ~np.zeros_like(planes[0])
-    for bit in range(COUNT_BITS):
-        found &= planes[bit] if value >> bit & 1 else ~planes[bit]
-    return found
 
 
 # one in the lane of each resource (light, mushroom, water, insect) of a production word, as int16 counts in memory
@@ -268,32 +201,7 @@ class Board:
                         self.around_touch[s, p, j] = sum((hq + eq, hr + er) in tile_hexes for eq, er in DIRECTIONS)
         # around_nb[s, p]: the 6 neighbours of each around hex of placement p, flat [M * 6] (int16)
         self.around_nb = self.neighbours_ext[self.around].reshape(S, P * K, M * 6).astype(np.int16)
-        self._sliced()
-
-    def _sliced(self) -> None:
-        """Per shape, the tables of :meth:`VorexEngine._place_fresh`, over the placements whose cells are all playable.
-
-        ``bad[v, j]`` is where boundary hex j of placement v is read on the
-        stacked "empty, without exactly c covered neighbours" boards: a hex
-        touching t tile cells becomes a single enclosed hex iff it is empty
-        with 6 - t covered neighbours (board ``needed.index(6 - t)``).
-        """
-        W = self.H + 2
-        self.place_rows = -(-self.cells.shape[1] // 64) * 64
-        touches = {int(t) for t in np.unique(self.around_touch) if t > 0}
-        self.needed = sorted({6 - t for t in touches})
-        self.sliced = []
-        slot_of_touch = np.array([self.needed.index(6 - t) if t in touches else -1 for t in range(7)])
-        for s in range(self.cells.shape[0]):
-            valid = np.nonzero((self.cells[s] != self.SHUT).all(axis=1))[0]
-            boundary = self.boundary[s, valid]
-            length = 1 + int((boundary[:, 1:] != boundary[:, :-1]).sum(axis=1).max())  # the rest repeats the last
-            boundary = boundary[:, :length]
-            bad = slot_of_touch[self.boundary_touch[s, valid % ROTATIONS, :length]] * W + boundary
-            # tables by column ([4, V], [length, V]): gathers with a contiguous index run many times faster
-            self.sliced.append({"valid": valid, "cells": np.ascontiguousarray(self.cells[s, valid].T),
-                                "boundary": np.ascontiguousarray(boundary.T), "bad": np.ascontiguousarray(bad.T),
-                                "centre": self.covers_centre[s, valid]})
+        self.place_rows = -(-self.cells.shape[1] // 64) * 64  # placements, padded to whole words
 
 
 @dataclass
@@ -344,7 +252,11 @@ class VorexEngine(BatchedEngine):
         self.player_count = players
         self.solo = players == 1
         self.num_actions = config.num_actions
-        self.board = Board(config)
+        self.board = board = Board(config)
+        # what the placement kernels read: playable hexes, neighbours, cells, boundary walks and their touches,
+        # the placements covering the centre and the first placement anchored there
+        self.place_tables = (config.playable, board.neighbours_ext, board.cells, board.boundary, board.boundary_touch,
+                             board.covers_centre, config.centre * ROTATIONS)
         self.offsets = config.offsets
         P = config.playable
         self.P, self.H = P, config.window
@@ -366,6 +278,7 @@ class VorexEngine(BatchedEngine):
         self.tile_level = config.tile_level.astype(np.int64)
         self.tile_count = len(config.tiles)
         self.tile_stumps = (self.tile_kind > ARID).sum(axis=1).astype(np.int64)  # stumps of each tile
+        self.arid_cells = ((self.tile_kind == ARID) @ (1 << np.arange(TILE_HEXES))).astype(np.int64)  # bit c: cell c
         levels = config.pile_levels(players)
         self.pile_levels = levels
         self.pile_size = sum(len(level) for level in levels)
@@ -465,87 +378,25 @@ class VorexEngine(BatchedEngine):
         legal[who, slot] = state.place_cache[rows[who], shape]
         return legal
 
-    def _place_fresh(self, state: VorexState, games: np.ndarray, shapes: np.ndarray, simple: bool = False
+    def _place_fresh(self, state: VorexState, games: np.ndarray, shapes: np.ndarray, first_only: bool = False
                      ) -> np.ndarray:
         """uint64 ``[m, place_words]``: legal placements of shape ``shapes[i]`` on the map of game ``games[i]``,
         as bits (bit p % 64 of word p // 64).
 
-        Bit-sliced: one uint64 per hex holds a bit of 64 games, so each test is
-        a gather over placements and a bitwise operation. The cells are free
-        and one touches the forest; along the boundary walk at most one gap
-        holds a hex that does not become a single enclosed hex (see the module
-        docstring). ``simple``: only the placements meeting the forest in one
-        run (a subset of the legal ones).
+        The cells are free and one touches the forest (the first tile covers
+        the centre); along the boundary walk at most one gap holds a hex that
+        does not become a single enclosed hex (see the module docstring).
+        ``first_only``: only the first legal placement found.
         """
-        board, W = self.board, self.H + 2
-        legal = np.zeros((games.size, board.place_rows // 64), dtype=np.uint64)
-        first = state.tiles_on_map[games] == 0
-        for shape in np.unique(shapes):
-            who = np.nonzero(shapes == shape)[0]
-            table = board.sliced[shape]
-            covered = _slice_rows(state.covered[games[who]], W)  # [H+2, w]; OPEN empty, SHUT covered
-            near = covered[board.neighbours_ext]  # [H+2, 6, w]
-            free = ~covered
-            free[~board.playable_mask] = 0
-            counts = [np.zeros_like(covered) for _ in range(COUNT_BITS)]
-            for d in range(6):
-                _count(counts, near[:, d], d + 1)
-            cells = free.take(table["cells"], axis=0)  # [4, V, w]
-            fits = cells[0] & cells[1] & cells[2] & cells[3]  # [V, w]
-            touching = free & (counts[0] | counts[1] | counts[2])  # free hexes with a covered neighbour
-            cells = touching.take(table["cells"], axis=0)
-            touch = cells[0] | cells[1] | cells[2] | cells[3]
-            # the walk's tests only for the placements that fit and touch in one of the games at least
-            live = np.flatnonzero(np.bitwise_or.reduce(fits & touch, axis=1))
-            ok = np.zeros_like(fits)
-            boundary = table["boundary"].take(live, axis=1)  # [length, live]
-            fits_live, touch_live = fits[live], touch[live]
-            once, twice = np.zeros_like(fits_live), np.zeros_like(fits_live)
-            if simple:
-                walk = covered.take(boundary, axis=0)  # [length, live, w]
-                ring = walk[-1]
-                for now in walk:
-                    start = now & ~ring
-                    twice |= once & start
-                    once |= start
-                    ring = now
-            else:
-                # The gaps (runs of empty hexes along the walk) become separate empty regions, all closed but one;
-                # legal iff at most one gap holds a "bad" hex: empty and not becoming a single enclosed hex.
-                bad_boards = np.concatenate([~covered & ~_equal(counts, c) for c in board.needed])
-                uncovered = ~covered
-                bad_index = table["bad"].take(live, axis=1)  # [length, live]
-                # one step of the walk at a time, into buffers that stay in the cache
-                empty, bad, start = np.empty_like(fits_live), np.empty_like(fits_live), np.empty_like(fits_live)
-                seen = np.zeros_like(fits_live)  # the current gap holds a bad hex (first: the gap the walk ends in)
-                for lap in (0, 1):
-                    for j in range(boundary.shape[0]):
-                        uncovered.take(boundary[j], axis=0, out=empty)
-                        bad_boards.take(bad_index[j], axis=0, out=bad)
-                        if lap:
-                            np.bitwise_not(seen, out=start)
-                            start &= bad
-                            twice |= once & start
-                            once |= start
-                        seen &= empty
-                        seen |= bad
-            ok[live] = fits_live & touch_live & ~twice
-            starting = first[who]
-            if starting.any():  # the first tile covers the centre instead of touching the forest
-                centre = _slice(starting[:, None])[0]  # [w]: the games placing their first tile
-                covers = np.where(table["centre"], ~np.uint64(0), np.uint64(0))[:, None]
-                ok = (centre & fits & covers) | (~centre & ok)
-            every = np.zeros((board.place_rows, ok.shape[1]), dtype=np.uint64)  # all P*6 placements, padded
-            every[table["valid"]] = ok
-            legal[who] = _unslice_words(every, who.size)
-        return legal
+        return kernels.legal_placements(np.asarray(games, dtype=np.int64), np.asarray(shapes, dtype=np.int64),
+                                        first_only, state.tile, state.tiles_on_map, *self.place_tables,
+                                        self.board.place_rows // 64)
 
     def place_exists(self, state: VorexState, rows: np.ndarray, tiles: np.ndarray) -> np.ndarray:
         """bool ``[n, slots]``: tile ``tiles[i, slot]`` (-1: none) has a legal placement in game ``rows[i]``.
 
-        Kept legal placements answer at once; otherwise a placement meeting the
-        forest in one run (it closes nothing) settles it, and only games
-        without one get the full test.
+        Kept legal placements answer at once; otherwise the test stops at the
+        first legal placement.
         """
         n, slots = tiles.shape
         found = np.zeros((n, slots), dtype=bool)
@@ -557,14 +408,10 @@ class VorexEngine(BatchedEngine):
         games = rows[who]
         kept = state.cache_valid[games, shape]
         found[who[kept], slot[kept]] = (state.place_cache[games[kept], shape[kept]] != 0).any(axis=1)
-        ask = np.nonzero(~kept & (state.tiles_on_map[games] > 0))[0]
+        ask = np.nonzero(~kept)[0]
         if ask.size:
-            simple = (self._place_fresh(state, games[ask], shape[ask], simple=True) != 0).any(axis=1)
-            found[who[ask[simple]], slot[ask[simple]]] = True
-        rest = np.nonzero(~kept & ~found[who, slot])[0]
-        if rest.size:
-            one = tiles[who[rest], slot[rest]][:, None].astype(np.int64)
-            found[who[rest], slot[rest]] = (self.place_words(state, games[rest], one)[:, 0] != 0).any(axis=1)
+            found[who[ask], slot[ask]] = (self._place_fresh(state, games[ask], shape[ask], first_only=True) != 0
+                                          ).any(axis=1)
         return found
 
     def enclosed(self, state: VorexState, rows: np.ndarray, around: np.ndarray, touch: np.ndarray,
@@ -1150,10 +997,7 @@ class VorexEngine(BatchedEngine):
 
     def points(self, state: VorexState, rows: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Seat point columns ``[n, S]``: points_flowers, points_stumps, points_green, points_brown (weed: 0)."""
-        if rows is None:
-            rows = np.arange(state.size)
-        return score_points(self, state.tile[rows], state.part[rows], state.kind[rows], state.flower[rows],
-                            state.group[rows], state.green[rows], state.brown[rows])
+        return score_points(self, state, np.arange(state.size) if rows is None else rows)
 
     def results(self, state: VorexState) -> GameResults:
         S = self.players
@@ -1311,69 +1155,11 @@ def describe(config: VorexConfig, action: int) -> str:
     return block
 
 
-def score_points(engine: VorexEngine, tile, part, kind, flower, group, green, brown) -> dict[str, np.ndarray]:
-    """Point columns ``[n, S]`` of the positions given as hex arrays ``[n, H+2]`` (weed: 0).
-
-    ``group`` holds each flower's group label (the smallest hex of its
-    group), as kept by the engine. Everything is counted over the flat list
-    of flowers (and ruins), then summed per (game, seat).
-    """
-    board, H, S = engine.board, engine.H, engine.players
-    n = tile.shape[0]
-    T = engine.tile_count
-    nb = board.neighbours  # [H, 6]; OPEN (= H) outside the window: an empty, flowerless hex
-    r, h = nonzero2(flower[:, :H] >= 0)
-    seat = flower[r, h].astype(np.int64)
-    key = r * S + seat
-    size = n * S
-
-    def per_seat(weights=None) -> np.ndarray:
-        return np.bincount(key, weights=weights, minlength=size).reshape(n, S).astype(np.int64)
-
-    around = (r * flower.shape[1])[:, None] + nb[h]  # [m, 6] flat hex indices
-    nb_flower = np.ascontiguousarray(flower).ravel()[around]
-    nb_tile = np.ascontiguousarray(tile).ravel()[around]
-    nb_kind = np.ascontiguousarray(kind).ravel()[around]
-    t, k = tile[r, h].astype(np.int64), kind[r, h].astype(np.int64)
-    on_tile = t >= 0
-    value = np.where(k == POINTS, engine.tile_value[np.maximum(t, 0), np.maximum(part[r, h], 0)], 0)
-    out = {"points_flowers": per_seat(), "points_stumps": per_seat(value)}
-    own = _count6(nb_flower == seat[:, None])
-    others = _count6((nb_flower >= 0) & (nb_flower != seat[:, None]))
-    greens = np.zeros((n, S, 6), dtype=np.int64)  # G1..G5, none
-    greens[:, :, 0] = per_seat(_count6(nb_tile == EMPTY) > 0)
-    tile_key = np.where(on_tile, key * T + np.maximum(t, 0), size * T)
-    per_tile = np.bincount(tile_key, minlength=size * T + 1)[:size * T].reshape(n, S, T)
-    greens[:, :, 1] = 2 * ((per_tile > 0) & (per_tile == engine.tile_stumps[None, None, :])).sum(axis=2)
-    greens[:, :, 2] = per_seat(_count6(nb_kind == ARID) >= 2)
-    ruin_r, ruin_h = nonzero2(tile[:, :H] == RUIN)
-    if ruin_r.size:
-        ruin_nb = flower[ruin_r[:, None], nb[ruin_h]]
-        for s in range(S):
-            greens[:, s, 3] = np.bincount(ruin_r, weights=(ruin_nb == s).any(axis=1), minlength=n).astype(np.int64)
-    greens[:, :, 4] = (per_tile > 0).sum(axis=2)
-    index = np.arange(n)
-    out["points_green"] = greens[index, :, np.where(green < 0, 5, green).astype(np.int64)]
-    label = group[r, h].astype(np.int64)
-    root = label == h
-    label_key = r * (H + 1) + label
-    group_size = np.bincount(label_key, minlength=n * (H + 1))
-    production = (k >= FIRST_PRODUCTION) & (k <= LAST_PRODUCTION)
-    group_prod = np.bincount(label_key[production], minlength=n * (H + 1)) > 0
-    groups = per_seat(root)
-    browns = np.zeros((n, S, 5), dtype=np.int64)
-    browns[:, :, 1] = 2 * per_seat(others >= 2)
-    browns[:, :, 2] = 2 * per_seat(root & group_prod[label_key])
-    browns[:, :, 3] = per_seat(own <= 2)
-    browns[:, :, 4] = 3 * per_seat(root & (group_size[label_key] >= 3))
-    if engine.solo:
-        most = np.zeros((n, S), dtype=bool)
-        most[:, 0] = True
-    else:
-        most = groups == groups.max(axis=1, keepdims=True)
-    browns[:, :, 0] = groups + 2 * most
-    out["points_brown"] = browns[index, :, brown.astype(np.int64)]
-    if engine.solo:
-        for name in out:
-            out[name][:, WEED] = 0
-    return out
+def score_points(engine: VorexEngine, state: VorexState, rows: np.ndarray) -> dict[str, np.ndarray]:
+    """Point columns ``[n, S]`` of games ``rows`` (weed: 0): points_flowers, points_stumps, points_green,
+    points_brown. Counted from the map, each flower's group label (the smallest hex of its group, as kept by the
+    engine) and the game's objectives."""
+    found = kernels.points(np.asarray(rows, dtype=np.int64), state.tile, state.part, state.kind, state.flower,
+                           state.group, state.green, state.brown, engine.board.neighbours, engine.tile_value,
+                           engine.tile_stumps, engine.players, engine.solo)
+    return {name: found[:, c] for c, name in enumerate(POINT_COLUMNS)}

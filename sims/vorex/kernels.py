@@ -1,0 +1,623 @@
+"""Compiled loops over the game axis for the hot pieces of the batched Vorex engine and its bots.
+
+Each kernel replaces the numpy code of one piece (the batched engine stays
+one reading of the rules): end-of-game points, the greedy evaluation's
+features, the features after a tile placement computed without playing it,
+and placement legality. Inputs are the state's arrays (C-contiguous, their
+fixed dtypes) and the board's tables; ``rows`` picks the games to read.
+Hex arrays have ``W = H + 2`` columns: ``H`` is an empty hex outside the
+window, ``H + 1`` a covered one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sims.vorex.config import ARID, HEX_KINDS, LIGHT, POINTS, ROTATIONS
+
+EMPTY, RUIN = -1, -2
+FIRST_PRODUCTION, LAST_PRODUCTION = HEX_KINDS.index("light"), HEX_KINDS.index("insect")
+POINT_COLUMNS = ("points_flowers", "points_stumps", "points_green", "points_brown")
+# the features of the greedy evaluation, in WEIGHT_NAMES order
+SCORE, FLOWERS, PRODUCTION, RESOURCES, LIGHT_HELD, TILES = range(6)
+G1, G2, G3, G4, G5 = range(5)  # green objectives (GREEN order; -1: none)
+B1, B2, B3, B4, B5 = range(5)  # brown objectives (BROWN order)
+
+
+@njit(cache=True)
+def _game_points(g, tile, part, kind, flower, group, green, brown, neighbours, tile_value, tile_stumps,
+                 solo, out, per_tile, group_size, group_prod):
+    """Point columns ``out [4, S]`` of game row ``g``; ``per_tile [S, T]``, ``group_size`` and ``group_prod``
+    ``[W]`` are scratch (any contents). Only the game's own green and brown objectives are counted."""
+    H = neighbours.shape[0]
+    S = out.shape[1]
+    objective, rule = green[g], brown[g]
+    out[:] = 0
+    groups = np.zeros(S, np.int64)
+    for h in range(H):
+        seat = flower[g, h]
+        if seat < 0:
+            continue
+        out[0, seat] += 1
+        if kind[g, h] == POINTS:
+            out[1, seat] += tile_value[tile[g, h], part[g, h]]
+        if group[g, h] == h:
+            groups[seat] += 1
+        if objective == G1:  # the flowers with an empty neighbour
+            for d in range(6):
+                if tile[g, neighbours[h, d]] == EMPTY:
+                    out[2, seat] += 1
+                    break
+        elif objective == G3:  # the flowers with 2 arid neighbours at least
+            arid = 0
+            for d in range(6):
+                if kind[g, neighbours[h, d]] == ARID:
+                    arid += 1
+            if arid >= 2:
+                out[2, seat] += 1
+        if rule == B2 or rule == B4:
+            own = 0
+            others = 0
+            for d in range(6):
+                f = flower[g, neighbours[h, d]]
+                if f == seat:
+                    own += 1
+                elif f >= 0:
+                    others += 1
+            if rule == B2 and others >= 2:
+                out[3, seat] += 2
+            if rule == B4 and own <= 2:
+                out[3, seat] += 1
+    if objective == G2 or objective == G5:  # the seat's flowers by tile: whole tiles, or tiles reached
+        per_tile[:] = 0
+        for h in range(H):
+            if flower[g, h] >= 0 and tile[g, h] >= 0:
+                per_tile[flower[g, h], tile[g, h]] += 1
+        for s in range(S):
+            for t in range(per_tile.shape[1]):
+                if per_tile[s, t] > 0:
+                    if objective == G5:
+                        out[2, s] += 1
+                    elif per_tile[s, t] == tile_stumps[t]:
+                        out[2, s] += 2
+    elif objective == G4:  # the ruins with a flower of the seat next to them
+        for h in range(H):
+            if tile[g, h] == RUIN:
+                for s in range(S):
+                    for d in range(6):
+                        if flower[g, neighbours[h, d]] == s:
+                            out[2, s] += 1
+                            break
+    if rule == B3 or rule == B5:  # groups with a production flower, groups of 3 flowers or more
+        for h in range(H):
+            if flower[g, h] >= 0:
+                group_size[group[g, h]] = 0
+                group_prod[group[g, h]] = False
+        for h in range(H):
+            if flower[g, h] >= 0:
+                label = group[g, h]
+                group_size[label] += 1
+                if FIRST_PRODUCTION <= kind[g, h] <= LAST_PRODUCTION:
+                    group_prod[label] = True
+        for h in range(H):
+            seat = flower[g, h]
+            if seat >= 0 and group[g, h] == h:
+                if rule == B3 and group_prod[h]:
+                    out[3, seat] += 2
+                if rule == B5 and group_size[h] >= 3:
+                    out[3, seat] += 3
+    elif rule == B1:  # the groups, 2 more for the most (solo: the player)
+        most = groups.max()
+        for s in range(S):
+            out[3, s] = groups[s] + (2 if (s == 0 if solo else groups[s] == most) else 0)
+    if solo:
+        for c in range(4):
+            out[c, 1] = 0  # the weed scores nothing
+
+
+@njit(cache=True)
+def points(rows, tile, part, kind, flower, group, green, brown, neighbours, tile_value, tile_stumps, players,
+           solo):
+    """int64 ``[n, 4, S]``: the point columns (:data:`POINT_COLUMNS`) of games ``rows``."""
+    W = tile.shape[1]
+    out = np.zeros((rows.size, 4, players), np.int64)
+    per_tile = np.zeros((players, tile_value.shape[0]), np.int64)
+    group_size = np.zeros(W, np.int64)
+    group_prod = np.zeros(W, np.bool_)
+    for i in range(rows.size):
+        _game_points(rows[i], tile, part, kind, flower, group, green, brown, neighbours, tile_value, tile_stumps,
+                     solo, out[i], per_tile, group_size, group_prod)
+    return out
+
+
+@njit(cache=True)
+def _seat_features(g, seat, tile, part, kind, flower, group, green, brown, resources, tiles_on_map, neighbours,
+                   tile_value, tile_stumps, solo, found, columns, per_tile, group_size, group_prod):
+    """``found [6]``: the greedy evaluation's features of game row ``g`` for ``seat``; the rest is scratch."""
+    _game_points(g, tile, part, kind, flower, group, green, brown, neighbours, tile_value, tile_stumps,
+                 solo, columns, per_tile, group_size, group_prod)
+    scorer = 0 if solo and seat == 1 else seat  # the weed's score is minus the player's points
+    score = columns[0, scorer] + columns[1, scorer] + columns[2, scorer] + columns[3, scorer]
+    found[SCORE] = -score if scorer != seat else score
+    mine = 0
+    production = 0
+    for h in range(neighbours.shape[0]):
+        if flower[g, h] == seat:
+            mine += 1
+            if FIRST_PRODUCTION <= kind[g, h] <= LAST_PRODUCTION:
+                production += 1
+    found[FLOWERS] = mine
+    found[PRODUCTION] = production
+    held = 0
+    for r in range(4):
+        held += resources[g, seat, r]
+    found[RESOURCES] = held
+    found[LIGHT_HELD] = resources[g, seat, 0]
+    found[TILES] = tiles_on_map[g]
+
+
+@njit(cache=True)
+def seat_features(rows, seats, tile, part, kind, flower, group, green, brown, resources, tiles_on_map,
+                  neighbours, tile_value, tile_stumps, solo):
+    """int64 ``[n, 6]``: the greedy evaluation's features (score, flowers, production, resources, light, tiles)
+    of games ``rows`` for ``seats`` (solo: the weed's score is minus the player's points)."""
+    players = resources.shape[1]
+    found = np.zeros((rows.size, 6), np.int64)
+    columns = np.zeros((4, players), np.int64)
+    per_tile = np.zeros((players, tile_value.shape[0]), np.int64)
+    group_size = np.zeros(tile.shape[1], np.int64)
+    group_prod = np.zeros(tile.shape[1], np.bool_)
+    for i in range(rows.size):
+        _seat_features(rows[i], seats[i], tile, part, kind, flower, group, green, brown, resources, tiles_on_map,
+                       neighbours, tile_value, tile_stumps, solo, found[i], columns, per_tile, group_size,
+                       group_prod)
+    return found
+
+
+@njit(cache=True)
+def _neighbour_counts(g, tile, kind, neighbours_ext, open_nb, arid_nb):
+    """The empty and the arid neighbours of every hex of game row ``g``."""
+    for h in range(open_nb.size):
+        empty = 0
+        arid = 0
+        for d in range(6):
+            n = neighbours_ext[h, d]
+            if tile[g, n] == EMPTY:
+                empty += 1
+            if kind[g, n] == ARID:
+                arid += 1
+        open_nb[h] = empty
+        arid_nb[h] = arid
+
+
+@njit(cache=True)
+def _cell_index(h, s, p, cells):
+    """Which cell of placement ``p`` of shape ``s`` hex ``h`` is (-1: none)."""
+    for c in range(cells.shape[2]):
+        if cells[s, p, c] == h:
+            return c
+    return -1
+
+
+@njit(cache=True)
+def _ruin_takes_flower(g, h, s, p, t, tile_kind, kind, flower, flowers_left, cells, neighbours_ext, owners):
+    """Ruin ``h`` formed by placement ``p`` of tile ``t`` (shape ``s``) is complete (every neighbour arid or with a
+    flower) and a unique majority of the flowers around it has a flower left for it."""
+    owners[:] = 0
+    for d in range(6):
+        n = neighbours_ext[h, d]
+        c = _cell_index(n, s, p, cells)
+        if c >= 0:
+            if tile_kind[t, c] != ARID:
+                return False
+        elif flower[g, n] >= 0:
+            owners[flower[g, n]] += 1
+        elif kind[g, n] != ARID:
+            return False
+    winner = 0
+    for seat in range(owners.size):
+        if owners[seat] > owners[winner]:
+            winner = seat
+    for seat in range(owners.size):
+        if seat != winner and owners[seat] == owners[winner]:
+            return False
+    return owners[winner] > 0 and flowers_left[g, winner] > 0
+
+
+@njit(cache=True)
+def _placement_change(g, s, p, t, scorer, tile, kind, flower, green, flowers_left, open_nb, arid_nb, tile_kind,
+                      cells, around, around_touch, around_cell_bits, arid_cells, neighbours_ext, formed, seen, owners):
+    """(needs playing, the scorer's point change) of placement ``p`` of tile ``t`` (shape ``s``) in game row ``g``,
+    from the counts of empty and arid neighbours before it: see :func:`placement_features`. ``formed``,
+    ``seen`` (``[W]``, all False on entry and on return) and ``owners`` are scratch."""
+    count = 0
+    for j in range(around.shape[2]):
+        h = around[s, p, j]
+        if tile[g, h] == EMPTY and open_nb[h] == around_touch[s, p, j]:  # the tile takes its last empty neighbours
+            formed[count] = h
+            count += 1
+    for k in range(count):
+        if _ruin_takes_flower(g, formed[k], s, p, t, tile_kind, kind, flower, flowers_left, cells, neighbours_ext,
+                              owners):
+            return True, 0
+    objective = green[g]
+    delta = 0
+    if objective == G1:  # the scorer's flowers next to the tile or a new ruin that lose their last empty neighbour
+        for k in range(around.shape[2] + 6 * count):
+            x = around[s, p, k] if k < around.shape[2] else neighbours_ext[formed[(k - around.shape[2]) // 6], k % 6]
+            if seen[x] or flower[g, x] != scorer:
+                continue
+            seen[x] = True
+            closed = 0
+            for d in range(6):
+                n = neighbours_ext[x, d]
+                if _cell_index(n, s, p, cells) >= 0:
+                    closed += 1
+                else:
+                    for r in range(count):
+                        if formed[r] == n:
+                            closed += 1
+            if open_nb[x] > 0 and open_nb[x] == closed:
+                delta -= 1
+        for k in range(around.shape[2] + 6 * count):
+            x = around[s, p, k] if k < around.shape[2] else neighbours_ext[formed[(k - around.shape[2]) // 6], k % 6]
+            seen[x] = False
+    elif objective == G3:  # the scorer's flowers next to the tile reaching 2 arid neighbours
+        for j in range(around.shape[2]):
+            h = around[s, p, j]
+            arid = arid_nb[h]
+            if flower[g, h] != scorer or arid >= 2:
+                continue
+            added = around_cell_bits[s, p % around_cell_bits.shape[1], j] & arid_cells
+            while added:
+                arid += added & 1
+                added >>= 1
+            if arid >= 2:
+                delta += 1
+    elif objective == G4:  # the new ruins next to a flower of the scorer
+        for k in range(count):
+            for d in range(6):
+                if flower[g, neighbours_ext[formed[k], d]] == scorer:
+                    delta += 1
+                    break
+    return False, delta
+
+
+@njit(cache=True)
+def _put_flower(h, seat, flower, group, neighbours):
+    """A flower of ``seat`` on hex ``h`` of a one-game map (row 0): the groups next to it merge under the smallest
+    label (the group's smallest hex)."""
+    flower[0, h] = seat
+    new = h
+    for d in range(6):
+        n = neighbours[h, d]
+        if flower[0, n] == seat and group[0, n] < new:
+            new = group[0, n]
+    for d in range(6):
+        n = neighbours[h, d]
+        if flower[0, n] == seat:
+            old = group[0, n]
+            if old != new:
+                for x in range(neighbours.shape[0]):
+                    if group[0, x] == old:
+                        group[0, x] = new
+    group[0, h] = new
+
+
+@njit(cache=True)
+def _settle_ruins(ruins, count, flower, group, kind, settled, flowers_left, neighbours, solo):
+    """The complete unsettled ruins among ``ruins[:count]`` (hexes of a one-game map, ascending) settle: each takes
+    a flower of the unique majority of the flowers around it (if that seat has one left); a solo game ends at a
+    last flower."""
+    players = flowers_left.size
+    owners = np.zeros(players, np.int64)
+    for k in range(count):
+        h = ruins[k]
+        if settled[0, h]:
+            continue
+        complete = True
+        owners[:] = 0
+        for d in range(6):
+            n = neighbours[h, d]
+            if flower[0, n] >= 0:
+                owners[flower[0, n]] += 1
+            elif kind[0, n] != ARID:
+                complete = False
+        if not complete:
+            continue
+        settled[0, h] = True
+        winner = 0
+        for s in range(players):
+            if owners[s] > owners[winner]:
+                winner = s
+        ties = 0
+        for s in range(players):
+            if owners[s] == owners[winner]:
+                ties += 1
+        if ties == 1 and owners[winner] > 0 and flowers_left[winner] > 0:
+            _put_flower(h, winner, flower, group, neighbours)
+            flowers_left[winner] -= 1
+            if solo and flowers_left[winner] == 0:
+                return
+
+
+@njit(cache=True)
+def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, covered, count, place_tables, base_states, states, row):
+    """Another setup tile of ``mover`` (not slot ``slot``) has a legal placement once hexes ``covered[:count]``
+    are covered too (``base_states``: the hex states before, :func:`_hex_states`)."""
+    playable, neighbours_ext, cells, boundary, boundary_touch, covers_centre, centre = place_tables
+    window = neighbours_ext.shape[0] - 2  # the sentinels keep their states
+    states[:] = base_states
+    for k in range(count):
+        h = covered[k]
+        states[h] = COVERED
+        for d in range(6):
+            n = neighbours_ext[h, d]
+            if n < window and states[n] != COVERED:
+                states[n] += 1
+    for k in range(setup_tiles.shape[2]):
+        other = setup_tiles[g, mover, k]
+        if k != slot and other >= 0 and _scan_placements(tile_shape[other], False, True, states, playable, cells,
+                                                          boundary, boundary_touch, covers_centre, row, centre):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _played_placement(g, s, p, t, slot, mover, got, game, tables, place_tables, setup_tiles, light_hex, open_nb,
+                      base_states, found, one, scratch):
+    """``found [6]``: the features for ``mover`` after placement ``p`` of tile ``t`` (shape ``s``) in game row ``g``,
+    played on a one-game copy ``one`` of the map: the ruins it forms settle (ascending), and after a setup
+    placement (``slot`` >= 0) that ends the mover's setup (no other setup tile fits) a flower lands on the light
+    stump of the starting tile, and the ruins next to it settle. ``got [4]``: the beetles the mover takes;
+    ``open_nb`` and ``base_states``: the empty neighbours and the hex states of the game's map."""
+    tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled = game
+    neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
+    tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
+    columns, per_tile, group_size, group_prod, states, row, ruins = scratch
+    cells = place_tables[2]
+    tile1[0] = tile[g]
+    part1[0] = part[g]
+    kind1[0] = kind[g]
+    flower1[0] = flower[g]
+    group1[0] = group[g]
+    settled1[0] = settled[g]
+    green1[0] = green[g]
+    brown1[0] = brown[g]
+    resources1[0] = resources[g]
+    tiles1[0] = tiles_on_map[g] + 1
+    left1[:] = flowers_left[g]
+    count = 0
+    for j in range(around.shape[2]):
+        h = around[s, p, j]
+        if tile[g, h] == EMPTY and open_nb[h] == around_touch[s, p, j]:  # the tile takes its last empty neighbours
+            ruins[count] = h
+            count += 1
+    ruins[:count] = np.sort(ruins[:count])
+    for c in range(cells.shape[2]):
+        h = cells[s, p, c]
+        tile1[0, h] = t
+        part1[0, h] = c
+        kind1[0, h] = tile_kind[t, c]
+    for k in range(count):
+        tile1[0, ruins[k]] = RUIN
+    for r in range(4):
+        resources1[0, mover, r] += got[r]
+    _settle_ruins(ruins, count, flower1, group1, kind1, settled1, left1, neighbours, solo)
+    for c in range(cells.shape[2]):
+        ruins[count + c] = cells[s, p, c]  # every hex the placement covers
+    if slot >= 0 and not _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, ruins, count + cells.shape[2],
+                                        place_tables, base_states, states, row):
+        light = light_hex[g, mover]
+        if slot == 0:  # the starting tile's (first) light hex
+            light = cells[s, p, 0]
+            for c in range(cells.shape[2]):
+                if tile_kind[t, c] == LIGHT:
+                    light = cells[s, p, c]
+                    break
+        if light >= 0:
+            _put_flower(light, mover, flower1, group1, neighbours)
+            left1[mover] -= 1
+            count = 0
+            for d in range(6):
+                n = neighbours[light, d]
+                if tile1[0, n] == RUIN:
+                    ruins[count] = n
+                    count += 1
+            ruins[:count] = np.sort(ruins[:count])
+            _settle_ruins(ruins, count, flower1, group1, kind1, settled1, left1, neighbours, solo)
+    _seat_features(0, mover, tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, neighbours,
+                   tile_value, tile_stumps, solo, found, columns, per_tile, group_size, group_prod)
+
+
+@njit(cache=True)
+def placement_features(games, actions, first_place, last_place, tile, part, kind, flower, group, green, brown,
+                       resources, tiles_on_map, flowers_left, settled, phase, to_move, face_up, setup_tiles,
+                       light_hex, supply, neighbours, tile_value, tile_stumps, solo, tile_shape, tile_kind,
+                       tile_beetles, setup_beetles, arid_cells, around, around_touch, around_cell_bits, place_tables,
+                       setup, weed_expand):
+    """The features after ``place`` actions (pairs ``games[i], actions[i]``, by game; actions ``first_place`` to
+    ``last_place``), computed without playing them.
+
+    Returns ``direct [m]`` (the pairs computed) and their features ``[m, 6]``.
+    Unless a ruin it forms takes a flower, an expand only adds the tile (its
+    hexes and ``tiles``), its beetles and the ruins; no flower, group or other
+    tile changes, so among the points only G1 (the scorer's flowers whose last
+    empty neighbours the tile and the ruins take), G3 (those reaching 2 arid
+    neighbours; ``arid_cells[t]``: bit c set iff cell c of tile t is arid) and
+    G4 (new ruins next to the scorer's flowers) move. Other placements (setup
+    ones, and those whose ruins take a flower) are played on a one-game copy
+    of the map (:func:`_played_placement`) and the features counted there.
+    """
+    m = games.size
+    players = resources.shape[1]
+    placements = around.shape[1]
+    W = tile.shape[1]
+    neighbours_ext = place_tables[1]
+    cells_per_tile = place_tables[2].shape[2]
+    direct = np.zeros(m, np.bool_)
+    found = np.zeros((m, 6), np.int64)
+    base = np.zeros(6, np.int64)
+    columns = np.zeros((4, players), np.int64)
+    per_tile = np.zeros((players, tile_value.shape[0]), np.int64)
+    group_size = np.zeros(W, np.int64)
+    group_prod = np.zeros(W, np.bool_)
+    open_nb = np.zeros(W, np.int64)
+    arid_nb = np.zeros(W, np.int64)
+    base_states = np.zeros(W, np.int64)
+    got = np.zeros(4, np.int64)
+    formed = np.zeros(around.shape[2], np.int64)
+    seen = np.zeros(W, np.bool_)
+    owners = np.zeros(players, np.int64)
+    game = (tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled)
+    tables = (neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo)
+    one = (np.empty((1, W), tile.dtype), np.empty((1, W), part.dtype), np.empty((1, W), kind.dtype),
+           np.empty((1, W), flower.dtype), np.empty((1, W), group.dtype), np.empty(1, green.dtype),
+           np.empty(1, brown.dtype), np.empty((1,) + resources.shape[1:], resources.dtype),
+           np.empty(1, tiles_on_map.dtype), np.empty(players, np.int64), np.empty((1, W), settled.dtype))
+    scratch = (columns, per_tile, group_size, group_prod, np.zeros(W, np.int64),
+               np.zeros(-(-placements // 64), np.uint64), np.zeros(around.shape[2] + cells_per_tile, np.int64))
+    last = -1
+    for i in range(m):
+        g, a = games[i], actions[i]
+        if a < first_place or a > last_place:
+            continue
+        mover = np.int64(to_move[g])
+        weed = solo and mover == 1
+        if g != last:
+            _seat_features(g, mover, tile, part, kind, flower, group, green, brown, resources, tiles_on_map,
+                           neighbours, tile_value, tile_stumps, solo, base, columns, per_tile, group_size,
+                           group_prod)
+            _neighbour_counts(g, tile, kind, neighbours_ext, open_nb, arid_nb)
+            _hex_states(g, tile, neighbours_ext, base_states)
+            last = g
+        slot = (a - first_place) // placements
+        p = (a - first_place) % placements
+        direct[i] = True
+        if phase[g] == setup:
+            slot = min(slot, setup_tiles.shape[2] - 1)
+            t = setup_tiles[g, mover, slot]
+            for r in range(4):
+                got[r] = min(tile_beetles[t, r], supply[g, r]) if setup_beetles else 0
+            _played_placement(g, tile_shape[t], p, t, slot, mover, got, game, tables, place_tables, setup_tiles,
+                              light_hex, open_nb, base_states, found[i], one, scratch)
+            continue
+        t = face_up[g, slot]
+        s = tile_shape[t]
+        for r in range(4):
+            got[r] = 0 if phase[g] == weed_expand else min(tile_beetles[t, r], supply[g, r])
+        full, delta = _placement_change(g, s, p, t, 0 if weed else mover, tile, kind, flower, green, flowers_left,
+                                        open_nb, arid_nb, tile_kind, place_tables[2], around, around_touch,
+                                        around_cell_bits, arid_cells[t], neighbours_ext, formed, seen, owners)
+        if full:
+            _played_placement(g, s, p, t, -1, mover, got, game, tables, place_tables, setup_tiles, light_hex,
+                              open_nb, base_states, found[i], one, scratch)
+            continue
+        found[i] = base
+        found[i, SCORE] += -delta if weed else delta
+        found[i, RESOURCES] += got[0] + got[1] + got[2] + got[3]
+        found[i, LIGHT_HELD] += got[0]
+        found[i, TILES] += 1
+    return direct, found
+
+
+COVERED = 7  # hex state of a covered hex (an empty one: its covered neighbours, 0 to 6)
+
+
+@njit(cache=True)
+def _hex_states(g, tile, neighbours_ext, states):
+    """``states[h]``: COVERED, or the covered neighbours of empty hex ``h`` of game row ``g``."""
+    for h in range(states.size):
+        if tile[g, h] != EMPTY:
+            states[h] = COVERED
+            continue
+        c = 0
+        for d in range(6):
+            if tile[g, neighbours_ext[h, d]] != EMPTY:
+                c += 1
+        states[h] = c
+
+
+@njit(cache=True)
+def _closes_one_region(states, boundary, touch):
+    """The boundary walk of a free placement meeting the forest (``boundary``, and ``touch``: the tile cells next to
+    each step): the gaps (runs of empty hexes along the walk) become separate empty regions, all closed but one;
+    true iff at most one gap holds a "bad" hex, empty and not becoming a single enclosed hex (its covered
+    neighbours and the tile's cells next to it are not all 6). The walk starts after a covered hex."""
+    length = boundary.size
+    start = 0
+    while states[boundary[start]] != COVERED:
+        start += 1
+    seen = False  # the current gap holds a bad hex
+    once = False
+    for k in range(start + 1, start + 1 + length):
+        j = k if k < length else k - length  # (no division: this loop is the hot one)
+        state = states[boundary[j]]
+        if state == COVERED:
+            seen = False
+        elif state != 6 - touch[j] and not seen:
+            if once:
+                return False
+            once = True
+            seen = True
+    return True
+
+
+@njit(cache=True)
+def _scan_placements(s, first, first_only, states, playable, cells, boundary, boundary_touch, covers_centre, row,
+                     centre):
+    """Sets in ``row`` (bit p % 64 of word p // 64) the legal placements p of shape ``s`` on a map given by its
+    hex ``states`` (:func:`_hex_states`; ``first``: no tile is down yet); true if there is one. ``first_only``:
+    stops at the first. ``centre``: the first placement anchored at the centre."""
+    placements = cells.shape[1]
+    found = False
+    for k in range(placements):
+        p = centre + k  # from the centre's placements on: the forest grows from there
+        if p >= placements:
+            p -= placements
+        fits = True
+        touches = False
+        for c in range(cells.shape[2]):
+            h = cells[s, p, c]
+            if h >= playable or states[h] == COVERED:
+                fits = False
+                break
+            if states[h] > 0:
+                touches = True
+        if not fits:
+            continue
+        if first:
+            ok = covers_centre[s, p]
+        else:
+            ok = touches and _closes_one_region(states, boundary[s, p], boundary_touch[s, p % ROTATIONS])
+        if ok:
+            row[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+            found = True
+            if first_only:
+                return True
+    return found
+
+
+@njit(cache=True)
+def legal_placements(games, shapes, first_only, tile, tiles_on_map, playable, neighbours_ext, cells, boundary,
+                     boundary_touch, covers_centre, centre, words):
+    """uint64 ``[m, words]``: the legal placements of shape ``shapes[i]`` on the map of game ``games[i]``, bit
+    p % 64 of word p // 64 for placement p = anchor * 6 + rotation.
+
+    The cells are free (playable and empty) and one touches the forest (the
+    first tile covers the centre instead); the boundary walk closes no region
+    holding more than a single hex. ``first_only``: only the first one found
+    (to know whether there is one).
+    """
+    legal = np.zeros((games.size, words), np.uint64)
+    states = np.zeros(neighbours_ext.shape[0], np.int64)
+    last = -1
+    for i in range(games.size):
+        g = games[i]
+        if g != last:
+            _hex_states(g, tile, neighbours_ext, states)
+            last = g
+        _scan_placements(shapes[i], tiles_on_map[g] == 0, first_only, states, playable, cells, boundary,
+                         boundary_touch, covers_centre, legal[i], centre)
+    return legal
