@@ -32,8 +32,6 @@ import html
 import io
 import json
 import math
-import os
-import platform
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -57,7 +55,7 @@ from statsmodels.stats.weightstats import ttost_ind
 from analysis import plots
 from analysis import stats
 from sims.core.spec import ConfigError
-from sims.runner import Chunk, load_events, load_manifest, load_records
+from sims.records import Chunk, load_events, load_manifest, load_records, machine, now
 
 DELTA = 0.025
 ALPHA = 0.05
@@ -226,10 +224,6 @@ def _sentences(text: str) -> str:
     return _plain("; ".join(parts))
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
 def _listing(items: Sequence[str], limit: int = 6) -> str:
     items = list(items)
     if len(items) <= limit:
@@ -350,10 +344,6 @@ def _versions_now() -> dict[str, str]:
         except PackageNotFoundError:
             found[label] = "not installed"
     return found
-
-
-def _machine() -> str:
-    return f"{platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
 
 
 def _versions_text(held: dict[str, str]) -> str:
@@ -1032,7 +1022,7 @@ def _run_manifest_blocks(path: Path, manifest: dict, games: int, label: str = ""
         ("Versions (run)", _versions_text(manifest.get("versions") or {})),
         ("Versions (report)", _versions_text(_versions_now())),
         ("Machine", str(manifest.get("machine")) if manifest.get("machine")
-         else f"{_machine()} (the machine that wrote this report; the manifest does not record the run's)"),
+         else f"{machine()} (the machine that wrote this report; the manifest does not record the run's)"),
         ("Dates", f"run created {manifest.get('created', 'n/a')}, updated {manifest.get('updated', 'n/a')}"),
     ]
     return [
@@ -1061,7 +1051,7 @@ def build_run_report(path: str | Path, delta: float = DELTA) -> Report:
     sections = [summary, seats, _bot_section(a), _score_section(a), _length_section(a),
                 _component_section(a), _methods_section(_RUN_METHODS),
                 Section("manifest", "Run manifest", _run_manifest_blocks(a.path, a.manifest, a.games))]
-    return Report("run", _run_title(a.manifest), _run_subtitle(a), sections, _now())
+    return Report("run", _run_title(a.manifest), _run_subtitle(a), sections, now())
 
 
 # ================================================================ sweep reports
@@ -1457,7 +1447,7 @@ def _sweep_manifest(data: Any, cells: list[CellAnalysis]) -> Section:
         ("Games per second", _sweep_speed(data)),
         ("Versions (sweep)", _versions_text(m.get("versions") or {})),
         ("Versions (report)", _versions_text(_versions_now())),
-        ("Machine", f"{_machine()} (the machine that wrote this report)"),
+        ("Machine", f"{machine()} (the machine that wrote this report)"),
         ("Dates", f"sweep created {m.get('created', 'n/a')}, updated {m.get('updated', 'n/a')}"),
     ]
     entries = {e["id"]: e for e in m.get("cells", [])}
@@ -1590,7 +1580,7 @@ def build_sweep_report(path: str | Path, delta: float = DELTA) -> Report:
     title = f"{_game_title(data.game)} sweep: {', '.join(data.axes) or 'cells'}"
     subtitle = (f"{len(everything)} cells \u00d7 {data.games_per_cell:,} deals, bots {', '.join(data.bots)}, seed "
                 f"{data.seed}; baseline {data.baseline.id}. Sweep directory {data.out_dir}")
-    return Report("sweep", title, subtitle, sections, _now())
+    return Report("sweep", title, subtitle, sections, now())
 
 
 # ================================================================ diff reports
@@ -1826,7 +1816,7 @@ def build_diff_report(run_a: str | Path, run_b: str | Path, delta: float = DELTA
     ]
     title = f"{_game_title(ma.get('game', '?'))}: {pa.name} vs {pb.name}"
     subtitle = f"What changed from run A ({pa}) to run B ({pb})."
-    return Report("diff", title, subtitle, sections, _now())
+    return Report("diff", title, subtitle, sections, now())
 
 
 def _same_results(a: pl.DataFrame, b: pl.DataFrame) -> bool:

@@ -68,7 +68,7 @@ def _rates(records: pl.LazyFrame, key: str) -> pl.DataFrame:
 def summarize(records: pl.DataFrame | pl.LazyFrame) -> Summary:
     """Per seat and per bot rates, game length and end reasons of a records table.
 
-    A lazy frame (``sims.runner.scan_records``) is aggregated in streaming
+    A lazy frame (``sims.records.scan_records``) is aggregated in streaming
     fashion, so memory stays flat however many games the run holds.
     """
     records = records.lazy()
