@@ -722,7 +722,8 @@ def _adjusted(records: pl.DataFrame, counted: pl.DataFrame, c: _SeatContext) -> 
     terms = np.r_[0.0, np.asarray(fit.params)[:k]]
     share = np.exp(terms - terms.max()) / np.exp(terms - terms.max()).sum()
     jacobian = (np.diag(share) - np.outer(share, share))[:, 1:]
-    se = np.sqrt(np.clip(np.diag(jacobian @ np.asarray(fit.cov_params())[:k, :k] @ jacobian.T), 0, None))
+    seat_cov = np.asarray(fit.cov_params())[:k, :k]
+    se = np.sqrt(np.clip(np.diag(jacobian @ seat_cov @ jacobian.T), 0, None))
     z = stats.norm.ppf(0.5 + CONFIDENCE / 2)
     low, high = np.clip(share - z * se, 0, 1), np.clip(share + z * se, 0, 1)
     safe_se = np.where(se > 0, se, np.inf)
@@ -731,9 +732,15 @@ def _adjusted(records: pl.DataFrame, counted: pl.DataFrame, c: _SeatContext) -> 
                       stats.norm.cdf((share - (c.fair + c.delta)) / safe_se))
     wald = fit.wald_test(np.eye(fit.params.size)[:k], scalar=True)
     statistic, p_value = float(wald.statistic), float(wald.pvalue)
+    # Every deal went the same way in all its rotations (its bots, not its seats, decided it): the clustered
+    # variance of the seat terms is zero up to rounding, and tests on it would read the rounding noise.
+    degenerate = not np.all(np.diag(seat_cov) > 1e-12)
+    if degenerate:
+        low = high = seat_p = tost = np.full(c.players, np.nan)
+        statistic, p_value = float("nan"), float("nan")
     room = c.delta - np.abs(share - c.fair)
     more = None
-    if np.all(room > 0):
+    if np.all(room > 0) and not degenerate:
         factor = stats.norm.ppf(1 - c.alpha) + stats.norm.ppf(c.power)
         more = max(0, int(math.ceil(deals * float(np.max((se * factor / room) ** 2)))) - deals)
     verdict = None

@@ -317,11 +317,12 @@ def test_family_verdicts_keep_the_family_wise_rate_of_a_null_sweep_slow():
 # ---------------------------------------------------------------- paired differences by deal
 
 
-def paired_coverage(replicates: int, seed: int, deals: int = 200, gain: float = 0.3,
-                    deal_sd: float = 1.0, bot_sd: float = 1.0) -> tuple[float, float, str]:
+def paired_coverage(replicates: int, seed: int, deals: int = 200, gain: float = 0.3, deal_sd: float = 1.0,
+                    bot_sd: float = 1.0, perturb: float = 0.0) -> tuple[float, float, str]:
     """Two runs on the same deals (common random numbers), bot x stronger by ``gain`` in the second, seats
     rotated, rotations correlated: the share of runs whose interval for x's win-rate change holds the truth,
-    the share whose Wilcoxon test rejects, and the unit."""
+    the share whose Wilcoxon test rejects, and the unit. ``perturb``: the share of games whose play noise the
+    second run draws anew (a change that moves games without changing anyone's strength)."""
     rng = np.random.default_rng(seed)
     spread = math.sqrt(2 * deal_sd ** 2 + 2 * bot_sd ** 2)  # x's per-deal edge over y, either seat
     v = np.random.default_rng(seed + 1).normal(0.0, spread, 1_000_000)
@@ -331,9 +332,10 @@ def paired_coverage(replicates: int, seed: int, deals: int = 200, gain: float = 
         noise = rng.gumbel(size=(deals * 2, 2))
         deal_effect = rng.normal(0.0, deal_sd, (deals, 2))
         bot_effect = rng.normal(0.0, bot_sd, (deals, 2))
-        runs = [draw(rng, deals, ["x", "y"], {"x": x, "y": 0.0}, rotate=True, noise=noise,
+        redrawn = np.where(rng.random((deals * 2, 1)) < perturb, rng.gumbel(size=noise.shape), noise)
+        runs = [draw(rng, deals, ["x", "y"], {"x": x, "y": 0.0}, rotate=True, noise=n,
                      deal_effect=deal_effect, bot_effect=bot_effect).filter(pl.col("bot") == "x")
-                for x in (0.0, gain)]
+                for x, n in ((0.0, noise), (gain, redrawn))]
         result = S.paired_difference(*runs)
         covered.append(result.mean.low <= truth <= result.mean.high)
         rejected.append(result.p_value < ALPHA)
@@ -348,11 +350,17 @@ def test_paired_difference_by_deal_covers_about_95_percent_with_correlated_rotat
     assert low <= coverage <= high, f"coverage {coverage:.3f}"
 
 
+def test_paired_difference_by_deal_rejects_about_5_percent_of_changes_that_change_nothing():
+    replicates = 100
+    _, rejected, _ = paired_coverage(replicates, seed=9, gain=0.0, perturb=0.5)
+    assert rejected <= band(ALPHA, replicates)[1], f"rejected {rejected:.3f}"
+
+
 @pytest.mark.slow
 def test_paired_difference_by_deal_covers_about_95_percent_slow():
     replicates = 2000
     coverage, _, _ = paired_coverage(replicates, seed=10)
-    _, rejected, _ = paired_coverage(replicates, seed=11, gain=0.0)
+    _, rejected, _ = paired_coverage(replicates, seed=11, gain=0.0, perturb=0.5)
     print(f"\npaired difference by deal: coverage {coverage:.4f}, null rejection {rejected:.4f}, of {replicates}")
     low, high = band(LEVEL, replicates)
     assert max(low, 0.93) <= coverage <= min(high, 0.97)

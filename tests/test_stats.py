@@ -406,6 +406,18 @@ def test_lopsided_lineup_is_never_balanced_even_when_its_seat_test_rejects():
     assert S.family_verdicts([weaker, even])[0][0] == S.VERDICT_NOT_MEASURED
 
 
+def test_adjusted_model_without_a_deal_that_seats_decided_tells_nothing():
+    # Every deal is won by the same bot in both rotations (a in 6, b in 4): the seat term is 0 with a clustered
+    # variance of 0 up to rounding. No interval, no test on rounding noise, and certainly not "balanced".
+    result = S.seat_advantage(rotated_pair([(0, 1)] * 6 + [(1, 0)] * 4))
+    assert result.design == S.DESIGN_ADJUSTED and result.lineup_note == ""
+    assert result.seats["share"].to_list() == pytest.approx([0.5, 0.5])
+    assert math.isnan(result.p_value) and result.seats["share_low"].is_nan().all()
+    assert result.verdict == S.VERDICT_UNSURE and result.more_games is None
+    assert "p = n/a" in result.describe() and "[n/a]" in result.describe()
+    assert S.family_verdicts([result])[0][0] == S.VERDICT_UNSURE
+
+
 def test_replayed_rotations_count_deals_not_games():
     # Old runs: same bot in both seats, rotation 1 an exact replay of rotation 0. Seat 0 wins 60 of 100 deals.
     games = []
