@@ -351,21 +351,28 @@ def verify(game_name: str, games_: int, seed: int, players: int | None, bots: st
 @click.argument("game_name", metavar="[GAME]", required=False)
 @click.option("--all", "every_game", is_flag=True, help="Every game at every player count, in one run.")
 @click.option("--players", type=int, default=None, help="Players (default: the game's smallest count).")
-@click.option("--batch-size", type=_POSITIVE, default=4096, show_default=True, help="Batched games a run.")
-@click.option("--repeats", type=_POSITIVE, default=5, show_default=True, help="Timed runs (median).")
-@click.option("--reference-games", type=_POSITIVE, default=30, show_default=True,
+@click.option("--batch-size", type=_POSITIVE, default=1024, show_default=True,
+              help="Batched games a run of the random and greedy bots.")
+@click.option("--planner-batch-size", type=_POSITIVE, default=64, show_default=True,
+              help="Batched games a run of the planner.")
+@click.option("--repeats", type=_POSITIVE, default=None,
+              help="Timed runs of each figure (median); default: up to 5, fewer for slow bots.")
+@click.option("--reference-games", type=_POSITIVE, default=2, show_default=True,
               help="Reference games a run (the first deals of the batch).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @_config_options
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-def bench(game_name: str | None, every_game: bool, players: int | None, batch_size: int, repeats: int,
-          reference_games: int, seed: int, overrides: tuple[str, ...], config_path: str | None,
+def bench(game_name: str | None, every_game: bool, players: int | None, batch_size: int, planner_batch_size: int,
+          repeats: int | None, reference_games: int, seed: int, overrides: tuple[str, ...], config_path: str | None,
           as_json: bool) -> None:
-    """Games per second of both engines, random and greedy bots.
+    """Games and decisions per second of both engines, random, greedy and planner bots.
+
+    The first call of each bot (imports, compiling numba kernels) is timed
+    apart as compile_seconds; every figure is the median of timed runs after it.
 
     \b
         glade bench overgrowth --json
-        glade bench overgrowth --batch-size 16384 --repeats 7 --reference-games 50
+        glade bench vora --players 3 --batch-size 4096 --repeats 7 --reference-games 20
         glade bench --all --json          # every game and player count, for tracking speed over time
     """
     from sims.bench import bench as run_bench
@@ -373,16 +380,16 @@ def bench(game_name: str | None, every_game: bool, players: int | None, batch_si
 
     if every_game == (game_name is not None):
         raise ConfigError("glade bench", "GAME", "a game name or --all (one of the two)", has_got=False)
+    sizes = dict(batch_size=batch_size, repeats=repeats, reference_games=reference_games, seed=seed,
+                 planner_batch_size=planner_batch_size)
     if every_game:
-        result = bench_all(batch_size=batch_size, repeats=repeats, reference_games=reference_games, seed=seed)
-        text = "\n".join(format_bench(run) for run in result["runs"])
-        click.echo(json.dumps(result, indent=2) if as_json else text)
+        result = bench_all(**sizes)
+        click.echo(json.dumps(result, indent=2) if as_json else "\n".join(map(format_bench, result["runs"])))
         return
     game = _game(game_name)
     players = _players(game, players, None)
     config = _config(game, config_path, overrides)
-    result = run_bench(game.name, config, players, batch_size=batch_size, repeats=repeats,
-                       reference_games=reference_games, seed=seed)
+    result = run_bench(game.name, config, players, **sizes)
     click.echo(json.dumps(result, indent=2) if as_json else format_bench(result))
 
 

@@ -619,12 +619,22 @@ def _equal_players_by_deal(counted: pl.DataFrame, c: _SeatContext, tested: int, 
 
 
 def _mean_tests(values: np.ndarray, fair: float, delta: float) -> tuple[float, float, float, float]:
-    """(low, high, p vs fair, equivalence p) of a mean over units, by t; degenerate samples decided exactly."""
+    """(low, high, p vs fair, equivalence p) of a mean over units, by t.
+
+    When the units do not vary (every deal split alike) a t test has no
+    variance to use: the deals then count as ``mean * n`` successes of ``n``
+    (Wilson interval, exact binomial test, ``binom_tost``), so a few alike
+    deals are never taken as certainty.
+    """
     n = values.size
-    mean = float(values.mean()) if n else float("nan")
+    if n == 0:
+        return float("nan"), float("nan"), 1.0, 1.0
+    mean = float(values.mean())
     if n < 2 or np.all(values == values[0]):
-        inside = abs(mean - fair) < delta
-        return mean, mean, (1.0 if mean == fair else 0.0) if n >= 2 else 1.0, (0.0 if inside and n >= 2 else 1.0)
+        successes = int(round(mean * n))
+        low, high = _wilson(successes, n, CONFIDENCE)
+        p = float(stats.binomtest(successes, n, fair).pvalue)
+        return float(low), float(high), p, _tost_p(successes, n, fair, delta)
     test = stats.ttest_1samp(values, fair)
     interval = test.confidence_interval(CONFIDENCE)
     tost_p = float(DescrStatsW(values).ttost_mean(fair - delta, fair + delta)[0])
@@ -691,9 +701,11 @@ def _adjusted(records: pl.DataFrame, counted: pl.DataFrame, c: _SeatContext) -> 
     clustered by deal (``cov_type="cluster"``): a deal's games and a game's
     comparisons are not independent. The seat terms give the share of first
     places each seat would take among equal players (Plackett-Luce: the
-    softmax of the seat terms), with delta-method normal intervals; the joint
-    test is the clustered Wald test that every seat term is 0; equivalence by
-    two one-sided z tests per seat.
+    softmax of the seat terms), with delta-method intervals; the joint test
+    is the clustered Wald test that every seat term is 0; equivalence by two
+    one-sided tests per seat. With few deals a clustered variance is biased
+    low, so the references are Student's t and F with (deals - 1) degrees of
+    freedom (``use_t=True``) rather than the normal and chi-square.
     """
     tested = counted["game"].n_unique()
     comparisons = _comparisons(records).filter(pl.col("result") != 0.5)
@@ -707,10 +719,10 @@ def _adjusted(records: pl.DataFrame, counted: pl.DataFrame, c: _SeatContext) -> 
         design = np.column_stack([(seat_a == s).astype(float) - (seat_b == s) for s in range(1, c.players)]
                                  + [(bot_a == b).astype(float) - (bot_b == b) for b in bots[1:]])
         groups = comparisons["deal"].rank("dense").to_numpy()
-        fit = _logit(comparisons["result"].to_numpy(), design, groups)
-    share_method = f"Bradley-Terry seat terms, deal-clustered, delta method {_confidence(CONFIDENCE)}"
-    test = "clustered Wald test of the seat terms (statsmodels Logit, cov_type='cluster')"
-    equivalence = "two one-sided z tests on the equal-player shares"
+        fit = _logit(comparisons["result"].to_numpy(), design, groups, use_t=True)
+    share_method = f"Bradley-Terry seat terms, deal-clustered, delta method, t {_confidence(CONFIDENCE)}"
+    test = "clustered Wald test of the seat terms (statsmodels Logit, cov_type='cluster', F reference)"
+    equivalence = "two one-sided t tests on the equal-player shares"
     if fit is None:
         note = ("the model with seat and bot terms cannot be fitted (a bot never lost, or no decided game): "
                 + (lopsided_note or "the lineup tells nothing about seat balance between equal players"))
@@ -724,12 +736,13 @@ def _adjusted(records: pl.DataFrame, counted: pl.DataFrame, c: _SeatContext) -> 
     jacobian = (np.diag(share) - np.outer(share, share))[:, 1:]
     seat_cov = np.asarray(fit.cov_params())[:k, :k]
     se = np.sqrt(np.clip(np.diag(jacobian @ seat_cov @ jacobian.T), 0, None))
-    z = stats.norm.ppf(0.5 + CONFIDENCE / 2)
+    reference = stats.t(df=max(deals - 1, 1))
+    z = reference.ppf(0.5 + CONFIDENCE / 2)
     low, high = np.clip(share - z * se, 0, 1), np.clip(share + z * se, 0, 1)
     safe_se = np.where(se > 0, se, np.inf)
-    seat_p = 2 * stats.norm.sf(np.abs(share - c.fair) / safe_se)
-    tost = np.maximum(stats.norm.sf((share - (c.fair - c.delta)) / safe_se),
-                      stats.norm.cdf((share - (c.fair + c.delta)) / safe_se))
+    seat_p = 2 * reference.sf(np.abs(share - c.fair) / safe_se)
+    tost = np.maximum(reference.sf((share - (c.fair - c.delta)) / safe_se),
+                      reference.cdf((share - (c.fair + c.delta)) / safe_se))
     wald = fit.wald_test(np.eye(fit.params.size)[:k], scalar=True)
     statistic, p_value = float(wald.statistic), float(wald.pvalue)
     # Every deal went the same way in all its rotations (its bots, not its seats, decided it): the clustered
@@ -1247,10 +1260,11 @@ def _bradley_terry(comparisons: pl.DataFrame, bots: tuple[str, ...], reference: 
     return ratings, float(params[0]), float(se[0]), separated
 
 
-def _logit(y: np.ndarray, design: np.ndarray, groups: np.ndarray | None = None):
+def _logit(y: np.ndarray, design: np.ndarray, groups: np.ndarray | None = None, use_t: bool = False):
     """statsmodels Logit by Newton's method, its covariance clustered by ``groups`` when given
-    (``cov_type="cluster"``); None if it separates or does not converge."""
-    cov = {} if groups is None else {"cov_type": "cluster", "cov_kwds": {"groups": np.asarray(groups)}}
+    (``cov_type="cluster"``, t and F references with ``use_t``); None if it separates or does not converge."""
+    cov = {} if groups is None else {"cov_type": "cluster", "cov_kwds": {"groups": np.asarray(groups)},
+                                     "use_t": use_t}
     with warnings.catch_warnings():
         warnings.simplefilter("error", PerfectSeparationWarning)
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -1635,7 +1649,7 @@ def methods_used() -> list[str]:
         "Seat advantage with mixed lineups and rotated seats: Bradley-Terry logistic regression with seat and bot "
         "terms on every pair of seats with different places (statsmodels Logit, covariance clustered by deal); the "
         "equal-player share of each seat is the softmax of the seat terms with a delta-method interval; joint "
-        "clustered Wald test; equivalence by two one-sided z tests. A lineup whose bots are far apart in strength "
+        "clustered Wald test (F reference, deals - 1 degrees of freedom); equivalence by two one-sided t tests. A lineup whose bots are far apart in strength "
         f"(over {LOPSIDED_SHARE:.0%} of decided comparisons) or in fixed seats is 'not measured by this lineup'.",
         "Balance within +-delta: every seat's equivalence test must reject (intersection-union test): exact "
         "binomial TOST (statsmodels binom_tost) per game, t TOST per deal, z TOST on the model's shares.",
@@ -1660,6 +1674,10 @@ def methods_used() -> list[str]:
         "margin (DescrStatsW.ttost_mean) behind every 'no change'.",
         "Independent runs: Newcombe interval and score test for two proportions (statsmodels), equivalence by "
         "tost_proportions_2indep; by deal (Welch t, ttost_ind) when a run rotates seats.",
+        "Stopping (play --until-ci): every seat's win-rate interval by deal (Wilson with one game a deal, else a t "
+        "interval of per-deal shares, DescrStatsW.tconfint_mean) checked after each step; with --anytime a "
+        "normal-mixture confidence sequence (Robbins; Howard et al. 2021) valid at every look. The rule, its looks "
+        "and the outcome are in the manifest and the report.",
         "Many comparisons: Holm (family-wise) or Benjamini-Hochberg (FDR) adjusted p-values "
         "(statsmodels multipletests, method named).",
         "Sample sizes: Cohen's h and normal power of a two-sided proportion test (statsmodels NormalIndPower).",

@@ -7,6 +7,7 @@ played once per module.
 from __future__ import annotations
 
 import html as html_lib
+import math
 import re
 import textwrap
 
@@ -300,13 +301,22 @@ def test_diff_shows_a_changed_rule(runs):
     report.close()
 
 
-def test_diff_of_runs_on_other_seeds_is_unpaired(runs):
+def test_diff_of_rotated_runs_on_other_seeds_is_unpaired_and_by_deal(runs):
     report = rp.build_diff_report(runs / "toy", runs / "toy-seed6")
     headline = report.section("summary").blocks[1].items[0]
     assert "unpaired" in headline.evidence and "seed" in headline.evidence
     seats = next(b for b in report.section("seats").blocks if isinstance(b, rp.Table))
-    assert "Newcombe" in seats.caption
+    assert "Welch" in seats.caption  # the rotated games of a deal are not independent: per-deal rates
+    assert seats.rows[0][-1] == "150 + 150"  # deals, not games
     report.close()
+
+
+def test_unpaired_change_of_win_rates_is_newcombe_with_equivalence_and_effect_size():
+    change = rp.unpaired_change(500, 1000, 540, 1000, margin=0.025)
+    assert change.interval_method.startswith("Newcombe") and change.difference == pytest.approx(0.04)
+    assert change.effect_size == pytest.approx(2 * math.asin(math.sqrt(0.54)) - 2 * math.asin(math.sqrt(0.5)))
+    assert change.equivalence_p > 0.5  # a 4-point change is not inside +-2.5 points
+    assert 0.05 < change.detectable < 0.08  # 2.80 standard errors of a difference of two 1,000-game rates
 
 
 # ---------------------------------------------------------------- command line

@@ -481,8 +481,9 @@ def test_adjusted_two_player_share_is_expit_of_minus_the_seat_term():
     y = np.array([float(w == 0) for pair in results for w in pair])
     se_term = clustered_logit_se(x, y, np.array([seat_term, b]), np.repeat(np.arange(40), 2))[0]
     se = share * (1 - share) * se_term  # delta method
-    assert (seat0["share_low"], seat0["share_high"]) == pytest.approx((share - Z95 * se, share + Z95 * se), 1e-4)
-    assert result.p_value == pytest.approx(2 * sps.norm.sf(abs(seat_term) / se_term), rel=1e-4)
+    t95 = sps.t.ppf(0.975, df=39)  # few clusters: Student's t with deals - 1 degrees of freedom
+    assert (seat0["share_low"], seat0["share_high"]) == pytest.approx((share - t95 * se, share + t95 * se), 1e-4)
+    assert result.p_value == pytest.approx(sps.f.sf((seat_term / se_term) ** 2, 1, 39), rel=1e-4)
     assert result.unit == "deals" and result.units_tested == 40
 
 

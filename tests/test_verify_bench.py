@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sims.bench import bench
+from sims.bench import bench, format_bench, median_seconds
 from sims.core.rng import game_seeds
 from sims.verify import default_lineups, verify
 from tests import toy_game
@@ -48,12 +48,40 @@ def test_verify_catches_a_wrong_result(toy_config, monkeypatch):
     assert "seat_columns.leaps" in report.first.what
 
 
+BENCH_KEYS = {"batched_random_gps", "random_decisions_per_s", "batched_greedy_gps", "batched_planner_gps",
+              "reference_random_gps", "reference_greedy_gps", "ratio_random", "ratio_greedy", "game", "players",
+              "batch_size", "planner_batch_size", "batch_sizes", "repeats", "reference_games", "compile_seconds",
+              "warm_up_seconds", "numpy", "python", "numba"}
+
+
 def test_bench_reports_both_engines(toy_config):
     result = bench("toy", toy_config, 2, batch_size=32, repeats=2, reference_games=4)
-    assert set(result) >= {"batched_random_gps", "reference_random_gps", "batched_greedy_gps",
-                           "reference_greedy_gps", "ratio_random", "ratio_greedy", "players", "batch_size",
-                           "repeats", "numpy"}
-    assert result["ratio_greedy"] > 0
+    assert set(result) >= BENCH_KEYS - {"batched_planner_gps"}  # the toy game has no planner
+    assert result["ratio_greedy"] > 0 and result["random_decisions_per_s"] > result["batched_random_gps"]
+    assert result["batch_sizes"] == {"random": 32, "greedy": 32}
+    assert result["repeats"] == {"random": 2, "reference_random": 2, "greedy": 2, "reference_greedy": 2}
+    assert set(result["warm_up_seconds"]) == {"random", "greedy"} and result["compile_seconds"] >= 0
+    assert "decisions/s" in format_bench(result)
+
+
+def test_bench_times_the_planner_on_its_own_batch():
+    from sims.registry import get_game
+
+    result = bench("overgrowth", get_game("overgrowth").load_config(None, ()), 2, batch_size=8, repeats=1, reference_games=1,
+                   kinds=("planner",), planner_batch_size=2)
+    assert result["batch_sizes"] == {"planner": 2} and result["repeats"] == {"planner": 1}
+    assert result["batched_planner_gps"] > 0 and result["reference_planner_gps"] is None
+    assert result["ratio_planner"] is None
+
+
+def test_bench_without_repeats_stops_when_the_time_budget_is_spent(monkeypatch):
+    import sims.bench
+
+    clock = iter(range(0, 100))
+    monkeypatch.setattr(sims.bench.time, "perf_counter", lambda: float(next(clock)))
+    monkeypatch.setattr(sims.bench, "TIME_BUDGET", 2.5)
+    assert median_seconds(lambda: None, None) == (1.0, 3)
+    assert median_seconds(lambda: None, 4) == (1.0, 4)
 
 
 def test_bench_all_covers_every_game_and_player_count(monkeypatch):
@@ -67,7 +95,8 @@ def test_bench_all_covers_every_game_and_player_count(monkeypatch):
     from analysis.cli import main
     from sims.registry import game_names, get_game
 
-    def fake_bench(name, config, players, *args):
+    def fake_bench(name, config, players, *args, **sizes):
+        assert sizes["batch_size"] == 8 and sizes["planner_batch_size"] == 3
         assert config.loaded.hash == get_game(name).load_config(None, ()).loaded.hash
         result = {"game": name, "players": players, "batched_games": 8, "reference_games": 1, "repeats": 1,
                   "numpy": "x"}
@@ -77,7 +106,7 @@ def test_bench_all_covers_every_game_and_player_count(monkeypatch):
 
     monkeypatch.setattr(sims.bench, "bench", fake_bench)
     result = CliRunner().invoke(main, ["bench", "--all", "--json", "--batch-size", "8", "--repeats", "1",
-                                       "--reference-games", "1"])
+                                       "--reference-games", "1", "--planner-batch-size", "3"])
     assert result.exit_code == 0, result.output
     runs = json.loads(result.stdout)["runs"]
     expected = {(name, players) for name in game_names() for players in get_game(name).player_counts}

@@ -121,7 +121,7 @@ def _analyse(path: Path, manifest: dict, records: pl.DataFrame, events: pl.DataF
              delta: float) -> RunAnalysis:
     players, records, events = player_seats(manifest, records, events)
     bots = tuple(records.sort("game", "seat")["bot"].unique(maintain_order=True).to_list())
-    rotated = bool(manifest.get("rotate_seats"))
+    rotated = int(manifest.get("rotations", 1)) > 1  # a collapsed rotation (same bot in every seat) is not one
     target = target_band(manifest.get("config", {}))
     advantage = stats.seat_advantage(records, delta=delta) if players > 1 else None
     length = stats.game_length(records, events)

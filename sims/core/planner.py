@@ -71,6 +71,7 @@ class RolloutPlanner(BatchedBot):
     default_depth: int = 12
     rollout_bot_class: type[BatchedBot]
     turn_phase: int | None = None  # the state's ``phase`` in which a seat starts its turn
+    _rollout_bots: list[BatchedBot] | None = None
 
     @property
     def candidate_count(self) -> int:
@@ -126,28 +127,59 @@ class RolloutPlanner(BatchedBot):
         else:
             branch = branch_games(found.played, keep)
             self.hide_unseen(branch)
-        self.roll_out(branch, start_turn)
-        take_best(chosen, games, actions, self.worth(branch), value, noise)
+        take_best(chosen, games, actions, self.roll_out(branch, start_turn), value, noise)
         return chosen
 
-    def roll_out(self, branch: BatchedState, start_turn: np.ndarray) -> None:
-        """Greedy bots in every seat play ``branch`` on until the horizon, the end or the decision limit."""
-        engine = self.engine
-        bots = [self.rollout_bot_class(engine, seat, self.weights, stream=f"plan/{self.seat}/{seat}")
-                for seat in range(engine.players)]
+    def rollout_bots(self) -> list[BatchedBot]:
+        """The greedy bot of each seat in this planner's rollouts (made once)."""
+        if self._rollout_bots is None:
+            self._rollout_bots = [self.rollout_bot_class(self.engine, seat, self.weights,
+                                                         stream=f"plan/{self.seat}/{seat}")
+                                  for seat in range(self.engine.players)]
+        return self._rollout_bots
+
+    def roll_out(self, branch: BatchedState, start_turn: np.ndarray) -> np.ndarray:
+        """Greedy bots in every seat play ``branch`` on until the horizon, the end or the decision limit;
+        returns each rollout's :meth:`worth`.
+
+        Once at most half the games still play, the stopped ones are valued and
+        the rest go on in a smaller copy, so each step costs what plays.
+        """
+        bots = self.rollout_bots()
         limit = self.max_rollout_decisions()
+        worth = np.empty(branch.size, dtype=np.float64)
+        rows = np.arange(branch.size)  # the rollout each game of ``branch`` is
         taken = 0
-        while limit is None or taken < limit:
-            live = ~branch.done & ~self.at_horizon(branch, start_turn)
-            if not live.any():
+        while True:
+            live = ~branch.done
+            if limit is None or taken < limit:
+                live &= ~self.at_horizon(branch, start_turn)
+            else:
+                live[:] = False
+            playing = np.flatnonzero(live)
+            if playing.size == 0:
                 break
-            replies = np.full(branch.size, -1, dtype=np.int64)
-            for seat in np.unique(branch.to_move[live]):
-                movers = live & (branch.to_move == seat)
-                replies[movers] = bots[int(seat)].act(branch, movers)[movers]
-            frozen = ~live & ~branch.done
-            branch.done |= frozen  # games at the horizon sit out the step
-            engine.step(branch, replies)
-            branch.done &= ~frozen
-            branch.decisions[live] += 1
+            if 2 * playing.size <= branch.size:
+                stopped = np.flatnonzero(~live)
+                worth[rows[stopped]] = self.worth(branch)[stopped]
+                branch, rows, start_turn = take_games(branch, playing), rows[playing], start_turn[playing]
+                live = np.ones(branch.size, dtype=bool)
+            self._rollout_step(branch, live, bots)
             taken += 1
+        worth[rows] = self.worth(branch)
+        return worth
+
+    def _rollout_step(self, branch: BatchedState, live: np.ndarray, bots: list[BatchedBot]) -> None:
+        """Every ``live`` game takes one decision; the others sit it out."""
+        replies = np.full(branch.size, -1, dtype=np.int64)
+        for seat in np.unique(branch.to_move[live]):
+            movers = live & (branch.to_move == seat)
+            replies[movers] = bots[int(seat)].act(branch, movers)[movers]
+        frozen = ~live & ~branch.done
+        if frozen.any():
+            branch.done |= frozen  # games at the horizon sit out the step
+            self.engine.step(branch, replies)
+            branch.done &= ~frozen
+        else:
+            self.engine.step(branch, replies)
+        branch.decisions[live] += 1

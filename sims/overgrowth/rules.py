@@ -11,8 +11,8 @@ seat 1 at the last row; ``:`` marks the shaded areas::
 The position of the player to move is written from that player's view:
 ``own`` and ``opp`` stones, ``marker_me`` / ``marker_opp`` track spaces,
 ``supply`` (flowers left) and ``home_area`` (the shaded area on the first turn, else 0).
-The pure functions below work on arrays of any shape, so bots reuse them on
-hypothetical positions (``[games, candidates]``).
+Legal placements are found one game at a time by the compiled ``kernels.options``;
+the pure functions below apply actions to arrays of any shape.
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ import numpy as np
 
 from sims.core.engine import BatchedEngine, BatchedState, GameResults, Trace
 from sims.core.grid import KING, ORTHOGONAL, Grid, popcount
+from sims.overgrowth import kernels
+from sims.overgrowth.kernels import PASS
 from sims.overgrowth.config import ACTION_KINDS, OvergrowthConfig
 
 U64 = np.uint64
 END_REASONS = ("", "connection", "flowers", "stall")
-# kind codes: the four track actions, then the first-turn placement and the pass
-OVERGROW, GROW, CAST, SPREAD, FIRST, PASS = range(6)
 KIND_NAMES = ACTION_KINDS + ("first", "pass")
 NO_WINNER, TIE = -1, 2
 FAR = np.int16(-1)
@@ -63,151 +63,12 @@ class Geometry:
         self.cast_offsets = [(dr * config.cast_distance, dc * config.cast_distance) for dr, dc in KING]
         self.far = self.cells + 1
 
-    def blocked_areas(self, own: np.ndarray) -> np.ndarray:
-        """Shaded cells where ``own`` may place nothing more: areas already holding one of its flowers."""
-        blocked = np.zeros_like(own)
-        for area in self.area:
-            blocked |= np.where((own & area) != 0, area, U64(0))
-        return blocked
-
     def pairs_in_one_area(self) -> np.uint64:
         """Left cells of pairs whose both cells lie in the same shaded area."""
         both = U64(0)
         for area in self.area:
             both |= area & (area >> U64(1)) & self.not_last_column
         return both
-
-
-def placement_targets(geo: Geometry, own: np.ndarray, opp: np.ndarray, supply: np.ndarray):
-    """Legal placements of each action kind: ``singles[..., 4]`` and spread ``pairs[...]`` (left cells)."""
-    grid = geo.grid
-    empty = ~(own | opp) & grid.full
-    allowed = ~geo.blocked_areas(own) & np.where(supply >= 1, grid.full, U64(0))
-    sides = [grid.shift(own, dr, dc) for dr, dc in ORTHOGONAL]
-    overgrow = opp & grid.count_at_least(sides, geo.config.overgrow_sides) & allowed
-    grow = grid.neighbours(own, KING) & empty & allowed
-    cast = np.zeros_like(own)
-    for dr, dc in geo.cast_offsets:
-        cast |= grid.shift(own, dr, dc)
-    cast &= empty & allowed
-    touching = grid.neighbours(own, ORTHOGONAL)
-    spread = touching & empty & allowed
-    free = empty & allowed
-    pairs = free & (free >> U64(1)) & geo.not_last_column & (touching | (touching >> U64(1)))
-    pairs &= ~geo.pairs_in_one_area() & np.where(supply >= 2, grid.full, U64(0))
-    return np.stack([overgrow, grow, cast, spread], axis=-1), pairs
-
-
-def landing_spaces(geo: Geometry, marker_me: np.ndarray, marker_opp: np.ndarray):
-    """For each move slot: landing space ``[..., S]`` and whether it is free of the other marker."""
-    track = len(geo.track_kind)
-    landing = (np.asarray(marker_me)[..., None] + geo.moves) % track
-    return landing, landing != np.asarray(marker_opp)[..., None]
-
-
-def slot_options(geo: Geometry, own, opp, marker_me, marker_opp, supply, home_area):
-    """Legal placements per slot: ``singles[..., slots]``, ``pairs[..., slots]``.
-
-    ``home_area`` is the mover's shaded area on its first turn and 0 after it;
-    slot 0 (the first-turn placement) is open only then, the move slots only after.
-    """
-    first = home_area != 0
-    kinds, pairs = placement_targets(geo, own, opp, supply)
-    landing, usable = landing_spaces(geo, marker_me, marker_opp)
-    kind = geo.track_kind[landing].astype(np.int64)
-    later = ~first[..., None] & usable
-    singles_moved = np.where(later, np.take_along_axis(kinds, kind, axis=-1), U64(0))
-    pairs_moved = np.where(later & (kind == SPREAD), pairs[..., None], U64(0))
-    first_cells = home_area & ~(own | opp)
-    singles = np.concatenate([first_cells[..., None], singles_moved], axis=-1)
-    pairs_all = np.concatenate([np.zeros_like(pairs)[..., None], pairs_moved], axis=-1)
-    return singles, pairs_all
-
-
-def pass_move(geo: Geometry, marker_me: np.ndarray, marker_opp: np.ndarray) -> np.ndarray:
-    """Where a passing marker goes: the smallest allowed move not ending on the other marker."""
-    landing, usable = landing_spaces(geo, marker_me, marker_opp)
-    has = usable.any(axis=-1)
-    first_usable = np.argmax(usable, axis=-1)
-    chosen = np.take_along_axis(landing, first_usable[..., None], axis=-1)[..., 0]
-    return np.where(has, chosen, marker_me)
-
-
-def connection_distance(geo: Geometry, own: np.ndarray, opp: np.ndarray) -> np.ndarray:
-    """Fewest empty cells ``own`` must still fill to join the shaded areas (``geo.far`` if impossible).
-
-    Layered flood (a 0-1 breadth-first search on bitboards): ``reach`` holds
-    every cell joinable at cost <= ``level``; it first grows through own
-    stones for free, and only when that stops does it take one more layer of
-    empty cells, raising ``level``.
-    """
-    grid, start, goal = geo.grid, geo.area[0], geo.area[1]
-    steps = geo.connection
-    open_cells = ~(own | opp) & grid.full & ~geo.blocked_areas(own)
-    reach = own & start
-    level = np.zeros(own.shape, dtype=np.int16)
-    distance = np.full(own.shape, geo.far, dtype=np.int16)
-    settled = np.zeros(own.shape, dtype=bool)
-    while True:
-        found = ~settled & ((reach & goal) != 0)
-        distance[found] = level[found]
-        settled |= found
-        if settled.all():
-            return distance
-        ring = grid.dilate(reach, steps)
-        grown = reach | (ring & own)
-        stable = grown == reach
-        layered = reach | ((ring | start) & open_cells)
-        dead = stable & (layered == reach)
-        settled |= dead
-        level += stable
-        reach = np.where(stable, layered, grown)
-
-
-def connected(geo: Geometry, own: np.ndarray) -> np.ndarray:
-    """bool: ``own`` stones join the two shaded areas."""
-    candidates = ((own & geo.area[0]) != 0) & ((own & geo.area[1]) != 0)
-    result = np.zeros(own.shape, dtype=bool)
-    if candidates.any():
-        subset = own[candidates]
-        result[candidates] = geo.grid.connects(subset, geo.area[0], geo.area[1], geo.connection)
-    return result
-
-
-@dataclass
-class Outcome:
-    """What one action does to the mover's position."""
-
-    own: np.ndarray
-    opp: np.ndarray
-    marker: np.ndarray
-    supply: np.ndarray
-    kind: np.ndarray  # kind code
-    placed: np.ndarray  # flowers placed
-    captured: np.ndarray  # opponent flowers overgrown
-
-
-def apply_action(geo: Geometry, own, opp, marker_me, marker_opp, supply, actions) -> Outcome:
-    """The mover's position after ``actions`` (arrays of any common shape); no legality check."""
-    actions = np.asarray(actions, dtype=np.int64)
-    is_pass = actions == geo.config.pass_action
-    slot, placement = np.divmod(np.where(is_pass, 0, actions), geo.placements)
-    move = geo.moves[np.maximum(slot - 1, 0)]
-    landing = (marker_me + move) % len(geo.track_kind)
-    marker = np.where(is_pass, pass_move(geo, marker_me, marker_opp), np.where(slot == 0, marker_me, landing))
-    kind = np.where(is_pass, PASS, np.where(slot == 0, FIRST, geo.track_kind[landing]))
-    bits = np.where(is_pass, U64(0), geo.placement_bits[placement])
-    captured = np.where(kind == OVERGROW, 1, 0)
-    placed = np.where(is_pass, 0, geo.placement_size[placement])
-    return Outcome(
-        own=own | bits,
-        opp=opp & ~bits,
-        marker=marker,
-        supply=supply - placed,
-        kind=kind,
-        placed=placed,
-        captured=captured,
-    )
 
 
 def expand_options(geo: Geometry, singles: np.ndarray, pairs: np.ndarray) -> np.ndarray:
@@ -246,6 +107,8 @@ class OvergrowthEngine(BatchedEngine):
     def __init__(self, config: OvergrowthConfig):
         self.config = config
         self.geo = Geometry(config)
+        self.tables = kernels.make_tables(self.geo)
+        self.step_codes = np.array([END_REASONS.index("connection"), END_REASONS.index("flowers"), TIE])
         self.num_actions = config.num_actions
 
     def init(self, seeds: np.ndarray) -> OvergrowthState:
@@ -267,19 +130,10 @@ class OvergrowthEngine(BatchedEngine):
             kind_log=[],
         )
 
-    def mover_view(self, state: OvergrowthState):
-        """``(own, opp, marker_me, marker_opp, supply, home_area)`` of the player to move."""
-        rows = np.arange(state.size)
-        me = state.to_move.astype(np.int64)
-        home_area = np.where(state.turn < 2, self.geo.area[me], U64(0))
-        return (state.stones[rows, me], state.stones[rows, 1 - me], state.markers[rows, me],
-                state.markers[rows, 1 - me], state.supply[rows, me], home_area)
-
     def options(self, state: OvergrowthState):
         """Per-slot legal placements of the player to move (all empty for finished games)."""
-        singles, pairs = slot_options(self.geo, *self.mover_view(state))
-        live = ~state.done[:, None]
-        return np.where(live, singles, U64(0)), np.where(live, pairs, U64(0))
+        return kernels.options(state.stones, state.markers, state.supply, state.to_move, state.turn, state.done,
+                               self.tables)
 
     def legal_mask(self, state: OvergrowthState) -> np.ndarray:
         singles, pairs = self.options(state)
@@ -288,38 +142,10 @@ class OvergrowthEngine(BatchedEngine):
         return mask
 
     def step(self, state: OvergrowthState, actions: np.ndarray) -> None:
-        active = ~state.done
-        rows = np.nonzero(active)[0]
-        if rows.size == 0:
-            state.kind_log.append(np.full(state.size, -1, dtype=np.int8))
-            return
-        me = state.to_move[rows].astype(np.int64)
-        them = 1 - me
-        outcome = apply_action(
-            self.geo, state.stones[rows, me], state.stones[rows, them], state.markers[rows, me],
-            state.markers[rows, them], state.supply[rows, me], actions[rows])
-        state.stones[rows, me] = outcome.own
-        state.stones[rows, them] = outcome.opp
-        state.markers[rows, me] = outcome.marker
-        state.supply[rows, me] = outcome.supply
-        state.actions_of_kind[rows, me, outcome.kind] += 1
-        state.placed[rows, me] += outcome.placed
-        state.lost[rows, them] += outcome.captured
-        log = np.full(state.size, -1, dtype=np.int8)
-        log[rows] = outcome.kind
-        state.kind_log.append(log)
-
-        joined = connected(self.geo, outcome.own)
-        spent = ~joined & (outcome.supply == 0)
-        mine, theirs = popcount(outcome.own), popcount(outcome.opp)
-        winner = np.where(joined, me, np.where(mine > theirs, me, np.where(mine < theirs, them, TIE)))
-        ended = joined | spent
-        state.winner[rows[ended]] = winner[ended]
-        state.end[rows[joined]] = END_REASONS.index("connection")
-        state.end[rows[spent]] = END_REASONS.index("flowers")
-        state.done[rows[ended]] = True
-        state.turn[rows] += 1
-        state.to_move[rows] = them
+        kinds = kernels.step(state.stones, state.markers, state.supply, state.to_move, state.turn, state.done,
+                             state.winner, state.end, state.actions_of_kind, state.placed, state.lost,
+                             np.ascontiguousarray(actions), self.tables, self.step_codes)
+        state.kind_log.append(kinds)
 
     def results(self, state: OvergrowthState) -> GameResults:
         size = state.size

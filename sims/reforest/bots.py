@@ -30,11 +30,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from sims.core.choice import take_best
+from sims.core.choice import take_best, top_per_group
 from sims.core.engine import BatchedBot
 from sims.core.planner import WIN_BONUS, Candidates, RolloutPlanner
 from sims.core.rng import seat_uniforms, uniforms, uniforms_at
-from sims.reforest.config import ROUNDS, ROW_SPACES
+from sims.reforest import bot_kernels
+from sims.reforest.bot_kernels import WEIGHT_NAMES
 from sims.reforest.rules import ReforestEngine, ReforestState, take_rows
 
 HAND_VALUE_SHARE = 0.05  # the weight of the mover's held card values, as a share of hand_card
@@ -60,56 +61,14 @@ class RandomBot(BatchedBot):
 
 def finish_turn(engine: ReforestEngine, branch: ReforestState, start_turn: np.ndarray) -> None:
     """Play the lowest-numbered legal action until each game's turn ``start_turn`` is over."""
-    while True:
-        rows = np.nonzero(~branch.done & (branch.turn == start_turn))[0]
-        if rows.size == 0:
-            return
-        actions = np.full(branch.size, -1, dtype=np.int64)
-        actions[rows] = engine.choose_legal(branch, rows)
-        engine.step(branch, actions)
-        branch.decisions[rows] += 1
+    engine.finish_turns(branch, np.arange(branch.size), start_turn)
 
 
 def evaluate(engine: ReforestEngine, state: ReforestState, me: np.ndarray, weights: Mapping[str, float]) -> np.ndarray:
     """float64 ``[n]``: ``eval(me) - max over opponents eval(opponent)`` of each game (module docstring)."""
-    cfg = engine.config
-    score = sum(engine.score_parts(state).values())  # [n, P]
-    hand = state.hand.sum(axis=2, dtype=np.int64)
-    energy = state.stored.sum(axis=2, dtype=np.int64)
-    goals = visitor_goals(engine, state)
-    sizes = state.stack_size.astype(np.int64)
-    lack = sum(sizes[..., list(spaces)].max(axis=-1) - sizes[..., list(spaces)].min(axis=-1) for spaces in ROW_SPACES)
-    values = (weights["points"] * score + weights["hand_card"] * hand + weights["energy"] * energy
-              + weights["visitor_goal"] * goals - weights["elevation"] * lack)
-    index = np.arange(state.size)
-    held_value = (state.hand[index, me].astype(np.int64) * engine.value[None, : cfg.num_species]).sum(axis=1)
-    mine = values[index, me] + weights["hand_card"] * HAND_VALUE_SHARE * held_value
-    if engine.players == 1:
-        return mine
-    values[index, me] = -np.inf
-    return mine - values.max(axis=1)
-
-
-def visitor_goals(engine: ReforestEngine, state: ReforestState) -> np.ndarray:
-    """int64 ``[n, P]``: contested visitors each seat leads alone (solitaire: meets this round's threshold)."""
-    cfg = engine.config
-    size = state.size
-    contested = np.zeros((size, cfg.num_visitors), dtype=bool)
-    rows, slots = np.nonzero(state.carried >= 0)
-    contested[rows, state.carried[rows, slots].astype(np.int64)] = True
-    running = np.nonzero(state.rounds_ended < ROUNDS)[0]
-    current = state.round_visitors[running, state.rounds_ended[running].astype(np.int64)].astype(np.int64)
-    contested[running, current] = True
-    measures = engine.measures(state, solo=engine.solo)  # [n, P, V]
-    if engine.solo:
-        round_index = np.minimum(state.rounds_ended.astype(np.int64), ROUNDS - 1)
-        threshold = np.asarray(cfg.solo_thresholds).T[round_index]  # [n, V]
-        leads = measures >= threshold[:, None, :]
-    else:
-        best = measures.max(axis=1, keepdims=True)
-        top = measures == best
-        leads = top & (top.sum(axis=1, keepdims=True) == 1)
-    return (leads & contested[:, None, :]).sum(axis=2).astype(np.int64)
+    weight_values = np.array([weights[name] for name in WEIGHT_NAMES], dtype=np.float64)
+    return bot_kernels.evaluate(engine.arrays(state), engine.tables, np.asarray(me, dtype=np.int64), weight_values,
+                                HAND_VALUE_SHARE)
 
 
 class GreedyBot(BatchedBot):
@@ -124,26 +83,18 @@ class GreedyBot(BatchedBot):
             self.weights.setdefault(name, value)
         self.stream = stream or f"bot/{seat}"
 
-    def scored_actions(self, state: ReforestState, rows: np.ndarray, mask: np.ndarray | None = None):
-        """``games, actions, value, noise, branch`` over the legal actions of games ``rows`` (by game).
-
-        ``mask``: the legal mask of ``rows`` when the caller has it already.
-        """
+    def scored_actions(self, state: ReforestState, rows: np.ndarray, mask: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``games, actions, value, noise`` over the legal actions (``mask``, the legal mask of games ``rows``)."""
         engine = self.engine
-        if mask is None:
-            games, actions = engine.legal_pairs(state, rows)
-        else:
-            index, actions = np.nonzero(mask)
-            games = rows[index]
-        branch = take_rows(state, games)
-        start_turn = branch.turn.copy()
-        me = branch.to_move.astype(np.int64)
-        engine.step(branch, actions)
-        branch.decisions += 1
-        finish_turn(engine, branch, start_turn)
-        value = evaluate(engine, branch, me, self.weights)
+        index, actions = np.nonzero(mask)
+        games = rows[index]
+        scratch = take_rows(state, games[:1])
+        weights = np.array([self.weights[name] for name in WEIGHT_NAMES], dtype=np.float64)
+        value = bot_kernels.play_out_values(engine.arrays(state), engine.arrays(scratch), engine.tables, games,
+                                            actions, weights, HAND_VALUE_SHARE)
         noise = uniforms_at(state.seeds[games], self.stream, state.decisions[games], actions)
-        return games, actions, value, noise, branch
+        return games, actions, value, noise
 
     def act(self, state: ReforestState, active: np.ndarray) -> np.ndarray:
         chosen = np.full(state.size, -1, dtype=np.int64)
@@ -155,7 +106,7 @@ class GreedyBot(BatchedBot):
         chosen[rows[single]] = np.argmax(mask[single], axis=1)
         rows, mask = rows[~single], mask[~single]
         if rows.size:
-            games, actions, value, noise, _ = self.scored_actions(state, rows, mask)
+            games, actions, value, noise = self.scored_actions(state, rows, mask)
             take_best(chosen, games, actions, value, noise)
         return chosen
 
@@ -184,7 +135,15 @@ class PlannerBot(RolloutPlanner, GreedyBot):
         if rows.size == 0:
             nothing = np.zeros(0, dtype=np.int64)
             return Candidates(nothing, nothing, nothing.astype(np.float64), nothing.astype(np.float64))
-        return Candidates(*self.scored_actions(state, rows, mask))
+        games, actions, value, noise = self.scored_actions(state, rows, mask)
+        # only the candidates the plan keeps are played out again (the same copies the greedy scoring made)
+        keep = np.sort(top_per_group(games, value, noise, k=self.candidate_count))
+        games, actions = games[keep], actions[keep]
+        played = take_rows(state, games)
+        self.engine.step(played, actions)
+        played.decisions += 1
+        finish_turn(self.engine, played, state.turn[games])
+        return Candidates(games, actions, value[keep], noise[keep], played)
 
     def hide_unseen(self, branch: ReforestState) -> None:
         self._reshuffle_deck(branch)

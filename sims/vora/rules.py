@@ -13,28 +13,22 @@ Meadow layout (default 5x5), bit ``row * N + col``; sides ``N=0, E=1, S=2, W=3``
 ``state.meadow[g, k]`` is the bitboard of the cells of game ``g`` holding a
 cube of kind ``k`` (uint32 when the meadow has at most 32 cells, else uint64:
 ``Geometry.board``; flag words of legal actions are always uint64); the
-kinds' boards never overlap and an empty cell is in none of them. The array
-is stored kind-major (Fortran order), and the pure functions below take its
-transpose ``kinds[k, g]``: a reduction over the kinds then runs over
-contiguous rows, which numpy does about eight times faster
-(subsets of games are taken with ``kinds.take(rows, axis=1)``, which keeps
-that layout; ``kinds[:, rows]`` would not). Farms are counts
-``farms[g, seat, kind]``; the bag is the setup shuffle as kinds in draw order
-(``bag[g, i]``) with a pointer to the next cube.
+kinds' boards never overlap and an empty cell is in none of them. Farms are
+counts ``farms[g, seat, kind]``; the bag is the setup shuffle as kinds in
+draw order (``bag[g, i]``) with a pointer to the next cube.
 
 Every main action is one row of per-action tables (``Geometry._action_tables``):
 a line shift for pushes, then two bit toggles, the farm cube spent and gained,
-the fall side and the seat that takes a fallen cube; so a batch of mixed
-actions is applied with the same dozen array operations.
+the fall side and the seat that takes a fallen cube.
 
 A step applies one decision and then resolves everything that needs no
 decision (collections, falls, cascades, refill and the next seat), stopping at
-the next decision. The resolution is a loop over *stages* of the games still
-resolving (COMBOS -> FALL -> COLLECT -> ... -> END), each stage run on the
-subset of games in it, until every game waits for a decision or has finished
-its turn. Rules follow ``sims/vora/config.py``'s docstring; the pure functions
-below (``apply_main``, ``formations``, ``has_formation``, ``fall``) work on any
-number of meadows so bots reuse them.
+the next decision: a loop over *stages* (COMBOS -> FALL -> COLLECT -> ... ->
+END). Legal actions, the step and the bots' one-ply scoring run game by game
+in the compiled kernels of :mod:`sims.vora.kernels` (the per-step cost of many
+small numpy calls is what limited this engine); this module builds their
+tables and moves the state in and out. Rules follow ``sims/vora/config.py``'s
+docstring.
 """
 
 from __future__ import annotations
@@ -45,6 +39,29 @@ import numpy as np
 
 from sims.core.engine import BatchedEngine, BatchedState, GameResults, Trace
 from sims.core.rng import shuffle_order
+from sims.vora import kernels
+from sims.vora.kernels import (  # noqa: F401 (numbered once, in the kernels; bots import some from here)
+    BIG,
+    COLLECT,
+    DEVOUR,
+    DIG,
+    DOUBLE,
+    EXTRA,
+    FALL_THEN_END,
+    FLY_SWAP,
+    MAIN,
+    PICK_UP,
+    PUSH,
+    PUSHES,
+    RECIPIENT,
+    SP_DEVOUR,
+    SP_DIG,
+    SP_DOUBLE,
+    SP_FLY_SWAP,
+    SP_PICK_UP,
+    SP_WOLF,
+    WOLF,
+)
 from sims.vora.config import (
     ACTION_SPECIALS,
     BLOCKS,
@@ -60,41 +77,13 @@ U64 = np.uint64
 ONE = U64(1)
 ZERO = U64(0)
 END_REASONS = ("", "bag_empty", "stall")
-MAIN, RECIPIENT, EXTRA, BIG = range(4)
-# Block codes, in action-number order (config.BLOCKS).
-PUSH, DOUBLE, DEVOUR, WOLF, PICK_UP, FLY_SWAP, DIG, RECIPIENT_BLOCK, PICK, STEAL = range(len(BLOCKS))
-# Resolution stages of a game inside one step (never stored between steps).
-DONE, COLLECT, COMBOS, FALL, FALL_THEN_END, END = range(6)
-# Per-seat counters reported as record columns (the reference's names).
+# Per-seat counters reported as record columns (the reference's names), numbered as kernels.COLLECTED ...
 STAT_NAMES = ("collected", "extras", "bigs", "picks", "steals", "stolen", "pushes", "received") + tuple(
     f"special_{name}" for name in ACTION_SPECIALS)
-(COLLECTED, EXTRAS, BIGS, PICKS, STEALS, STOLEN, PUSHES, RECEIVED, SP_DOUBLE, SP_DEVOUR, SP_WOLF, SP_PICK_UP,
- SP_FLY_SWAP, SP_DIG) = range(len(STAT_NAMES))
-
-
-# Rows of Geometry.act_int and Geometry.act_word.
-(ACT_PROBE, ACT_FAR2, ACT_T1_KIND, ACT_SPEND, ACT_GAIN_PROBE, ACT_GAIN_FIXED, ACT_TAKER, ACT_ASKS, ACT_STAGE,
- ACT_FALL_SIDE, ACT_WOLF_CELL, ACT_STAT, ACT_BLOCK, ACT_IS_PUSH) = range(14)
-WORD_LINEMASK, WORD_KEEP, WORD_LEFT, WORD_RIGHT, WORD_T1_BITS, WORD_T2_BITS = range(6)
-
-
-def columns(kinds: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """``kinds[:, rows]`` of kind-major meadows ``[K, B]`` (``rows`` ascending, no repeats): no copy if all."""
-    return kinds if rows.size == kinds.shape[1] else kinds.take(rows, axis=1)
-
-
-def store(kinds: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
-    """``kinds[:, rows] = values`` for ascending ``rows`` without repeats."""
-    if rows.size == kinds.shape[1]:
-        np.copyto(kinds, values)
-    else:  # kind by kind: numpy's one-index assignment is about three times faster than kinds[:, rows]
-        for kind in range(kinds.shape[0]):
-            kinds[kind][rows] = values[kind]
-
-
-def flat(array: np.ndarray) -> np.ndarray:
-    """A 1-D view of a contiguous array (writes go to the array; raises rather than copy)."""
-    return np.reshape(array, -1, copy=False)
+# Event fields the step kernel writes (dtype, value for a game that took no decision), in its order.
+LOG_FIELDS = {"block": (np.int8, -1), "kind": (np.int8, -1), "collected": (np.int16, 0), "extras": (np.int8, 0),
+              "bigs": (np.int8, 0), "victim": (np.int8, -1)}
+NO_LOG = tuple(np.zeros(0, dtype=dtype) for dtype, _ in LOG_FIELDS.values())
 
 
 def _bits(cells) -> np.uint64:
@@ -270,40 +259,11 @@ class Geometry:
         self.group_base, self.group_width = base, width
         self.flag_shifts = np.arange(int(width.max()), dtype=np.uint64)  # the bits a group's word may hold
         self.action_block = np.searchsorted(self.block_starts, np.arange(config.num_actions), side="right") - 1
-        # steal flags of each seat's farm kinds: bit seat*K + kind
-        self.steal_shift = (np.arange(MAX_PLAYERS)[:, None] * k + np.arange(k)[None, :]).astype(np.uint64)
-        self.kind_bit = ONE << np.arange(k, dtype=np.uint64)
-        self.kind_weights = (1 << np.arange(k)).astype(np.float32)  # farm kinds present -> bits, by a product
-        self.ones_k = np.ones(k, dtype=np.float32)  # farm totals, by a product
-        # cells by number of dig directions (corner 3, side 5, inside 8), and edge cells by lines (corners: 2)
-        dig_count = np.bitwise_count(dig_dirs).astype(np.int64)
-        self.dig_count = dig_count
-        # digs of the moles in one meadow row, by row and row pattern (bit q: a mole on column q): how many,
-        # and the j-th of them as dig code cell * 8 + direction, moles in column order, directions ascending
-        self.dig_row_total = np.zeros((n, 1 << n), dtype=np.int64)
-        self.dig_row_code = np.zeros((n, 1 << n, 8 * n), dtype=np.int64)
-        for r in range(n):
-            for pattern in range(1 << n):
-                codes = [(r * n + q) * 8 + d for q in range(n) if pattern >> q & 1
-                         for d in range(8) if self.dig_target[r * n + q, d] >= 0]
-                self.dig_row_total[r, pattern] = len(codes)
-                self.dig_row_code[r, pattern, :len(codes)] = codes
-        self.row_shift = (np.arange(n) * n).astype(board)
-        self.dig_row_first = np.arange(n) << n  # row r's first entry in the tables, flattened
-        self.dig_classes = [(int(count), board(_bits(np.nonzero(dig_count == count)[0])))
-                            for count in np.unique(dig_count)]
-        edge_lines = np.bincount(self.edge_cell, minlength=c)
-        self.border = board(_bits(np.nonzero(edge_lines >= 1)[0]))
-        self.corners = board(_bits(np.nonzero(edge_lines >= 2)[0]))
-        self.animal_kinds = np.nonzero(self.animal)[0]
-        self.plant_kinds = np.nonzero(~self.animal)[0]
         self._action_tables(offsets)
-        # first action and stride of the first field of each main block (push: kind, fly_swap: duck)
-        self.main_block_base = np.array([offsets[b] for b in BLOCKS[:DIG + 1]], dtype=np.int64)
-        self.main_block_stride = np.array([lines, 1, 1, 1, 1, c, 8], dtype=np.int64)
+        self.tables = self._kernel_tables()
 
     def _action_tables(self, offsets) -> None:
-        """Per main action: what it does to the meadow and the farms (see :func:`apply_main`)."""
+        """Per main action: what it does to the meadow and the farms (see :func:`kernels.main_action`)."""
         c, lines = self.c, self.lines
         count = offsets["recipient"]
         self.main_actions = count
@@ -393,20 +353,57 @@ class Geometry:
         self.act_fall_by_seat = np.where(fall_side[:, None] >= 0, fall_side[:, None],
                                          self.seat_side[None, :]).astype(np.int8).reshape(-1)
 
+    def _kernel_tables(self) -> kernels.Tables:
+        """The tables of :mod:`sims.vora.kernels`, in fixed dtypes."""
+        offsets = self.offsets
+        scalars = [0] * kernels.SCALARS
+        for slot, value in ((kernels.I_N, self.n), (kernels.I_C, self.c), (kernels.I_K, self.k),
+                            (kernels.I_P, self.players), (kernels.I_LINES, self.lines), (kernels.I_PIG, self.pig),
+                            (kernels.I_CROW, self.crow), (kernels.I_WOLF, self.wolf),
+                            (kernels.I_LADYBUG, self.ladybug), (kernels.I_DUCK, self.duck),
+                            (kernels.I_MOLE, self.mole), (kernels.I_GRAZER, self.grazer),
+                            (kernels.I_LIQUID, self.liquid), (kernels.I_PASTURE, self.pasture),
+                            (kernels.I_MIN_LINE, self.run_length), (kernels.I_MIN_GROUP, self.config.min_group),
+                            (kernels.I_EXTRA, self.config.extra_size), (kernels.I_BIG, self.config.big_size),
+                            (kernels.I_TOTAL, self.total), (kernels.I_MAIN_ACTIONS, self.main_actions),
+                            (kernels.I_GROUPS, self.groups), (kernels.I_G_DOUBLE, self.g_double),
+                            (kernels.I_G_DEVOUR, self.g_devour), (kernels.I_G_WOLF, self.g_wolf),
+                            (kernels.I_G_PICK_UP, self.g_pick_up), (kernels.I_G_FLY, self.g_fly),
+                            (kernels.I_G_DIG, self.g_dig), (kernels.I_G_RECIPIENT, self.g_recipient),
+                            (kernels.I_G_PICK, self.g_pick), (kernels.I_G_STEAL, self.g_steal),
+                            (kernels.I_PUSH_BASE, offsets["push"]), (kernels.I_DOUBLE_BASE, offsets["double"]),
+                            (kernels.W_FULL, self.full), (kernels.W_NOT_LAST_COL, self.not_last_col),
+                            (kernels.W_NOT_FIRST_COL, self.not_first_col), (kernels.W_H_START, self.h_start),
+                            (kernels.W_V_START, self.v_start), (kernels.W_ALL_LINES, self.all_lines),
+                            (kernels.W_ALL_SEATS, self.all_seats)):
+            scalars[slot] = value
+        for side in range(4):
+            scalars[kernels.FALL_LEFT + side] = self.fall_left[side]
+            scalars[kernels.FALL_RIGHT + side] = self.fall_right[side]
+            scalars[kernels.FALL_CANMOVE + side] = self.fall_canmove[side]
+        # uint64 masks as int64 of the same bits: one integer type, a tuple numba types as UniTuple(int64)
+        scalars = tuple(int(np.array(value, dtype=np.uint64).view(np.int64)) for value in scalars)
+
+        def u64(values):
+            return np.ascontiguousarray(values, dtype=np.uint64)
+
+        def i64(values):
+            return np.ascontiguousarray(values, dtype=np.int64)
+
+        return kernels.Tables(
+            g=scalars, act_int=i64(self.act_int_rows), act_word=u64(self.act_word.T),
+            act_fall=i64(self.act_fall_by_seat.reshape(-1, self.players)), cell_bit=u64(self.cell_bit),
+            edge_cell=i64(self.edge_cell), safe_lines=u64(self.safe_lines), unsafe_lines=i64(self.unsafe_lines),
+            dig_dirs=u64(self.dig_dirs), animal=np.ascontiguousarray(self.animal, dtype=np.bool_),
+            count_score=np.ascontiguousarray(self.count_score, dtype=np.float64),
+            action_block=i64(self.action_block), block_starts=i64(self.block_starts),
+            group_base=i64(self.group_base))
+
     # --- small helpers ------------------------------------------------------
 
     def occupied(self, kinds: np.ndarray) -> np.ndarray:
         """Occupied cells of kind-major meadows ``[K, ...]``."""
         return np.bitwise_or.reduce(kinds, axis=0)
-
-    def union(self, kinds: np.ndarray, chosen: np.ndarray) -> np.ndarray:
-        """Cells of meadows ``kinds[K, ...]`` holding a cube of one of the kinds ``chosen``."""
-        if len(chosen) == 0:
-            return np.zeros(kinds.shape[1:], dtype=self.board)
-        found = kinds[chosen[0]].copy()
-        for kind in chosen[1:]:
-            found |= kinds[kind]
-        return found
 
     def orthogonal_dilate(self, board: np.ndarray) -> np.ndarray:
         n = self.n
@@ -422,273 +419,37 @@ class Geometry:
         return total
 
 
-# NTH_IN_16[w, r]: position of the r-th set bit of the 16-bit word w; POP_16[w]: its set bits.
-POP_16 = np.bitwise_count(np.arange(1 << 16, dtype=np.uint16)).astype(np.int64)
-NTH_IN_16 = np.zeros((1 << 16, 16), dtype=np.int8)
-for _bit in range(16):
-    _words = np.nonzero((np.arange(1 << 16) >> _bit) & 1)[0]
-    NTH_IN_16[_words, POP_16[_words & ((1 << _bit) - 1)]] = _bit
 
-
-NTH_FLAT = NTH_IN_16.reshape(-1)  # NTH_FLAT[w * 16 + r] == NTH_IN_16[w, r]
-
-
-def nth_bit(words: np.ndarray, k: np.ndarray, width: int = 64) -> np.ndarray:
-    """Position of the ``k``-th (0-based) set bit of each uint64 word (``k`` below its popcount).
-
-    ``width``: the words' bits all lie below it (16 or 32 take one or two table look-ups).
-    Where ``k`` is not below the popcount the result is some position (never an error).
-    """
-    words = np.asarray(words, dtype=np.uint64)
-    k = np.asarray(k, dtype=np.int64)
-    low = (words & U64(0xFFFF)).astype(np.intp)
-    if width <= 16:
-        return NTH_FLAT.take((low << 4) | (k & 15)).astype(np.int64)
-    if width <= 32:
-        high = (words >> U64(16)).astype(np.intp)
-        count = POP_16.take(low)
-        upper = k >= count
-        rank = np.where(upper, k - count, k) & 15
-        word = np.where(upper, high, low)
-        return NTH_FLAT.take((word << 4) | rank).astype(np.int64) + (upper << 4)
-    position = np.zeros(words.shape, dtype=np.int64)
-    done = np.zeros(words.shape, dtype=bool)
-    for start in range(0, 64, 16):
-        chunk = ((words >> U64(start)) & U64(0xFFFF)).astype(np.intp)
-        count = POP_16.take(chunk)
-        here = ~done & (k < count)
-        position = np.where(here, start + NTH_FLAT.take((chunk << 4) | (k & 15)), position)
-        done |= here
-        k = k - np.where(done, 0, count)
-        if np.count_nonzero(done) == done.size:
-            break
-    return position
-
-
-def kind_at(kinds: np.ndarray, cell: np.ndarray) -> np.ndarray:
-    """Kind of the cube on ``cell`` of each meadow ``kinds[K, n]`` (-1 if empty)."""
-    one = kinds.dtype.type(1)
-    hits = ((kinds & (one << np.asarray(cell, dtype=kinds.dtype))) != 0).astype(np.float32)
-    numbers = np.arange(1, kinds.shape[0] + 1, dtype=np.float32)  # kind + 1; a product of 0/1 flags is exact
-    found = numbers @ hits if hits.ndim == 2 else np.tensordot(numbers, hits, axes=1)
-    return found.astype(np.int64) - 1
-
-
-def apply_main(geo: Geometry, kinds: np.ndarray, actions: np.ndarray):
-    """Meadows ``[K, n]`` after main ``actions`` (no legality check), and the kinds the actions met.
-
-    Returns ``(kinds, probe, second)``: ``probe`` is the kind on the action's
-    probed cell before it (the cube that falls out of a push, the animal
-    devoured, the cube a duck or mole swaps with), ``second`` the second cube
-    out of a double push (-1 otherwise). Every main action is a line shift
-    (pushes only) plus two toggles: the action's own kind on its cells, and the
-    probed kind on its cells (a swap of equal kinds toggles twice: no change).
-    """
-    return _apply(geo, kinds, actions, _take_ints(geo, actions))
-
-
-def pushed_meadows(geo: Geometry, kinds: np.ndarray, actions: np.ndarray) -> np.ndarray:
-    """Meadows ``[K, n]`` after push or double push ``actions``: :func:`apply_main`'s meadows, nothing else."""
-    words = geo.act_word.take(actions, axis=1)
-    moved = (kinds & ~words[WORD_LINEMASK]) | (((kinds & words[WORD_KEEP]) << words[WORD_LEFT])
-                                               >> words[WORD_RIGHT])
-    flat(moved)[geo.act_t1_kind[actions] * actions.size + np.arange(actions.size)] ^= words[WORD_T1_BITS]
-    return moved
-
-
-def _take_ints(geo: Geometry, actions: np.ndarray) -> np.ndarray:
-    """``geo.act_int[:, actions]``, contiguous."""
-    return np.ascontiguousarray(geo.act_int_rows.take(actions, axis=0).T)
-
-
-def _apply(geo: Geometry, kinds: np.ndarray, actions: np.ndarray, ints: np.ndarray):
-    """:func:`apply_main` with the actions' rows of ``geo.act_int`` already taken (``ints[F, n]``)."""
-    size = actions.size
-    words = geo.act_word.take(actions, axis=1)
-    probe = kind_at(kinds, ints[ACT_PROBE])
-    second = np.full(size, -1, dtype=np.int64)
-    far2 = ints[ACT_FAR2]
-    doubles = (far2 >= 0).nonzero()[0]
-    if doubles.size:
-        second[doubles] = kind_at(kinds.take(doubles, axis=1), far2[doubles])
-    moved = (kinds & ~words[WORD_LINEMASK]) | (((kinds & words[WORD_KEEP]) << words[WORD_LEFT])
-                                               >> words[WORD_RIGHT])
-    cells = flat(moved)
-    index = np.arange(size)
-    cells[ints[ACT_T1_KIND] * size + index] ^= words[WORD_T1_BITS]
-    cells[np.maximum(probe, 0) * size + index] ^= np.where(probe >= 0, words[WORD_T2_BITS], 0)
-    return moved, probe, second
-
-
-def _run_starts(geo: Geometry, kinds: np.ndarray):
-    """Cells where a horizontal / vertical run of ``min_line`` of one kind starts, per kind."""
-    n, length = geo.n, geo.run_length
-    h = kinds & geo.h_start
-    v = kinds & geo.v_start
-    for i in range(1, length):
-        h &= kinds >> i
-        v &= kinds >> i * n
-    return h, v
-
-
-def _runs(geo: Geometry, kinds: np.ndarray, starts=None):
-    """Cells in horizontal and vertical runs of at least ``min_line`` of one kind, per kind.
-
-    ``starts``: the ``(h, v)`` of :func:`_run_starts`, if already known.
-    """
-    n, length = geo.n, geo.run_length
-    h, v = _run_starts(geo, kinds) if starts is None else starts
-    across, down = h.copy(), v.copy()
-    for i in range(1, length):
-        across |= h << i
-        down |= v << i * n
-    return across, down
-
-
-def _liquid_groups(geo: Geometry, water: np.ndarray, core: np.ndarray | None = None) -> np.ndarray:
-    """Cells of ``water`` boards in orthogonally connected groups of at least ``min_group``.
-
-    ``core``: :func:`_liquid_core` of these boards, if already known.
-    """
-    if core is None:
-        core = _liquid_core(geo, water)
-    if geo.config.min_group == 3 and np.count_nonzero(core):
-        return water & (core | geo.orthogonal_dilate(core))
-    return core
-
-
-def _liquid_core(geo: Geometry, water: np.ndarray) -> np.ndarray:
-    """Cells telling the liquid groups of ``water`` boards: non-zero exactly where some group is big enough.
-
-    With ``min_group`` 3 the cells with two neighbours in the water (every group of 3+ has one,
-    every cell of it is one or next to one: :func:`_liquid_groups` grows them); otherwise the groups.
-    """
-    size = geo.config.min_group
-    n = geo.n
-    if size <= 1:
-        return water
-    east = (water & geo.not_last_col) << 1
-    west = (water & geo.not_first_col) >> 1
-    south = (water << n) & geo.full
-    north = water >> n
-    if size == 2:
-        return water & (east | west | south | north)
-    if size == 3:
-        # a group of 3+ always has a cell with 2 neighbours in it; every cell is one or next to one
-        return ((east & west) | ((east | west) & (south | north)) | (south & north)) & water
-    links_h = water & (water >> 1) & geo.not_last_col
-    links_v = water & (water >> n)
-    found = np.zeros_like(water)
-    remaining = water.copy()
-    while True:
-        if not np.count_nonzero(remaining):
-            return found
-        seed = remaining & (~remaining + 1)
-        group = _flood(geo, seed, links_h, links_v)
-        found |= np.where(popcount(group) >= size, group, 0)
-        remaining &= ~group
-
-
-def _flood(geo: Geometry, seed: np.ndarray, links_h: np.ndarray, links_v: np.ndarray) -> np.ndarray:
-    """Cells reached from ``seed`` through links (bit c of ``links_h``: c joined to c+1; ``links_v``: c to c+N)."""
-    n = geo.n
-    region = seed
-    while True:
-        grown = (region | ((region & links_h) << 1) | ((region >> 1) & links_h)
-                 | ((region & links_v) << n) | ((region >> n) & links_v))
-        if not np.count_nonzero(grown != region):
-            return region
-        region = grown
-
-
-def formation_parts(geo: Geometry, kinds: np.ndarray):
-    """``(found [n], parts)``: does each meadow ``kinds[K, n]`` hold anything to collect, and the
-    run starts and liquid group cores that tell it (``parts``, for :func:`formations`)."""
-    h, v = _run_starts(geo, kinds)
-    starts = h | v
-    core = None
-    if geo.liquid >= 0:
-        core = _liquid_core(geo, kinds[geo.liquid])
-        starts[geo.liquid] = core
-    return geo.occupied(starts) != 0, (h, v, core)
+def _meadows(kinds: np.ndarray) -> np.ndarray:
+    """Meadows ``kinds[K, n]`` as the kernels' rows: uint64 ``[n, K]``, contiguous."""
+    return np.ascontiguousarray(np.asarray(kinds).T, dtype=np.uint64)
 
 
 def has_formation(geo: Geometry, kinds: np.ndarray) -> np.ndarray:
     """bool ``[n]``: does each meadow ``kinds[K, n]`` hold anything to collect?"""
-    return formation_parts(geo, kinds)[0]
+    meadows = _meadows(kinds)
+    found = np.zeros(meadows.shape[0], dtype=bool)
+    kernels.formations_found(geo.tables, meadows, found)
+    return found
 
 
-def formations(geo: Geometry, kinds: np.ndarray, parts=None):
+def formations(geo: Geometry, kinds: np.ndarray):
     """What a collection takes from meadows ``kinds[K, n]``.
 
     Returns ``(collected [K, n], extras [n], bigs [n])``: the cells collected
     per kind (runs, liquid groups, grazed pasture) and the combos earned, one
     per formation (runs joined by shared cubes; a liquid group) by its size.
-    ``parts``: :func:`formation_parts` of these meadows, if already known.
     """
-    across, down = _runs(geo, kinds, None if parts is None else parts[:2])
-    n = geo.n
-    collected = across | down
-    links_h = across & (across >> 1) & geo.not_last_col
-    links_v = down & (down >> n)
-    if geo.liquid >= 0:
-        water = _liquid_groups(geo, kinds[geo.liquid], None if parts is None else parts[2])
-        collected[geo.liquid] = water
-        links_h[geo.liquid] = water & (water >> 1) & geo.not_last_col
-        links_v[geo.liquid] = water & (water >> n)
-    shaped = np.bitwise_or.reduce(collected, axis=0)
-    if geo.grazer >= 0 and geo.pasture >= 0 and geo.grazer != geo.liquid and np.count_nonzero(collected[geo.grazer]):
-        collected[geo.pasture] |= geo.orthogonal_dilate(collected[geo.grazer]) & kinds[geo.pasture]
-    size = kinds.shape[1]
-    extras = np.zeros(size, dtype=np.int64)
-    bigs = np.zeros(size, dtype=np.int64)
-    cfg = geo.config
-    rows = (popcount(shaped) >= cfg.extra_size).nonzero()[0]
-    if rows.size:
-        remaining = shaped[rows]
-        lh = np.bitwise_or.reduce(links_h.take(rows, axis=1), axis=0)
-        lv = np.bitwise_or.reduce(links_v.take(rows, axis=1), axis=0)
-        sub_extra = np.zeros(rows.size, dtype=np.int64)
-        sub_big = np.zeros(rows.size, dtype=np.int64)
-        while True:
-            live = popcount(remaining) >= cfg.extra_size
-            if not np.count_nonzero(live):
-                break
-            seed = np.where(live, remaining & (~remaining + 1), 0)
-            group = _flood(geo, seed, lh, lv)
-            grown = popcount(group)
-            sub_big += grown >= cfg.big_size
-            sub_extra += (grown >= cfg.extra_size) & (grown < cfg.big_size)
-            remaining &= ~group
-        extras[rows] = sub_extra
-        bigs[rows] = sub_big
-    return collected, extras, bigs
-
-
-def fall(geo: Geometry, kinds: np.ndarray, fall_side: np.ndarray, fixed: np.ndarray) -> np.ndarray:
-    """Meadows ``kinds[K, n]`` with every cube slid towards ``fall_side`` to close the gaps.
-
-    ``fixed`` is a bitboard per meadow of a cell that does not move (the wolf).
-    Every round moves each cube whose next cell is empty by one step; N-1 rounds
-    compact any line.
-    """
-    left = geo.fall_left[fall_side]
-    right = geo.fall_right[fall_side]
-    can_move = geo.fall_canmove[fall_side] & ~fixed
-    occupied = geo.occupied(kinds)
-    for _ in range(geo.n - 1):
-        empty = geo.full & ~occupied
-        sources = ((empty << right) >> left) & can_move & occupied
-        if not np.count_nonzero(sources):
-            break
-        kinds = (kinds & ~sources) | (((kinds & sources) << left) >> right)
-        occupied = (occupied & ~sources) | ((sources << left) >> right)
-    return kinds
+    meadows = _meadows(kinds)
+    collected = np.zeros_like(meadows)
+    combos = np.zeros((meadows.shape[0], 2), dtype=np.int64)
+    kernels.formations_of(geo.tables, meadows, collected, combos)
+    return collected.T.astype(geo.board), combos[:, 0], combos[:, 1]
 
 
 @dataclass
 class VoraState(BatchedState):
-    meadow: np.ndarray  # Geometry.board [B, K]: cells of each kind, stored kind-major (Fortran order)
+    meadow: np.ndarray  # Geometry.board [B, K]: cells of each kind
     farms: np.ndarray  # int16 [B, P, K]
     bag: np.ndarray  # int8 [B, total]: kinds in draw order (the setup shuffle)
     bag_pointer: np.ndarray  # int32 [B]: next cube to draw
@@ -701,6 +462,19 @@ class VoraState(BatchedState):
     stats: np.ndarray  # int32 [B, P, len(STAT_NAMES)]
     event_log: list  # per step: (seat, phase, block, kind, collected, extras, bigs, victim) arrays [B]
     logging: bool = True  # branches of the bots skip the event log
+
+
+STATE_FIELDS = ("meadow", "farms", "stats", "bag", "bag_pointer", "phase", "fallen", "extra_left", "big_left",
+                "fall_side", "wolf_cell", "to_move", "turn", "done", "end")
+
+
+def state_arrays(state: VoraState) -> tuple:
+    """The state's arrays in the order :func:`kernels.load` takes them, made contiguous in place if needed."""
+    for name in STATE_FIELDS:
+        value = getattr(state, name)
+        if not value.flags.c_contiguous:
+            setattr(state, name, np.ascontiguousarray(value))
+    return tuple(getattr(state, name) for name in STATE_FIELDS)
 
 
 class VoraEngine(BatchedEngine):
@@ -759,13 +533,13 @@ class VoraEngine(BatchedEngine):
         )
 
     def meadow_of_cells(self, cells: np.ndarray) -> np.ndarray:
-        """Per-kind bitboards ``[n, K]`` (kind-major storage) from kinds per cell ``[n, C]`` (-1 empty)."""
+        """Per-kind bitboards ``[n, K]`` from kinds per cell ``[n, C]`` (-1 empty)."""
         geo = self.geo
-        flags = cells[None, :, :] == np.arange(geo.k, dtype=cells.dtype)[:, None, None]
-        packed = np.packbits(flags, axis=2, bitorder="little")  # [K, n, bytes]: cell c is bit c
+        flags = cells[:, None, :] == np.arange(geo.k, dtype=cells.dtype)[None, :, None]
+        packed = np.packbits(flags, axis=2, bitorder="little")  # [n, K, bytes]: cell c is bit c
         words = np.zeros(packed.shape[:2] + (8,), dtype=np.uint8)
         words[:, :, :packed.shape[2]] = packed
-        return words.view("<u8")[:, :, 0].astype(geo.board).T
+        return np.ascontiguousarray(words.view("<u8")[:, :, 0].astype(geo.board))
 
     def cells_of_meadow(self, meadow: np.ndarray) -> np.ndarray:
         """Kinds per cell ``[n, C]`` (-1 empty) from per-kind bitboards ``[n, K]``."""
@@ -773,155 +547,14 @@ class VoraEngine(BatchedEngine):
         flags = ((meadow[:, :, None] >> np.arange(geo.c, dtype=np.uint64)) & ONE).astype(bool)
         return np.where(flags.any(axis=1), np.argmax(flags, axis=1), -1)
 
-    def branch(self, state: VoraState, rows: np.ndarray) -> VoraState:
-        """Copies of games ``rows`` for bots to play on: no bag (turns end without refill), no counters, no log."""
-        size = rows.size
-        return VoraState(
-            seeds=state.seeds.take(rows), done=state.done.take(rows), to_move=state.to_move.take(rows),
-            turn=state.turn.take(rows), end=state.end.take(rows), decisions=state.decisions.take(rows),
-            meadow=self.kinds(state).take(rows, axis=1).T, farms=state.farms.take(rows, axis=0),
-            bag=np.zeros((size, 0), dtype=np.int8),
-            bag_pointer=state.bag_pointer.take(rows), phase=state.phase.take(rows),
-            fallen=state.fallen.take(rows, axis=0), extra_left=state.extra_left.take(rows),
-            big_left=state.big_left.take(rows), fall_side=state.fall_side.take(rows),
-            wolf_cell=state.wolf_cell.take(rows), stats=np.zeros((size, self.players, len(STAT_NAMES)), dtype=np.int32),
-            event_log=[], logging=False)
-
-    @staticmethod
-    def kinds(state: VoraState) -> np.ndarray:
-        """The meadows as ``kinds[K, B]``: a view of kind-major storage, else a contiguous copy (read only)."""
-        if state.meadow.flags.f_contiguous:
-            return state.meadow.T
-        return np.ascontiguousarray(state.meadow.T)
-
-    def farms_of(self, state: VoraState, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        """``state.farms[rows, seats]`` (one seat per game), through a flat index."""
-        return state.farms.reshape(-1, self.geo.k).take(rows * self.players + seats, axis=0)
-
-    def farm_totals(self, farm: np.ndarray) -> np.ndarray:
-        """Cubes in each farm ``[n, K]`` (a float32 product: exact below 2**24 cubes)."""
-        return farm.astype(np.float32) @ self.geo.ones_k
-
-    def kinds_present(self, farm: np.ndarray) -> np.ndarray:
-        """uint64 per farm ``[n, K]``: bit ``kind`` set where the farm holds that kind."""
-        return ((farm >= 1).astype(np.float32) @ self.geo.kind_weights).astype(np.uint64)
-
     # --- legal actions ------------------------------------------------------------
 
     def legal_groups(self, state: VoraState, rows: np.ndarray) -> np.ndarray:
         """uint64 ``[len(rows), groups]``: legal action flags of games ``rows`` (see :class:`Geometry`)."""
-        geo = self.geo
-        groups = np.zeros((rows.size, geo.groups), dtype=np.uint64)
-        if rows.size == 0:
-            return groups
-        kinds = self.kinds(state)
-        phase = state.phase[rows]
-        live = ~state.done[rows]
-        me = state.to_move[rows].astype(np.int64)
-        main = (live & (phase == MAIN)).nonzero()[0]
-        if main.size:
-            groups[main] = self._main_groups(state, rows[main], me[main])
-        chosen = (live & (phase == RECIPIENT)).nonzero()[0]
-        if chosen.size:
-            groups[chosen, geo.g_recipient] = self.recipient_flags(state, rows[chosen], me[chosen])
-        chosen = (live & ((phase == EXTRA) | (phase == BIG))).nonzero()[0]
-        if chosen.size:
-            r = rows[chosen]
-            groups[chosen, geo.g_pick] = geo.occupied(kinds.take(r, axis=1))
-            big = phase[chosen] == BIG
-            if np.count_nonzero(big):
-                groups[chosen[big], geo.g_steal] = self.steal_flags(state, r[big], me[chosen][big])
+        groups = np.zeros((rows.size, self.geo.groups), dtype=np.uint64)
+        if rows.size:
+            kernels.legal_games(self.geo.tables, state_arrays(state), np.asarray(rows, dtype=np.int64), groups)
         return groups
-
-    def recipient_flags(self, state: VoraState, rows: np.ndarray, me: np.ndarray) -> np.ndarray:
-        """uint64 per game: the seats that may get the fallen cube (bit seat); forbidden rule applied."""
-        geo = self.geo
-        word = np.full(rows.size, geo.all_seats, dtype=np.uint64)
-        last = (self.farm_totals(self.farms_of(state, rows, me)) == 0) & (state.fallen[:, 1][rows] < 0)
-        if np.count_nonzero(last):
-            stuck = np.zeros(rows.size, dtype=bool)
-            stuck[last] = ~has_formation(geo, self.kinds(state).take(rows[last], axis=1))
-            word = np.where(stuck, ONE << me.astype(np.uint64), word)
-        return word
-
-    def steal_flags(self, state: VoraState, rows: np.ndarray, me: np.ndarray) -> np.ndarray:
-        """uint64 per game: the steals open to ``me`` (bit seat*K + kind), never a victim's last cube."""
-        geo = self.geo
-        farms = state.farms.take(rows, axis=0)  # [n, P, K]
-        players = farms.shape[1]
-        victim = (farms.sum(axis=2) >= 2) & (np.arange(players)[None, :] != me[:, None])
-        flags = (farms >= 1) & victim[:, :, None]
-        return np.where(flags, ONE << geo.steal_shift[:players], ZERO).sum(axis=(1, 2), dtype=np.uint64)
-
-    def _main_groups(self, state: VoraState, rows: np.ndarray, me: np.ndarray) -> np.ndarray:
-        geo = self.geo
-        k, c = geo.k, geo.c
-        groups = np.zeros((rows.size, geo.groups), dtype=np.uint64)
-        farm = state.farms[rows, me]  # [n, K]
-        kinds = self.kinds(state).take(rows, axis=1)
-        has = farm >= 1
-        groups[:, :k] = np.where(has, geo.all_lines, ZERO)
-        if geo.pig >= 0:
-            groups[:, geo.g_double] = np.where(has[:, geo.pig], geo.all_lines, ZERO)
-        last = (farm.sum(axis=1) == 1).nonzero()[0]
-        if last.size:
-            single, double = self.last_cube_pushes(kinds.take(last, axis=1), farm[last], me[last])
-            groups[last, np.argmax(farm[last], axis=1)] = single
-            if geo.pig >= 0:
-                groups[last, geo.g_double] &= double
-        animals = np.bitwise_or.reduce(kinds[geo.animal_kinds], axis=0)
-        if geo.crow >= 0:
-            groups[:, geo.g_devour] = np.where(has[:, geo.crow], animals, ZERO)
-        if geo.wolf >= 0:
-            groups[:, geo.g_wolf] = np.where(has[:, geo.wolf], self.wolf_lines(animals), ZERO)
-        if geo.ladybug >= 0:
-            groups[:, geo.g_pick_up] = kinds[geo.ladybug]
-        if geo.duck >= 0:
-            ducks = kinds[geo.duck]
-            plants = np.bitwise_or.reduce(kinds[geo.plant_kinds], axis=0)
-            flags = ((ducks[:, None] >> np.arange(c, dtype=np.uint64)) & ONE).astype(bool)
-            # any non-animal cube but the duck itself (other ducks too, if ducks are not animals)
-            groups[:, geo.g_fly:geo.g_fly + c] = np.where(flags, plants[:, None] & ~geo.cell_bit, ZERO)
-        if geo.mole >= 0:
-            moles = kinds[geo.mole]
-            flags = ((moles[:, None] >> np.arange(c, dtype=np.uint64)) & ONE).astype(bool)
-            groups[:, geo.g_dig:geo.g_dig + c] = np.where(flags, geo.dig_dirs[None, :], ZERO)
-        return groups
-
-    def wolf_lines(self, animals: np.ndarray) -> np.ndarray:
-        """uint64 per meadow: the lines (bit side*N + line) whose edge cell holds an animal."""
-        geo = self.geo
-        edge = (animals[:, None] >> geo.edge_cell.astype(np.uint64)[None, :]) & ONE
-        return (edge << np.arange(geo.lines, dtype=np.uint64)[None, :]).sum(axis=1, dtype=np.uint64)
-
-    def last_cube_pushes(self, kinds: np.ndarray, farm: np.ndarray, me: np.ndarray):
-        """Lines open to a push of a last farm cube (bit side*N + line), as a single and as a double push.
-
-        Only onto your own or an unseated side, or when the push makes something to
-        collect; ``kinds[K, m]`` are the meadows, ``farm[m, K]`` the one-cube farms.
-        The double word is meaningful only where that cube is the pig.
-        """
-        geo = self.geo
-        kind = np.argmax(farm, axis=1)
-        single = geo.safe_lines[me]
-        double = single.copy()
-        unsafe = geo.unsafe_lines[me]  # [m, U]
-        if unsafe.shape[1] == 0:
-            return single, double
-        offsets = self.config.offsets
-        single = single | self._collecting_lines(kinds, offsets["push"] + kind * geo.lines, unsafe)
-        pigs = (kind == geo.pig).nonzero()[0]
-        if pigs.size:
-            double[pigs] |= self._collecting_lines(kinds.take(pigs, axis=1),
-                                                   np.full(pigs.size, offsets["double"]), unsafe[pigs])
-        return single, double
-
-    def _collecting_lines(self, kinds: np.ndarray, first: np.ndarray, lines: np.ndarray) -> np.ndarray:
-        """uint64 per meadow: which of ``lines[m, U]`` (bit = line) a push ``first + line`` makes collect."""
-        actions = (first[:, None] + lines).reshape(-1)
-        pushed = pushed_meadows(self.geo, np.repeat(kinds, lines.shape[1], axis=1), actions)
-        collects = has_formation(self.geo, pushed).reshape(lines.shape)
-        return np.where(collects, ONE << lines.astype(np.uint64), ZERO).sum(axis=1, dtype=np.uint64)
 
     def legal_mask(self, state: VoraState) -> np.ndarray:
         groups = self.legal_groups(state, np.arange(state.size))
@@ -939,16 +572,6 @@ class VoraEngine(BatchedEngine):
         mask[game[pair], geo.group_base[group[pair]] + bit] = True
         return mask
 
-    def legal_pairs(self, state: VoraState, rows: np.ndarray):
-        """Every legal (game, action) of games ``rows``, ascending: flat arrays ``game`` and ``action``."""
-        geo = self.geo
-        groups = self.legal_groups(state, rows)
-        index, group = groups.nonzero()
-        words = groups.reshape(-1)[index * geo.groups + group]
-        flags = ((words[:, None] >> geo.flag_shifts) & ONE).astype(bool)
-        pair, bit = flags.nonzero()
-        return rows[index[pair]], geo.group_base[group[pair]] + bit
-
     # --- step ------------------------------------------------------------------------
 
     def step(self, state: VoraState, actions: np.ndarray) -> None:
@@ -959,254 +582,17 @@ class VoraEngine(BatchedEngine):
 
         ``refill=False`` (bots' branches) ends turns without drawing from the bag.
         """
-        geo = self.geo
-        if not state.meadow.flags.f_contiguous:  # copies made by take_games: back to kind-major storage
-            state.meadow = np.asfortranarray(state.meadow)
-        rows = (~state.done).nonzero()[0]
-        size = state.size
-        log = None
-        if state.logging:
-            log = {
-                "seat": np.where(state.done, -1, state.to_move).astype(np.int8, copy=False),
-                "phase": np.where(state.done, -1, state.phase).astype(np.int8, copy=False),
-                "block": np.full(size, -1, dtype=np.int8),
-                "kind": np.full(size, -1, dtype=np.int8),
-                "collected": np.zeros(size, dtype=np.int16),
-                "extras": np.zeros(size, dtype=np.int8),
-                "bigs": np.zeros(size, dtype=np.int8),
-                "victim": np.full(size, -1, dtype=np.int8),
-            }
-        if rows.size == 0:
-            if log is not None:
-                state.event_log.append(log)
+        actions = np.ascontiguousarray(actions, dtype=np.int64)
+        if not state.logging:
+            kernels.step_games(self.geo.tables, state_arrays(state), actions, refill, False, NO_LOG)
             return
-        action = np.asarray(actions, dtype=np.int64)[rows]
-        stage = np.full(rows.size, DONE, dtype=np.int8)
-        block = geo.action_block.take(action)
-        if log is not None:
-            log["block"][rows] = block
-        main = action < geo.main_actions
-        if np.count_nonzero(main) == main.size:
-            self._main(state, rows, action, stage, slice(None), log)
-        else:
-            if np.count_nonzero(main):
-                where = main.nonzero()[0]
-                self._main(state, rows[where], action[where], stage, where, log)
-            within = action - geo.block_starts[block]
-            chosen = block == RECIPIENT_BLOCK
-            if np.count_nonzero(chosen):
-                self._recipient(state, rows[chosen], within[chosen], stage, chosen.nonzero()[0], log)
-            chosen = block >= PICK
-            if np.count_nonzero(chosen):
-                self._combo(state, rows[chosen], block[chosen], within[chosen], stage, chosen.nonzero()[0], log)
-        busy = (stage != DONE).nonzero()[0]
-        self._resolve(state, rows[busy], stage[busy], refill, log)
-        if log is not None:
-            state.event_log.append(log)
-
-    def _main(self, state, rows, action, stage, where, log) -> None:
-        """Main actions of games ``rows``, all at once through the per-action tables."""
-        geo = self.geo
-        k, players, stat_count = geo.k, self.players, len(STAT_NAMES)
-        kinds = state.meadow.T
-        ints = _take_ints(geo, action)
-        me = state.to_move[rows].astype(np.int64)
-        moved, probe, second = _apply(geo, columns(kinds, rows), action, ints)
-        store(kinds, rows, moved)
-        farms, stats = flat(state.farms), flat(state.stats)
-        mine = rows * players + me
-        spend = ints[ACT_SPEND]
-        paid = spend >= 0
-        farms[(mine * k + spend)[paid]] -= 1
-        gain = np.where(ints[ACT_GAIN_PROBE] != 0, probe, ints[ACT_GAIN_FIXED])
-        got = gain >= 0
-        farms[(mine * k + gain)[got]] += 1
-        taker = ints[ACT_TAKER]
-        given = (taker >= 0).nonzero()[0]
-        if given.size:
-            theirs = rows[given] * players + taker[given]
-            farms[theirs * k + probe[given] % k] += 1
-            stats[theirs * stat_count + RECEIVED] += 1
-            two = second[given] >= 0
-            if np.count_nonzero(two):
-                farms[(theirs * k + second[given])[two]] += 1
-                stats[theirs[two] * stat_count + RECEIVED] += 1
-        asks = ints[ACT_ASKS] != 0
-        sub = ints[ACT_STAGE]
-        if np.count_nonzero(asks):
-            ra = rows[asks]
-            state.fallen[:, 0][ra] = probe[asks]  # a column, then one index: numpy's fast path
-            state.fallen[:, 1][ra] = second[asks]
-            state.phase[ra] = RECIPIENT
-            sub = np.where(asks, DONE, sub)
-        state.fall_side[rows] = geo.act_fall_by_seat.take(action * players + me)
-        state.wolf_cell[rows] = ints[ACT_WOLF_CELL]
-        stats[mine * stat_count + ints[ACT_STAT]] += 1
-        stage[where] = sub
-        if log is not None:  # the block is logged by advance
-            moved = np.where(ints[ACT_IS_PUSH] != 0, ints[ACT_T1_KIND], probe)
-            log["kind"][rows] = np.where(ints[ACT_BLOCK] == PICK_UP, geo.ladybug, moved)
-
-    def _recipient(self, state, rows, within, stage, where, log) -> None:
-        seat = within
-        first, second = state.fallen[:, 0], state.fallen[:, 1]
-        kind = first[rows].astype(np.int64)
-        theirs = rows * self.players + seat
-        flat(state.farms)[theirs * self.geo.k + kind] += 1
-        flat(state.stats)[theirs * len(STAT_NAMES) + RECEIVED] += 1
-        after = second[rows]
-        first[rows] = after
-        second[rows] = -1
-        finished = after < 0
-        state.phase[rows[finished]] = MAIN
-        stage[where[finished]] = COLLECT
-        if log is not None:
-            log["kind"][rows] = kind
-            log["victim"][rows] = seat
-
-    def _combo(self, state, rows, block, within, stage, where, log) -> None:
-        geo = self.geo
-        k, players, stat_count = geo.k, self.players, len(STAT_NAMES)
-        kinds = state.meadow.T
-        farms, stats = flat(state.farms), flat(state.stats)
-        me = state.to_move[rows].astype(np.int64)
-        mine = rows * players + me
-        is_pick = block == PICK
-        kind = np.zeros(rows.size, dtype=np.int64)
-        if np.count_nonzero(is_pick):
-            r, cell = rows[is_pick], within[is_pick]
-            kind[is_pick] = kind_at(kinds.take(r, axis=1), cell)
-            kinds[kind[is_pick], r] &= ~geo.cell_bit[cell]
-            stats[mine[is_pick] * stat_count + PICKS] += 1
-        steal = ~is_pick
-        victim = np.full(rows.size, -1, dtype=np.int64)
-        if np.count_nonzero(steal):
-            r = rows[steal]
-            victim[steal], kind[steal] = np.divmod(within[steal], k)
-            theirs = r * players + victim[steal]
-            farms[theirs * k + kind[steal]] -= 1
-            stats[mine[steal] * stat_count + STEALS] += 1
-            stats[theirs * stat_count + STOLEN] += 1
-        farms[mine * k + kind % k] += 1
-        extra = state.phase[rows] == EXTRA
-        state.extra_left[rows[extra]] -= 1
-        state.big_left[rows[~extra]] -= 1
-        state.phase[rows] = MAIN
-        stage[where] = COMBOS
-        if log is not None:
-            log["kind"][rows] = kind
-            log["victim"][rows] = victim
-
-    # --- resolution ------------------------------------------------------------------
-
-    def _resolve(self, state, rows, stage, refill, log) -> None:
-        geo = self.geo
-        kinds = state.meadow.T
-        turn_over = None  # bool [B]: games whose turn ended in this step
-        while rows.size:
-            chosen = (stage == COMBOS).nonzero()[0]
-            if chosen.size:
-                r = rows[chosen]
-                occupied = geo.occupied(columns(kinds, r)) != 0
-                due = state.extra_left[r] > 0
-                to_extra = due & occupied
-                state.extra_left[r[due & ~occupied]] = 0
-                due = (state.big_left[r] > 0) & ~to_extra
-                can = occupied.copy()
-                ask = due & ~occupied
-                if np.count_nonzero(ask):
-                    me = state.to_move[r[ask]].astype(np.int64)
-                    can[ask] = self.steal_flags(state, r[ask], me) != 0
-                to_big = due & can
-                state.big_left[r[due & ~can]] = 0
-                state.phase[r[to_extra]] = EXTRA
-                state.phase[r[to_big]] = BIG
-                stage[chosen] = np.where(to_extra | to_big, DONE, FALL)
-            chosen = ((stage == FALL) | (stage == FALL_THEN_END)).nonzero()[0]
-            if chosen.size:
-                r = rows[chosen]
-                sub = columns(kinds, r)
-                wolf = state.wolf_cell[r].astype(np.int64)
-                fixed = geo.board(0)  # the bit of a wolf placed this turn and still in the meadow
-                if np.count_nonzero(wolf >= 0):
-                    occupied = geo.occupied(sub)
-                    present = (wolf >= 0) & (((occupied >> np.maximum(wolf, 0).astype(geo.board)) & 1) == 1)
-                    state.wolf_cell[r[~present]] = -1
-                    fixed = np.where(present, geo.cell_bit[np.maximum(wolf, 0)], 0)
-                store(kinds, r, fall(geo, sub, state.fall_side[r].astype(np.int64), fixed))
-                stage[chosen] = np.where(stage[chosen] == FALL, COLLECT, END)
-            chosen = (stage == COLLECT).nonzero()[0]
-            if chosen.size:
-                r = rows[chosen]
-                sub = columns(kinds, r)
-                found, (h, v, core) = formation_parts(geo, sub)
-                stage[chosen[~found]] = END
-                if np.count_nonzero(found):
-                    found = found.nonzero()[0]
-                    where = chosen[found]
-                    rg = rows[where]
-                    sub = sub.take(found, axis=1)
-                    parts = (h.take(found, axis=1), v.take(found, axis=1),
-                             None if core is None else core[found])
-                    collected, extras, bigs = formations(geo, sub, parts)
-                    counts = popcount(collected).astype(np.int16).T  # [n, K]
-                    total = counts.sum(axis=1)
-                    mine = rg * self.players + state.to_move[rg].astype(np.int64)
-                    np.reshape(state.farms, (-1, geo.k), copy=False)[mine] += counts
-                    store(kinds, rg, sub & ~collected)
-                    state.extra_left[rg] = extras
-                    state.big_left[rg] = bigs
-                    stats = flat(state.stats)
-                    mine *= len(STAT_NAMES)
-                    stats[mine + COLLECTED] += total
-                    stats[mine + EXTRAS] += extras.astype(np.int32)
-                    stats[mine + BIGS] += bigs.astype(np.int32)
-                    if log is not None:
-                        log["collected"][rg] += total
-                        log["extras"][rg] += extras.astype(np.int8)
-                        log["bigs"][rg] += bigs.astype(np.int8)
-                    stage[where] = COMBOS
-            ended = stage == END
-            if np.count_nonzero(ended):
-                if turn_over is None:
-                    turn_over = np.zeros(state.size, dtype=bool)
-                turn_over[rows[ended]] = True
-                stage[ended] = DONE
-            busy = stage != DONE
-            rows, stage = rows[busy], stage[busy]
-        if turn_over is not None:  # turns end together: nothing of one game's turn end touches another's
-            self._end_turn(state, turn_over.nonzero()[0], refill)
-
-    def _end_turn(self, state, rows, refill) -> None:
-        geo = self.geo
-        kinds = state.meadow.T
-        if refill:
-            empty = geo.full & ~geo.occupied(columns(kinds, rows))
-            count = popcount(empty).astype(np.int64)
-            gaps = count.nonzero()[0]
-            if gaps.size:
-                r, empty, count = rows[gaps], empty[gaps], count[gaps]
-                pointer = state.bag_pointer[r].astype(np.int64)
-                placed = np.minimum(count, geo.total - pointer)
-                # the empty cells as (game, cell) pairs, cells ascending within a game
-                cells = np.unpackbits(empty.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, count=geo.c,
-                                      bitorder="little")
-                game, cell = np.divmod(cells.reshape(-1).nonzero()[0], geo.c)
-                rank = np.arange(game.size) - (np.cumsum(count) - count)[game]
-                fill = rank < placed[game]
-                game, cell = game[fill], cell[fill]
-                drawn = state.bag.reshape(-1)[(r * geo.total + pointer)[game] + rank[fill]].astype(np.intp)
-                np.bitwise_or.at(flat(kinds), drawn * state.size + r[game], geo.cell_bit[cell])
-                state.bag_pointer[r] = pointer + placed
-                ended = r[placed < count]
-                state.done[ended] = True
-                state.end[ended] = END_REASONS.index("bag_empty")
-        state.phase[rows] = MAIN
-        state.wolf_cell[rows] = -1
-        state.extra_left[rows] = 0
-        state.big_left[rows] = 0
-        state.turn[rows] += 1
-        state.to_move[rows] = (state.to_move[rows] + 1) % self.players
+        log = {"seat": np.where(state.done, -1, state.to_move).astype(np.int8),
+               "phase": np.where(state.done, -1, state.phase).astype(np.int8)}
+        for name, (dtype, empty) in LOG_FIELDS.items():
+            log[name] = np.full(state.size, empty, dtype=dtype)
+        kernels.step_games(self.geo.tables, state_arrays(state), actions, refill, True,
+                           tuple(log[name] for name in LOG_FIELDS))
+        state.event_log.append(log)
 
     # --- outcome ------------------------------------------------------------------------
 
@@ -1297,3 +683,4 @@ class VoraEngine(BatchedEngine):
         if block == "steal":
             return f"steal {names[fields[1]]} from seat {fields[0]}"
         return f"{block} {' '.join(map(str, fields))}"
+

@@ -1,0 +1,397 @@
+"""Compiled (numba) pieces of batched Overgrowth: legal placements, connection distances, greedy choices.
+
+They read the bitboards of ``rules.py`` (bit ``row * columns + col``) through
+:class:`Tables`, plain arrays of fixed dtypes built once per config, and loop
+over the game axis instead of broadcasting over it, so each game does only
+its own work (a flood stops as soon as that position is settled).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from sims.core.grid import KING, ORTHOGONAL
+from sims.overgrowth.config import ACTION_KINDS
+from sims.core.rng import _GOLDEN, _MUL1, _MUL2, _SLOT_OFFSET, _TOP53
+
+WIN, LOSS = 1e9, -1e9
+# kind codes of what a turn did: the four track actions, then the first-turn placement and the pass
+OVERGROW, GROW, CAST, SPREAD, FIRST, PASS = range(len(ACTION_KINDS) + 2)
+
+
+class Tables(NamedTuple):
+    """What the kernels need of an Overgrowth config, as numpy arrays and numbers."""
+
+    # uint64: full board, cells that may step right, may step left, areas 0 and 1, columns (a shift),
+    # cells not in the last column, left cells of pairs inside one area
+    boards: np.ndarray
+    side_cells: np.ndarray  # uint64 [4]: per orthogonal step, the cells that may take it
+    side_shifts: np.ndarray  # int64 [4]: and the bit shift it is (negative: right)
+    cast_cells: np.ndarray  # uint64 [8]: the same for each cast step (no cells if it leaves the board)
+    cast_shifts: np.ndarray  # int64 [8]
+    moves: np.ndarray  # int64 [slots - 1]
+    track_kind: np.ndarray  # int64 [track spaces]: kind code of each space
+    placement_bits: np.ndarray  # uint64 [placements]
+    placement_size: np.ndarray  # int64 [placements]
+    pair_of_left_cell: np.ndarray  # int64 [cells]: pair placement with that left cell, -1 in the last column
+    overgrow_sides: int
+    king: bool  # connection by the 8 neighbours (else the 4 orthogonal ones)
+    far: int  # the distance of an impossible connection
+    pass_action: int
+
+
+def _steps(grid, steps) -> tuple[np.ndarray, np.ndarray]:
+    """For each ``(dr, dc)`` step of ``Grid.shift``: the cells whose column stays on the board, and the shift."""
+    cells = [grid.shift(grid.full, 0, -dc) if abs(dr) < grid.rows else 0 for dr, dc in steps]
+    return (np.array(cells, dtype=np.uint64), np.array([dr * grid.columns + dc for dr, dc in steps], dtype=np.int64))
+
+
+def make_tables(geo) -> Tables:
+    """:class:`Tables` of a ``rules.Geometry``."""
+    grid = geo.grid
+    boards = np.array([grid.full, grid.shift(grid.full, 0, -1), grid.shift(grid.full, 0, 1), geo.area[0],
+                       geo.area[1], grid.columns, geo.not_last_column, geo.pairs_in_one_area()], dtype=np.uint64)
+    return Tables(
+        boards=boards,
+        side_cells=_steps(grid, ORTHOGONAL)[0],
+        side_shifts=_steps(grid, ORTHOGONAL)[1],
+        cast_cells=_steps(grid, geo.cast_offsets)[0],
+        cast_shifts=_steps(grid, geo.cast_offsets)[1],
+        moves=np.ascontiguousarray(geo.moves, dtype=np.int64),
+        track_kind=np.ascontiguousarray(geo.track_kind, dtype=np.int64),
+        placement_bits=np.ascontiguousarray(geo.placement_bits, dtype=np.uint64),
+        placement_size=np.ascontiguousarray(geo.placement_size, dtype=np.int64),
+        pair_of_left_cell=np.ascontiguousarray(geo.pair_of_left_cell, dtype=np.int64),
+        overgrow_sides=int(geo.config.overgrow_sides),
+        king=geo.connection is KING,
+        far=int(geo.far),
+        pass_action=int(geo.config.pass_action),
+    )
+
+
+def bot_weights(weights) -> np.ndarray:
+    """float64 ``[3]``: own distance, opponent distance, flowers weights of a bot's weights mapping."""
+    return np.array([weights["own_distance"], weights["opponent_distance"], weights["flowers"]], dtype=np.float64)
+
+
+@njit(cache=True, inline="always")
+def mix64(z):
+    """The splitmix64 finaliser of ``sims.core.rng.mix64`` on one uint64."""
+    z = z + _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * _MUL1
+    z = (z ^ (z >> np.uint64(27))) * _MUL2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def noise_stream(seed, purpose_key, counter):
+    """The stream word of ``uniforms_at(seed, purpose, counter, ...)``; :func:`noise` adds the slot."""
+    return mix64(mix64(seed ^ purpose_key) ^ mix64(np.uint64(counter)))
+
+
+@njit(cache=True, inline="always")
+def noise(stream, slot):
+    """``uniforms_at`` for one slot of a stream word."""
+    return np.float64(mix64(stream ^ mix64(np.uint64(slot) + _SLOT_OFFSET)) >> np.uint64(11)) * _TOP53
+
+
+@njit(cache=True, inline="always")
+def dilate(board, boards, king):
+    """``board`` plus its neighbours (king or orthogonal steps), inside the board."""
+    full, may_step_right, may_step_left, columns = boards[0], boards[1], boards[2], boards[5]
+    sideways = ((board & may_step_right) << np.uint64(1)) | ((board & may_step_left) >> np.uint64(1))
+    if king:
+        wide = board | (sideways & full)
+        return (wide | (wide << columns) | (wide >> columns)) & full
+    return (board | sideways | (board << columns) | (board >> columns)) & full
+
+
+@njit(cache=True)
+def connection_distance(own, opp, boards, king, far):
+    """``rules.connection_distance`` of one position: a layered flood from the mover's first area."""
+    full, start, goal = boards[0], boards[3], boards[4]
+    blocked = np.uint64(0)
+    for area in (start, goal):
+        if own & area:
+            blocked |= area
+    open_cells = ~(own | opp) & full & ~blocked
+    reach = own & start
+    level = 0
+    while not (reach & goal):
+        ring = dilate(reach, boards, king)
+        grown = reach | (ring & own)
+        if grown != reach:
+            reach = grown
+            continue
+        layered = reach | ((ring | start) & open_cells)
+        if layered == reach:
+            return far
+        level += 1
+        reach = layered
+    return level
+
+
+@njit(cache=True, inline="always")
+def popcount(board):
+    """Set bits of one uint64 (the SWAR bit count)."""
+    board = board - ((board >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    board = (board & np.uint64(0x3333333333333333)) + ((board >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    board = (board + (board >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((board * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True)
+def position_score(own, opp, supply_left, boards, weights, king, far):
+    """``Evaluation.position``'s score of one position reached by the mover."""
+    mine = connection_distance(own, opp, boards, king, far)
+    if mine == 0:
+        return WIN
+    diff = popcount(own) - popcount(opp)
+    if supply_left == 0:
+        return WIN if diff > 0 else LOSS if diff < 0 else 0.0
+    theirs = connection_distance(opp, own, boards, king, far)
+    return (weights[1] * theirs - weights[0] * mine) + weights[2] * diff
+
+
+@njit(cache=True)
+def position_scores(own, opp, supply_left, boards, weights, king, far):
+    """:func:`position_score` of arrays of positions."""
+    out = np.empty(own.size, dtype=np.float64)
+    for i in range(own.size):
+        out[i] = position_score(own[i], opp[i], supply_left[i], boards, weights, king, far)
+    return out
+
+
+@njit(cache=True, inline="always")
+def shift(board, cells, bits, full):
+    """``Grid.shift`` of one board by a step given as its cells and signed bit shift."""
+    moved = board & cells
+    moved = moved << np.uint64(bits) if bits >= 0 else moved >> np.uint64(-bits)
+    return moved & full
+
+
+@njit(cache=True)
+def game_options(own, opp, marker_me, marker_opp, supply, home_area, t, singles, pairs):
+    """``rules.slot_options`` of one position: legal placements per slot into ``singles`` and ``pairs``
+    (left cells of spread pairs)."""
+    full = t.boards[0]
+    singles[0] = home_area & ~(own | opp)  # the first turn's placement; ``home_area`` is 0 after it
+    pairs[0] = np.uint64(0)
+    empty = ~(own | opp) & full
+    blocked = np.uint64(0)
+    for area in (t.boards[3], t.boards[4]):
+        if own & area:
+            blocked |= area
+    allowed = ~blocked & full if supply >= 1 else np.uint64(0)
+    at_least = np.zeros(t.overgrow_sides, dtype=np.uint64)  # cells beside >= j+1 own flowers (a bit-sliced count)
+    touching = np.uint64(0)
+    for i in range(t.side_cells.size):
+        side = shift(own, t.side_cells[i], t.side_shifts[i], full)
+        touching |= side
+        for j in range(t.overgrow_sides - 1, 0, -1):
+            at_least[j] |= at_least[j - 1] & side
+        at_least[0] |= side
+    touching &= ~own
+    cast = np.uint64(0)
+    for i in range(t.cast_cells.size):
+        cast |= shift(own, t.cast_cells[i], t.cast_shifts[i], full)
+    free = empty & allowed
+    by_kind = (opp & at_least[t.overgrow_sides - 1] & allowed, dilate(own, t.boards, True) & ~own & free,
+               cast & free, touching & free)
+    spread_pairs = free & (free >> np.uint64(1)) & t.boards[6] & (touching | (touching >> np.uint64(1)))
+    spread_pairs &= ~t.boards[7] if supply >= 2 else np.uint64(0)
+    track = t.track_kind.size
+    for i in range(t.moves.size):
+        landing = (marker_me + t.moves[i]) % track
+        kind = t.track_kind[landing]
+        later = home_area == 0 and landing != marker_opp
+        singles[i + 1] = by_kind[kind] if later else np.uint64(0)
+        pairs[i + 1] = spread_pairs if later and kind == SPREAD else np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def mover_position(g, stones, markers, supply, to_move, turn, t):
+    """``(own, opp, marker_me, marker_opp, supply, home_area)`` of game ``g``'s player to move."""
+    me = np.int64(to_move[g])
+    home_area = t.boards[3 + me] if turn[g] < 2 else np.uint64(0)
+    return (stones[g, me], stones[g, 1 - me], markers[g, me], markers[g, 1 - me], supply[g, me], home_area)
+
+
+@njit(cache=True)
+def options(stones, markers, supply, to_move, turn, done, t):
+    """uint64 ``singles[B, slots]``, ``pairs[B, slots]``: legal placements of each game's player to move
+    (none in finished games)."""
+    size, slots = stones.shape[0], t.moves.size + 1
+    singles = np.zeros((size, slots), dtype=np.uint64)
+    pairs = np.zeros((size, slots), dtype=np.uint64)
+    for g in range(size):
+        if not done[g]:
+            own, opp, marker_me, marker_opp, left, home_area = mover_position(g, stones, markers, supply, to_move,
+                                                                              turn, t)
+            game_options(own, opp, marker_me, marker_opp, left, home_area, t, singles[g], pairs[g])
+    return singles, pairs
+
+
+@njit(cache=True)
+def _game_actions(g, stones, markers, supply, to_move, turn, t, weights, stream, singles, pairs, actions, scores,
+                  noises, cache):
+    """Legal actions of game ``g`` in ascending order with their placement scores and noise; returns the count.
+
+    ``singles``, ``pairs`` and ``cache`` (each placement's score) are work space.
+    """
+    own, opp, marker_me, marker_opp, left, home_area = mover_position(g, stones, markers, supply, to_move, turn, t)
+    game_options(own, opp, marker_me, marker_opp, left, home_area, t, singles, pairs)
+    placements = t.placement_bits.size
+    cache[:] = np.nan
+    count = 0
+    for slot in range(singles.size):
+        for kind in range(2):
+            board = singles[slot] if kind == 0 else pairs[slot]
+            while board:
+                low = board & (~board + np.uint64(1))
+                cell = popcount(low - np.uint64(1))
+                board ^= low
+                placement = cell if kind == 0 else t.pair_of_left_cell[cell]
+                if np.isnan(cache[placement]):
+                    bits = t.placement_bits[placement]
+                    cache[placement] = position_score(own | bits, opp & ~bits, left - t.placement_size[placement],
+                                                      t.boards, weights, t.king, t.far)
+                action = slot * placements + placement
+                actions[count] = action
+                scores[count] = cache[placement]
+                noises[count] = noise(stream, action)
+                count += 1
+    return count
+
+
+@njit(cache=True)
+def scored_games(stones, markers, supply, to_move, turn, active, seeds, decisions, purpose_key, t, weights,
+                 best_only):
+    """Every legal action of the active games (by game, then action) with its score and noise; with
+    ``best_only`` each game's best one alone (highest score, then noise). Flat ``games, actions, scores, noise``."""
+    size, slots, placements = active.size, t.moves.size + 1, t.placement_bits.size
+    most = slots * placements
+    found = (np.empty(most, np.int64), np.empty(most), np.empty(most))  # one game's actions, scores, noise
+    games = np.empty(size if best_only else size * most, dtype=np.int64)
+    actions, scores, noises = np.empty(games.size, np.int64), np.empty(games.size), np.empty(games.size)
+    singles, pairs, cache = np.empty(slots, np.uint64), np.empty(slots, np.uint64), np.empty(placements)
+    filled = 0
+    for g in range(size):
+        if not active[g]:
+            continue
+        stream = noise_stream(seeds[g], purpose_key, decisions[g])
+        count = _game_actions(g, stones, markers, supply, to_move, turn, t, weights, stream, singles, pairs,
+                              found[0], found[1], found[2], cache)
+        first = 0
+        if best_only and count:
+            for i in range(1, count):
+                if found[1][i] > found[1][first] or (found[1][i] == found[1][first] and found[2][i] >= found[2][first]):
+                    first = i
+            count = 1
+        games[filled:filled + count] = g
+        actions[filled:filled + count] = found[0][first:first + count]
+        scores[filled:filled + count] = found[1][first:first + count]
+        noises[filled:filled + count] = found[2][first:first + count]
+        filled += count
+    return games[:filled], actions[:filled], scores[:filled], noises[:filled]
+
+
+@njit(cache=True)
+def _kth_action(singles, pairs, k, placements, pair_of_left_cell):
+    """The ``k``-th (0-based) legal action in ascending order of per-slot placement bitboards."""
+    for slot in range(singles.size):
+        for kind in range(2):
+            board = singles[slot] if kind == 0 else pairs[slot]
+            count = popcount(board)
+            if k < count:
+                for _ in range(k):
+                    board &= board - np.uint64(1)
+                cell = popcount((board & (~board + np.uint64(1))) - np.uint64(1))
+                return slot * placements + (cell if kind == 0 else pair_of_left_cell[cell])
+            k -= count
+    return -1
+
+
+@njit(cache=True)
+def random_choices(stones, markers, supply, to_move, turn, active, seeds, decisions, purpose_key, t):
+    """int64 ``[B]``: legal action number ``min(floor(u * n), n - 1)`` of each active game's ``n`` in
+    ascending order, ``u`` the stream's first uniform; the pass where none is legal."""
+    size, slots, placements = active.size, t.moves.size + 1, t.placement_bits.size
+    chosen = np.full(size, t.pass_action, dtype=np.int64)
+    singles, pairs = np.empty(slots, np.uint64), np.empty(slots, np.uint64)
+    for g in range(size):
+        if not active[g]:
+            continue
+        own, opp, marker_me, marker_opp, left, home_area = mover_position(g, stones, markers, supply, to_move, turn, t)
+        game_options(own, opp, marker_me, marker_opp, left, home_area, t, singles, pairs)
+        total = 0
+        for slot in range(slots):
+            total += popcount(singles[slot]) + popcount(pairs[slot])
+        if total:
+            u = noise(noise_stream(seeds[g], purpose_key, decisions[g]), 0)
+            chosen[g] = _kth_action(singles, pairs, min(np.int64(u * total), total - 1), placements,
+                                    t.pair_of_left_cell)
+    return chosen
+
+
+@njit(cache=True)
+def connects(own, boards, king):
+    """``own`` stones form a chain from area 0 to area 1 (``Grid.connects``)."""
+    start, goal = boards[3], boards[4]
+    if not (own & start) or not (own & goal):
+        return False
+    region = own & start
+    while True:
+        grown = dilate(region, boards, king) & own
+        if grown == region:
+            return (region & goal) != 0
+        region = grown
+
+
+@njit(cache=True)
+def step(stones, markers, supply, to_move, turn, done, winner, end, actions_of_kind, placed, lost, actions, t,
+         codes):
+    """``OvergrowthEngine.step``: each unfinished game's mover takes its action; returns the kind code of each
+    game's action (-1 in finished games). ``codes``: end reasons connection and flowers, and the tie winner."""
+    track, placements = t.track_kind.size, t.placement_bits.size
+    kinds = np.full(done.size, -1, dtype=np.int8)
+    for g in range(done.size):
+        if done[g]:
+            continue
+        me = np.int64(to_move[g])
+        them = 1 - me
+        action, marker, opp_marker = np.int64(actions[g]), markers[g, me], markers[g, them]
+        bits, count = np.uint64(0), 0
+        if action == t.pass_action:
+            kind = PASS
+            for move in t.moves:  # the first allowed move not ending on the other marker
+                if (marker + move) % track != opp_marker:
+                    marker = (marker + move) % track
+                    break
+        else:
+            slot, placement = divmod(action, placements)
+            kind = FIRST
+            if slot > 0:
+                marker = (marker + t.moves[slot - 1]) % track
+                kind = t.track_kind[marker]
+            bits, count = t.placement_bits[placement], t.placement_size[placement]
+        own, opp = stones[g, me] | bits, stones[g, them] & ~bits
+        stones[g, me], stones[g, them], markers[g, me] = own, opp, marker
+        supply[g, me] -= count
+        actions_of_kind[g, me, kind] += 1
+        placed[g, me] += count
+        if kind == OVERGROW:
+            lost[g, them] += 1
+        kinds[g] = kind
+        if connects(own, t.boards, t.king):
+            winner[g], end[g], done[g] = me, codes[0], True
+        elif supply[g, me] == 0:
+            mine, theirs = popcount(own), popcount(opp)
+            winner[g] = me if mine > theirs else them if mine < theirs else codes[2]
+            end[g], done[g] = codes[1], True
+        turn[g] += 1
+        to_move[g] = them
+    return kinds

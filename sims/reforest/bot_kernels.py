@@ -1,0 +1,114 @@
+"""Compiled pieces of the batched Reforest bots: the greedy evaluation of a position, one game at a time.
+
+The evaluation is the one of :mod:`sims.reforest.bots` (its module docstring);
+the scores and measures it reads are the engine's kernels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sims.reforest.config import ROUNDS, SPACES
+from sims.reforest.kernels import EVENT_FIELDS, POINTS, copy_game, finish_turn, measure, score_parts_one, step_one
+
+WEIGHT_NAMES = ("points", "hand_card", "energy", "visitor_goal", "elevation")
+
+
+@njit(cache=True, inline="always")
+def visitor_goals(a, t, g, goals):
+    """Contested visitors each seat leads alone (solitaire: meets this round's threshold) into ``goals [P]``."""
+    players = goals.size
+    goals[:] = 0
+    values = np.empty(players)
+    for k in range(a.carried.shape[1] + 1):
+        if k < a.carried.shape[1]:
+            visitor = a.carried[g, k]
+        elif a.rounds_ended[g] < ROUNDS:
+            visitor = a.round_visitors[g, a.rounds_ended[g]]
+        else:
+            visitor = -1
+        if visitor < 0:
+            continue
+        for seat in range(players):
+            values[seat] = measure(a, t, g, seat, visitor)
+        if t.solo:
+            if values[0] >= t.solo_thresholds[visitor, min(a.rounds_ended[g], ROUNDS - 1)]:
+                goals[0] += 1
+            continue
+        best = values.max()
+        leaders = 0
+        for seat in range(players):
+            if values[seat] == best:
+                leaders += 1
+        if leaders == 1:
+            goals[np.argmax(values)] += 1
+
+
+@njit(cache=True, inline="always")
+def row_lack(a, t, g, seat):
+    """Over the rows: the plants the smaller stacks lack to match the row's largest stack."""
+    lack = 0
+    for row in range(t.row_first.size):
+        low = high = a.stack_size[g, seat, t.row_first[row]]
+        for x in range(t.row_first[row], t.row_last[row] + 1):
+            low = min(low, a.stack_size[g, seat, x])
+            high = max(high, a.stack_size[g, seat, x])
+        lack += high - low
+    return lack
+
+
+@njit(cache=True)
+def evaluate(a, t, me, weights, hand_value_share):
+    """float64 ``[n]``: ``eval(me) - max over opponents eval(opponent)`` of each game (``me [n]``)."""
+    out = np.empty(a.hand.shape[0])
+    for g in range(out.size):
+        out[g] = evaluate_one(a, t, g, me[g], weights, hand_value_share)
+    return out
+
+
+@njit(cache=True, inline="always")
+def evaluate_one(a, t, g, me, weights, hand_value_share):
+    """``eval(me) - max over opponents eval(opponent)`` of game ``g``."""
+    players, species_count = a.hand.shape[1], a.hand.shape[2]
+    w_points, w_hand, w_energy, w_goal, w_elevation = weights[0], weights[1], weights[2], weights[3], weights[4]
+    parts = np.empty(len(POINTS), dtype=np.int64)
+    goals = np.empty(players, dtype=np.int64)
+    values = np.empty(players)
+    visitor_goals(a, t, g, goals)
+    for seat in range(players):
+        score_parts_one(a, t, g, seat, parts)
+        energy = 0
+        for x in range(SPACES):
+            energy += a.stored[g, seat, x]
+        values[seat] = (w_points * parts.sum() + w_hand * a.hand[g, seat].sum() + w_energy * energy
+                        + w_goal * goals[seat] - w_elevation * row_lack(a, t, g, seat))
+    held_value = 0
+    for s in range(species_count):
+        held_value += a.hand[g, me, s] * t.value[s]
+    mine = values[me] + w_hand * hand_value_share * held_value
+    if players == 1:
+        return mine
+    best = -np.inf
+    for seat in range(players):
+        if seat != me:
+            best = max(best, values[seat])
+    return mine - best
+
+
+@njit(cache=True)
+def play_out_values(a, scratch, t, games, actions, weights, hand_value_share):
+    """float64 ``[n]``: the greedy value of each (game, action): the action played on a copy of the game
+    (slot 0 of ``scratch``), the turn finished with the lowest legal actions, the position evaluated."""
+    values = np.empty(games.size)
+    events = np.zeros((0, len(EVENT_FIELDS)), dtype=np.int64)
+    count = np.zeros(2, dtype=np.int64)
+    plays = np.empty(a.hand.shape[2] * SPACES + 2, dtype=np.int64)
+    for i in range(games.size):
+        copy_game(a, games[i], scratch, 0)
+        me, start_turn = scratch.to_move[0], scratch.turn[0]
+        step_one(scratch, t, events, count, 0, actions[i])
+        scratch.decisions[0] += 1
+        finish_turn(scratch, t, events, count, 0, start_turn, plays)
+        values[i] = evaluate_one(scratch, t, 0, me, weights, hand_value_share)
+    return values

@@ -1,0 +1,816 @@
+"""Compiled kernels of the batched Reforest engine: a loop over the game axis, one game at a time.
+
+Reforest's turn is a chain of small, irregular pieces (a payment, a placement,
+an effect queue, draws that may end a round, a reset and a refill); in numpy
+each piece costs a dozen calls whatever the batch. These kernels apply a
+decision and everything that follows it to one game after the other, in the
+order the rules of :mod:`sims.reforest.config` state them; :mod:`sims.reforest.rules`
+lays out the arrays (:class:`Arrays`) and the tables (:class:`Tables`) and calls them.
+
+Small helpers are inlined (``inline="always"``): a call that passes the state's
+arrays costs far more than the few reads most of them make.
+
+Events are written into an int64 buffer ``[n, 11]`` (the columns of
+:data:`EVENT_FIELDS`), one game after the other, so within a game they keep
+the order they happened in.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from sims.reforest.config import EFFECT_KINDS, END_REASONS, EVENT_KINDS, PHASES, ROUNDS, SEAT_COLUMNS, SPACES
+
+MAIN, PAY, GATHER, SOLO_DISCARD, EFFECT, DRAW, HAND_LIMIT = range(len(PHASES))
+(B_GATHER, B_PLAY, B_PAY_HAND, B_PAY_ENERGY, B_TAKE, B_STOP, B_USE, B_DECLINE, B_DISCARD,
+ B_SOLO_DISCARD) = range(10)
+COMPLETE = END_REASONS.index("complete")
+# what runs automatically after a decision (DECIDE: the game waits on a decision)
+DECIDE, PLACE, QUEUE, FINISH_GATHER, AFTER_GATHER, END_TURN = range(6)
+QUEUE_SLOTS = 1 + SPACES + 1  # the covered plant, a reaction per space, the played plant
+EVENT_FIELDS = ("game", "decision", "turn", "seat", "event", "species", "played", "space", "source", "amount",
+                "visitor")
+(EV_PLAY, EV_PAY_HAND, EV_PAY_ENERGY, EV_COVER, EV_GATHER, EV_DRAW, EV_STORE, EV_EFFECT, EV_DISCARD,
+ EV_SOLO_DISCARD, EV_ROUND_END, EV_VISITOR) = range(len(EVENT_KINDS))
+(ST_CARDS_PLAYED, ST_COST_PAID, ST_PAID_FROM_HAND, ST_PAID_FROM_ENERGY, ST_GATHERS, ST_CARDS_GATHERED,
+ ST_CARDS_DRAWN, ST_CARDS_STORED, ST_PLANTS_COVERED, ST_ENERGY_FROM_COVER, ST_EFFECTS_USED,
+ ST_EFFECTS_DECLINED, ST_HAND_DISCARDS, ST_SOLO_DISCARDS, ST_VISITORS_WON) = (
+    SEAT_COLUMNS.index(name) for name in (
+        "cards_played", "cost_paid", "paid_from_hand", "paid_from_energy", "gathers", "cards_gathered",
+        "cards_drawn", "cards_stored", "plants_covered", "energy_from_cover", "effects_used", "effects_declined",
+        "hand_discards", "solo_discards", "visitors_won"))
+assert EVENT_KINDS[EV_VISITOR] == "visitor" and PHASES[HAND_LIMIT] == "hand_limit"
+
+# The state's arrays (the fields of ReforestState of the same names).
+Arrays = namedtuple("Arrays", (
+    "done", "end", "to_move", "turn", "decisions", "hand", "stack", "stack_size", "energy", "canopy", "traits",
+    "stored", "deck", "deck_top", "deck_end", "nursery", "discard", "tucked", "round_visitors", "carried", "won",
+    "won_count", "rounds_ended", "resets", "reset_order", "round3_turn", "unawarded", "phase", "play_species",
+    "play_space", "owed", "picks_left", "queue_species", "queue_space", "queue_len", "queue_pos", "stats"))
+
+# The config's tables (species tables carry one extra entry at index -1: "no plant").
+Tables = namedtuple("Tables", (
+    "players", "solo", "gather_cards", "hand_limit", "nursery_size", "block_of", "field_of",
+    "off_gather", "off_play", "off_pay_hand", "off_take", "off_use", "off_discard", "off_solo_discard",
+    "cost", "sun", "is_draw", "effect_n", "hand_limit_raise", "has_trait", "reacts", "covered_effect",
+    "played_effect", "after_gather", "base_cost", "discount_matrix", "passive_species", "when_traits",
+    "place_table", "adjacent", "low_row", "payment", "height", "row_of_space", "measure_kind", "measure_arg",
+    "solo_thresholds", "value", "kind", "effect_trait", "effect_row", "effect_k", "visitor_points",
+    "energy_points", "elevation_per_plant", "hand_cards_per_point", "row_first", "row_last"))
+
+SCORING_PER_TRAIT, SCORING_PER_ENERGY, SCORING_PER_ROW_STACK = (
+    EFFECT_KINDS.index(name) for name in ("scoring_per_trait", "scoring_per_energy", "scoring_per_row_stack"))
+POINTS = ("points_plants", "points_effects", "points_energy", "points_visitors", "points_elevation", "points_hand")
+MEASURE_PLANTS, MEASURE_TRAIT, MEASURE_ROW, MEASURE_ENERGY, MEASURE_TALLEST = range(5)
+
+
+# --- events and counts ----------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def log(a, events, count, g, kind, seat, species=-1, played=-1, space=-1, source=-1, amount=0, visitor=-1):
+    """One event of game ``g`` into ``events`` (no buffer: no log); ``count[1]`` flags an overflow."""
+    if events.shape[0] == 0:
+        return
+    n = count[0]
+    if n >= events.shape[0]:
+        count[1] = 1
+        return
+    row = events[n]
+    row[0], row[1], row[2], row[3], row[4] = g, a.decisions[g], a.turn[g], seat, kind
+    row[5], row[6], row[7], row[8], row[9], row[10] = species, played, space, source, amount, visitor
+    count[0] = n + 1
+
+
+@njit(cache=True, inline="always")
+def stat(a, g, seat, column, amount=1):
+    a.stats[g, seat, column] += amount
+
+
+# --- cards ----------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def deck_left(a, g):
+    return a.deck_end[g] > a.deck_top[g]
+
+
+@njit(cache=True, inline="always")
+def any_card(a, g):
+    if deck_left(a, g):
+        return True
+    for slot in range(a.nursery.shape[1]):
+        if a.nursery[g, slot] >= 0:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def take_top(a, g):
+    card = a.deck[g, a.deck_top[g]]
+    a.deck_top[g] += 1
+    return card
+
+
+@njit(cache=True, inline="always")
+def pick(a, t, g, source):
+    """The card of a source: a nursery slot (emptied) or the deck's top."""
+    if source == t.nursery_size:
+        return take_top(a, g)
+    card = a.nursery[g, source]
+    a.nursery[g, source] = -1
+    return card
+
+
+@njit(cache=True, inline="always")
+def refill(a, g):
+    """Each empty nursery slot, ascending, takes the deck's top card while the deck holds cards; cards taken."""
+    taken = 0
+    for slot in range(a.nursery.shape[1]):
+        if a.nursery[g, slot] < 0 and deck_left(a, g):
+            a.nursery[g, slot] = take_top(a, g)
+            taken += 1
+    return taken
+
+
+@njit(cache=True, inline="always")
+def store(a, t, events, count, g, space, amount):
+    """``amount`` times the deck's top card goes as energy under ``space`` (stops if the deck is empty)."""
+    me = a.to_move[g]
+    for _ in range(amount):
+        if not deck_left(a, g):
+            return
+        card = take_top(a, g)
+        a.energy[g, me, space, card] += 1
+        a.stored[g, me, space] += 1
+        stat(a, g, me, ST_CARDS_STORED)
+        log(a, events, count, g, EV_STORE, me, species=card, space=space, amount=1)
+        check_round_end(a, t, events, count, g)
+
+
+# --- rounds ---------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def measure(a, t, g, seat, visitor):
+    """A visitor's goal measure (solitaire: its solo goal) of a seat's region."""
+    kind, arg = t.measure_kind[visitor], t.measure_arg[visitor]
+    if kind == MEASURE_TRAIT:
+        return float(a.traits[g, seat, arg])
+    total = 0.0
+    for x in range(SPACES):
+        if kind == MEASURE_PLANTS or (kind == MEASURE_ROW and t.row_of_space[x] == arg):
+            total += a.stack_size[g, seat, x]
+        elif kind == MEASURE_ENERGY:
+            total += a.stored[g, seat, x]
+        elif kind == MEASURE_TALLEST:
+            total = max(total, t.height[a.canopy[g, seat, x]])  # stacks grow taller: the tallest is a canopy
+    return total
+
+
+@njit(cache=True)
+def visitor_winner(a, t, g, visitor, round_index):
+    """The seat winning (or earning) a visitor now, -1 for none; and whether it is a tie."""
+    if t.solo:
+        earned = measure(a, t, g, 0, visitor) >= t.solo_thresholds[visitor, round_index]
+        return (0 if earned else -1), False
+    best, leaders, winner = -np.inf, 0, -1
+    for seat in range(t.players):
+        value = measure(a, t, g, seat, visitor)
+        if value > best:
+            best, leaders, winner = value, 1, seat
+        elif value == best:
+            leaders += 1
+    if leaders == 1:
+        return winner, False
+    return -1, True
+
+
+@njit(cache=True)
+def award(a, t, events, count, g):
+    """The carried visitors in order, then this round's: won by the single greatest measure (or earned)."""
+    round_index = a.rounds_ended[g]
+    carried = a.carried[g].copy()
+    a.carried[g, :] = -1
+    kept = 0
+    for k in range(carried.size + 1):
+        if k < carried.size and carried[k] < 0:
+            continue
+        if k == carried.size:
+            visitor = a.round_visitors[g, round_index]
+        else:
+            visitor = carried[k]
+        winner, tie = visitor_winner(a, t, g, visitor, round_index)
+        outcome = -1
+        if winner >= 0:
+            a.won[g, winner, a.won_count[g, winner]] = visitor
+            a.won_count[g, winner] += 1
+            stat(a, g, winner, ST_VISITORS_WON)
+            outcome = 1
+        elif tie and round_index != ROUNDS - 1:
+            a.carried[g, kept] = visitor
+            kept += 1
+            outcome = 0
+        else:
+            a.unawarded[g] += 1
+        log(a, events, count, g, EV_VISITOR, winner, amount=outcome, visitor=visitor)
+
+
+@njit(cache=True)
+def reset_deck(a, g):
+    """Discard pile, nursery and the ended round's tucked cards, sorted by species, then shuffled into the deck."""
+    species_count = a.discard.shape[1]
+    pool = a.discard[g].astype(np.int64)
+    for slot in range(a.nursery.shape[1]):
+        if a.nursery[g, slot] >= 0:
+            pool[a.nursery[g, slot]] += 1
+        a.nursery[g, slot] = -1
+    ended = a.rounds_ended[g]  # already counts the round just ended
+    if ended <= 2:
+        for s in range(species_count):
+            pool[s] += a.tucked[g, ended - 1, s]
+            a.tucked[g, ended - 1, s] = 0
+    sorted_pool = np.empty(pool.sum(), dtype=np.int64)
+    n = 0
+    for s in range(species_count):
+        for _ in range(pool[s]):
+            sorted_pool[n] = s
+            n += 1
+        a.discard[g, s] = 0
+    a.resets[g] += 1
+    order = a.reset_order[g, a.resets[g] - 1]
+    position = 0
+    for i in range(order.size):  # the shuffle's positions beyond the pool's size drop out
+        if order[i] < n:
+            a.deck[g, position] = sorted_pool[order[i]]
+            position += 1
+    a.deck[g, position:] = -1
+    a.deck_top[g] = 0
+    a.deck_end[g] = n
+
+
+@njit(cache=True, inline="always")
+def check_round_end(a, t, events, count, g):
+    """End the round (and any cascade) if the deck is empty and fewer than 3 rounds ended."""
+    if not deck_left(a, g) and a.rounds_ended[g] < ROUNDS:
+        end_rounds(a, t, events, count, g)
+
+
+@njit(cache=True)
+def end_rounds(a, t, events, count, g):
+    """End the round, and the next while a reset leaves the deck empty (a cascade)."""
+    while not deck_left(a, g) and a.rounds_ended[g] < ROUNDS:
+        award(a, t, events, count, g)
+        a.rounds_ended[g] += 1
+        if a.rounds_ended[g] == ROUNDS:
+            a.round3_turn[g] = a.turn[g]
+        log(a, events, count, g, EV_ROUND_END, a.to_move[g], amount=a.rounds_ended[g])
+        reset_deck(a, g)
+        refill(a, g)
+
+
+# --- costs and legality ---------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def base_costs(a, t, g, me):
+    """float64 ``[S]``: printed cost minus the passive and when-played discounts of seat ``me``."""
+    base = t.base_cost.copy()
+    row = 0
+    for p in t.passive_species:
+        plants = 0
+        for x in range(SPACES):
+            if a.canopy[g, me, x] == p:
+                plants += 1
+        base -= plants * t.discount_matrix[row]
+        row += 1
+    for trait in t.when_traits:
+        base -= a.traits[g, me, trait] * t.discount_matrix[row]
+        row += 1
+    return base
+
+
+@njit(cache=True, inline="always")
+def play_cost(a, t, g, me, species, space):
+    base = base_costs(a, t, g, me)[species]
+    return max(int(base - t.cost[a.canopy[g, me, space]]), 0)
+
+
+@njit(cache=True, inline="always")
+def place_states(a, t, g, me):
+    """int64 ``[6]``: each space's row of ``place_table``: its canopy species, or empty (no plant may grow), or grow."""
+    species_count = t.base_cost.size
+    empty_space, grow_space = species_count, species_count + 1
+    region_empty = True
+    for x in range(SPACES):
+        if a.canopy[g, me, x] >= 0:
+            region_empty = False
+    where = np.empty(SPACES, dtype=np.int64)
+    for x in range(SPACES):
+        plant = a.canopy[g, me, x]
+        if plant >= 0:
+            where[x] = plant
+            continue
+        grow = region_empty and t.low_row[x]
+        for y in range(SPACES):
+            if t.adjacent[x, y] and a.canopy[g, me, y] >= 0:
+                grow = True
+        where[x] = grow_space if grow else empty_space
+    return where
+
+
+@njit(cache=True, inline="always")
+def play_budgets(a, t, g, me):
+    """float64 ``[6]``: cards in hand - 1 + energy of the payment spaces + the canopy plant's cost, per space."""
+    held = 0
+    for s in range(a.hand.shape[2]):
+        held += a.hand[g, me, s]
+    budget = np.empty(SPACES)
+    for x in range(SPACES):
+        total = held - 1 + t.cost[a.canopy[g, me, x]]
+        for y in range(SPACES):
+            if t.payment[x, y]:
+                total += a.stored[g, me, y]
+        budget[x] = total
+    return budget
+
+
+@njit(cache=True, inline="always")
+def legal_plays(a, t, g, me, out):
+    """The legal plays of seat ``me`` into ``out [S * 6]`` (species * 6 + space); how many."""
+    where = place_states(a, t, g, me)
+    budget = play_budgets(a, t, g, me)
+    base = base_costs(a, t, g, me)
+    n = 0
+    for s in range(a.hand.shape[2]):
+        if a.hand[g, me, s] <= 0:
+            continue
+        for x in range(SPACES):
+            if t.place_table[x, where[x], s] and base[s] <= budget[x]:
+                out[n] = s * SPACES + x
+                n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def may_stop(a, t, g, sources):
+    return a.picks_left[g] < t.gather_cards or sources == 0
+
+
+@njit(cache=True, inline="always")
+def kth_of(u, count):
+    """``min(floor(u * count), count - 1)``; 0 without a number (u < 0)."""
+    if u < 0:
+        return 0
+    return min(int(u * count), max(count - 1, 0))
+
+
+@njit(cache=True, inline="always")
+def choose_one(a, t, g, u, plays):
+    """Legal action number ``min(floor(u * n), n - 1)`` of game ``g`` in ascending order (u < 0: the lowest)."""
+    if a.done[g]:
+        return -1
+    phase = a.phase[g]
+    me = a.to_move[g]
+    if phase == MAIN:
+        if u < 0:
+            return t.off_gather
+        n = legal_plays(a, t, g, me, plays)
+        k = kth_of(u, 1 + n) - 1
+        return t.off_gather if k < 0 else t.off_play + plays[k]
+    columns = plays
+    n = 0
+    if phase == PAY:
+        first = t.off_pay_hand
+        species_count = a.hand.shape[2]
+        for s in range(species_count):
+            if a.hand[g, me, s] > 0:
+                columns[n] = s
+                n += 1
+        space = a.play_space[g]
+        for y in range(SPACES):
+            if a.stored[g, me, y] > 0 and t.payment[space, y]:
+                columns[n] = species_count + y
+                n += 1
+    elif phase == GATHER or phase == DRAW or phase == SOLO_DISCARD:
+        first = t.off_solo_discard if phase == SOLO_DISCARD else t.off_take
+        for slot in range(t.nursery_size):
+            if a.nursery[g, slot] >= 0:
+                columns[n] = slot
+                n += 1
+        if deck_left(a, g):
+            columns[n] = t.nursery_size
+            n += 1
+        if phase == GATHER and may_stop(a, t, g, n):
+            columns[n] = t.nursery_size + 1
+            n += 1
+    elif phase == EFFECT:
+        return t.off_use + kth_of(u, 2)
+    else:
+        first = t.off_discard
+        for s in range(a.hand.shape[2]):
+            if a.hand[g, me, s] > 0:
+                columns[n] = s
+                n += 1
+    k = kth_of(u, n)
+    return first + columns[k] if n > k else -1
+
+
+@njit(cache=True)
+def choose_legal(a, t, rows, u):
+    """int64 ``[R]``: :func:`choose_one` for each game of ``rows`` (``u`` empty: the lowest legal action)."""
+    chosen = np.empty(rows.size, dtype=np.int64)
+    plays = np.empty(a.hand.shape[2] * SPACES + 2, dtype=np.int64)
+    for i in range(rows.size):
+        chosen[i] = choose_one(a, t, rows[i], u[i] if u.size else -1.0, plays)
+    return chosen
+
+
+# --- decisions ------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def paid(a, g):
+    a.owed[g] -= 1
+    return DECIDE if a.owed[g] > 0 else PLACE
+
+
+@njit(cache=True, inline="always")
+def decide(a, t, events, count, g, block, field):
+    """Apply one decision's own change; what runs after it (a settle code)."""
+    me = a.to_move[g]
+    if block == B_GATHER:
+        stat(a, g, me, ST_GATHERS)
+        a.phase[g] = GATHER
+        a.picks_left[g] = t.gather_cards
+        return DECIDE
+    if block == B_PLAY:
+        species, space = field // SPACES, field % SPACES
+        cost = play_cost(a, t, g, me, species, space)
+        a.hand[g, me, species] -= 1
+        a.play_species[g] = species
+        a.play_space[g] = space
+        a.owed[g] = cost
+        stat(a, g, me, ST_CARDS_PLAYED)
+        stat(a, g, me, ST_COST_PAID, cost)
+        log(a, events, count, g, EV_PLAY, me, species=species, space=space, amount=cost, played=species)
+        if cost > 0:
+            a.phase[g] = PAY
+            return DECIDE
+        return PLACE
+    if block == B_PAY_HAND:
+        a.hand[g, me, field] -= 1
+        a.discard[g, field] += 1
+        stat(a, g, me, ST_PAID_FROM_HAND)
+        log(a, events, count, g, EV_PAY_HAND, me, species=field)
+        return paid(a, g)
+    if block == B_PAY_ENERGY:
+        card = 0
+        while a.energy[g, me, field, card] <= 0:  # the lowest species id stored there
+            card += 1
+        a.energy[g, me, field, card] -= 1
+        a.stored[g, me, field] -= 1
+        a.discard[g, card] += 1
+        stat(a, g, me, ST_PAID_FROM_ENERGY)
+        log(a, events, count, g, EV_PAY_ENERGY, me, species=card, space=field)
+        return paid(a, g)
+    if block == B_TAKE:
+        return take(a, t, events, count, g, field)
+    if block == B_STOP:
+        a.picks_left[g] = 0
+        return FINISH_GATHER
+    if block == B_USE or block == B_DECLINE:
+        return use_or_decline(a, t, events, count, g, block == B_USE)
+    if block == B_DISCARD:
+        a.hand[g, me, field] -= 1
+        a.discard[g, field] += 1
+        stat(a, g, me, ST_HAND_DISCARDS)
+        log(a, events, count, g, EV_DISCARD, me, species=field, amount=1)
+        return END_TURN
+    card = pick(a, t, g, field)  # B_SOLO_DISCARD
+    a.discard[g, card] += 1
+    stat(a, g, me, ST_SOLO_DISCARDS)
+    log(a, events, count, g, EV_SOLO_DISCARD, me, species=card, source=field, amount=1)
+    if field == t.nursery_size:
+        check_round_end(a, t, events, count, g)
+    return AFTER_GATHER
+
+
+@njit(cache=True, inline="always")
+def take(a, t, events, count, g, source):
+    """A gather or draw pick: a nursery slot's card or the deck's top card into the hand."""
+    me = a.to_move[g]
+    drawing = a.phase[g] == DRAW
+    card = pick(a, t, g, source)
+    a.hand[g, me, card] += 1
+    stat(a, g, me, ST_CARDS_DRAWN if drawing else ST_CARDS_GATHERED)
+    log(a, events, count, g, EV_DRAW if drawing else EV_GATHER, me, species=card, source=source, amount=1)
+    if source == t.nursery_size:
+        check_round_end(a, t, events, count, g)
+    a.picks_left[g] -= 1
+    left = a.picks_left[g] > 0
+    if not drawing:
+        return DECIDE if left else FINISH_GATHER
+    if left and any_card(a, g):
+        return DECIDE
+    a.queue_pos[g] += 1
+    a.picks_left[g] = 0
+    return QUEUE
+
+
+@njit(cache=True, inline="always")
+def use_or_decline(a, t, events, count, g, use):
+    me = a.to_move[g]
+    position = a.queue_pos[g]
+    plant, space = a.queue_species[g, position], a.queue_space[g, position]
+    stat(a, g, me, ST_EFFECTS_USED if use else ST_EFFECTS_DECLINED)
+    log(a, events, count, g, EV_EFFECT, me, species=plant, space=space, amount=1 if use else 0)
+    if use and t.is_draw[plant]:
+        a.picks_left[g] = t.effect_n[plant]
+        a.phase[g] = DRAW
+        return DECIDE
+    if use:
+        store(a, t, events, count, g, space, t.effect_n[plant])
+    a.queue_pos[g] += 1
+    return QUEUE
+
+
+# --- what follows a decision ----------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def set_queue(a, g, entries, places):
+    """The queued entries first, in order, then the empty slots (a stable partition)."""
+    n = 0
+    for i in range(QUEUE_SLOTS):
+        if entries[i] >= 0:
+            a.queue_species[g, n] = entries[i]
+            a.queue_space[g, n] = places[i]
+            n += 1
+    queued = n
+    for i in range(QUEUE_SLOTS):
+        if entries[i] < 0:
+            a.queue_species[g, n] = entries[i]
+            a.queue_space[g, n] = places[i]
+            n += 1
+    a.queue_len[g] = queued
+    a.queue_pos[g] = 0
+
+
+@njit(cache=True, inline="always")
+def add_traits(a, t, g, me, species, sign):
+    for trait in range(a.traits.shape[2]):
+        a.traits[g, me, trait] += sign * t.has_trait[species, trait]
+
+
+@njit(cache=True, inline="always")
+def place(a, t, events, count, g):
+    """The plant goes on its space; the covered plant and the effect queue (covered, reactions, played)."""
+    me = a.to_move[g]
+    species, space = a.play_species[g], a.play_space[g]
+    size = a.stack_size[g, me, space]
+    canopies = a.canopy[g, me].copy()  # before placing
+    covered = canopies[space]
+    has_cover = covered >= 0
+    to_energy = has_cover and t.sun[covered]
+    level = size - 1 if to_energy else size
+    if to_energy:
+        a.energy[g, me, space, covered] += 1
+        a.stored[g, me, space] += 1
+        add_traits(a, t, g, me, covered, -1)
+    a.stack[g, me, space, level] = species
+    a.stack_size[g, me, space] = level + 1
+    a.canopy[g, me, space] = species
+    add_traits(a, t, g, me, species, 1)
+    if has_cover:
+        stat(a, g, me, ST_PLANTS_COVERED)
+        stat(a, g, me, ST_ENERGY_FROM_COVER, 1 if to_energy else 0)
+        log(a, events, count, g, EV_COVER, me, species=covered, space=space, amount=1 if to_energy else 0)
+    entries = np.full(QUEUE_SLOTS, -1, dtype=np.int64)
+    places = np.empty(QUEUE_SLOTS, dtype=np.int64)
+    if t.covered_effect[covered]:
+        entries[0] = covered
+    places[0] = space
+    for y in range(SPACES):
+        if y != space and t.reacts[canopies[y], species]:
+            entries[1 + y] = canopies[y]
+        places[1 + y] = y
+    if t.played_effect[species]:
+        entries[QUEUE_SLOTS - 1] = species
+    places[QUEUE_SLOTS - 1] = space
+    set_queue(a, g, entries, places)
+    a.play_species[g] = -1
+    a.play_space[g] = -1
+    a.phase[g] = MAIN
+    return QUEUE
+
+
+@njit(cache=True, inline="always")
+def after_gather(a, t, g):
+    me = a.to_move[g]
+    entries = np.full(QUEUE_SLOTS, -1, dtype=np.int64)
+    places = np.zeros(QUEUE_SLOTS, dtype=np.int64)
+    for y in range(SPACES):
+        plant = a.canopy[g, me, y]
+        if t.after_gather[plant]:
+            entries[y] = plant
+        places[y] = y
+    set_queue(a, g, entries, places)
+    a.picks_left[g] = 0
+    a.phase[g] = MAIN
+    return QUEUE
+
+
+@njit(cache=True, inline="always")
+def next_effect(a, t, g):
+    """Offer the next queued effect that can act; skip those that cannot; end the turn after the last."""
+    position = a.queue_pos[g]
+    pending = position < a.queue_len[g]
+    plant = a.queue_species[g, min(position, QUEUE_SLOTS - 1)]
+    can_act = pending and (any_card(a, g) if t.is_draw[plant] else deck_left(a, g))
+    if can_act:
+        a.phase[g] = EFFECT
+        return DECIDE
+    a.phase[g] = MAIN
+    if pending:
+        a.queue_pos[g] += 1
+        return QUEUE
+    return END_TURN
+
+
+@njit(cache=True, inline="always")
+def end_turn(a, t, events, count, g):
+    """Hand-limit discards, then the refill, the turn count, the game-end check and the next seat."""
+    me = a.to_move[g]
+    limit = t.hand_limit
+    for y in range(SPACES):
+        limit += t.hand_limit_raise[a.canopy[g, me, y]]
+    a.queue_len[g] = 0
+    a.queue_pos[g] = 0
+    if a.hand[g, me].sum() > limit:
+        a.phase[g] = HAND_LIMIT
+        return DECIDE
+    if refill(a, g) > 0:
+        check_round_end(a, t, events, count, g)
+    a.turn[g] += 1
+    if t.solo:
+        finished = a.rounds_ended[g] == ROUNDS and a.turn[g] >= a.round3_turn[g] + 2
+    else:
+        finished = a.rounds_ended[g] == ROUNDS and (me + 1) % t.players == 0
+    if finished:
+        a.done[g] = True
+        a.end[g] = COMPLETE
+    a.to_move[g] = (me + 1) % t.players
+    a.phase[g] = MAIN
+    return DECIDE
+
+
+@njit(cache=True)
+def step_one(a, t, events, count, g, action):
+    """One decision of game ``g`` and everything that follows it, until the game waits on a decision."""
+    todo = decide(a, t, events, count, g, t.block_of[action], t.field_of[action])
+    while todo != DECIDE:
+        if todo == PLACE:
+            todo = place(a, t, events, count, g)
+        elif todo == FINISH_GATHER:
+            if t.solo and any_card(a, g):
+                a.phase[g] = SOLO_DISCARD
+                todo = DECIDE
+            else:
+                todo = AFTER_GATHER
+        elif todo == AFTER_GATHER:
+            todo = after_gather(a, t, g)
+        elif todo == QUEUE:
+            todo = next_effect(a, t, g)
+        else:
+            todo = end_turn(a, t, events, count, g)
+
+
+@njit(cache=True)
+def step(a, t, events, count, rows, actions):
+    """:func:`step_one` for each game of ``rows`` with its action."""
+    for i in range(rows.size):
+        step_one(a, t, events, count, rows[i], actions[i])
+
+
+@njit(cache=True)
+def finish_turns(a, t, rows, start_turn):
+    """Play the lowest legal action in games ``rows`` until the turn ``start_turn`` (per row) is over (no log)."""
+    plays = np.empty(a.hand.shape[2] * SPACES + 2, dtype=np.int64)
+    events = np.zeros((0, len(EVENT_FIELDS)), dtype=np.int64)
+    count = np.zeros(2, dtype=np.int64)
+    for i in range(rows.size):
+        finish_turn(a, t, events, count, rows[i], start_turn[i], plays)
+
+
+@njit(cache=True, inline="always")
+def finish_turn(a, t, events, count, g, start_turn, plays):
+    """Play the lowest legal action in game ``g`` until the turn ``start_turn`` is over."""
+    while not a.done[g] and a.turn[g] == start_turn:
+        action = choose_one(a, t, g, -1.0, plays)
+        if action < 0:
+            break
+        step_one(a, t, events, count, g, action)
+        a.decisions[g] += 1
+
+
+# --- scores ---------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def score_parts_one(a, t, g, seat, out):
+    """The six ``points_*`` of a seat (:data:`POINTS`) into ``out``, on the position as it is."""
+    plants = 0
+    effects = 0
+    energy = 0
+    for x in range(SPACES):
+        energy += a.stored[g, seat, x]
+        for level in range(a.stack_size[g, seat, x]):
+            plants += t.value[a.stack[g, seat, x, level]]
+    for x in range(SPACES):
+        plant = a.canopy[g, seat, x]
+        kind, n = t.kind[plant], t.effect_n[plant]
+        if kind == SCORING_PER_TRAIT:
+            effects += n * a.traits[g, seat, t.effect_trait[plant]]
+        elif kind == SCORING_PER_ENERGY:
+            effects += n * energy
+        elif kind == SCORING_PER_ROW_STACK:
+            for y in range(SPACES):
+                if t.row_of_space[y] == t.effect_row[plant] and a.stack_size[g, seat, y] >= t.effect_k[plant]:
+                    effects += n
+    visitors = 0
+    for k in range(a.won_count[g, seat]):
+        visitors += t.visitor_points[a.won[g, seat, k]]
+    elevation = 0
+    for row in range(t.row_first.size):
+        smallest = a.stack_size[g, seat, t.row_first[row]]
+        for x in range(t.row_first[row], t.row_last[row] + 1):
+            smallest = min(smallest, a.stack_size[g, seat, x])
+        elevation += smallest
+    out[0] = plants
+    out[1] = effects
+    out[2] = t.energy_points * energy
+    out[3] = visitors
+    out[4] = t.elevation_per_plant * elevation
+    out[5] = a.hand[g, seat].sum() // t.hand_cards_per_point
+
+
+@njit(cache=True)
+def score_parts(a, t):
+    """int64 ``[B, P, 6]``: :func:`score_parts_one` of every seat of every game."""
+    size, players = a.hand.shape[0], a.hand.shape[1]
+    parts = np.zeros((size, players, len(POINTS)), dtype=np.int64)
+    for g in range(size):
+        for seat in range(players):
+            score_parts_one(a, t, g, seat, parts[g, seat])
+    return parts
+
+
+@njit(cache=True)
+def measures(a, t, rows):
+    """float64 ``[R, P, V]``: each visitor's goal measure (solitaire: its solo goal) of each region."""
+    players, visitors = a.hand.shape[1], t.measure_kind.size
+    out = np.empty((rows.size, players, visitors))
+    for i in range(rows.size):
+        for seat in range(players):
+            for visitor in range(visitors):
+                out[i, seat, visitor] = measure(a, t, rows[i], seat, visitor)
+    return out
+
+
+@njit(cache=True, inline="always")
+def copy_game(source, g, to, h):
+    """Game ``g`` of ``source`` into slot ``h`` of ``to`` (all of :class:`Arrays`)."""
+    to.done[h] = source.done[g]
+    to.end[h] = source.end[g]
+    to.to_move[h] = source.to_move[g]
+    to.turn[h] = source.turn[g]
+    to.decisions[h] = source.decisions[g]
+    to.hand[h] = source.hand[g]
+    to.stack[h] = source.stack[g]
+    to.stack_size[h] = source.stack_size[g]
+    to.energy[h] = source.energy[g]
+    to.canopy[h] = source.canopy[g]
+    to.traits[h] = source.traits[g]
+    to.stored[h] = source.stored[g]
+    to.deck[h] = source.deck[g]
+    to.deck_top[h] = source.deck_top[g]
+    to.deck_end[h] = source.deck_end[g]
+    to.nursery[h] = source.nursery[g]
+    to.discard[h] = source.discard[g]
+    to.tucked[h] = source.tucked[g]
+    to.round_visitors[h] = source.round_visitors[g]
+    to.carried[h] = source.carried[g]
+    to.won[h] = source.won[g]
+    to.won_count[h] = source.won_count[g]
+    to.rounds_ended[h] = source.rounds_ended[g]
+    to.resets[h] = source.resets[g]
+    to.reset_order[h] = source.reset_order[g]
+    to.round3_turn[h] = source.round3_turn[g]
+    to.unawarded[h] = source.unawarded[g]
+    to.phase[h] = source.phase[g]
+    to.play_species[h] = source.play_species[g]
+    to.play_space[h] = source.play_space[g]
+    to.owed[h] = source.owed[g]
+    to.picks_left[h] = source.picks_left[g]
+    to.queue_species[h] = source.queue_species[g]
+    to.queue_space[h] = source.queue_space[g]
+    to.queue_len[h] = source.queue_len[g]
+    to.queue_pos[h] = source.queue_pos[g]
+    to.stats[h] = source.stats[g]

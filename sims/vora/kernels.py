@@ -1,0 +1,760 @@
+"""Vora's compiled kernels: the batched engine's rules, one game at a time over the game axis.
+
+Every function here works on one game: its meadow as per-kind uint64
+bitboards ``kinds[K]`` (bit ``row * N + col``), its farms ``farms[P, K]``, its
+statistics ``stats[P, S]`` and its small fields packed in ``fields``
+(``F_*`` slots). The loops over games (``step_games``, ``legal_games``,
+``random_choices``, ``greedy_values``) load a game, call these, and store it
+back. Geometry comes in :class:`Tables` (built by ``rules.Geometry``), with
+the scalars in ``ints`` (``I_*`` slots) and the board masks in ``words``
+(``W_*`` slots). The rules are those of ``sims/vora/config.py``'s docstring.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+# Slots of Tables.g, the scalars: sizes and special kinds, then board masks (uint64 bits as int64), then
+# the fall shifts and movable cells towards each side
+(I_N, I_C, I_K, I_P, I_LINES, I_PIG, I_CROW, I_WOLF, I_LADYBUG, I_DUCK, I_MOLE, I_GRAZER, I_LIQUID, I_PASTURE,
+ I_MIN_LINE, I_MIN_GROUP, I_EXTRA, I_BIG, I_TOTAL, I_MAIN_ACTIONS, I_GROUPS, I_G_DOUBLE, I_G_DEVOUR, I_G_WOLF,
+ I_G_PICK_UP, I_G_FLY, I_G_DIG, I_G_RECIPIENT, I_G_PICK, I_G_STEAL, I_PUSH_BASE, I_DOUBLE_BASE,
+ W_FULL, W_NOT_LAST_COL, W_NOT_FIRST_COL, W_H_START, W_V_START, W_ALL_LINES, W_ALL_SEATS) = range(39)
+FALL_LEFT, FALL_RIGHT, FALL_CANMOVE = 39, 43, 47  # four slots each, by side
+SCALARS = 51
+# a game's small fields
+(F_PHASE, F_FALLEN0, F_FALLEN1, F_EXTRA_LEFT, F_BIG_LEFT, F_FALL_SIDE, F_WOLF_CELL, F_TO_MOVE, F_TURN, F_DONE,
+ F_END, F_POINTER) = range(12)
+FIELDS = 12
+# a decision's event log entry
+L_BLOCK, L_KIND, L_COLLECTED, L_EXTRAS, L_BIGS, L_VICTIM = range(6)
+LOG_SLOTS = 6
+
+# phases, blocks, stages, statistics and action table columns: as in rules.py
+MAIN, RECIPIENT, EXTRA, BIG = range(4)
+PUSH, DOUBLE, DEVOUR, WOLF, PICK_UP, FLY_SWAP, DIG, RECIPIENT_BLOCK, PICK, STEAL = range(10)
+DONE, COLLECT, COMBOS, FALL, FALL_THEN_END, END = range(6)
+(COLLECTED, EXTRAS, BIGS, PICKS, STEALS, STOLEN, PUSHES, RECEIVED, SP_DOUBLE, SP_DEVOUR, SP_WOLF, SP_PICK_UP,
+ SP_FLY_SWAP, SP_DIG) = range(14)
+BAG_EMPTY = 1
+(ACT_PROBE, ACT_FAR2, ACT_T1_KIND, ACT_SPEND, ACT_GAIN_PROBE, ACT_GAIN_FIXED, ACT_TAKER, ACT_ASKS, ACT_STAGE,
+ ACT_FALL_SIDE, ACT_WOLF_CELL, ACT_STAT, ACT_BLOCK, ACT_IS_PUSH) = range(14)
+WORD_LINEMASK, WORD_KEEP, WORD_LEFT, WORD_RIGHT, WORD_T1_BITS, WORD_T2_BITS = range(6)
+
+ONE = np.uint64(1)
+ZERO = np.uint64(0)
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+
+
+class Tables(NamedTuple):
+    """Per config and player count: what the kernels need of ``rules.Geometry``, as fixed-dtype arrays."""
+
+    g: tuple  # SCALARS int64 (a tuple: passed by value, where arrays would cost reference counting)
+    act_int: np.ndarray  # int64 [main actions, 14]: the ACT_* columns
+    act_word: np.ndarray  # uint64 [main actions, 6]: the WORD_* columns
+    act_fall: np.ndarray  # int64 [main actions, P]: the turn's fall side by action and active seat
+    cell_bit: np.ndarray  # uint64 [C]
+    edge_cell: np.ndarray  # int64 [lines]
+    safe_lines: np.ndarray  # uint64 [P]
+    unsafe_lines: np.ndarray  # int64 [P, U]
+    dig_dirs: np.ndarray  # uint64 [C]
+    animal: np.ndarray  # bool [K]
+    count_score: np.ndarray  # float64 [most cubes of a kind + 2]
+    action_block: np.ndarray  # int64 [actions]
+    block_starts: np.ndarray  # int64 [blocks]
+    group_base: np.ndarray  # int64 [groups]
+
+
+# --- bits -------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def word(g, slot: int) -> np.uint64:
+    """A board mask of the scalars."""
+    return np.uint64(g[slot])
+
+
+@njit(cache=True)
+def popcount(x: np.uint64) -> int:
+    x = x - ((x >> 1) & _M1)
+    x = (x & _M2) + ((x >> 2) & _M2)
+    x = (x + (x >> 4)) & _M4
+    return np.int64((x * _H01) >> 56)
+
+
+@njit(cache=True)
+def lowest_index(x: np.uint64) -> int:
+    """Position of the lowest set bit (x non-zero)."""
+    return popcount((x & (~x + ONE)) - ONE)
+
+
+@njit(cache=True)
+def nth_index(x: np.uint64, k: int) -> int:
+    """Position of the ``k``-th (0-based) set bit of ``x``."""
+    for _ in range(k):
+        x &= x - ONE
+    return lowest_index(x)
+
+
+@njit(cache=True)
+def occupied(kinds) -> np.uint64:
+    found = ZERO
+    for kind in range(kinds.shape[0]):
+        found |= kinds[kind]
+    return found
+
+
+@njit(cache=True)
+def kind_at(kinds, cell: int) -> int:
+    """Kind of the cube on ``cell`` (-1 if empty)."""
+    for kind in range(kinds.shape[0]):
+        if (kinds[kind] >> cell) & ONE:
+            return kind
+    return -1
+
+
+@njit(cache=True)
+def dilate(g, board: np.uint64) -> np.uint64:
+    n = g[I_N]
+    return (board | ((board & word(g, W_NOT_LAST_COL)) << 1) | ((board & word(g, W_NOT_FIRST_COL)) >> 1)
+            | ((board << n) & word(g, W_FULL)) | (board >> n))
+
+
+@njit(cache=True)
+def flood(seed: np.uint64, links_h: np.uint64, links_v: np.uint64, n: int) -> np.uint64:
+    """Cells reached from ``seed`` through links (bit c of ``links_h``: c joined to c+1; ``links_v``: c to c+N)."""
+    region = seed
+    while True:
+        grown = (region | ((region & links_h) << 1) | ((region >> 1) & links_h)
+                 | ((region & links_v) << n) | ((region >> n) & links_v))
+        if grown == region:
+            return region
+        region = grown
+
+
+# --- formations -------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def run_starts(g, board: np.uint64):
+    """Cells where a horizontal / vertical run of ``min_line`` of ``board`` starts."""
+    n = g[I_N]
+    h = board & word(g, W_H_START)
+    v = board & word(g, W_V_START)
+    for i in range(1, g[I_MIN_LINE]):
+        h &= board >> i
+        v &= board >> (i * n)
+    return h, v
+
+
+@njit(cache=True)
+def liquid_core(g, water: np.uint64) -> np.uint64:
+    """Non-zero exactly where some liquid group is big enough: with ``min_group`` 3 the cells with two
+    neighbours in the water (every cell of a group of 3+ is one or next to one), else the groups."""
+    size, n = g[I_MIN_GROUP], g[I_N]
+    if size <= 1:
+        return water
+    east = (water & word(g, W_NOT_LAST_COL)) << 1
+    west = (water & word(g, W_NOT_FIRST_COL)) >> 1
+    south = (water << n) & word(g, W_FULL)
+    north = water >> n
+    if size == 2:
+        return water & (east | west | south | north)
+    if size == 3:
+        return ((east & west) | ((east | west) & (south | north)) | (south & north)) & water
+    links_h = water & (water >> 1) & word(g, W_NOT_LAST_COL)
+    links_v = water & (water >> n)
+    found = ZERO
+    remaining = water
+    while remaining:
+        group = flood(remaining & (~remaining + ONE), links_h, links_v, n)
+        if popcount(group) >= size:
+            found |= group
+        remaining &= ~group
+    return found
+
+
+@njit(cache=True)
+def liquid_groups(g, water: np.uint64) -> np.uint64:
+    """Cells of ``water`` in orthogonally connected groups of at least ``min_group``."""
+    core = liquid_core(g, water)
+    if g[I_MIN_GROUP] == 3 and core:
+        return water & (core | dilate(g, core))
+    return core
+
+
+@njit(cache=True)
+def has_formation(g, kinds) -> bool:
+    """Does the meadow hold anything to collect?
+
+    Runs of every non-liquid kind at once: a bit of ``same_h`` (``same_v``) says the cell and its
+    right (lower) neighbour hold one kind, and a run of ``min_line`` is ``min_line - 1`` such links
+    in a row, as each cell holds one kind.
+    """
+    n, liquid = g[I_N], g[I_LIQUID]
+    same_h = ZERO
+    same_v = ZERO
+    for kind in range(kinds.shape[0]):
+        if kind != liquid:
+            board = kinds[kind]
+            same_h |= board & (board >> 1)
+            same_v |= board & (board >> n)
+    same_h &= word(g, W_NOT_LAST_COL)
+    h = same_h & word(g, W_H_START)
+    v = same_v & word(g, W_V_START)
+    for i in range(1, g[I_MIN_LINE] - 1):
+        h &= same_h >> i
+        v &= same_v >> (i * n)
+    if h | v:
+        return True
+    return liquid >= 0 and liquid_core(g, kinds[liquid]) != 0
+
+
+@njit(cache=True)
+def formations(g, kinds, collected):
+    """Fill ``collected[K]`` with what a collection takes; returns ``(extras, bigs)``, one combo per
+    formation (runs joined by shared cubes; a liquid group) by its size."""
+    n = g[I_N]
+    liquid, grazer, pasture = g[I_LIQUID], g[I_GRAZER], g[I_PASTURE]
+    links_h = ZERO
+    links_v = ZERO
+    shaped = ZERO
+    for kind in range(kinds.shape[0]):
+        if kind == liquid:
+            across = liquid_groups(g, kinds[kind])
+            down = across
+        else:
+            h, v = run_starts(g, kinds[kind])
+            across, down = h, v
+            for i in range(1, g[I_MIN_LINE]):
+                across |= h << i
+                down |= v << (i * n)
+        collected[kind] = across | down
+        shaped |= collected[kind]
+        links_h |= across & (across >> 1) & word(g, W_NOT_LAST_COL)
+        links_v |= down & (down >> n)
+    if grazer >= 0 and pasture >= 0 and grazer != liquid and collected[grazer]:
+        collected[pasture] |= dilate(g, collected[grazer]) & kinds[pasture]
+    extras = 0
+    bigs = 0
+    remaining = shaped
+    while popcount(remaining) >= g[I_EXTRA]:
+        group = flood(remaining & (~remaining + ONE), links_h, links_v, n)
+        grown = popcount(group)
+        if grown >= g[I_BIG]:
+            bigs += 1
+        elif grown >= g[I_EXTRA]:
+            extras += 1
+        remaining &= ~group
+    return extras, bigs
+
+
+# --- moves ------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def fall(g, kinds, side: int, fixed: np.uint64) -> None:
+    """Slide every cube towards ``side`` to close the gaps; the ``fixed`` cell (the wolf) stays."""
+    left, right = g[FALL_LEFT + side], g[FALL_RIGHT + side]
+    can_move = word(g, FALL_CANMOVE + side) & ~fixed
+    full = word(g, W_FULL)
+    taken = occupied(kinds)
+    for _ in range(g[I_N] - 1):
+        sources = (((full & ~taken) << right) >> left) & can_move & taken
+        if not sources:
+            return
+        for kind in range(kinds.shape[0]):
+            kinds[kind] = (kinds[kind] & ~sources) | (((kinds[kind] & sources) << left) >> right)
+        taken = (taken & ~sources) | ((sources << left) >> right)
+
+
+@njit(cache=True)
+def shift_lines(act_int, act_word, kinds, action: int) -> None:
+    """The line shift of a main action (none but for pushes) and the toggle of the action's own kind."""
+    linemask, keep = act_word[action, WORD_LINEMASK], act_word[action, WORD_KEEP]
+    left, right = act_word[action, WORD_LEFT], act_word[action, WORD_RIGHT]
+    for kind in range(kinds.shape[0]):
+        kinds[kind] = (kinds[kind] & ~linemask) | (((kinds[kind] & keep) << left) >> right)
+    kinds[act_int[action, ACT_T1_KIND]] ^= act_word[action, WORD_T1_BITS]
+
+
+@njit(cache=True)
+def steal_word(farms, me: int) -> np.uint64:
+    """The steals open to ``me`` (bit seat*K + kind), never a victim's last cube."""
+    k = farms.shape[1]
+    found = ZERO
+    for seat in range(farms.shape[0]):
+        if seat != me and farms[seat].sum() >= 2:
+            for kind in range(k):
+                if farms[seat, kind] >= 1:
+                    found |= ONE << (seat * k + kind)
+    return found
+
+
+# --- legal actions ----------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def legal_words(t: Tables, kinds, farms, fields, words, scratch) -> None:
+    """Fill ``words[groups]`` with the legal action flags of one game (groups as in ``rules.Geometry``)."""
+    words[:] = 0
+    if fields[F_DONE]:
+        return
+    g = t.g
+    me, phase = fields[F_TO_MOVE], fields[F_PHASE]
+    if phase == MAIN:
+        main_words(t, kinds, farms, me, words, scratch)
+    elif phase == RECIPIENT:
+        seats = word(g, W_ALL_SEATS)
+        if farms[me].sum() == 0 and fields[F_FALLEN1] < 0 and not has_formation(g, kinds):
+            seats = ONE << me
+        words[g[I_G_RECIPIENT]] = seats
+    else:
+        words[g[I_G_PICK]] = occupied(kinds)
+        if phase == BIG:
+            words[g[I_G_STEAL]] = steal_word(farms, me)
+
+
+@njit(cache=True)
+def main_words(t: Tables, kinds, farms, me: int, words, scratch) -> None:
+    g = t.g
+    k, lines = g[I_K], g[I_LINES]
+    pig, crow, wolf, ladybug, duck, mole = g[I_PIG], g[I_CROW], g[I_WOLF], g[I_LADYBUG], g[I_DUCK], g[I_MOLE]
+    farm = farms[me]
+    all_lines = word(g, W_ALL_LINES)
+    for kind in range(k):
+        if farm[kind] >= 1:
+            words[kind] = all_lines
+    if pig >= 0 and farm[pig] >= 1:
+        words[g[I_G_DOUBLE]] = all_lines
+    if farm.sum() == 1:
+        kind = np.argmax(farm)
+        words[kind] = last_cube_lines(t, kinds, me, g[I_PUSH_BASE] + kind * lines, scratch)
+        if pig >= 0:
+            double = t.safe_lines[me]
+            if kind == pig:
+                double = last_cube_lines(t, kinds, me, g[I_DOUBLE_BASE], scratch)
+            words[g[I_G_DOUBLE]] &= double
+    animals = ZERO
+    plants = ZERO
+    for kind in range(k):
+        if t.animal[kind]:
+            animals |= kinds[kind]
+        else:
+            plants |= kinds[kind]
+    if crow >= 0 and farm[crow] >= 1:
+        words[g[I_G_DEVOUR]] = animals
+    if wolf >= 0 and farm[wolf] >= 1:
+        found = ZERO
+        for line in range(lines):
+            found |= ((animals >> t.edge_cell[line]) & ONE) << line
+        words[g[I_G_WOLF]] = found
+    if ladybug >= 0:
+        words[g[I_G_PICK_UP]] = kinds[ladybug]
+    if duck >= 0:
+        ducks = kinds[duck]
+        while ducks:
+            cell = lowest_index(ducks)
+            words[g[I_G_FLY] + cell] = plants & ~t.cell_bit[cell]
+            ducks &= ducks - ONE
+    if mole >= 0:
+        moles = kinds[mole]
+        while moles:
+            cell = lowest_index(moles)
+            words[g[I_G_DIG] + cell] = t.dig_dirs[cell]
+            moles &= moles - ONE
+
+
+@njit(cache=True)
+def last_cube_lines(t: Tables, kinds, me: int, first: int, scratch) -> np.uint64:
+    """Lines (bit side*N + line) open to a push ``first + line`` of the last farm cube: onto your own or an
+    unseated side, or when the push makes something to collect."""
+    found = t.safe_lines[me]
+    for line in t.unsafe_lines[me]:
+        scratch[:] = kinds
+        shift_lines(t.act_int, t.act_word, scratch, first + line)
+        if has_formation(t.g, scratch):
+            found |= ONE << line
+    return found
+
+
+# --- one decision -----------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def advance(g, act_int, act_word, act_fall, action_block, block_starts, kinds, farms, stats, fields, bag,
+            action: int, refill: bool, log, scratch) -> None:
+    """Apply one decision and resolve everything that needs no decision, up to the next one."""
+    block = action_block[action]
+    log[L_BLOCK] = block
+    within = action - block_starts[block]
+    if action < g[I_MAIN_ACTIONS]:
+        stage = main_action(g, act_int, act_word, act_fall, kinds, farms, stats, fields, action, log)
+    elif block == RECIPIENT_BLOCK:
+        stage = recipient(farms, stats, fields, within, log)
+    else:
+        stage = combo(g, kinds, farms, stats, fields, block, within, log)
+    resolve(g, kinds, farms, stats, fields, bag, stage, refill, log, scratch)
+
+
+@njit(cache=True)
+def main_action(g, act_int, act_word, act_fall, kinds, farms, stats, fields, action: int, log) -> int:
+    me = fields[F_TO_MOVE]
+    probe = kind_at(kinds, act_int[action, ACT_PROBE])
+    far2 = act_int[action, ACT_FAR2]
+    second = kind_at(kinds, far2) if far2 >= 0 else -1
+    shift_lines(act_int, act_word, kinds, action)
+    if probe >= 0:
+        kinds[probe] ^= act_word[action, WORD_T2_BITS]
+    spend = act_int[action, ACT_SPEND]
+    if spend >= 0:
+        farms[me, spend] -= 1
+    gain = probe if act_int[action, ACT_GAIN_PROBE] else act_int[action, ACT_GAIN_FIXED]
+    if gain >= 0:
+        farms[me, gain] += 1
+    taker = act_int[action, ACT_TAKER]
+    if taker >= 0:
+        farms[taker, probe % g[I_K]] += 1
+        stats[taker, RECEIVED] += 1
+        if second >= 0:
+            farms[taker, second] += 1
+            stats[taker, RECEIVED] += 1
+    stage = act_int[action, ACT_STAGE]
+    if act_int[action, ACT_ASKS]:
+        fields[F_FALLEN0] = probe
+        fields[F_FALLEN1] = second
+        fields[F_PHASE] = RECIPIENT
+        stage = DONE
+    fields[F_FALL_SIDE] = act_fall[action, me]
+    fields[F_WOLF_CELL] = act_int[action, ACT_WOLF_CELL]
+    stats[me, act_int[action, ACT_STAT]] += 1
+    if act_int[action, ACT_BLOCK] == PICK_UP:
+        log[L_KIND] = g[I_LADYBUG]
+    else:
+        log[L_KIND] = act_int[action, ACT_T1_KIND] if act_int[action, ACT_IS_PUSH] else probe
+    return stage
+
+
+@njit(cache=True)
+def recipient(farms, stats, fields, seat: int, log) -> int:
+    kind = fields[F_FALLEN0]
+    farms[seat, kind] += 1
+    stats[seat, RECEIVED] += 1
+    fields[F_FALLEN0] = fields[F_FALLEN1]
+    fields[F_FALLEN1] = -1
+    log[L_KIND] = kind
+    log[L_VICTIM] = seat
+    if fields[F_FALLEN0] < 0:
+        fields[F_PHASE] = MAIN
+        return COLLECT
+    return DONE
+
+
+@njit(cache=True)
+def combo(g, kinds, farms, stats, fields, block: int, within: int, log) -> int:
+    """An EXTRA or BIG decision: pick a meadow cube, or steal from a farm."""
+    me, k = fields[F_TO_MOVE], g[I_K]
+    victim = -1
+    if block == PICK:
+        kind = kind_at(kinds, within)
+        kinds[kind] &= ~(ONE << within)
+        stats[me, PICKS] += 1
+    else:
+        victim, kind = divmod(within, k)
+        farms[victim, kind] -= 1
+        stats[me, STEALS] += 1
+        stats[victim, STOLEN] += 1
+    farms[me, kind % k] += 1
+    if fields[F_PHASE] == EXTRA:
+        fields[F_EXTRA_LEFT] -= 1
+    else:
+        fields[F_BIG_LEFT] -= 1
+    fields[F_PHASE] = MAIN
+    log[L_KIND] = kind
+    log[L_VICTIM] = victim
+    return COMBOS
+
+
+@njit(cache=True)
+def resolve(g, kinds, farms, stats, fields, bag, stage: int, refill: bool, log, scratch) -> None:
+    """Combos, falls and collections until a decision is due or the turn is over."""
+    me = fields[F_TO_MOVE]
+    while stage != DONE:
+        if stage == COMBOS:
+            stage = next_combo(kinds, farms, fields)
+        elif stage == FALL or stage == FALL_THEN_END:
+            wolf = fields[F_WOLF_CELL]
+            fixed = ZERO
+            if wolf >= 0:
+                if (occupied(kinds) >> wolf) & ONE:
+                    fixed = ONE << wolf
+                else:
+                    fields[F_WOLF_CELL] = -1
+            fall(g, kinds, fields[F_FALL_SIDE], fixed)
+            stage = COLLECT if stage == FALL else END
+        elif stage == COLLECT:
+            if not has_formation(g, kinds):
+                stage = END
+            else:
+                collect(g, kinds, farms, stats, fields, me, log, scratch)
+                stage = COMBOS
+        else:
+            end_turn(g, kinds, fields, bag, refill)
+            stage = DONE
+
+
+@njit(cache=True)
+def collect(g, kinds, farms, stats, fields, me: int, log, collected) -> None:
+    """Every formation into ``me``'s farm; the combos it earns become due."""
+    extras, bigs = formations(g, kinds, collected)
+    total = 0
+    for kind in range(kinds.shape[0]):
+        count = popcount(collected[kind])
+        farms[me, kind] += count
+        total += count
+        kinds[kind] &= ~collected[kind]
+    fields[F_EXTRA_LEFT] = extras
+    fields[F_BIG_LEFT] = bigs
+    stats[me, COLLECTED] += total
+    stats[me, EXTRAS] += extras
+    stats[me, BIGS] += bigs
+    log[L_COLLECTED] += total
+    log[L_EXTRAS] += extras
+    log[L_BIGS] += bigs
+
+
+@njit(cache=True)
+def next_combo(kinds, farms, fields) -> int:
+    """EXTRA decisions first, then BIG ones; one with no legal option is dropped. FALL when none is due."""
+    filled = occupied(kinds) != 0
+    if fields[F_EXTRA_LEFT] > 0:
+        if filled:
+            fields[F_PHASE] = EXTRA
+            return DONE
+        fields[F_EXTRA_LEFT] = 0
+    if fields[F_BIG_LEFT] > 0:
+        if filled or steal_word(farms, fields[F_TO_MOVE]) != 0:
+            fields[F_PHASE] = BIG
+            return DONE
+        fields[F_BIG_LEFT] = 0
+    return FALL
+
+
+@njit(cache=True)
+def end_turn(g, kinds, fields, bag, refill: bool) -> None:
+    """Refill the empty cells in row-major order from the bag (short: the game ends), next seat."""
+    if refill:
+        empty = word(g, W_FULL) & ~occupied(kinds)
+        count = popcount(empty)
+        if count:
+            pointer = fields[F_POINTER]
+            placed = min(count, g[I_TOTAL] - pointer)
+            for i in range(placed):
+                kinds[bag[pointer + i]] |= empty & (~empty + ONE)
+                empty &= empty - ONE
+            fields[F_POINTER] = pointer + placed
+            if placed < count:
+                fields[F_DONE] = 1
+                fields[F_END] = BAG_EMPTY
+    fields[F_PHASE] = MAIN
+    fields[F_WOLF_CELL] = -1
+    fields[F_EXTRA_LEFT] = 0
+    fields[F_BIG_LEFT] = 0
+    fields[F_TURN] += 1
+    fields[F_TO_MOVE] = (fields[F_TO_MOVE] + 1) % g[I_P]
+
+
+# --- loading and storing a game of a batch ----------------------------------------------------------
+
+
+@njit(cache=True)
+def load(state, row: int, kinds, fields) -> None:
+    """Game ``row`` of ``state`` (the tuple of ``rules.state_arrays``) into ``kinds`` and ``fields``."""
+    (meadow, farms, stats, bag, pointer, phase, fallen, extra_left, big_left, fall_side, wolf_cell, to_move,
+     turn, done, end) = state
+    for kind in range(kinds.shape[0]):
+        kinds[kind] = meadow[row, kind]
+    fields[F_PHASE] = phase[row]
+    fields[F_FALLEN0] = fallen[row, 0]
+    fields[F_FALLEN1] = fallen[row, 1]
+    fields[F_EXTRA_LEFT] = extra_left[row]
+    fields[F_BIG_LEFT] = big_left[row]
+    fields[F_FALL_SIDE] = fall_side[row]
+    fields[F_WOLF_CELL] = wolf_cell[row]
+    fields[F_TO_MOVE] = to_move[row]
+    fields[F_TURN] = turn[row]
+    fields[F_DONE] = done[row]
+    fields[F_END] = end[row]
+    fields[F_POINTER] = pointer[row]
+
+
+@njit(cache=True)
+def store(state, row: int, kinds, fields) -> None:
+    (meadow, farms, stats, bag, pointer, phase, fallen, extra_left, big_left, fall_side, wolf_cell, to_move,
+     turn, done, end) = state
+    for kind in range(kinds.shape[0]):
+        meadow[row, kind] = kinds[kind]
+    phase[row] = fields[F_PHASE]
+    fallen[row, 0] = fields[F_FALLEN0]
+    fallen[row, 1] = fields[F_FALLEN1]
+    extra_left[row] = fields[F_EXTRA_LEFT]
+    big_left[row] = fields[F_BIG_LEFT]
+    fall_side[row] = fields[F_FALL_SIDE]
+    wolf_cell[row] = fields[F_WOLF_CELL]
+    to_move[row] = fields[F_TO_MOVE]
+    turn[row] = fields[F_TURN]
+    done[row] = fields[F_DONE] != 0
+    end[row] = fields[F_END]
+    pointer[row] = fields[F_POINTER]
+
+
+# --- loops over games -------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def step_games(t: Tables, state, actions, refill: bool, logging: bool, log) -> None:
+    """One decision in every live game; when ``logging``, the event fields go to the arrays of ``log``
+    (``rules.LOG_FIELDS``: block, kind, collected, extras, bigs, victim)."""
+    meadow, farms, stats, bag, done = state[0], state[1], state[2], state[3], state[13]
+    g, act_int, act_word, act_fall, action_block, block_starts = (t.g, t.act_int, t.act_word, t.act_fall,
+                                                                  t.action_block, t.block_starts)
+    kinds = np.zeros(meadow.shape[1], dtype=np.uint64)
+    scratch = np.zeros(meadow.shape[1], dtype=np.uint64)
+    fields = np.zeros(FIELDS, dtype=np.int64)
+    entry = np.zeros(LOG_SLOTS, dtype=np.int64)
+    for row in range(meadow.shape[0]):
+        if done[row]:
+            continue
+        load(state, row, kinds, fields)
+        entry[:] = 0
+        entry[L_KIND] = -1
+        entry[L_VICTIM] = -1
+        advance(g, act_int, act_word, act_fall, action_block, block_starts, kinds, farms[row], stats[row], fields,
+                bag[row], actions[row], refill, entry, scratch)
+        store(state, row, kinds, fields)
+        if logging:
+            block, kind, collected, extras, bigs, victim = log
+            block[row] = entry[L_BLOCK]
+            kind[row] = entry[L_KIND]
+            collected[row] = entry[L_COLLECTED]
+            extras[row] = entry[L_EXTRAS]
+            bigs[row] = entry[L_BIGS]
+            victim[row] = entry[L_VICTIM]
+
+
+@njit(cache=True)
+def legal_games(t: Tables, state, rows, groups) -> None:
+    """``groups[i]``: the legal action flags of game ``rows[i]``."""
+    meadow, farms = state[0], state[1]
+    kinds = np.zeros(meadow.shape[1], dtype=np.uint64)
+    scratch = np.zeros(meadow.shape[1], dtype=np.uint64)
+    fields = np.zeros(FIELDS, dtype=np.int64)
+    for i in range(rows.size):
+        load(state, rows[i], kinds, fields)
+        legal_words(t, kinds, farms[rows[i]], fields, groups[i], scratch)
+
+
+@njit(cache=True)
+def random_choices(group_base, groups, u, chosen) -> None:
+    """``chosen[i]``: legal action number ``min(floor(u[i] * n), n - 1)`` (ascending) of the flags ``groups[i]``."""
+    for i in range(groups.shape[0]):
+        total = 0
+        for group in range(groups.shape[1]):
+            total += popcount(groups[i, group])
+        k = min(np.int64(u[i] * total), total - 1)
+        for group in range(groups.shape[1]):
+            count = popcount(groups[i, group])
+            if k < count:
+                chosen[i] = group_base[group] + nth_index(groups[i, group], k)
+                break
+            k -= count
+
+
+@njit(cache=True)
+def family_scores(count_score, farms, out) -> None:
+    """``out[seat]``: the family score of each farm, kinds summed in kind order."""
+    top = count_score.size - 1
+    for seat in range(farms.shape[0]):
+        total = 0.0
+        for kind in range(farms.shape[1]):
+            total += count_score[min(farms[seat, kind], top)]
+        out[seat] = total
+
+
+@njit(cache=True)
+def greedy_values(t: Tables, state, rows, groups, first, actions, values) -> None:
+    """One ply for every legal action of games ``rows`` (flags ``groups[i]``, flat slots from ``first[i]``):
+    the action played on a copy without refill to its next decision or turn end, valued as my score change
+    minus the best opponent's."""
+    meadow, farms = state[0], state[1]
+    g, act_int, act_word, act_fall, action_block, block_starts = (t.g, t.act_int, t.act_word, t.act_fall,
+                                                                  t.action_block, t.block_starts)
+    count_score, group_base = t.count_score, t.group_base
+    k = meadow.shape[1]
+    players = farms.shape[1]
+    kinds = np.zeros(k, dtype=np.uint64)
+    trial = np.zeros(k, dtype=np.uint64)
+    scratch = np.zeros(k, dtype=np.uint64)
+    fields = np.zeros(FIELDS, dtype=np.int64)
+    trial_fields = np.zeros(FIELDS, dtype=np.int64)
+    trial_farms = np.zeros((players, k), dtype=farms.dtype)
+    stats = np.zeros((players, state[2].shape[2]), dtype=np.int32)
+    entry = np.zeros(LOG_SLOTS, dtype=np.int64)
+    bag = np.zeros(0, dtype=np.int8)
+    before = np.zeros(players)
+    after = np.zeros(players)
+    for i in range(rows.size):
+        row = rows[i]
+        load(state, row, kinds, fields)
+        farm = farms[row]
+        family_scores(count_score, farm, before)
+        me = fields[F_TO_MOVE]
+        slot = first[i]
+        for group in range(groups.shape[1]):
+            flags = groups[i, group]
+            while flags:
+                action = group_base[group] + lowest_index(flags)
+                flags &= flags - ONE
+                for kind in range(k):
+                    trial[kind] = kinds[kind]
+                    for seat in range(players):
+                        trial_farms[seat, kind] = farm[seat, kind]
+                for slot_ in range(FIELDS):
+                    trial_fields[slot_] = fields[slot_]
+                if action < g[I_MAIN_ACTIONS]:
+                    stage = main_action(g, act_int, act_word, act_fall, trial, trial_farms, stats, trial_fields,
+                                        action, entry)
+                    if stage == COLLECT and not has_formation(g, trial):
+                        stage = DONE  # the turn would end here, and a turn's end changes no farm
+                    resolve(g, trial, trial_farms, stats, trial_fields, bag, stage, False, entry, scratch)
+                else:
+                    advance(g, act_int, act_word, act_fall, action_block, block_starts, trial, trial_farms, stats,
+                            trial_fields, bag, action, False, entry, scratch)
+                family_scores(count_score, trial_farms, after)
+                rival = -np.inf
+                for seat in range(players):
+                    if seat != me:
+                        rival = max(rival, after[seat] - before[seat])
+                actions[slot] = action
+                values[slot] = (after[me] - before[me]) - rival
+                slot += 1
+
+
+@njit(cache=True)
+def formations_found(t: Tables, meadows, found) -> None:
+    """``found[i]``: does meadow ``meadows[i]`` (uint64 ``[K]``) hold anything to collect?"""
+    for i in range(meadows.shape[0]):
+        found[i] = has_formation(t.g, meadows[i])
+
+
+@njit(cache=True)
+def formations_of(t: Tables, meadows, collected, combos) -> None:
+    """``collected[i]``, ``combos[i] = (extras, bigs)``: what a collection takes from meadow ``meadows[i]``."""
+    for i in range(meadows.shape[0]):
+        combos[i, 0], combos[i, 1] = formations(t.g, meadows[i], collected[i])
