@@ -102,6 +102,11 @@ def _players(game: GameDefinition, players: int | None, bots: Sequence[str] | No
     return players
 
 
+def click_progress(length: int, label: str) -> Any:
+    """The runner's progress display on the command line: a click progress bar on stderr."""
+    return click.progressbar(length=length, label=label, file=sys.stderr, show_pos=True)
+
+
 def _config_options(command):
     command = click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
                            help="Override a config key, e.g. --set rules.flowers=20 (repeatable).")(command)
@@ -197,7 +202,8 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
             --scheduler tcp://10.0.0.5:8786 --out runs/cluster
     """
     from analysis.summary import format_summary, summarize
-    from sims.runner import load_manifest, run, scan_records
+    from sims.records import load_manifest, scan_records
+    from sims.runner import run
 
     if max_games is not None and until_ci is None:
         raise ConfigError("--max-games", str(max_games), "--until-ci beside it (it caps an --until-ci run)",
@@ -213,7 +219,8 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
     try:
         if until_ci is None:
             result = run(game.name, config, labels, players, seed, games_, out_dir, batch_size=batch_size,
-                         jobs=jobs, rotate_seats=rotate_seats, progress=progress, backend=backend,
+                         jobs=jobs, rotate_seats=rotate_seats, progress=click_progress if progress else None,
+                         backend=backend,
                          scheduler=scheduler)
         else:
             from analysis.stopping import play_until

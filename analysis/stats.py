@@ -45,6 +45,8 @@ from statsmodels.stats.proportion import (
 from statsmodels.stats.weightstats import DescrStatsW
 from statsmodels.tools.sm_exceptions import ConvergenceWarning, PerfectSeparationWarning
 
+from analysis.report.text import _confidence, _interval_pct, _pct, _signed_points, format_p
+
 CONFIDENCE = 0.95
 SEED = 20240611  # every bootstrap draws from default_rng(SEED) unless told otherwise
 BOOTSTRAP_RESAMPLES = 4999
@@ -64,34 +66,6 @@ VERDICT_NOT_MEASURED = "not measured by this lineup"
 
 class StatsError(ValueError):
     """Records or arguments a statistic cannot use; the message says what was expected."""
-
-
-# ---------------------------------------------------------------- formatting
-
-
-def _pct(rate: float, digits: int = 1) -> str:
-    return "n/a" if not np.isfinite(rate) else f"{100 * rate:.{digits}f}%"
-
-
-def _interval_pct(low: float, high: float, digits: int = 1) -> str:
-    if not (np.isfinite(low) and np.isfinite(high)):
-        return "[n/a]"
-    return f"[{100 * low:.{digits}f}, {100 * high:.{digits}f}]"
-
-
-def _confidence(confidence: float) -> str:
-    return f"{100 * confidence:g}%"
-
-
-def format_p(p: float) -> str:
-    """``p < 0.001`` or ``p = 0.042`` (``p = n/a`` when the test could not run)."""
-    if p is None or not np.isfinite(p):
-        return "p = n/a"
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
-
-
-def _signed_points(value: float) -> str:
-    return f"{100 * value:+.1f} points"
 
 
 # ---------------------------------------------------------------- input checks

@@ -44,7 +44,8 @@ from statsmodels.stats.weightstats import DescrStatsW
 
 from analysis.stats import CONFIDENCE, max_half_width
 from sims.core.spec import ConfigError
-from sims.runner import MANIFEST, RECORDS, RunSummary, load_manifest, load_records, run, set_manifest_key
+from sims.records import MANIFEST, RECORDS, load_manifest, load_records, set_manifest_key
+from sims.runner import RunSummary, run
 
 FIXED = "fixed-level"
 ANYTIME = "anytime"

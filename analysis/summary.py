@@ -17,6 +17,8 @@ from typing import Any
 import polars as pl
 from statsmodels.stats.proportion import proportion_confint
 
+from analysis.report.text import _ci, _int, _num, _pct
+
 CONFIDENCE = 0.95
 
 
@@ -68,7 +70,7 @@ def _rates(records: pl.LazyFrame, key: str) -> pl.DataFrame:
 def summarize(records: pl.DataFrame | pl.LazyFrame) -> Summary:
     """Per seat and per bot rates, game length and end reasons of a records table.
 
-    A lazy frame (``sims.runner.scan_records``) is aggregated in streaming
+    A lazy frame (``sims.records.scan_records``) is aggregated in streaming
     fashion, so memory stays flat however many games the run holds.
     """
     records = records.lazy()
@@ -102,9 +104,9 @@ def summarize(records: pl.DataFrame | pl.LazyFrame) -> Summary:
 
 def _line(label: str, row: dict) -> str:
     return (
-        f"{label}  wins {100 * row['win_rate']:.1f}% [{100 * row['win_low']:.1f}, {100 * row['win_high']:.1f}] "
-        f"(Wilson 95%)  n = {row['games']:,}  ties {100 * row['tie_rate']:.1f}%  "
-        f"stalls {100 * row['stall_rate']:.1f}%  score {row['mean_score']:.2f}"
+        f"{label}  wins {_pct(row['win_rate'])} {_ci(row['win_low'], row['win_high'])} "
+        f"(Wilson 95%)  n = {_int(row['games'])}  ties {_pct(row['tie_rate'])}  "
+        f"stalls {_pct(row['stall_rate'])}  score {_num(row['mean_score'])}"
     )
 
 
@@ -131,7 +133,7 @@ def format_summary(summary: Summary, title: str | None = None, games_per_second:
         f"(min {t['min']:g}, max {t['max']:g})"
     )
     lines.append("end    " + ", ".join(
-        f"{row['end']} {100 * row['share']:.1f}% ({row['games']:,})" for row in summary.ends.to_dicts()
+        f"{row['end']} {_pct(row['share'])} ({_int(row['games'])})" for row in summary.ends.to_dicts()
     ))
     if played is not None:
         if played and games_per_second:

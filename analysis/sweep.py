@@ -85,7 +85,6 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -96,8 +95,9 @@ from sims.core.files import exclusive, write_json
 from sims.core.play import resolve_bot, seat_labels
 from sims.core.spec import Bool, ConfigError, Field, Int, List, Optional, Str, parse_override, read_toml, validate
 from sims.registry import get_game
-from sims.runner import (Chunk, finished_chunks, load_events, load_manifest, load_records, plan_chunks,
-                         recorded_rotations, run, run_rotations, versions)
+from sims.records import (Chunk, finished_chunks, load_events, load_manifest, load_records, now, recorded_rotations,
+                          versions)
+from sims.runner import plan_chunks, run, run_rotations
 
 SWEEP_JSON = "sweep.json"
 CELLS = "cells"
@@ -609,7 +609,7 @@ def run_sweep(
                                     backend, scheduler)
                 entry["status"] = "done"
                 entry["games"] = result.games
-                manifest["updated"] = _now()
+                manifest["updated"] = now()
                 write_json(manifest, out / SWEEP_JSON)
                 runs.append(result)
                 if progress:
@@ -668,8 +668,8 @@ def _manifest(sweep: Sweep, configs: Sequence[Any], games_per_cell: int) -> dict
             for cell, config in zip(sweep.cells, configs)
         ],
         "versions": versions(),
-        "created": _now(),
-        "updated": _now(),
+        "created": now(),
+        "updated": now(),
     }
 
 
@@ -729,10 +729,6 @@ def _status(finished: Sequence[Chunk], deals: int, rotations: int) -> str:
     return "partial" if finished else "pending"
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
 class _Bar:
     """One click progress bar over all cells (stderr), with a line per finished cell above it."""
 
@@ -787,7 +783,7 @@ class SweepCell:
     title: str  # how reports name the cell
 
     def records(self) -> pl.DataFrame:
-        """The cell's records (see ``sims.runner.load_records``)."""
+        """The cell's records (see ``sims.records.load_records``)."""
         return load_records(self.path)
 
     def events(self) -> pl.DataFrame | None:

@@ -217,7 +217,7 @@ def test_sweep_over_player_counts_pairs_each_cell_within_its_player_count(tmp_pa
                     'baseline = "players=2,race.goal=10"\n'
                     '[grid]\nplayers = [2, 3]\n"race.goal" = [10, 12]\n')
     run_sweep(path, tmp_path / "out", progress=False)
-    data, cells = rp.analyse_sweep(tmp_path / "out")
+    cells = rp.analyse_sweep(tmp_path / "out").cells
     by_id = {c.id: c for c in cells}
     assert by_id["players=2,race.goal=12"].win_change is not None  # paired with the baseline
     assert by_id["players=3,race.goal=12"].paired_note.startswith("against players=3,race.goal=10")
@@ -237,7 +237,7 @@ def test_sweep_with_solitaire_cells_reports_the_win_rate_beside_seat_balance(tmp
                     'baseline = "players=1,solitaire.difficulty=standard"\n'
                     '[grid]\nplayers = [1, 2]\n"solitaire.difficulty" = ["standard", "hard"]\n')
     run_sweep(path, tmp_path / "out", progress=False)
-    data, cells = rp.analyse_sweep(tmp_path / "out")
+    cells = rp.analyse_sweep(tmp_path / "out").cells
     by_id = {c.id: c for c in cells}
     standard, hard = by_id["players=1,solitaire.difficulty=standard"], by_id["players=1,solitaire.difficulty=hard"]
     assert standard.advantage is None and standard.solo.rate == float(standard.records["win"].mean())

@@ -1,0 +1,382 @@
+"""Diff reports: what changed from run A to run B."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import polars as pl
+
+from analysis import plots
+from analysis import stats
+from analysis.report.methods import (Change, _methods_section, flatten, target_band, unpaired_change,
+                                     unpaired_mean_change)
+from analysis.report.model import (ALPHA, Column, DELTA, Facts, Flag, Flags, Heading, Paragraph, Plot, Report,
+                                   Section, Table)
+from analysis.report.run import _run_manifest_blocks
+from analysis.report.sweep import _common
+from analysis.report.text import (_ci_num, _ci_pts, _finite, _g, _game_title, _int, _listing, _p, _pct, _pts,
+                                  _toml_value)
+from sims.core.spec import ConfigError
+from sims.records import load_manifest, load_records, now
+
+
+def _pairing(ma: dict, mb: dict, ra: pl.DataFrame, rb: pl.DataFrame) -> tuple[bool, str, pl.DataFrame, pl.DataFrame]:
+    for key in ("game", "players", "seed", "rotate_seats", "bots"):
+        if ma.get(key) != mb.get(key):
+            return False, f"the runs differ in {key} ({ma.get(key)} vs {mb.get(key)})", ra, rb
+    a, b = _common(ra, rb)
+    if a.height == 0:
+        return False, "the runs share no deal", ra, rb
+    seeds = a.select("deal", "rotation", "seed").unique().join(
+        b.select("deal", "rotation", pl.col("seed").alias("seed_b")).unique(), on=["deal", "rotation"])
+    if (seeds["seed"] != seeds["seed_b"]).any():
+        return False, "the runs play different game seeds", ra, rb
+    return True, "", a, b
+
+
+def _unpaired_win_change(a_seat: pl.DataFrame, b_seat: pl.DataFrame, delta: float) -> Change:
+    """One seat's win rate in two independent runs; by deal (Welch t on per-deal rates) when a run rotates seats,
+    since the games of one deal are not independent."""
+    if a_seat["deal"].n_unique() < a_seat.height or b_seat["deal"].n_unique() < b_seat.height:
+        per_deal = [frame.group_by("deal").agg(pl.col("win").cast(pl.Float64).mean())["win"].to_numpy()
+                    for frame in (a_seat, b_seat)]
+        return unpaired_mean_change(per_deal[0], per_deal[1], margin=delta)
+    return unpaired_change(float(a_seat["win"].sum()), a_seat.height, float(b_seat["win"].sum()), b_seat.height,
+                           margin=delta)
+
+
+def _diff_config(ma: dict, mb: dict) -> list[list[str]]:
+    fa, fb = flatten(ma.get("config") or {}), flatten(mb.get("config") or {})
+    rows = []
+    for key in sorted(set(fa) | set(fb)):
+        va, vb = fa.get(key, "(unset)"), fb.get(key, "(unset)")
+        if va != vb:
+            rows.append([key, _toml_value(va) if va is not None else "(none)",
+                         _toml_value(vb) if vb is not None else "(none)"])
+    return rows
+
+
+def _diff_settings(ma: dict, mb: dict) -> list[list[str]]:
+    rows = []
+    for key in ("game", "players", "bots", "seed", "rotate_seats", "games"):
+        if ma.get(key) != mb.get(key):
+            rows.append([key, json.dumps(ma.get(key)), json.dumps(mb.get(key))])
+    return rows
+
+
+@dataclass(frozen=True)
+class MetricChange:
+    """One metric from run A to run B (B minus A): a seat's win rate, the mean turns, or an end reason's share."""
+
+    name: str
+    base: float  # run A
+    other: float  # run B
+    difference: float
+    low: float
+    high: float
+    p_value: float
+    method: str  # the interval's method and the test
+    n_text: str  # "1,000 pairs" (paired) or "1,000 + 1,000" (unpaired)
+    equivalence_p: float | None = None  # TOST within +-delta
+    effect_size: float = float("nan")  # Cohen's h (proportions) or d (means)
+    detectable: float = float("nan")  # the smallest change these games detect (two-sided 5%, power 80%)
+    p_holm: float = float("nan")  # within its family (seats, end reasons)
+
+
+@dataclass(frozen=True, eq=False)
+class DiffAnalysis:
+    """Every number a diff report shows, computed once (:func:`analyse_diff`)."""
+
+    path_a: Path
+    path_b: Path
+    manifest_a: dict
+    manifest_b: dict
+    records_a: pl.DataFrame
+    records_b: pl.DataFrame
+    paired: bool
+    why_unpaired: str
+    common_a: pl.DataFrame  # the games compared (with pairing, the deals both runs hold)
+    common_b: pl.DataFrame
+    config_rows: list[list[str]]
+    setting_rows: list[list[str]]
+    players: int
+    seats: tuple[MetricChange, ...]  # per seat's win rate, Holm across seats
+    turns: MetricChange  # mean turns of seat 0's rows (one per game)
+    ends: tuple[MetricChange, ...]  # per end reason's share, Holm across reasons
+    length_a: stats.GameLength
+    length_b: stats.GameLength
+    table_a: pl.DataFrame  # stats.proportion_table by seat
+    table_b: pl.DataFrame
+    delta: float
+
+    @property
+    def identical_results(self) -> bool:
+        return self.paired and _same_results(self.common_a, self.common_b)
+
+    @property
+    def identical(self) -> bool:
+        return self.identical_results and not self.config_rows and not self.setting_rows
+
+    @property
+    def significant_seats(self) -> list[int]:
+        return [s for s, ch in enumerate(self.seats) if _finite(ch.p_holm) and ch.p_holm < ALPHA]
+
+    @property
+    def significant_ends(self) -> list[str]:
+        return [ch.name for ch in self.ends if _finite(ch.p_holm) and ch.p_holm < ALPHA]
+
+    @property
+    def turns_changed(self) -> bool:
+        return _finite(self.turns.p_value) and self.turns.p_value < ALPHA
+
+    @property
+    def mode(self) -> str:
+        if self.paired:
+            return (f"paired on common random numbers: {self.common_a['deal'].n_unique():,} common deals, each "
+                    "compared with itself (same game seed) in the other run")
+        return f"unpaired (independent runs): {self.why_unpaired}"
+
+
+_KEY = ("deal", "rotation", "seat")
+
+
+def analyse_diff(run_a: str | Path, run_b: str | Path, delta: float = DELTA) -> DiffAnalysis:
+    """Read two runs and compare them: paired on their common deals when they can be, else unpaired."""
+    pa, pb = Path(run_a), Path(run_b)
+    ma, mb = load_manifest(pa), load_manifest(pb)
+    ra, rb = load_records(pa), load_records(pb)
+    paired, why, ca, cb = _pairing(ma, mb, ra, rb)
+    players = int(max(ra["seat"].max(), rb["seat"].max())) + 1
+    try:
+        seats = _holm([_seat_change(ca, cb, seat, paired, delta) for seat in range(players)])
+        a0, b0 = ca.filter(pl.col("seat") == 0), cb.filter(pl.col("seat") == 0)
+        turns = _turns_change(a0, b0, paired)
+        reasons = sorted(set(a0["end"].unique().to_list()) | set(b0["end"].unique().to_list()))
+        ends = _holm([_end_change(a0, b0, reason, paired) for reason in reasons])
+        lengths = stats.game_length(ca), stats.game_length(cb)
+        tables = stats.proportion_table(ca, "seat"), stats.proportion_table(cb, "seat")
+    except stats.StatsError as error:
+        raise ConfigError(f"{pa} / {pb}", "(records)", f"records a diff can use ({error})", has_got=False) from None
+    return DiffAnalysis(pa, pb, ma, mb, ra, rb, paired, why, ca, cb, _diff_config(ma, mb), _diff_settings(ma, mb),
+                        players, tuple(seats), turns, tuple(ends), *lengths, *tables, delta)
+
+
+def _holm(changes: list[MetricChange]) -> list[MetricChange]:
+    adjusted = stats.correct([ch.p_value for ch in changes], "holm")
+    return [replace(ch, p_holm=float(q)) for ch, q in zip(changes, adjusted)]
+
+
+def _seat_change(ca: pl.DataFrame, cb: pl.DataFrame, seat: int, paired: bool, delta: float) -> MetricChange:
+    a_seat, b_seat = ca.filter(pl.col("seat") == seat), cb.filter(pl.col("seat") == seat)
+    name = f"seat {seat}"
+    if paired:
+        d = stats.paired_difference(a_seat, b_seat, "win", key=_KEY, margin=delta)
+        return MetricChange(name, d.base_mean, d.other_mean, d.difference, d.mean.low, d.mean.high, d.p_value,
+                            f"{d.mean.method}; {d.test}", _int(d.pairs) + " pairs", d.equivalence_p, d.effect_size,
+                            d.detectable)
+    c = _unpaired_win_change(a_seat, b_seat, delta)
+    return MetricChange(name, c.base, c.other, c.difference, c.low, c.high, c.p_value,
+                        f"{c.interval_method}; {c.test}", f"{c.n_base:,} + {c.n_other:,}", c.equivalence_p,
+                        c.effect_size, c.detectable)
+
+
+def _turns_change(a0: pl.DataFrame, b0: pl.DataFrame, paired: bool) -> MetricChange:
+    if paired:
+        t = stats.paired_difference(a0, b0, "turns", key=_KEY)
+        return MetricChange("mean turns", t.base_mean, t.other_mean, t.difference, t.mean.low, t.mean.high,
+                            t.wilcoxon_p, f"paired, {t.mean.method}; Wilcoxon signed-rank", _int(t.pairs) + " pairs")
+    t = unpaired_mean_change(a0["turns"].to_numpy(), b0["turns"].to_numpy())
+    return MetricChange("mean turns", t.base, t.other, t.difference, t.low, t.high, t.p_value,
+                        f"unpaired, {t.interval_method}; {t.test}", f"{t.n_base:,} + {t.n_other:,}")
+
+
+def _end_change(a0: pl.DataFrame, b0: pl.DataFrame, reason: str, paired: bool) -> MetricChange:
+    ia = a0.with_columns((pl.col("end") == reason).alias("is_end"))
+    ib = b0.with_columns((pl.col("end") == reason).alias("is_end"))
+    if paired:
+        d = stats.paired_difference(ia, ib, "is_end", key=_KEY)
+        return MetricChange(reason, d.base_mean, d.other_mean, d.difference, d.mean.low, d.mean.high, d.p_value,
+                            f"{d.mean.method}; {d.test}", _int(d.pairs) + " pairs")
+    c = unpaired_change(float(ia["is_end"].sum()), ia.height, float(ib["is_end"].sum()), ib.height)
+    return MetricChange(reason, c.base, c.other, c.difference, c.low, c.high, c.p_value,
+                        f"{c.interval_method}; {c.test}", f"{c.n_base:,} + {c.n_other:,}")
+
+
+def _headline(a: DiffAnalysis) -> Flag:
+    """The verdict: no change, no change in the results, undecided, or what changed."""
+    if a.identical:
+        return Flag("ok", "No change: the two runs have the same config, bots and seeds, and every paired game "
+                          "has the same result.", a.mode)
+    if a.identical_results:
+        return Flag("ok", "No change in the results: every paired game has the same result.",
+                    a.mode + "; the configs differ only in the keys listed below")
+    if not a.significant_seats and not a.significant_ends and not a.turns_changed:
+        return _no_significant_change(a)
+    parts = [f"seat {s}'s win rate {_pts(a.seats[s].difference)} points "
+             f"{_ci_pts(a.seats[s].low, a.seats[s].high)} (Holm {stats.format_p(a.seats[s].p_holm)})"
+             for s in a.significant_seats]
+    if a.turns_changed:
+        parts.append(f"mean turns {a.turns.difference:+.2f} ({stats.format_p(a.turns.p_value)})")
+    if a.significant_ends:
+        shift = {ch.name: ch.difference for ch in a.ends}
+        shifts = ", ".join(f"{r} {_pts(shift[r])} points" for r in a.significant_ends)
+        parts.append(f"end reasons shift ({shifts}; Holm p < {ALPHA})")
+    return Flag("warn", "Changed: " + "; ".join(parts) + ".", a.mode)
+
+
+def _no_significant_change(a: DiffAnalysis) -> Flag:
+    """No significant change: equivalence shown for every seat (no change), or not (undecided)."""
+    delta = a.delta
+    equivalence = [ch.equivalence_p for ch in a.seats]
+    detectable = max((ch.detectable for ch in a.seats if _finite(ch.detectable)), default=float("nan"))
+    shown = all(p is not None and p < ALPHA for p in equivalence)
+    largest = max((p for p in equivalence if p is not None), default=float("nan"))
+    if shown:
+        return Flag("ok", f"No change: every seat's win rate is within \u00b1{100 * delta:g} points of run "
+                          "A's.", a.mode + f"; equivalence (TOST) for every seat, largest {stats.format_p(largest)}"
+                          f"; no significant change in turns or end reasons (Holm at {ALPHA})")
+    return Flag("info", "Undecided: no significant change, but no equivalence shown either.",
+                a.mode + f"; no seat, turns or end-reason change is significant (Holm at {ALPHA}), and "
+                f"the equivalence test within \u00b1{100 * delta:g} points does not pass (largest TOST "
+                f"{stats.format_p(largest)}); these games detect a change of about "
+                f"{100 * detectable:.1f} points (80% power)")
+
+
+def diff_flags(a: DiffAnalysis) -> list[Flag]:
+    """The headline, then what differs in the setup."""
+    flags = [_headline(a)]
+    config_rows, setting_rows = a.config_rows, a.setting_rows
+    if config_rows:
+        flags.append(Flag("info", f"{len(config_rows)} config key{'s differ' if len(config_rows) > 1 else ' differs'}: "
+                                  + _listing([r[0] for r in config_rows], 5) + ".",
+                          "; ".join(f"{r[0]}: {r[1]} \u2192 {r[2]}" for r in config_rows[:5])))
+    elif not setting_rows:
+        flags.append(Flag("ok", "Same config (no key differs).", f"config hash {a.manifest_a.get('config_hash')}"))
+    if setting_rows:
+        flags.append(Flag("info", "Run settings differ: " + ", ".join(r[0] for r in setting_rows) + ".",
+                          "; ".join(f"{r[0]}: {r[1]} \u2192 {r[2]}" for r in setting_rows)))
+    return flags
+
+
+def _labels(a: DiffAnalysis) -> tuple[str, str]:
+    return f"A: {a.path_a.name}", f"B: {a.path_b.name}"
+
+
+def _summary_section(a: DiffAnalysis) -> Section:
+    ma, mb = a.manifest_a, a.manifest_b
+    return Section("summary", "Summary", [
+        Paragraph(f"Run A: {a.path_a} ({a.records_a['game'].n_unique():,} games, config {ma.get('config_hash')}). "
+                  f"Run B: {a.path_b} ({a.records_b['game'].n_unique():,} games, config {mb.get('config_hash')}). "
+                  "Changes are B minus A.", "lead"),
+        Flags(diff_flags(a))])
+
+
+def _setup_section(a: DiffAnalysis) -> Section:
+    ma, mb = a.manifest_a, a.manifest_b
+    return Section("changes", "What changed in the setup", [
+        Table([Column("Config key"), Column("Run A"), Column("Run B")], a.config_rows,
+              caption="Config keys whose values differ (dotted keys, as for --set).")
+        if a.config_rows else Paragraph("No config key differs.", "note"),
+        *([Table([Column("Setting"), Column("Run A"), Column("Run B")], a.setting_rows,
+                 caption="Run settings that differ.")] if a.setting_rows else []),
+        Facts([("Overrides A", " ".join(ma.get("config_overrides") or []) or "none"),
+               ("Overrides B", " ".join(mb.get("config_overrides") or []) or "none"),
+               ("Comparison", a.mode)]),
+    ])
+
+
+def _seat_row(ch: MetricChange) -> list[str]:
+    return [ch.name, _pct(ch.base), _pct(ch.other), _pts(ch.difference), _ci_pts(ch.low, ch.high), _p(ch.p_value),
+            _p(ch.p_holm), f"{ch.effect_size:+.3f}" if _finite(ch.effect_size) else "n/a",
+            f"{100 * ch.detectable:.1f}" if _finite(ch.detectable) else "n/a",
+            _p(ch.equivalence_p) if ch.equivalence_p is not None else "n/a", ch.n_text]
+
+
+def _seat_section(a: DiffAnalysis) -> Section:
+    method = a.seats[0].method
+    table = Table(
+        [Column("Seat"), Column("A win rate", True), Column("B win rate", True), Column("Change (points)", True),
+         Column("95% interval", True), Column("p", True), Column("Holm p", True), Column("Cohen's h", True),
+         Column("Detectable (points)", True), Column(f"TOST \u00b1{100 * a.delta:g} p", True), Column("n", True)],
+        [_seat_row(ch) for ch in a.seats],
+        caption=("Win = first place, ties included. " + (
+            f"Paired by deal, rotation and seat, the deal the unit: interval {method}." if a.paired else
+            f"Unpaired: {method}.") + " Holm across seats. Cohen's h: the effect size; detectable: the "
+            "change these games find with 80% power (two-sided 5%); TOST: the equivalence test within the margin "
+            "that a 'no change' needs."),
+        marked=[s in a.significant_seats for s in range(a.players)])
+    columns = ("win_rate", "win_low", "win_high")
+    figure = plots.diff_seats(list(range(a.players)), tuple(a.table_a[c].to_numpy() for c in columns),
+                              tuple(a.table_b[c].to_numpy() for c in columns), *_labels(a), 1 / a.players)
+    return Section("seats", "Seat win rates", [
+        table,
+        Plot("diff-seats", figure, "Win rate per seat in each run with Wilson 95% intervals; the dashed line "
+                                   "is the fair share."),
+    ])
+
+
+def _length_section(a: DiffAnalysis) -> Section:
+    la, lb, t = a.length_a, a.length_b, a.turns
+    target = target_band(a.manifest_b.get("config") or {}) or target_band(a.manifest_a.get("config") or {})
+    turns_row = [f"{t.base:.2f}", f"{t.other:.2f}", f"{t.difference:+.2f}", _ci_num(t.low, t.high), _p(t.p_value),
+                 t.method, t.n_text]
+    end_rows = [[ch.name, _pct(ch.base), _pct(ch.other), _pts(ch.difference), _ci_pts(ch.low, ch.high),
+                 _p(ch.p_value), _p(ch.p_holm)] for ch in a.ends]
+    return Section("length", "Game length and endings", [
+        Table([Column("Metric"), Column("Run A", True), Column("Run B", True), Column("Change", True),
+               Column("95% interval", True), Column("p", True), Column("Method"), Column("n", True)],
+              [["mean turns", *turns_row],
+               ["median turns", _g(la.median), _g(lb.median), f"{lb.median - la.median:+g}", "", "", "", ""]]),
+        Table([Column("End"), Column("Run A", True), Column("Run B", True), Column("Change (points)", True),
+               Column("95% interval", True), Column("p", True), Column("Holm p", True)], end_rows,
+              caption=("Share of games per end reason. " + (
+                  "Paired: the per-game indicator compared deal by deal (paired_difference; McNemar)."
+                  if a.paired else "Unpaired: Newcombe interval and score test.") + " Holm across end reasons."),
+              marked=[ch.name in a.significant_ends for ch in a.ends]),
+        Plot("diff-turns", plots.diff_turns(la.histogram, lb.histogram, *_labels(a), target),
+             "Share of games per number of turns in each run"
+             + (f"; the shaded band is the target {target[0]:g}\u2013{target[1]:g}." if target else ".")),
+    ])
+
+
+_DIFF_METHODS = [
+    "Paired comparison (same game, players, bots, seed and seat rotation; the same game seed on every common "
+    "deal): analysis.stats.paired_difference per seat on the win flag (McNemar), on the turns (Wilcoxon "
+    "signed-rank) and on each end reason's indicator (McNemar), keyed by deal, rotation and seat.",
+    "Unpaired comparison (otherwise): difference of two independent proportions with the Newcombe hybrid "
+    "score interval (statsmodels confint_proportions_2indep(method='newcomb', compare='diff')) and the score "
+    "test (test_proportions_2indep(method='score')); mean turns by Welch's t test and interval (scipy "
+    "ttest_ind(equal_var=False)).",
+    "Seats and end reasons are each a family: p-values Holm-corrected within it (statsmodels "
+    "multipletests(method='holm')).",
+    "\"No change\" means the same config and settings and identical results on every paired game; \"no "
+    "significant change\" means no Holm-adjusted p-value below 0.05.",
+]
+
+
+def _manifest_section(a: DiffAnalysis) -> Section:
+    return Section("manifest", "Run manifests", [
+        Heading("Run A"), *_run_manifest_blocks(a.path_a, a.manifest_a, a.records_a["game"].n_unique(), " of run A"),
+        Heading("Run B"), *_run_manifest_blocks(a.path_b, a.manifest_b, a.records_b["game"].n_unique(), " of run B"),
+    ])
+
+
+def build_diff_report(run_a: str | Path, run_b: str | Path, delta: float = DELTA) -> Report:
+    """What changed from run A to run B: config keys, seat win rates, turns, end reasons."""
+    a = analyse_diff(run_a, run_b, delta)
+    sections = [_summary_section(a), _setup_section(a), _seat_section(a), _length_section(a),
+                _methods_section(_DIFF_METHODS), _manifest_section(a)]
+    title = f"{_game_title(a.manifest_a.get('game', '?'))}: {a.path_a.name} vs {a.path_b.name}"
+    subtitle = f"What changed from run A ({a.path_a}) to run B ({a.path_b})."
+    return Report("diff", title, subtitle, sections, now())
+
+
+def _same_results(a: pl.DataFrame, b: pl.DataFrame) -> bool:
+    columns = ["deal", "rotation", "seat", "score", "rank", "win", "turns", "end"]
+    if a.height != b.height:
+        return False
+    left = a.select(columns).sort("deal", "rotation", "seat")
+    right = b.select(columns).sort("deal", "rotation", "seat")
+    return left.equals(right)

@@ -1,0 +1,56 @@
+"""Which report a directory gets, and writing reports to disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from analysis.report.html import render_html
+from analysis.report.model import DELTA, HTML_NAME, PDF_NAME, Report
+from analysis.report.pdf import render_pdf
+from analysis.report.run import build_run_report
+from analysis.report.sweep import build_sweep_report
+from sims.core.spec import ConfigError
+
+
+def kind_of(path: str | Path) -> str:
+    """``"run"`` (has manifest.json) or ``"sweep"`` (has sweep.json); anything else is a ConfigError."""
+    path = Path(path)
+    if (path / "sweep.json").is_file():
+        return "sweep"
+    if (path / "manifest.json").is_file():
+        return "run"
+    what = "does not exist" if not path.exists() else "holds neither manifest.json nor sweep.json"
+    raise ConfigError(str(path), "(directory)", f"a run directory (manifest.json, from glade play) or a sweep "
+                      f"directory (sweep.json, from glade sweep); it {what}", has_got=False)
+
+
+def build_report(path: str | Path, delta: float = DELTA) -> Report:
+    return build_sweep_report(path, delta) if kind_of(path) == "sweep" else build_run_report(path, delta)
+
+
+def default_out(path: str | Path, other: str | Path | None = None) -> Path:
+    """``reports/NAME``: the run or sweep directory's name (``A-vs-B`` for a diff)."""
+    name = Path(path).resolve().name
+    if other is not None:
+        name = f"{name}-vs-{Path(other).resolve().name}"
+    return Path("reports") / name
+
+
+def write_report(report: Report, out_dir: str | Path, html_file: bool = True, pdf_file: bool = True) -> list[Path]:
+    """Write ``OUT/report.html`` and/or ``OUT/report.pdf``; returns the paths written."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    try:
+        if html_file:
+            target = out / HTML_NAME
+            target.write_text(render_html(report), encoding="utf-8")
+            written.append(target)
+        if pdf_file:
+            target = out / PDF_NAME
+            target.write_bytes(render_pdf(report))
+            written.append(target)
+    finally:
+        report.close()
+    return written
+

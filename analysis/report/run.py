@@ -1,0 +1,644 @@
+"""Run reports: analyse a run directory, then the sections of its report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from analysis import plots
+from analysis import stats
+from analysis.report.methods import (_methods_section, _score_note, _versions_now, running_estimate, seat_tests,
+                                     target_band)
+from analysis.report.model import (Block, Bullets, COMPONENT_COLUMNS, Code, Column, DELTA, FLAT_GRADIENT, Facts, Flag,
+                                   Flags, Heading, Paragraph, Plot, Report, STALL_FLAG, Section, Table)
+from analysis.report.text import (_ci, _ci_num, _ci_pts, _finite, _game_title, _int, _num, _p, _pct, _plain, _pts,
+                                  _versions_text, config_text)
+from sims.core.spec import ConfigError
+from sims.records import load_events, load_manifest, load_records, machine, now
+
+
+_RUN_METHODS = [
+    "Seat advantage flag: with 2 players the exact binomial test above (seat 1 is the complement of seat 0 among "
+    "decided games: one test, Holm over a family of one); with 3-4 players one exact binomial test per seat "
+    "against 1/players (scipy.stats.binomtest, first places rounded to whole games), Holm-corrected across seats "
+    "(statsmodels multipletests(method='holm')). Significant: Holm-adjusted p < 0.05.",
+    f"Stall flag: more than {STALL_FLAG:.0%} of games stalled (hit the turn cap); the rate has a Wilson 95% interval.",
+    "Game-length flag: the median turns outside the config's [report] target_turns band; the share of games inside "
+    "the band has a Wilson 95% interval.",
+    "Component flags (observational): dominant = Holm p < 0.05 and at least +10 points win rate when used; unused = "
+    "used in under 1% of seat-games (analysis.stats.component_strength, split by bot). Use rates and the win rates "
+    "when used and not used are drawn with Wilson 95% intervals.",
+    f"Skill-gradient flag: the strongest bot's share of points against the weakest within {FLAT_GRADIENT:.0%} of 50% "
+    "(SkillGradient.gradient_too_flat); measured only when seats rotate, so that bots and seats are not confounded.",
+    "Convergence figure: seat 0's win rate (first places, shared ones included) after the first n games in game "
+    "order, with a pointwise Wilson 95% interval at each n; pointwise, so not a sequential test (looking repeatedly "
+    "is not corrected for).",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class RunAnalysis:
+    """Every number a run report shows, computed once."""
+
+    path: Path
+    manifest: dict
+    records: pl.DataFrame
+    events: pl.DataFrame | None
+    delta: float
+    players: int
+    bots: tuple[str, ...]
+    rotated: bool
+    target: tuple[float, float] | None
+    advantage: stats.SeatAdvantage | None  # None for solitaire runs (one seat: nothing to compare)
+    tests: pl.DataFrame
+    by_seat: pl.DataFrame
+    by_bot: pl.DataFrame
+    length: stats.GameLength
+    margin: stats.Margin
+    in_band: stats.Proportion | None
+    gradient: stats.SkillGradient | None
+    gradient_error: str | None
+    component: str | None
+    components: pl.DataFrame | None
+
+    @property
+    def games(self) -> int:
+        return self.length.games
+
+
+def component_column(events: pl.DataFrame | None) -> str | None:
+    """The events column naming a component (card, action kind...), if the game records one."""
+    if events is None:
+        return None
+    return next((c for c in COMPONENT_COLUMNS if c in events.columns), None)
+
+
+def design_components(game_name: str | None, events: pl.DataFrame | None) -> tuple[str | None, tuple | None]:
+    """The events column and values a game declares as its design components, else a guess by column name."""
+    from sims.registry import get_game
+
+    try:
+        declared = get_game(game_name).components if game_name else None
+    except ConfigError:
+        declared = None
+    if declared is not None and events is not None and declared[0] in events.columns:
+        return declared
+    return component_column(events), None
+
+
+def analyse_run(path: str | Path, delta: float = DELTA) -> RunAnalysis:
+    path = Path(path)
+    manifest = load_manifest(path)
+    records = load_records(path)
+    events = load_events(path)
+    try:
+        return _analyse(path, manifest, records, events, delta)
+    except stats.StatsError as error:
+        raise ConfigError(str(path), "(records)", f"records a report can use ({error})", has_got=False) from None
+
+
+def player_seats(manifest: dict, records: pl.DataFrame,
+                 events: pl.DataFrame | None = None) -> tuple[int, pl.DataFrame, pl.DataFrame | None]:
+    """The run's player count and its records and events restricted to the players' seats.
+
+    A game's own seats beyond the players (the opponent of a solo mode, such as
+    Vorex's weed) are not players: their results are the players' complement.
+    """
+    seats = int(records["seat"].max()) + 1 if records.height else 0
+    players = int(manifest.get("players") or seats)
+    if players < seats:
+        records = records.filter(pl.col("seat") < players)
+        if events is not None and "seat" in events.columns:
+            events = events.filter(pl.col("seat") < players)
+    return players, records, events
+
+
+def _analyse(path: Path, manifest: dict, records: pl.DataFrame, events: pl.DataFrame | None,
+             delta: float) -> RunAnalysis:
+    players, records, events = player_seats(manifest, records, events)
+    bots = tuple(records.sort("game", "seat")["bot"].unique(maintain_order=True).to_list())
+    rotated = int(manifest.get("rotations", 1)) > 1  # a collapsed rotation (same bot in every seat) is not one
+    target = target_band(manifest.get("config", {}))
+    advantage = stats.seat_advantage(records, delta=delta) if players > 1 else None
+    length = stats.game_length(records, events)
+    in_band = None
+    if target is not None:
+        turns = records.group_by("game").agg(pl.col("turns").first())["turns"]
+        in_band = stats.proportion(int(((turns >= target[0]) & (turns <= target[1])).sum()), turns.len())
+    gradient, gradient_error = None, None
+    if rotated and len(bots) > 1:
+        try:
+            gradient = stats.skill_gradient(records)
+        except stats.StatsError as error:  # e.g. every game stalled: no comparison to fit
+            gradient_error = str(error)
+    component, values = design_components(manifest.get("game"), events)
+    components = None
+    if component is not None and events is not None and events.height:
+        if values is not None:
+            events = events.filter(pl.col(component).is_in(list(values)))
+        elif events.schema[component] == pl.String:  # every named value (rows of other events hold "")
+            events = events.filter(pl.col(component).is_not_null() & (pl.col(component) != ""))
+        components = stats.component_strength(records, events, component, values=values, by="bot")
+    return RunAnalysis(
+        path=path, manifest=manifest, records=records, events=events, delta=delta, players=players, bots=bots,
+        rotated=rotated, target=target, advantage=advantage,
+        tests=seat_tests(advantage) if advantage is not None else pl.DataFrame(),
+        by_seat=stats.proportion_table(records, "seat"), by_bot=stats.proportion_table(records, "bot"),
+        length=length, margin=stats.score_margin(records), in_band=in_band, gradient=gradient,
+        gradient_error=gradient_error, component=component, components=components,
+    )
+
+
+def _verdict_flag(advantage: stats.SeatAdvantage) -> Flag:
+    delta = f"\u00b1{100 * advantage.delta:g} points"
+    level = {stats.VERDICT_BALANCED: "ok", stats.VERDICT_UNBALANCED: "warn"}.get(advantage.verdict, "info")
+    title = {
+        stats.VERDICT_BALANCED: f"Seat balance: balanced within {delta}.",
+        stats.VERDICT_UNBALANCED: "Seat balance: unbalanced.",
+        stats.VERDICT_NOT_MEASURED: "Seat balance: not measured by this lineup.",
+    }.get(advantage.verdict, "Seat balance: not enough games yet.")
+    if advantage.verdict == stats.VERDICT_UNSURE and advantage.more_games is not None:
+        title = (f"Seat balance: not enough games yet (about {advantage.more_games:,} more {advantage.unit} for "
+                 f"the equivalence test within {delta}).")
+    lines = [line.strip() for line in advantage.describe().splitlines() if line.strip()]
+    # The headline and the equivalence lines; the per-seat lines are in the Seats section.
+    kept = [lines[0]] + [line for line in lines[1:] if not line.startswith(("seat ", "largest deviation"))]
+    return Flag(level, title, _plain("; ".join(kept)))
+
+
+def _seat_flags(a: RunAnalysis) -> list[Flag]:
+    flags = []
+    adv = a.advantage
+    fair = 1 / a.players
+    if adv.games_tested == 0:
+        return [Flag("info", "Seat advantage not tested: no game had a result to count.", adv.handling)]
+    if not adv.measured:
+        return []
+    what = ("of decided games" if a.players == 2 else "of first places") + (
+        " between equal players (model)" if adv.design == stats.DESIGN_ADJUSTED else "")
+    correction = ("one test (2 seats), Holm leaves it unchanged" if a.players == 2
+                  else f"Holm-corrected across {a.players} seats")
+    test = {stats.DESIGN_ADJUSTED: "z test of the model's share", }.get(
+        adv.design, "t test on per-deal shares" if adv.unit == "deals" else "exact binomial test")
+    significant = a.tests.filter(pl.col("significant"))
+    if a.players == 2 and significant.height:
+        significant = significant.filter(pl.col("seat") == int(
+            a.tests.with_columns((pl.col("share") - fair).abs().alias("gap")).sort("gap", descending=True)["seat"][0]))
+    for row in significant.to_dicts():
+        direction = "more" if row["share"] > fair else "less"
+        flags.append(Flag("warn", f"Seat {row['seat']} wins {direction} than its fair share.",
+                          f"seat {row['seat']} wins {_pct(row['share'])} {_ci(row['share_low'], row['share_high'])} "
+                          f"{what} ({adv.share_method}), {adv.n_text}; {test} vs {_pct(fair)}: "
+                          f"{stats.format_p(row['p_holm'])} ({correction})"))
+    if not significant.height:
+        finite = a.tests["p_holm"].drop_nans().drop_nulls()
+        smallest = float(finite.min()) if finite.len() else float("nan")
+        flags.append(Flag("ok", "No seat differs significantly from its fair share.",
+                          f"smallest adjusted {stats.format_p(smallest)} ({correction}), {adv.n_text}"))
+    return flags
+
+
+def _stall_flag(stalls: stats.Proportion, cap: Any) -> Flag:
+    cap_text = f" (the turn cap is {cap} turns)" if cap is not None else ""
+    evidence = (f"stalls {_pct(stalls.rate, 2)} {_ci(stalls.low, stalls.high, 2)} (Wilson 95%), n = {stalls.n:,} "
+                f"games" + cap_text)
+    if stalls.rate > STALL_FLAG:
+        return Flag("warn", f"High stall rate: {_pct(stalls.rate)} of games never finished.", evidence)
+    return Flag("ok", f"Stall rate {_pct(stalls.rate)}, at most {STALL_FLAG:.0%}.", evidence)
+
+
+def _length_flag(length: stats.GameLength, target: tuple[float, float] | None,
+                 in_band: stats.Proportion | None) -> Flag:
+    shape = (f"median {length.median:g} turns, quartiles {length.q1:g} / {length.q3:g}, n = {length.games:,} games; "
+             f"mean {length.mean.mean:.1f} {_ci_num(length.mean.low, length.mean.high, 1)} ({length.mean.method})")
+    if target is None:
+        return Flag("info", f"Typical game {length.median:g} turns (median); the config sets no target band.",
+                    shape + "; add [report] target_turns = [low, high] to the game's config to check it")
+    band = f"{target[0]:g}\u2013{target[1]:g} turns"
+    inside = ("; " + in_band.describe("games inside the band", "").strip()) if in_band is not None else ""
+    if length.median < target[0]:
+        return Flag("warn", f"Typical game too short: median {length.median:g} turns, below the target {band}.",
+                    shape + _plain(inside))
+    if length.median > target[1]:
+        return Flag("warn", f"Typical game too long: median {length.median:g} turns, above the target {band}.",
+                    shape + _plain(inside))
+    return Flag("ok", f"Typical game {length.median:g} turns (median), inside the target {band}.",
+                shape + _plain(inside))
+
+
+def _component_flags(a: RunAnalysis) -> list[Flag]:
+    """One flag per component that looks dominant (for any bot), one per component almost never used."""
+    if a.components is None:
+        return [Flag("info", "Component strength not measured: this game records no component events.", "")]
+    flags = []
+    table, c = a.components, a.component
+    dominant = table.filter(pl.col("dominant"))
+    for name in dominant[c].unique(maintain_order=True).to_list():
+        rows = dominant.filter(pl.col(c) == name).to_dicts()
+        bots = [r["bot"] for r in rows]
+        evidence = "; ".join(
+            f"{r['bot']}: seat-games that used it won {_pct(r['win_used'])} vs {_pct(r['win_not_used'])} when not, "
+            f"{_pts(r['difference'])} points {_ci_pts(r['diff_low'], r['diff_high'])} (Newcombe 95%), Holm "
+            f"{stats.format_p(r['p_holm'])}, used in {_pct(r['use_rate'])} of {r['seat_games']:,} seat-games"
+            for r in rows)
+        flags.append(Flag(
+            "warn", f"Observational: {name} looks dominant for {' and '.join(bots)}.",
+            evidence + ". Observational and biased (a seat may use it because it is winning): confirm with an "
+                       "ablation on the same seeds"))
+    unused = table.filter(pl.col("unused"))
+    for name in unused[c].unique(maintain_order=True).to_list():
+        rows = unused.filter(pl.col(c) == name).to_dicts()
+        parts = []
+        for r in rows:
+            use = stats.proportion(r["used"], r["seat_games"])
+            parts.append(f"{r['bot']} {_pct(use.rate, 2)} {_ci(use.low, use.high, 2)} of {r['seat_games']:,}")
+        flags.append(Flag("warn", f"{name} is almost never used ({', '.join(r['bot'] for r in rows)}).",
+                          "share of seat-games that used it: " + "; ".join(parts) + " (Wilson 95%), under 1%"))
+    if not flags:
+        count = table[c].n_unique()
+        flags.append(Flag("ok", "No component looks dominant or unused (observational).",
+                          f"{count} {c} values x {table['bot'].n_unique()} bots; dominant would need Holm "
+                          "p < 0.05 and +10 points when used, unused under 1% of seat-games"))
+    return flags
+
+
+def _gradient_flag(a: RunAnalysis) -> Flag | None:
+    if a.gradient is None:
+        if a.gradient_error:
+            return Flag("info", "Skill gradient could not be measured.", a.gradient_error)
+        if len(a.bots) > 1:
+            return Flag("info", "Skill gradient not measured: bots sit in fixed seats.",
+                        "bots and seats are confounded; play with --rotate-seats to measure skill")
+        return None
+    g = a.gradient
+    strong, weak = g.strongest, g.weakest
+    row = g.pairwise.filter(((pl.col("bot_a") == strong) & (pl.col("bot_b") == weak))
+                            | ((pl.col("bot_a") == weak) & (pl.col("bot_b") == strong)))
+    evidence = ""
+    if row.height:
+        r = row.to_dicts()[0]
+        flip = r["bot_a"] != strong
+        share = 1 - r["share"] if flip else r["share"]
+        low, high = (1 - r["share_high"], 1 - r["share_low"]) if flip else (r["share_low"], r["share_high"])
+        evidence = (f"{strong} takes {_pct(share)} {_ci(low, high)} of points against {weak} ({r['method']}), "
+                    f"n = {r['deals']:,} deals ({r['games']:,} games), {stats.format_p(r['p_value'])} vs 50%")
+    else:
+        evidence = f"{strong} vs {weak} never met; Bradley-Terry share {_pct(g.share(strong, weak))}"
+    if g.gradient_too_flat(FLAT_GRADIENT):
+        return Flag("warn", "Skill gradient too flat: the strongest bot barely beats the weakest.",
+                    evidence + f"; within {FLAT_GRADIENT:.0%} of 50%")
+    return Flag("ok", f"Skill matters: {strong} beats {weak}.", evidence)
+
+
+def _stopping_text(manifest: dict) -> str:
+    """How the run's size was chosen, and whether seat rotation was collapsed (from the manifest)."""
+    from analysis.stopping import describe_stopping
+
+    stopping = manifest.get("stopping")
+    text = (describe_stopping(stopping, manifest.get("games")) if stopping
+            else f"none: a fixed size of {manifest.get('games', 0):,} deals")
+    if manifest.get("rotations_collapsed"):
+        text += f"; --rotate-seats played one rotation ({manifest['rotations_collapsed']})"
+    return text
+
+
+def _run_notes(a: RunAnalysis) -> list[Flag]:
+    """What a reader must know about how the run was played: its stopping rule, a collapsed seat rotation."""
+    notes = []
+    if a.manifest.get("stopping"):
+        notes.append(Flag("info", "The run's size was chosen by a stopping rule (play --until-ci).",
+                          _stopping_text(a.manifest)))
+    elif a.manifest.get("rotations_collapsed"):
+        notes.append(Flag("info", "Seat rotation played one rotation: the same bot sits in every seat.",
+                          a.manifest["rotations_collapsed"]))
+    return notes
+
+
+def run_flags(a: RunAnalysis) -> list[Flag]:
+    """The summary's findings, warnings first, then the checks that passed."""
+    cap = ((a.manifest.get("config") or {}).get("limits") or {}).get("max_turns")
+    seats = [_verdict_flag(a.advantage), *_seat_flags(a)] if a.advantage is not None else [_solo_flag(a)]
+    flags = [*seats, _stall_flag(a.length.stalls, cap),
+             _length_flag(a.length, a.target, a.in_band), *_component_flags(a), *_run_notes(a)]
+    gradient = _gradient_flag(a)
+    if gradient is not None:
+        flags.append(gradient)
+    order = {"warn": 0, "info": 1, "ok": 2}
+    return [flags[0]] + sorted(flags[1:], key=lambda f: order[f.level])
+
+
+def _solo_flag(a: RunAnalysis) -> Flag:
+    """A solitaire run: how often the player wins (beats the game's target), with its interval."""
+    row = a.by_seat.to_dicts()[0]
+    return Flag("info", f"Solitaire: the player wins {_pct(row['win_rate'])} of games.",
+                f"{_pct(row['win_rate'])} {_ci(row['win_low'], row['win_high'])} (Wilson 95%), n = {row['games']:,} "
+                f"games; mean score {_num(row['mean_score'])} {_ci_num(row['score_low'], row['score_high'])}")
+
+
+def _solo_section(a: RunAnalysis) -> Section:
+    """The seat section of a solitaire run: one seat, its win rate and how the estimate converged."""
+    row = a.by_seat.to_dicts()[0]
+    table = Table(
+        [Column("Seat"), Column("Bot"), Column("Games", True), Column("Win rate", True), Column("Wilson 95%", True),
+         Column("Stalls", True), Column("Mean score", True), Column("95% interval", True)],
+        [["seat 0", a.bots[0], _int(row["games"]), _pct(row["win_rate"]), _ci(row["win_low"], row["win_high"]),
+          _pct(row["stall_rate"]), _num(row["mean_score"]), _ci_num(row["score_low"], row["score_high"])]],
+        caption=f"A solitaire game is won or lost against the game's own target. {_score_note(a.by_seat)}.")
+    wins = a.records.sort("game")["win"].cast(pl.Float64).to_numpy()
+    n, rate, low, high = running_estimate(wins)
+    return Section("seats", "Solitaire result", [
+        table,
+        Plot("convergence", plots.convergence(n, rate, low, high, float(row["win_rate"]), label="win rate",
+                                              reference_label="final estimate"),
+             "The player's win rate after each number of games, in game order, with a pointwise Wilson 95% "
+             "interval; the dashed line is the estimate over all games."),
+    ])
+
+
+def _run_title(manifest: dict) -> str:
+    bots = manifest.get("bots", [])
+    players = int(manifest.get("players") or len(bots))
+    title = " vs ".join(bots[:players])
+    if len(bots) > players:
+        title += " vs the game's seat (" + ", ".join(bots[players:]) + ")"
+    return f"{_game_title(manifest.get('game', '?'))}: {title}"
+
+
+def _solo_kind(a: RunAnalysis) -> str:
+    """What a one-player run is played against: the game's target, or the game's own seats."""
+    house = a.manifest.get("bots", [])[a.players:]
+    if house:
+        return f"A solo run: the player against the game's own seat{'s' if len(house) > 1 else ''} (played by " \
+               f"{', '.join(house)}); the player's win is the game's own win condition. "
+    return "A solitaire run: one seat against the game's target. "
+
+
+def _run_subtitle(a: RunAnalysis) -> str:
+    m = a.manifest
+    rotations = m.get("rotations", 1)
+    rot = f" \u00d7 {rotations} seat rotations" if rotations > 1 else ""
+    overrides = m.get("config_overrides") or []
+    sets = f"; --set {' '.join(overrides)}" if overrides else ""
+    house = len(m.get("bots", [])) > a.players
+    players = ("solo against the game's seat" if house else "solitaire") if a.players == 1 else f"{a.players} players"
+    return (f"{a.games:,} games ({m.get('games', 0):,} deals{rot}), {players}, seed {m.get('seed')}, "
+            f"config {m.get('config_hash')}{sets}. Run directory {a.path}")
+
+
+def _seat_section(a: RunAnalysis) -> Section:
+    fair = 1 / a.players
+    lineups = a.manifest.get("lineups") or []
+    shares = {row["seat"]: row for row in a.advantage.seats.to_dicts()}
+    tested = "decided games" if a.players == 2 else "first places"
+    rows, marked = [], []
+    significant = set(a.tests.filter(pl.col("significant"))["seat"].to_list())
+    for row in a.by_seat.to_dicts():
+        seat = row["seat"]
+        bot = "rotates" if a.rotated else (lineups[0][seat] if lineups else "")
+        share = shares[seat]
+        rows.append([
+            f"seat {seat}", bot, _int(row["games"]), _pct(row["win_rate"]), _ci(row["win_low"], row["win_high"]),
+            _pct(share["share"]), _ci(share["share_low"], share["share_high"]), _pct(row["tie_rate"]),
+            _pct(row["stall_rate"]), _num(row["mean_score"]), _ci_num(row["score_low"], row["score_high"]),
+        ])
+        marked.append(seat in significant)
+    equal = " between equal players" if a.advantage.design == stats.DESIGN_ADJUSTED else ""
+    table = Table(
+        [Column("Seat"), Column("Bot"), Column("Games", True), Column("Win rate", True), Column("Wilson 95%", True),
+         Column(f"Share of {tested}{equal}", True), Column("95% interval", True), Column("Ties", True),
+         Column("Stalls", True), Column("Mean score", True), Column("95% interval", True)],
+        rows,
+        caption=(f"Win rate counts first places, shared ones included, over all games. The share of {tested} is what "
+                 f"the seat-advantage test uses (fair share {_pct(fair)}; {a.advantage.share_method}; "
+                 f"{a.advantage.n_text}); {a.advantage.handling}. "
+                 f"{_score_note(a.by_seat)}. Highlighted: a seat whose share differs from the fair share "
+                 "(Holm-corrected)."),
+        marked=marked,
+    )
+    wins = a.records.filter(pl.col("seat") == 0).sort("game")["win"].cast(pl.Float64).to_numpy()
+    n, rate, low, high = running_estimate(wins)
+    lines = [_plain(line.strip()) for line in a.advantage.describe().splitlines() if line.strip()]
+    return Section("seats", "Seats", [
+        Paragraph(lines[0], "lead"),
+        Bullets(lines[1:]),
+        table,
+        Plot("seat-win-rates", plots.seat_win_rates(
+            a.advantage.seats, fair, what="share of decided games" if a.players == 2 else "share of first places",
+            note=f"n = {a.advantage.games_tested:,} games"),
+            f"First-place share per seat with Wilson 95% intervals; the dashed line is the fair share "
+            f"{_pct(fair)}; {a.advantage.handling}."),
+        Plot("convergence", plots.convergence(n, rate, low, high, fair),
+             "Seat 0's win rate (first places, shared ones included) after each number of games, in game order, "
+             "with a pointwise Wilson 95% interval: the estimate settles as games accumulate."),
+    ])
+
+
+def _bot_section(a: RunAnalysis) -> Section:
+    rows = [[str(row["bot"]), _int(row["games"]), _pct(row["win_rate"]), _ci(row["win_low"], row["win_high"]),
+             _pct(row["tie_rate"]), _pct(row["stall_rate"]), _num(row["mean_score"]),
+             _ci_num(row["score_low"], row["score_high"])] for row in a.by_bot.to_dicts()]
+    blocks: list[Block] = [Table(
+        [Column("Bot"), Column("Seat-games", True), Column("Win rate", True), Column("Wilson 95%", True),
+         Column("Ties", True), Column("Stalls", True), Column("Mean score", True), Column("95% interval", True)],
+        rows, caption=("One row per bot; a seat-game is one bot in one game. " + _score_note(a.by_bot) + "."
+                       + ("" if a.rotated or len(a.bots) == 1 else
+                          " Seats do not rotate, so each bot's rate is also its seat's.")))]
+    g = a.gradient
+    if g is not None:
+        blocks.append(Heading("Skill gradient"))
+        blocks.append(Paragraph(
+            "Does skill matter? The games of one deal (every seat rotation, same seed) are one paired unit; a "
+            "bot's share of points against another counts a tie or stall as half. Ratings are Bradley-Terry "
+            f"({_plain(g.rating_method)}), {g.reference} fixed at 0."))
+        blocks.append(Table(
+            [Column("Bot A"), Column("Bot B"), Column("Deals", True), Column("Games", True),
+             Column("A's share of points", True), Column("95% interval", True), Column("p vs 50%", True),
+             Column("Interval method")],
+            [[r["bot_a"], r["bot_b"], _int(r["deals"]), _int(r["games"]), _pct(r["share"]),
+              _ci(r["share_low"], r["share_high"]), _p(r["p_value"]), r["method"]] for r in g.pairwise.to_dicts()],
+            caption="Pairwise shares, paired by deal (never games as independent units)."))
+        blocks.append(Table(
+            [Column("Bot"), Column("Rating (logit)", True), Column("SE", True), Column("Elo", True),
+             Column("Elo 95%", True), Column("Comparisons", True)],
+            [[r["bot"], f"{r['rating']:+.2f}", "reference" if r["bot"] == g.reference else _num(r["se"]),
+              f"{r['elo']:+.0f}", "reference" if r["bot"] == g.reference else
+              f"[{r['low'] * stats.ELO_PER_LOGIT:+.0f}, {r['high'] * stats.ELO_PER_LOGIT:+.0f}]",
+              _int(r["comparisons"])] for r in g.ratings.sort("rating", descending=True).to_dicts()],
+            caption=(f"Normal 95% intervals on the logit scale, 400/ln 10 Elo per logit. First-seat edge "
+                     f"{g.seat_edge:+.3f} \u00b1 {g.seat_edge_se:.3f} logit."
+                     + (" Perfect separation: ratings use a virtual-draw prior." if g.separated else ""))))
+        blocks.append(Plot("skill-gradient", plots.skill_gradient(g.pairwise, g.ratings, g.reference),
+                           "Left: each pairing's share of points with its paired interval; the dashed line is 50%. "
+                           "Right: Bradley-Terry ratings in Elo with normal 95% intervals."))
+    elif a.gradient_error:
+        blocks.append(Paragraph(f"Skill gradient: could not be measured ({a.gradient_error}).", "note"))
+    elif len(a.bots) > 1:
+        blocks.append(Paragraph("Skill gradient: not measured, because bots sit in fixed seats (a bot's results "
+                                "are its seat's). Play with --rotate-seats to measure it.", "note"))
+    return Section("bots", "Bots", blocks)
+
+
+def _score_section(a: RunAnalysis) -> Section:
+    by_seat = [(f"seat {s}", a.records.filter(pl.col("seat") == s)["score"].to_numpy()) for s in range(a.players)]
+    by_bot = ([(b, a.records.filter(pl.col("bot") == b)["score"].to_numpy()) for b in a.bots]
+              if len(a.bots) > 1 else None)
+    m = a.margin
+    if a.players == 1:
+        scores = a.records["score"]
+        return Section("scores", "Scores", [
+            Facts([("Final score", f"mean {_num(float(scores.mean()))}, median {scores.median():g}, "
+                                   f"min {scores.min():g}, max {scores.max():g}; n = {scores.len():,} games")]),
+            Plot("score-distributions", plots.score_distributions(by_seat, None),
+                 "Share of games at each final score; the vertical line marks the mean."),
+        ])
+    facts = [("Score margin (first minus second)",
+              f"{_num(m.mean.mean)} {_ci_num(m.mean.low, m.mean.high)} ({m.mean.method}), n = {m.games:,} games, "
+              f"{m.stalls_excluded:,} stalls excluded")]
+    if m.smallest is not None:
+        facts.append((f"Won by the smallest margin ({m.smallest:g})",
+                      f"{_pct(m.smallest_share.rate)} {_ci(m.smallest_share.low, m.smallest_share.high)} (Wilson 95%)"))
+    facts.append(("Shared first places", f"{_pct(m.ties.rate)} {_ci(m.ties.low, m.ties.high)} (Wilson 95%)"))
+    if m.not_outscored.k:
+        facts.append(("Won without outscoring second place",
+                      f"{_pct(m.not_outscored.rate)} {_ci(m.not_outscored.low, m.not_outscored.high)} (Wilson 95%): "
+                      "the game ends on a goal, not on points"))
+    return Section("scores", "Scores", [
+        Facts(facts),
+        Plot("score-distributions", plots.score_distributions(by_seat, by_bot),
+             "Share of seat-games at each final score; vertical lines mark the means."),
+    ])
+
+
+def _length_section(a: RunAnalysis) -> Section:
+    L = a.length
+    facts = [
+        ("Turns", f"mean {L.mean.mean:.1f} {_ci_num(L.mean.low, L.mean.high, 1)} ({L.mean.method}); median "
+                  f"{L.median:g}, quartiles {L.q1:g} / {L.q3:g}, min {L.minimum:g}, max {L.maximum:g}; "
+                  f"n = {L.games:,} games"),
+        ("Target band", f"{a.target[0]:g}\u2013{a.target[1]:g} turns (config [report] target_turns)"
+         if a.target else "none set (config [report] target_turns)"),
+    ]
+    if a.in_band is not None:
+        facts.append(("Games inside the band", f"{_pct(a.in_band.rate)} {_ci(a.in_band.low, a.in_band.high)} "
+                                               f"(Wilson 95%)"))
+    facts.append(("Stalls", f"{_pct(L.stalls.rate, 2)} {_ci(L.stalls.low, L.stalls.high, 2)} (Wilson 95%), "
+                            f"{int(L.stalls.k):,} games"))
+    if L.lead_changes is not None:
+        facts.append(("Lead changes", _plain(L.lead_changes.describe())))
+    ends = Table(
+        [Column("End"), Column("Games", True), Column("Share", True), Column("Wilson 95%", True)],
+        [[str(r["end"]), _int(r["games"]), _pct(r["share"]), _ci(r["share_low"], r["share_high"])]
+         for r in L.ends.to_dicts()],
+        caption="Why games ended (stall: the turn cap was reached).",
+        marked=[str(r["end"]) == "stall" for r in L.ends.to_dicts()])
+    return Section("length", "Game length and endings", [
+        Facts(facts),
+        Plot("game-length", plots.game_length(L.histogram, a.target, L.median, L.q1, L.q3),
+             "Share of games per number of turns" + (", the target band shaded; games outside it hatched."
+                                                     if a.target else ".")),
+        ends,
+        Plot("end-reasons", plots.end_reasons(L.ends), "Share of games per end reason with Wilson 95% intervals."),
+    ])
+
+
+def _component_section(a: RunAnalysis) -> Section:
+    if a.components is None:
+        return Section("components", "Components (observational)", [
+            Paragraph("This game records no component events (cards, action kinds...), so component strength is "
+                      "not measured.", "note")])
+    t, c = a.components, a.component
+    rows, marked, intervals = [], [], {k: [] for k in ("use", "used", "not")}
+    for r in t.to_dicts():
+        use = stats.proportion(r["used"], r["seat_games"])
+        used = stats.proportion(r["wins_used"], r["used"]) if r["used"] else None
+        not_used = stats.proportion(r["wins_not_used"], r["not_used"]) if r["not_used"] else None
+        for key, p in (("use", use), ("used", used), ("not", not_used)):
+            intervals[key].append((p.low, p.high) if p is not None else (np.nan, np.nan))
+        flag = "dominant?" if r["dominant"] else "unused" if r["unused"] else ""
+        rows.append([str(r["bot"]), str(r[c]), _pct(r["use_rate"]), _pct(r["win_used"]), _pct(r["win_not_used"]),
+                     _pts(r["difference"]), _ci_pts(r["diff_low"], r["diff_high"]), _p(r["p_holm"]), flag])
+        marked.append(bool(flag))
+    arrays = {k: (np.array([v[0] for v in vals]), np.array([v[1] for v in vals])) for k, vals in intervals.items()}
+    return Section("components", "Components (observational)", [
+        Paragraph(f"Win rate of seat-games that used each {c} against those that did not, per bot. This is "
+                  "observational and biased: strong seats and long games use more, and a component may be used "
+                  "because a seat is already winning. Confirm a finding with an ablation on the same seeds (the "
+                  "component removed or forced, compared with a paired difference), and say which bots it holds "
+                  "for.", "lead"),
+        Table([Column("Bot"), Column(c.capitalize()), Column("Use rate", True), Column("Win when used", True),
+               Column("Win when not", True), Column("Difference (points)", True), Column("Newcombe 95%", True),
+               Column("Holm p", True), Column("Flag")], rows,
+              caption="n/a: used in every seat-game (or none), so there is nothing to compare. Holm across all rows.",
+              marked=marked),
+        Plot("component-strength", plots.component_strength(t, c, *arrays["use"], *arrays["used"], *arrays["not"]),
+             "Left: how often each component is used. Right: win rate when used (filled) and when not (open), with "
+             "Wilson 95% intervals. Observational."),
+    ])
+
+
+def _bot_rows(manifest: dict) -> list[list[str]]:
+    rows = []
+    for bot in manifest.get("bot_kinds", []):
+        weights = ", ".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}"
+                            for k, v in (bot.get("weights") or {}).items()) or "(none)"
+        rows.append([bot.get("label", ""), bot.get("kind", ""), weights])
+    return rows
+
+
+def _run_manifest_blocks(path: Path, manifest: dict, games: int, label: str = "") -> list[Block]:
+    rotations = manifest.get("rotations", 1)
+    speed = manifest.get("games_per_second")
+    speed_text = (f"{float(speed):,.0f} games/s" if _finite(speed)
+                  else "n/a (not stored in the run's manifest)")
+    lineups = manifest.get("lineups") or []
+    seed = manifest.get("seed")
+    facts = [
+        ("Game", f"{_game_title(manifest.get('game', '?'))} ({manifest.get('game')})"),
+        ("Run directory", str(path)),
+        ("Config", f"hash {manifest.get('config_hash')}, from {manifest.get('config_source')}"),
+        ("Overrides (--set)", " ".join(manifest.get("config_overrides") or []) or "none"),
+        ("Seeds", f"root seed {seed}; deal d is played on game seed game_seeds({seed}, d)"
+                  + (", the same seed in every seat rotation" if rotations > 1 else "")),
+        ("Games", f"{games:,} in the records: {manifest.get('games', 0):,} deals \u00d7 {rotations} rotation"
+                  f"{'s' if rotations > 1 else ''}; {len(manifest.get('chunks') or [])} chunk files"),
+        ("Stopping rule", _stopping_text(manifest)),
+        ("Players and seating", f"{manifest.get('players')} players; "
+                                + "; ".join(f"rotation {i}: {', '.join(l)}" for i, l in enumerate(lineups))),
+        ("Games per second", speed_text),
+        ("Versions (run)", _versions_text(manifest.get("versions") or {})),
+        ("Versions (report)", _versions_text(_versions_now())),
+        ("Machine", str(manifest.get("machine")) if manifest.get("machine")
+         else f"{machine()} (the machine that wrote this report; the manifest does not record the run's)"),
+        ("Dates", f"run created {manifest.get('created', 'n/a')}, updated {manifest.get('updated', 'n/a')}"),
+    ]
+    return [
+        Facts(facts),
+        Table([Column("Bot"), Column("Kind"), Column("Weights")], _bot_rows(manifest),
+              caption="Bots and personas with the evaluation weights they played with."),
+        Code(f"Config{label} ({manifest.get('config_hash')})", config_text(manifest.get("config") or {})),
+    ]
+
+
+def build_run_report(path: str | Path, delta: float = DELTA) -> Report:
+    """The report of one run directory (``manifest.json``, ``records/``, ``events/``)."""
+    a = analyse_run(path, delta)
+    flags = run_flags(a)
+    warnings = sum(f.level == "warn" for f in flags)
+    summary = Section("summary", "Summary", [
+        Paragraph(f"{a.games:,} games of {_game_title(a.manifest.get('game', '?'))}, bots "
+                  f"{', '.join(a.manifest.get('bots', []))}"
+                  + (", seats rotated (every deal played once per seat order)" if a.rotated else ", seats fixed")
+                  + (f". Verdict on seat balance within \u00b1{100 * delta:g} points: {a.advantage.verdict}. "
+                     if a.advantage is not None else ". " + _solo_kind(a))
+                  + f"{warnings} finding{'s' if warnings != 1 else ''} to look at.", "lead"),
+        Flags(flags),
+    ])
+    seats = _seat_section(a) if a.advantage is not None else _solo_section(a)
+    sections = [summary, seats, _bot_section(a), _score_section(a), _length_section(a),
+                _component_section(a), _methods_section(_RUN_METHODS),
+                Section("manifest", "Run manifest", _run_manifest_blocks(a.path, a.manifest, a.games))]
+    return Report("run", _run_title(a.manifest), _run_subtitle(a), sections, now())

@@ -1,0 +1,574 @@
+"""Sweep reports: analyse a sweep directory, then the sections of its report."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from analysis import plots
+from analysis import stats
+from analysis.report.methods import _methods_section, _versions_now, target_band
+from analysis.report.model import (ALPHA, Block, Code, Column, DELTA, Facts, Flag, Flags, Paragraph, Plot, Report,
+                                   STALL_FLAG, Section, Table)
+from analysis.report.run import _bot_rows, player_seats
+from analysis.report.text import (_ci, _ci_num, _ci_pts, _g, _game_title, _int, _listing, _num, _p, _pct, _pts,
+                                  _versions_text, config_text)
+from sims.core.spec import ConfigError
+from sims.records import Chunk, machine, now
+
+
+@dataclass(frozen=True, eq=False)
+class CellAnalysis:
+    """Every number the report shows about one cell, computed once (:func:`analyse_sweep`)."""
+
+    id: str
+    labels: dict[str, str]
+    baseline: bool
+    records: pl.DataFrame
+    manifest: dict
+    advantage: stats.SeatAdvantage | None  # None for a solitaire cell (one seat)
+    length: stats.GameLength
+    target: tuple[float, float] | None
+    gap: float  # share of the worst seat minus the fair share (nan for a solitaire cell)
+    gap_low: float
+    gap_high: float
+    worst: int
+    players: int  # the cell's player count (a game's own seats, such as a solo weed, left out)
+    solo: stats.Proportion | None = None  # a solitaire cell's win rate
+    p_holm: float = float("nan")
+    tost_holm: float = float("nan")
+    verdict: str = ""  # the seat verdict, Holm-corrected across the sweep's cells (stats.family_verdicts)
+    win_change: stats.PairedDifference | None = None
+    turns_change: stats.PairedDifference | None = None
+    win_holm: float = float("nan")
+    turns_holm: float = float("nan")
+    paired_note: str = ""
+
+    @property
+    def games(self) -> int:
+        return self.length.games
+
+
+def _gap(advantage: stats.SeatAdvantage) -> tuple[int, float, float, float]:
+    """The seat furthest from the fair share and its gap with interval (with 2 players always seat 0:
+    among decided games seat 1's share is one minus seat 0's, the same gap mirrored)."""
+    fair = 1 / advantage.players
+    seat = 0 if advantage.players == 2 else advantage.largest_deviation_seat
+    row = advantage.seats.filter(pl.col("seat") == seat).to_dicts()[0]
+    return seat, row["share"] - fair, row["share_low"] - fair, row["share_high"] - fair
+
+
+def _common(base: pl.DataFrame, other: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Both runs restricted to the (deal, rotation) pairs they share."""
+    keys = base.select("deal", "rotation").unique().join(other.select("deal", "rotation").unique(),
+                                                         on=["deal", "rotation"])
+    return base.join(keys, on=["deal", "rotation"]), other.join(keys, on=["deal", "rotation"])
+
+
+@dataclass(frozen=True, eq=False)
+class SweepAnalysis:
+    """A sweep directory analysed: the sweep (``analysis.sweep.load_sweep``) and its analysed cells, in order."""
+
+    sweep: Any
+    cells: tuple[CellAnalysis, ...]
+    delta: float
+
+
+def analyse_sweep(path: str | Path, delta: float = DELTA) -> SweepAnalysis:
+    """Every cell with records: seat balance (or a solitaire win rate), game length, the verdicts
+    Holm-corrected across cells, and the paired change against the baseline."""
+    from analysis.sweep import load_sweep
+
+    data = load_sweep(path)
+    cells = [_analyse_cell(cell, delta) for cell in data.cells if cell.status != "pending"]
+    if not cells:
+        raise ConfigError(str(Path(path) / "cells"), "(files)", "cells with records (run glade sweep)",
+                          has_got=False)
+    return SweepAnalysis(data, tuple(_with_changes(_with_verdicts(cells))), delta)
+
+
+def _analyse_cell(cell: Any, delta: float) -> CellAnalysis:
+    """One cell on its own: seat advantage (or the solitaire win rate), game length, the worst seat's gap."""
+    manifest = cell.manifest()
+    players, records, _ = player_seats(manifest, cell.records())
+    try:
+        length = stats.game_length(records)
+        advantage = stats.seat_advantage(records, delta=delta) if players != 1 else None
+    except stats.StatsError as error:
+        raise ConfigError(str(cell.path), "(records)", f"records a report can use ({error})",
+                          has_got=False) from None
+    if advantage is None:
+        worst, gap, low, high = 0, float("nan"), float("nan"), float("nan")
+        solo = stats.proportion(int(records["win"].sum()), records.height)
+    else:
+        worst, gap, low, high = _gap(advantage)
+        solo = None
+    return CellAnalysis(cell.title, dict(cell.labels), cell.baseline, records, manifest, advantage, length,
+                        target_band(manifest.get("config") or {}), gap, low, high, worst, players, solo)
+
+
+def _with_verdicts(cells: list[CellAnalysis]) -> list[CellAnalysis]:
+    """The seat verdicts of the multiplayer cells, Holm-corrected across them (``stats.family_verdicts``)."""
+    multiplayer = [i for i, c in enumerate(cells) if c.advantage is not None]
+    verdicts = stats.family_verdicts([cells[i].advantage for i in multiplayer], ALPHA)
+    cells = list(cells)
+    for i, (verdict, p_holm, tost_holm) in zip(multiplayer, verdicts):
+        cells[i] = replace(cells[i], verdict=verdict, p_holm=p_holm, tost_holm=tost_holm)
+    return cells
+
+
+def _with_changes(cells: list[CellAnalysis]) -> list[CellAnalysis]:
+    """Every cell but the baseline paired against its reference cell, Holm-corrected across the cells."""
+    base = next((c for c in cells if c.baseline), cells[0])
+    cells = [c if c is base else replace(c, **_paired_change(c, base, cells)) for c in cells]
+    others = [i for i, c in enumerate(cells) if c.win_change is not None]  # the base has none
+    win = stats.correct([cells[i].win_change.p_value for i in others], "holm")
+    turns = stats.correct([cells[i].turns_change.wilcoxon_p for i in others], "holm")
+    for i, w, t in zip(others, win, turns):
+        cells[i] = replace(cells[i], win_holm=float(w), turns_holm=float(t))
+    return cells
+
+
+def _paired_change(cell: CellAnalysis, base: CellAnalysis, cells: list[CellAnalysis]) -> dict[str, Any]:
+    """The fields of ``cell`` that compare it with its reference: win and turns changes, and a note."""
+    reference = _paired_reference(cell, base, cells)
+    if reference is None:
+        return {"paired_note": f"not paired: no cell with {cell.players} players and the baseline's other settings"}
+    if reference is cell:
+        return {"paired_note": f"the reference cell for {cell.players} players"}
+    base0 = reference.records.filter(pl.col("seat") == 0)
+    a, b = _common(base0, cell.records.filter(pl.col("seat") == 0))
+    key = ("deal", "rotation", "seat")
+    found: dict[str, Any] = {"win_change": None, "turns_change": None, "paired_note": ""}
+    try:
+        found["win_change"] = stats.paired_difference(a, b, "win", key=key)
+        found["turns_change"] = stats.paired_difference(a, b, "turns", key=key)
+    except stats.StatsError as error:
+        found["paired_note"] = str(error)
+    if found["win_change"] is not None and a.height < max(base0.height, cell.records.filter(pl.col("seat") == 0).height):
+        found["paired_note"] = f"paired on the {a.height:,} deals both cells hold"
+    if reference is not base:
+        found["paired_note"] = "; ".join(filter(None, [f"against {reference.id} (same player count)",
+                                                       found["paired_note"]]))
+    return found
+
+
+def _paired_reference(cell: CellAnalysis, base: CellAnalysis, cells: list[CellAnalysis]) -> CellAnalysis | None:
+    """The cell ``cell`` is paired against: the baseline, or with another player count the cell that
+    differs from the baseline only in players (paired games need the same seats)."""
+    if cell.players == base.players:
+        return base
+    wanted = {**base.labels, "players": cell.labels.get("players")}
+    return next((c for c in cells if c.labels == wanted), None)
+
+
+def _rank(cells: list[CellAnalysis]) -> list[CellAnalysis]:
+    """Most balanced first; cells whose lineup cannot measure seat balance last."""
+    return sorted(cells, key=lambda c: (not np.isfinite(c.gap), abs(c.gap) if np.isfinite(c.gap) else 0.0,
+                                        max(abs(c.gap_low), abs(c.gap_high)) if np.isfinite(c.gap) else 0.0))
+
+
+def _tested(players: int) -> str:
+    """What the seat-advantage test counts: with 2 players decided games, else first places."""
+    return "decided games" if players == 2 else "first places"
+
+
+def sweep_flags(data: Any, cells: list[CellAnalysis], delta: float) -> list[Flag]:
+    ranked = _rank(cells)
+    flags = []
+
+    def gap_text(c: CellAnalysis) -> str:
+        row = c.advantage.seats.filter(pl.col("seat") == c.worst).to_dicts()[0]
+        return (f"seat {c.worst} wins {_pct(row['share'])} {_ci(row['share_low'], row['share_high'])} of "
+                f"{_tested(c.advantage.players)} "
+                f"({c.advantage.share_method}), {c.advantage.n_text}: {_pts(c.gap)} points "
+                f"{_ci_pts(c.gap_low, c.gap_high)} from the fair share; {c.advantage.test.split(' (')[0]} "
+                f"Holm {stats.format_p(c.p_holm)} across {len(cells)} cells; verdict {c.verdict}")
+
+    best, worst = ranked[0], ranked[-1]
+    flags.append(Flag("ok" if best.verdict == stats.VERDICT_BALANCED else "info",
+                      f"Most balanced cell: {best.id}.", gap_text(best)))
+    if len(ranked) > 1:
+        flags.append(Flag("warn" if worst.p_holm < ALPHA else "info", f"Least balanced cell: {worst.id}.",
+                          gap_text(worst)))
+    significant = [c.id for c in cells if c.p_holm < ALPHA]
+    if significant:
+        flags.append(Flag("warn", f"Significant seat advantage in {len(significant)} of {len(cells)} cells.",
+                          f"Holm-adjusted p < {ALPHA} across cells: {_listing(significant)}"))
+    else:
+        flags.append(Flag("ok", "No cell shows a significant seat advantage.",
+                          f"Holm across {len(cells)} cells; smallest adjusted "
+                          f"{stats.format_p(_smallest([c.p_holm for c in cells]))}"))
+    counts = {v: sum(c.verdict == v for c in cells)
+              for v in (stats.VERDICT_BALANCED, stats.VERDICT_UNBALANCED, stats.VERDICT_UNSURE,
+                        stats.VERDICT_NOT_MEASURED)}
+    flags.append(Flag("info", "Verdicts: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + ".",
+                      f"balanced = the equivalence test within \u00b1{100 * delta:g} points passes; unbalanced = "
+                      f"the difference test rejects; both Holm-corrected across the {len(cells)} cells, as the "
+                      "headline above; otherwise not enough games yet"))
+    base = next((c for c in cells if c.baseline), cells[0])
+    flags += _win_change_flag(cells, f"change seat 0's win rate against the baseline {base.id}")
+    stalled = [c for c in cells if c.length.stalls.rate > STALL_FLAG]
+    if stalled:
+        flags.append(Flag("warn", f"High stall rate in {len(stalled)} cells.",
+                          "; ".join(f"{c.id}: {_pct(c.length.stalls.rate)} {_ci(c.length.stalls.low, c.length.stalls.high)}"
+                                    for c in stalled[:5]) + f" (over {STALL_FLAG:.0%}, Wilson 95%)"))
+    outside = [c for c in cells if c.target and not c.target[0] <= c.length.median <= c.target[1]]
+    if outside:
+        flags.append(Flag("warn", f"Typical game outside the target band in {len(outside)} cells.",
+                          "; ".join(f"{c.id}: median {c.length.median:g} turns (target {c.target[0]:g}\u2013"
+                                    f"{c.target[1]:g})" for c in outside[:6])
+                          + ("" if len(outside) <= 6 else f"; and {len(outside) - 6} more")))
+    elif any(c.target for c in cells):
+        flags.append(Flag("ok", "Every cell's typical game is inside the target band.",
+                          "; ".join(f"{c.id}: {c.length.median:g}" for c in cells[:9]) + " turns (median)"))
+    return flags
+
+
+def _sweep_section_cells(data: Any, cells: list[CellAnalysis], delta: float) -> Section:
+    counts = sorted({c.advantage.players for c in cells})
+    mixed = len(counts) > 1
+    fair = 1 / counts[0]
+    what = "first places (decided games at 2 players)" if mixed else _tested(counts[0])
+    fair_text = "1 / players of the cell" if mixed else _pct(fair)
+    rows, marked = [], []
+    for rank, c in enumerate(_rank(cells), 1):
+        row = c.advantage.seats.filter(pl.col("seat") == c.worst).to_dicts()[0]
+        rows.append([str(rank), c.id + (" *" if c.baseline else ""), _int(c.advantage.games), f"seat {c.worst}",
+                     _pct(row["share"]), _ci(row["share_low"], row["share_high"]), _pts(c.gap),
+                     _ci_pts(c.gap_low, c.gap_high), _p(c.p_holm), c.verdict, _g(c.length.median),
+                     _pct(c.length.stalls.rate)])
+        marked.append(c.baseline)
+    table = Table(
+        [Column("Rank", True), Column("Cell"), Column("Games", True), Column("Seat"), Column("Share", True),
+         Column("95% interval", True), Column("Gap (points)", True), Column("Gap 95%", True), Column("Holm p", True),
+         Column("Verdict"), Column("Median turns", True), Column("Stalls", True)],
+        rows,
+        caption=(f"Cells ranked by balance: the seat furthest from the fair share {fair_text} (its share of {what}, "
+                 f"{_share_methods(cells)}; the gap is that interval less the fair share). Holm p: the seat-advantage "
+                 f"test ({_test_names(cells)}) Holm-corrected across the {len(cells)} cells. Verdict: equivalence "
+                 f"within \u00b1{100 * delta:g} points and the difference test, both Holm-corrected across the cells "
+                 "(analysis.stats.family_verdicts). * and highlighted: the baseline cell."),
+        marked=marked)
+    ordered = cells  # sweep order for the figure
+    base = next((c for c in cells if c.baseline), cells[0])
+    seat0 = [c.advantage.seats.filter(pl.col("seat") == 0).to_dicts()[0] for c in ordered]
+    diff = np.array([c.win_change.difference if c.win_change else (0.0 if c is base else np.nan) for c in ordered])
+    dlow = np.array([c.win_change.mean.low if c.win_change else (0.0 if c is base else np.nan) for c in ordered])
+    dhigh = np.array([c.win_change.mean.high if c.win_change else (0.0 if c is base else np.nan) for c in ordered])
+    shift = np.array([1 / c.advantage.players if mixed else 0.0 for c in ordered])
+    figure = plots.cell_balance([c.id for c in ordered], np.array([r["share"] for r in seat0]) - shift,
+                                np.array([r["share_low"] for r in seat0]) - shift,
+                                np.array([r["share_high"] for r in seat0]) - shift,
+                                0.0 if mixed else fair, diff, dlow, dhigh, base.id, relative=mixed)
+    return Section("cells", "Cells ranked by balance", [
+        table,
+        Plot("cell-balance", figure, f"Left: seat 0's share of {what} per cell ({_share_methods(cells)})"
+                                     + (", less the cell's fair share 1 / players" if mixed else
+                                        ", the dashed line the fair share") + ". Right: the paired change of seat 0's win rate against the baseline "
+                                     f"{base.id} (mean paired difference with its interval)."),
+    ])
+
+
+def _share_methods(cells: list[CellAnalysis]) -> str:
+    return "; ".join(dict.fromkeys(c.advantage.share_method for c in cells if c.advantage is not None))
+
+
+def _test_names(cells: list[CellAnalysis]) -> str:
+    return "; ".join(dict.fromkeys(c.advantage.test for c in cells if c.advantage is not None))
+
+
+def _smallest(values: Sequence[float]) -> float:
+    finite = [v for v in values if np.isfinite(v)]
+    return min(finite) if finite else float("nan")
+
+
+def _pairing_gain(cells: list[CellAnalysis]) -> str:
+    """What pairing saved, measured: the variance of paired differences over that of two independent runs."""
+    ratios = [c.win_change.variance_ratio for c in cells if c.win_change is not None]
+    ratios = [r for r in ratios if np.isfinite(r)]
+    if not ratios:
+        return ""
+    ratio = float(np.median(ratios))
+    return (f"Measured here: the paired win comparison needs {ratio:.0%} of the games two independent runs would "
+            "need for the same precision (median over cells of the variance of paired differences over the sum of "
+            "the two cells' variances).")
+
+
+def _sweep_section_paired(data: Any, cells: list[CellAnalysis]) -> Section:
+    base = next((c for c in cells if c.baseline), cells[0])
+    rows, notes = [], []
+    for c in cells:
+        if c is base:
+            continue
+        w, t = c.win_change, c.turns_change
+        if w is None:
+            rows.append([c.id] + ["n/a"] * 9)
+            notes.append(f"{c.id}: {c.paired_note}")
+            continue
+        rows.append([c.id, _int(w.pairs), f"{_pct(w.base_mean)} \u2192 {_pct(w.other_mean)}", _pts(w.difference),
+                     _ci_pts(w.mean.low, w.mean.high), _p(w.p_value), _p(c.win_holm),
+                     f"{t.difference:+.2f}", _ci_num(t.mean.low, t.mean.high), _p(c.turns_holm)])
+        if c.paired_note:
+            notes.append(f"{c.id}: {c.paired_note}")
+    methods = sorted({c.win_change.mean.method for c in cells if c.win_change} |
+                     {c.turns_change.mean.method for c in cells if c.turns_change})
+    blocks: list[Block] = [
+        Paragraph(f"Every cell plays the same deals on the same game seeds (common random numbers), so each game is "
+                  f"compared with the same deal in the baseline cell {base.id}: paired differences. "
+                  + _pairing_gain(cells), "lead"),
+        Table([Column("Cell"), Column("Pairs", True), Column("Seat 0 wins: baseline \u2192 cell", True),
+               Column("Change (points)", True), Column("95% interval", True), Column("Test p", True),
+               Column("Holm p", True), Column("Turns change", True), Column("95% interval", True),
+               Column("Holm p (Wilcoxon)", True)], rows,
+              caption=("Seat 0's win (first place, ties included) and the game's turns, cell minus baseline, paired "
+                       f"by deal (a deal's seat rotations averaged first: the deal is the unit). Intervals: "
+                       f"{'; '.join(methods) or 'n/a'} on the paired differences. Win: McNemar's test with one game "
+                       "a deal, else Wilcoxon signed-rank on per-deal differences; turns: Wilcoxon signed-rank (zero differences dropped); both Holm-corrected across the "
+                       f"{max(len(cells) - 1, 0)} cells compared.")),
+    ]
+    if notes:
+        blocks.append(Paragraph("Notes: " + "; ".join(notes), "note"))
+    return Section("paired", "Paired differences against the baseline", blocks)
+
+
+def _sweep_heatmap(data: Any, cells: list[CellAnalysis], solitaire: bool = False) -> Section | None:
+    axes = list(data.axes)
+    if len(axes) != 2 or not all(set(axes) <= set(c.labels) for c in cells):
+        return None
+    rows = list(dict.fromkeys(c.labels[axes[0]] for c in data.cells))
+    cols = list(dict.fromkeys(c.labels[axes[1]] for c in data.cells))
+    values = np.full((len(rows), len(cols)), np.nan)
+    notes = [["not played"] * len(cols) for _ in rows]
+    base_pos = None
+    for c in cells:
+        i, j = rows.index(c.labels[axes[0]]), cols.index(c.labels[axes[1]])
+        if solitaire:
+            values[i, j] = c.solo.rate
+            notes[i][j] = f"{_pct(c.solo.rate)}\n{_ci(c.solo.low, c.solo.high)}"
+        else:
+            values[i, j] = c.gap
+            seat = f"seat {c.worst}: " if c.players > 2 else ""
+            notes[i][j] = f"{seat}{_pts(c.gap)}\n{_ci_pts(c.gap_low, c.gap_high)}"
+        if c.baseline:
+            base_pos = (i, j)
+    if solitaire:
+        figure = plots.sweep_heatmap(values, notes, rows, cols, axes[0], axes[1], base_pos, "win rate")
+        return Section("solitaire-heatmap", f"Win rate over {axes[0]} \u00d7 {axes[1]}", [
+            Plot("solitaire-heatmap", figure,
+                 f"Each cell of the grid: the player's solitaire win rate with the Wilson 95% interval; darker wins "
+                 f"more. Rows: {axes[0]}; columns: {axes[1]}.")])
+    figure = plots.sweep_heatmap(values, notes, rows, cols, axes[0], axes[1], base_pos, "|gap| (points)")
+    return Section("heatmap", f"Balance over {axes[0]} \u00d7 {axes[1]}", [
+        Plot("sweep-heatmap", figure,
+             ("Each cell of the grid: seat 0's gap from the fair share in points"
+              if all(c.players == 2 for c in cells) else
+              "Each cell of the grid: the seat furthest from the fair share and its gap in points")
+             + f" with the Wilson 95% interval (shifted by the fair share); darker is less balanced. Rows: {axes[0]}; "
+               f"columns: {axes[1]}."),
+    ])
+
+
+def _sweep_section_length(data: Any, cells: list[CellAnalysis]) -> Section:
+    base = next((c for c in cells if c.baseline), cells[0])
+    target = base.target
+    figure = plots.cell_turns([c.id for c in cells], np.array([c.length.median for c in cells]),
+                              np.array([c.length.q1 for c in cells]), np.array([c.length.q3 for c in cells]),
+                              np.array([c.length.minimum for c in cells]), np.array([c.length.maximum for c in cells]),
+                              target, base.id)
+    rows = [[c.id + (" *" if c.baseline else ""), _int(c.length.games), _num(c.length.mean.mean, 1),
+             _ci_num(c.length.mean.low, c.length.mean.high, 1), _g(c.length.median),
+             f"{c.length.q1:g} / {c.length.q3:g}", _pct(c.length.stalls.rate, 2),
+             ", ".join(f"{r['end']} {_pct(r['share'], 0)}" for r in c.length.ends.to_dicts())] for c in cells]
+    return Section("cell-length", "Game length per cell", [
+        Table([Column("Cell"), Column("Games", True), Column("Mean turns", True), Column("95% interval", True),
+               Column("Median", True), Column("Quartiles", True), Column("Stalls", True), Column("Ends")], rows,
+              caption=f"Mean turns with {cells[0].length.mean.method} intervals. * baseline."),
+        Plot("cell-turns", figure, "Median game length per cell with quartiles and range"
+             + (f"; the shaded band is the target {target[0]:g}\u2013{target[1]:g} turns." if target else ".")),
+    ])
+
+
+def _sweep_speed(data: Any) -> str:
+    """Games per second over the cells' latest invocations (each cell's run manifest), and the machine."""
+    games = seconds = 0.0
+    machines = []
+    for cell in data.cells:
+        if cell.status == "pending":
+            continue
+        manifest = cell.manifest()
+        rate = manifest.get("games_per_second")
+        if rate:
+            played = sum(Chunk.parse(name).deals for name in manifest.get("chunks", []) if Chunk.parse(name))
+            games, seconds = games + played, seconds + played / rate
+            machines.append(manifest.get("machine"))
+    if not seconds:
+        return "n/a (no cell recorded its speed)"
+    machine = next((m for m in machines if m), None)
+    where = f" on {machine}" if machine else ""
+    return f"{games / seconds:,.0f} games per second over the cells (latest invocation of each){where}"
+
+
+def _lineups_text(data: Any) -> str:
+    """The sweep's lineups: one line if every cell plays the same, else per player count and lineup."""
+    lineups = list(dict.fromkeys((c.players, c.bots) for c in data.cells))
+    return "; ".join(f"{players} players: {', '.join(bots)}" for players, bots in lineups)
+
+
+def _sweep_manifest(data: Any, cells: list[CellAnalysis]) -> Section:
+    m = data.manifest
+    facts = [
+        ("Game", f"{_game_title(data.game)} ({data.game})"),
+        ("Sweep directory", str(data.out_dir)),
+        ("Sweep file", f"{m.get('sweep_file')} (hash {m.get('sweep_hash')})"),
+        ("Description", data.description or "none"),
+        ("Bots", _lineups_text(data) + "; seats " + ("rotated" if data.rotate_seats else "fixed")),
+        ("Seeds", f"root seed {data.seed} in every cell: deal d has game seed game_seeds({data.seed}, d) in every cell "
+                  "(common random numbers)"),
+        ("Games per cell", f"{data.games_per_cell:,} deals asked for"),
+        ("Base overrides", " ".join(m.get("base") or []) or "none"),
+        ("Axes", ", ".join(data.axes) or "none"),
+        ("Baseline", m.get("baseline") or cells[0].id),
+        ("Games per second", _sweep_speed(data)),
+        ("Versions (sweep)", _versions_text(m.get("versions") or {})),
+        ("Versions (report)", _versions_text(_versions_now())),
+        ("Machine", f"{machine()} (the machine that wrote this report)"),
+        ("Dates", f"sweep created {m.get('created', 'n/a')}, updated {m.get('updated', 'n/a')}"),
+    ]
+    entries = {e["id"]: e for e in m.get("cells", [])}
+    rows = []
+    for cell in data.cells:
+        entry = entries.get(cell.id, {})
+        overrides = " ".join(entry.get("overrides", []))
+        rows.append([cell.title + (" *" if cell.baseline else ""), overrides, cell.config_hash, cell.status,
+                     _int(next((c.games for c in cells if c.id == cell.title), 0))])
+    first = cells[0]
+    return Section("manifest", "Sweep manifest", [
+        Facts(facts),
+        Table([Column("Cell"), Column("Overrides"), Column("Config hash"), Column("Status"), Column("Games", True)],
+              rows, caption="Cells in sweep order. * baseline."),
+        Table([Column("Bot"), Column("Kind"), Column("Weights")], _bot_rows(first.manifest),
+              caption="Bots and personas (the same in every cell)."),
+        Code("Sweep file", m.get("sweep_text", "")),
+        Code(f"Config of the baseline cell ({next((c for c in cells if c.baseline), first).manifest.get('config_hash')})",
+             config_text(next((c for c in cells if c.baseline), first).manifest.get("config") or {})),
+    ])
+
+
+_SWEEP_METHODS = [
+    "Ranking: per cell, the seat whose first-place share is furthest from 1/players (analysis.stats.seat_advantage: "
+    "decided games with 2 players, shared first places as fractions with 3-4); its gap is the Wilson 95% interval "
+    "of that share less 1/players. Cells are ranked by the absolute gap, then by the interval's far end.",
+    "Seat advantage across cells: each cell's seat-advantage p-value (exact binomial, or chi-square with 3-4 "
+    "players) Holm-corrected across the cells (statsmodels multipletests(method='holm')).",
+    "Paired differences against the baseline: cells share their deals and game seeds (common random numbers), so "
+    "seat 0's win and each game's turns are compared deal by deal (analysis.stats.paired_difference); McNemar "
+    "(wins) and Wilcoxon signed-rank (turns) p-values Holm-corrected across the cells compared.",
+    f"Stall and game-length flags per cell as in a run report (stalls over {STALL_FLAG:.0%}; median outside the "
+    "config's [report] target_turns).",
+]
+
+
+_SOLITAIRE_METHOD = ("Solitaire cells (one seat, nothing to compare between seats): the player's win rate against "
+                     "the game's target with its Wilson 95% interval (statsmodels proportion_confint); its change "
+                     "against the baseline paired by deal as below.")
+
+
+def solitaire_flags(cells: list[CellAnalysis]) -> list[Flag]:
+    """Findings over a sweep's solitaire cells: the best and worst win rates and the changes against the baseline."""
+    ranked = sorted(cells, key=lambda c: c.solo.rate)
+
+    def rate_text(c: CellAnalysis) -> str:
+        return f"{_pct(c.solo.rate)} {_ci(c.solo.low, c.solo.high)} (Wilson 95%), n = {c.games:,} games"
+
+    flags = [Flag("info", f"Solitaire: the highest win rate is {_pct(ranked[-1].solo.rate)} ({ranked[-1].id}).",
+                  rate_text(ranked[-1]))]
+    if len(ranked) > 1:
+        flags.append(Flag("info", f"Solitaire: the lowest win rate is {_pct(ranked[0].solo.rate)} ({ranked[0].id}).",
+                          rate_text(ranked[0])))
+    return flags + _win_change_flag(cells, "change the player's win rate against the baseline", "solitaire ")
+
+
+def _win_change_flag(cells: list[CellAnalysis], what: str, kind: str = "") -> list[Flag]:
+    """One flag listing the cells whose paired win-rate change against the baseline is significant (Holm)."""
+    changed = [c for c in cells if c.win_change is not None and c.win_holm < ALPHA]
+    if not changed:
+        return []
+    return [Flag("info", f"{len(changed)} {kind}cell{'s' if len(changed) > 1 else ''} {what}.",
+                 "; ".join(f"{c.id}: {_pts(c.win_change.difference)} points "
+                           f"{_ci_pts(c.win_change.mean.low, c.win_change.mean.high)}, {c.win_change.test} Holm "
+                           f"{stats.format_p(c.win_holm)}" for c in changed[:4])
+                 + ("" if len(changed) <= 4 else f"; and {len(changed) - 4} more")
+                 + " (paired on common random numbers)")]
+
+
+def _sweep_section_solitaire(data: Any, cells: list[CellAnalysis]) -> Section:
+    """Solitaire cells: the player's win rate per cell (there is no seat to compare) and its paired change."""
+    base = next((c for c in cells if c.baseline), None)
+    rows = [[c.id + (" *" if c.baseline else ""), _int(c.games), _pct(c.solo.rate), _ci(c.solo.low, c.solo.high),
+             (_pts(c.win_change.difference) + " " + _ci_pts(c.win_change.mean.low, c.win_change.mean.high)
+              if c.win_change is not None else ("baseline" if c.baseline else "n/a")),
+             _num(float(c.records["score"].mean())), _g(c.length.median), _pct(c.length.stalls.rate)]
+            for c in cells]
+    zero = [0.0 if c.baseline else np.nan for c in cells]
+    diff = np.array([c.win_change.difference if c.win_change else z for c, z in zip(cells, zero)])
+    dlow = np.array([c.win_change.mean.low if c.win_change else z for c, z in zip(cells, zero)])
+    dhigh = np.array([c.win_change.mean.high if c.win_change else z for c, z in zip(cells, zero)])
+    figure = plots.cell_balance([c.id for c in cells], np.array([c.solo.rate for c in cells]),
+                                np.array([c.solo.low for c in cells]), np.array([c.solo.high for c in cells]),
+                                None, diff, dlow, dhigh, base.id if base else "", solitaire=True)
+    blocks: list[Block] = [
+        Table([Column("Cell"), Column("Games", True), Column("Win rate", True), Column("Wilson 95%", True),
+               Column("Change vs baseline (points)", True), Column("Mean score", True), Column("Median turns", True),
+               Column("Stalls", True)], rows,
+              caption="A solitaire game is won or lost against the game's own target. Change: the paired "
+                      "difference of the win rate against the baseline cell on the same deals (95% interval). "
+                      "* baseline.", marked=[c.baseline for c in cells]),
+        Plot("solitaire-cells", figure, "Left: the player's win rate per cell (Wilson 95%). Right: the paired "
+                                        "change against the baseline (mean paired difference with its interval)."),
+    ]
+    heatmap = _sweep_heatmap(data, cells, solitaire=True)
+    if heatmap is not None:
+        blocks += heatmap.blocks
+    return Section("solitaire", "Solitaire cells", blocks)
+
+
+def build_sweep_report(path: str | Path, delta: float = DELTA) -> Report:
+    """The report of a sweep directory (``sweep.json``, ``cells/<id>/``).
+
+    Cells with one seat (solitaire) are reported by the player's win rate, the others by seat balance.
+    """
+    analysis = analyse_sweep(path, delta)
+    data, everything = analysis.sweep, list(analysis.cells)
+    cells = [c for c in everything if c.advantage is not None]
+    solitaire = [c for c in everything if c.advantage is None]
+    flags = (sweep_flags(data, cells, delta) if cells else []) + (solitaire_flags(solitaire) if solitaire else [])
+    total = sum(c.games for c in everything)
+    summary = Section("summary", "Summary", [
+        Paragraph(f"{len(everything)} cells of {_game_title(data.game)} ({total:,} games), bots {', '.join(data.bots)}"
+                  + (", seats rotated" if data.rotate_seats else ", seats fixed")
+                  + f"; every cell plays the same {data.games_per_cell:,} deals. "
+                  + (data.description + "." if data.description else ""), "lead"),
+        Flags(flags),
+    ])
+    sections = [summary]
+    if cells:
+        sections.append(_sweep_section_cells(data, cells, delta))
+    if solitaire:
+        sections.append(_sweep_section_solitaire(data, solitaire))
+    sections.append(_sweep_section_paired(data, everything))
+    heatmap = _sweep_heatmap(data, cells) if cells else None
+    if heatmap is not None:
+        sections.append(heatmap)
+    methods = _SWEEP_METHODS + ([_SOLITAIRE_METHOD] if solitaire else [])
+    sections += [_sweep_section_length(data, everything), _methods_section(methods),
+                 _sweep_manifest(data, everything)]
+    title = f"{_game_title(data.game)} sweep: {', '.join(data.axes) or 'cells'}"
+    subtitle = (f"{len(everything)} cells \u00d7 {data.games_per_cell:,} deals, bots {', '.join(data.bots)}, seed "
+                f"{data.seed}; baseline {data.baseline.id}. Sweep directory {data.out_dir}")
+    return Report("sweep", title, subtitle, sections, now())
