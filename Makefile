@@ -14,11 +14,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# Two worker processes (pytest-xdist), one per core; a test file stays in one worker (its module fixtures).
 test: setup
-	$(BIN)/python -m pytest -m "not slow" -q
+	$(BIN)/python -m pytest -m "not slow" -q -n 2 --dist loadfile
 
 test-all: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 # One run (seat advantage and skill gradient, greedy against the blocker persona, seats rotated), one
 # sweep (board size x action track, 2,000 deals a cell), the engine check, then both reports:
