@@ -182,7 +182,7 @@ def _seat_flags(a: RunAnalysis) -> list[Flag]:
         " between equal players (model)" if adv.design == stats.DESIGN_ADJUSTED else "")
     correction = ("one test (2 seats), Holm leaves it unchanged" if a.players == 2
                   else f"Holm-corrected across {a.players} seats")
-    test = {stats.DESIGN_ADJUSTED: "z test of the model's share", }.get(
+    test = {stats.DESIGN_ADJUSTED: "t test of the model's share (deals - 1 df)"}.get(
         adv.design, "t test on per-deal shares" if adv.unit == "deals" else "exact binomial test")
     significant = a.tests.filter(pl.col("significant"))
     if a.players == 2 and significant.height:
