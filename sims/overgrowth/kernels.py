@@ -14,8 +14,8 @@ import numpy as np
 from numba import njit
 
 from sims.core.grid import KING, ORTHOGONAL
+from sims.core.kernels import noise, noise_stream, popcount
 from sims.overgrowth.config import ACTION_KINDS
-from sims.core.rng import _GOLDEN, _MUL1, _MUL2, _SLOT_OFFSET, _TOP53
 
 WIN, LOSS = 1e9, -1e9
 # kind codes of what a turn did: the four track actions, then the first-turn placement and the pass
@@ -78,27 +78,6 @@ def bot_weights(weights) -> np.ndarray:
 
 
 @njit(cache=True, inline="always")
-def mix64(z):
-    """The splitmix64 finaliser of ``sims.core.rng.mix64`` on one uint64."""
-    z = z + _GOLDEN
-    z = (z ^ (z >> np.uint64(30))) * _MUL1
-    z = (z ^ (z >> np.uint64(27))) * _MUL2
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True, inline="always")
-def noise_stream(seed, purpose_key, counter):
-    """The stream word of ``uniforms_at(seed, purpose, counter, ...)``; :func:`noise` adds the slot."""
-    return mix64(mix64(seed ^ purpose_key) ^ mix64(np.uint64(counter)))
-
-
-@njit(cache=True, inline="always")
-def noise(stream, slot):
-    """``uniforms_at`` for one slot of a stream word."""
-    return np.float64(mix64(stream ^ mix64(np.uint64(slot) + _SLOT_OFFSET)) >> np.uint64(11)) * _TOP53
-
-
-@njit(cache=True, inline="always")
 def dilate(board, boards, king):
     """``board`` plus its neighbours (king or orthogonal steps), inside the board."""
     full, may_step_right, may_step_left, columns = boards[0], boards[1], boards[2], boards[5]
@@ -132,15 +111,6 @@ def connection_distance(own, opp, boards, king, far):
         level += 1
         reach = layered
     return level
-
-
-@njit(cache=True, inline="always")
-def popcount(board):
-    """Set bits of one uint64 (the SWAR bit count)."""
-    board = board - ((board >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    board = (board & np.uint64(0x3333333333333333)) + ((board >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    board = (board + (board >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return np.int64((board * np.uint64(0x0101010101010101)) >> np.uint64(56))
 
 
 @njit(cache=True)

@@ -17,6 +17,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from sims.core.kernels import kth_set_bit, lowest_bit_index, popcount
+
 # Slots of Tables.g, the scalars: sizes and special kinds, then board masks (uint64 bits as int64), then
 # the fall shifts and movable cells towards each side
 (I_N, I_C, I_K, I_P, I_LINES, I_PIG, I_CROW, I_WOLF, I_LADYBUG, I_DUCK, I_MOLE, I_GRAZER, I_LIQUID, I_PASTURE,
@@ -46,10 +48,6 @@ WORD_LINEMASK, WORD_KEEP, WORD_LEFT, WORD_RIGHT, WORD_T1_BITS, WORD_T2_BITS = ra
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
-_M1 = np.uint64(0x5555555555555555)
-_M2 = np.uint64(0x3333333333333333)
-_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
-_H01 = np.uint64(0x0101010101010101)
 
 
 class Tables(NamedTuple):
@@ -78,28 +76,6 @@ class Tables(NamedTuple):
 def word(g, slot: int) -> np.uint64:
     """A board mask of the scalars."""
     return np.uint64(g[slot])
-
-
-@njit(cache=True)
-def popcount(x: np.uint64) -> int:
-    x = x - ((x >> 1) & _M1)
-    x = (x & _M2) + ((x >> 2) & _M2)
-    x = (x + (x >> 4)) & _M4
-    return np.int64((x * _H01) >> 56)
-
-
-@njit(cache=True)
-def lowest_index(x: np.uint64) -> int:
-    """Position of the lowest set bit (x non-zero)."""
-    return popcount((x & (~x + ONE)) - ONE)
-
-
-@njit(cache=True)
-def nth_index(x: np.uint64, k: int) -> int:
-    """Position of the ``k``-th (0-based) set bit of ``x``."""
-    for _ in range(k):
-        x &= x - ONE
-    return lowest_index(x)
 
 
 @njit(cache=True)
@@ -360,13 +336,13 @@ def main_words(t: Tables, kinds, farms, me: int, words, scratch) -> None:
     if duck >= 0:
         ducks = kinds[duck]
         while ducks:
-            cell = lowest_index(ducks)
+            cell = lowest_bit_index(ducks)
             words[g[I_G_FLY] + cell] = plants & ~t.cell_bit[cell]
             ducks &= ducks - ONE
     if mole >= 0:
         moles = kinds[mole]
         while moles:
-            cell = lowest_index(moles)
+            cell = lowest_bit_index(moles)
             words[g[I_G_DIG] + cell] = t.dig_dirs[cell]
             moles &= moles - ONE
 
@@ -671,7 +647,7 @@ def random_choices(group_base, groups, u, chosen) -> None:
         for group in range(groups.shape[1]):
             count = popcount(groups[i, group])
             if k < count:
-                chosen[i] = group_base[group] + nth_index(groups[i, group], k)
+                chosen[i] = group_base[group] + kth_set_bit(groups[i, group], k)
                 break
             k -= count
 
@@ -719,7 +695,7 @@ def greedy_values(t: Tables, state, rows, groups, first, actions, values) -> Non
         for group in range(groups.shape[1]):
             flags = groups[i, group]
             while flags:
-                action = group_base[group] + lowest_index(flags)
+                action = group_base[group] + lowest_bit_index(flags)
                 flags &= flags - ONE
                 for kind in range(k):
                     trial[kind] = kinds[kind]

@@ -1,0 +1,82 @@
+"""Compiled (numba) forms of the shared scalar helpers every game's kernels need.
+
+Random numbers here are the numbers of :mod:`sims.core.rng`, one at a time:
+``noise(noise_stream(seed, purpose_key(p), counter), slot)`` equals
+``rng.uniforms_at(seed, p, counter, slot)`` bit for bit, so a kernel that draws
+its tie-break noise itself keeps records identical to the numpy code it
+replaces. Bit helpers act on one uint64 board.
+
+    >>> from sims.core.rng import purpose_key, uniforms_at
+    >>> stream = noise_stream(np.uint64(7), purpose_key("bot/0"), 3)
+    >>> float(noise(stream, 5)) == float(uniforms_at(np.uint64(7), "bot/0", 3, 5))
+    True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sims.core import rng
+
+_GOLDEN = rng._GOLDEN
+_MUL1 = rng._MUL1
+_MUL2 = rng._MUL2
+_SLOT_OFFSET = rng._SLOT_OFFSET
+_TOP53 = rng._TOP53
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+_ONE = np.uint64(1)
+
+
+@njit(cache=True, inline="always")
+def mix64(z):
+    """``rng.mix64`` of one uint64."""
+    z = z + _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * _MUL1
+    z = (z ^ (z >> np.uint64(27))) * _MUL2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def noise_stream(seed, purpose_key, counter):
+    """The stream word of ``uniforms_at(seed, purpose, counter, ...)``; :func:`noise` adds the slot."""
+    return mix64(mix64(np.uint64(seed) ^ np.uint64(purpose_key)) ^ mix64(np.uint64(counter)))
+
+
+@njit(cache=True, inline="always")
+def noise(stream, slot):
+    """``uniforms_at`` of one slot of a stream word: a float64 in [0, 1)."""
+    return np.float64(mix64(np.uint64(stream) ^ mix64(np.uint64(slot) + _SLOT_OFFSET)) >> np.uint64(11)) * _TOP53
+
+
+@njit(cache=True, inline="always")
+def popcount(board):
+    """Set bits of one uint64 (the SWAR count), as int64."""
+    board = np.uint64(board)
+    board = board - ((board >> _ONE) & _M1)
+    board = (board & _M2) + ((board >> np.uint64(2)) & _M2)
+    board = (board + (board >> np.uint64(4))) & _M4
+    return np.int64((board * _H01) >> np.uint64(56))
+
+
+@njit(cache=True, inline="always")
+def lowest_bit_index(board):
+    """Index of the lowest set bit of a non-zero uint64."""
+    board = np.uint64(board)
+    return popcount((board & (~board + _ONE)) - _ONE)
+
+
+@njit(cache=True, inline="always")
+def kth_set_bit(board, k):
+    """Index of the ``k``-th (0-based) set bit of one uint64; -1 if it has ``k`` or fewer bits."""
+    board = np.uint64(board)
+    for _ in range(k):
+        if board == 0:
+            return -1
+        board &= board - _ONE
+    if board == 0:
+        return -1
+    return lowest_bit_index(board)
