@@ -58,8 +58,9 @@ def named_paths(text: str) -> set[str]:
     return paths
 
 
-def missing_paths(text: str) -> list[str]:
-    return sorted(path for path in named_paths(text) if not (ROOT / path).exists())
+def missing_paths(text: str, here: Path = ROOT) -> list[str]:
+    """Named paths that exist neither from the repo's root nor from ``here`` (the naming file's folder)."""
+    return sorted(path for path in named_paths(text) if not ((ROOT / path).exists() or (here / path).exists()))
 
 
 def test_named_paths_finds_paths_and_skips_placeholders() -> None:
@@ -67,11 +68,13 @@ def test_named_paths_finds_paths_and_skips_placeholders() -> None:
             "https://a.b/c/d.md, runs/demo, Expand/Bloom and sims/core/.")
     assert named_paths(text) == {"docs/design.md", "sims/core/"}
     assert missing_paths("`docs/nowhere.md`, doc/design.md and sims/core/") == ["doc/design.md", "docs/nowhere.md"]
+    assert missing_paths("rules/vora.md") == ["rules/vora.md"]
+    assert missing_paths("rules/vora.md", ROOT / "docs") == []
 
 
 @pytest.mark.parametrize("path", doc_files(), ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_paths_named_in_docs_exist(path: Path) -> None:
-    assert missing_paths(path.read_text()) == []
+    assert missing_paths(path.read_text(), path.parent) == []
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "configs").rglob("*.toml")), ids=lambda p: p.name)
