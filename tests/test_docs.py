@@ -4,6 +4,7 @@ registered game has its rules page whose code table names functions that exist."
 from __future__ import annotations
 
 import functools
+import itertools
 import importlib
 import re
 import subprocess
@@ -124,10 +125,11 @@ def rule_sections(text: str) -> list[str]:
 
 def code_table(text: str) -> tuple[list[str], list[list[str]]]:
     """Header cells and rows of the first table after the code section's heading."""
-    body = text.split(CODE_SECTION, 1)[1]
-    lines = [line for line in body.splitlines() if line.startswith("|")]
-    cells = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines]
-    return cells[0], [row for row in cells[2:]]
+    lines = text.split(CODE_SECTION, 1)[1].splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("|"))
+    table = itertools.takewhile(lambda line: line.startswith("|"), lines[start:])
+    cells = [[c.strip() for c in line.strip().strip("|").split("|")] for line in table]
+    return cells[0], cells[2:]
 
 
 def test_sections_parse_numbers_and_leaves() -> None:
@@ -168,6 +170,15 @@ def resolve(module: str, dotted: str) -> bool:
             return False
         obj = getattr(obj, part)
     return True
+
+
+def test_code_table_and_resolve_read_a_known_table() -> None:
+    text = ("## 2. Where the code implements it\n\n| § | rule | `reference.py` | note |\n|---|---|---|---|\n"
+            "| 1.1 | push | `VoraGame.push_keeps_a_cube`, `push_line` | |\n\nafter | the table |\n")
+    header, rows = code_table(text)
+    assert header[2] == "`reference.py`" and rows == [["1.1", "push", "`VoraGame.push_keeps_a_cube`, `push_line`", ""]]
+    assert resolve("sims.vora.reference", "VoraGame.push_keeps_a_cube")
+    assert not resolve("sims.vora.reference", "VoraGame.last_cube_pushes")
 
 
 @pytest.mark.parametrize("game", games())
