@@ -63,7 +63,7 @@ from sims.core.files import exclusive, write_json
 from sims.core.play import resolve_bot, seat_labels
 from sims.core.rng import mix64, purpose_key
 from sims.core.spec import ConfigError, Float, Int, List, Optional, Str, parse_override, read_toml, validate
-from sims.records import load_records, now, versions
+from sims.records import load_records, now, read_manifest, versions
 from sims.registry import get_game
 from sims.runner import run, run_rotations
 
@@ -526,9 +526,11 @@ class _Search:
     def bring(self, index: int, deals: int, phase: str) -> Look:
         """Play candidate ``index`` to ``deals`` deals (what is on disk is kept) and look at them."""
         candidate = self.candidates[index]
+        held = read_manifest(self._dir(candidate)) or {}
+        playing = max(deals, int(held.get("games", 0)))  # a resumed search looks again at fewer deals than it played
         summary = run(self.study.game, self.configs[index], self.study.bots, self.study.players, self.study.seed,
-                      deals, self._dir(candidate), batch_size=min(self.batch_size, max(1, math.ceil(deals / self.jobs))),
-                      jobs=self.jobs, rotate_seats=True)
+                      playing, self._dir(candidate), jobs=self.jobs, rotate_seats=True,
+                      batch_size=min(self.batch_size, max(1, math.ceil(playing / self.jobs))))
         self.played += summary.played
         self.rotations[index] = summary.rotations
         self.deals[index] = max(self.deals[index], deals)
@@ -562,48 +564,47 @@ class _Search:
 
     # -- the bracket (one ordered parameter)
 
-    def sign(self, index: int) -> int:
-        """Seat 0's side of fair: +1 above, -1 below, 0 when it cannot be told apart from fair within the
-        probe's games (or is shown to be within the band). Doubles the candidate's deals until decided."""
+    def sign(self, index: int) -> tuple[int, int]:
+        """Seat 0's side of fair, (decided, estimated): decided is +1 above, -1 below, or 0 when the probe's
+        games cannot tell it from fair (or show it within the band); estimated is the estimate's side.
+        Doubles the candidate's deals until decided or the probe's share of the budget is spent."""
         deals = max(self.deals[index], self.study.start)
         cap = max(self.study.start * self._rotations(index),
                   self.study.budget // (2 * (math.ceil(math.log2(len(self.candidates))) + 2)))
         while True:
             look = self.bring(index, deals, "bracket")
             gap = look.deviation(self.fair)[0]
+            estimated = 1 if gap > 0 else -1
             if abs(gap) > look.half_width:
-                return 1 if gap > 0 else -1
-            if look.bounds(self.fair)[1] <= self.study.delta:
-                return 0
+                return estimated, estimated
             more = deals * 2
-            if self.cost(index, more) + (self.deals[index] * self.rotations[index]) > cap or \
-                    not self.affordable(index, more):
-                return 0
+            if look.bounds(self.fair)[1] <= self.study.delta or self.cost(index, more) + \
+                    self.deals[index] * self.rotations[index] > cap or not self.affordable(index, more):
+                return 0, estimated
             deals = more
 
     def bracket(self) -> list[int]:
-        """Bisection on the grid: the candidates around seat 0's crossing of the fair share."""
+        """Bisection on the grid for seat 0's crossing of the fair share: the final adjacent pair, and every
+        probe that could not be told apart from fair (near the crossing), go on to the race. An undecided
+        probe's estimate chooses the half to keep."""
         low, high = 0, len(self.candidates) - 1
-        s_low, s_high = self.sign(low), self.sign(high)
-        note = ""
-        if s_low == 0 or s_high == 0 or s_low == s_high:
-            keep = [low, high]
-            note = ("seat 0's share is on the same side of fair at both ends: no crossing in range"
-                    if s_low == s_high != 0 else "an end cannot be told apart from fair")
+        (decided_low, s_low), (decided_high, s_high) = self.sign(low), self.sign(high)
+        keep = {i for i, decided in ((low, decided_low), (high, decided_high)) if decided == 0}
+        if s_low == s_high:
+            note = "seat 0's share is on the same side of fair at both ends: no crossing in range"
         else:
-            keep = None
             while high - low > 1:
                 middle = (low + high) // 2
-                s_mid = self.sign(middle)
-                if s_mid == 0:
-                    keep = [low, middle, high]
-                    break
-                if s_mid == s_low:
+                decided, estimated = self.sign(middle)
+                if decided == 0:
+                    keep.add(middle)
+                if estimated == s_low:
                     low = middle
                 else:
                     high = middle
-            keep = keep or [low, high]
-            note = "seat 0's share crosses fair between " + " and ".join(self.candidates[i].id for i in (low, high))
+            note = (f"seat 0's share crosses fair between {self.candidates[low].id} and "
+                    f"{self.candidates[high].id}")
+        keep = sorted(keep | {low, high})
         self.manifest["bracket"] = {"kept": [self.candidates[i].id for i in keep], "note": note}
         for index in range(len(self.candidates)):
             if index not in keep and index in self.looks:
