@@ -627,6 +627,9 @@ class _Search:
             deals *= 2
             while len(alive) > 1 and self.spent() + sum(self.cost(i, deals) for i in alive) > self.study.budget:
                 alive = self._halve(alive)
+            if len(alive) == 1:
+                self.manifest["stopped"] = "one candidate left after halving for the budget"
+                return alive
             if self.spent() + sum(self.cost(i, deals) for i in alive) > self.study.budget:
                 self.manifest["stopped"] = "the budget cannot pay the next round"
                 return alive
