@@ -351,8 +351,10 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
 
     \b
         glade tune overgrowth --bots greedy,greedy --param rules.flowers=15..45:5 --seed 7 --out runs/tune-flowers
-        glade tune configs/tune/overgrowth-flowers.toml --out runs/tune-flowers --jobs 2 --json
-        glade tune vora --bots greedy,greedy,greedy --param "bag.draw=2|3" --turns 20..60 --seed 1 --out runs/t
+        glade tune configs/tune/overgrowth-board-flowers.toml --out runs/tune-og --jobs 2 --json
+        glade tune vora --bots greedy --players 3 --param "kinds[0].count=10|12|14" --turns 20..60 --seed 1 \\
+            --out runs/tune-vora
+        glade report runs/tune-flowers
     """
     from analysis.tune import format_tune, make_study, parse_band, parse_mean, parse_param, read_tune_file, \
         run_tune, tune_json

@@ -204,14 +204,23 @@ def test_json_shape(tmp_path):
 
 
 def test_same_result_on_any_jobs_and_batch_size(tmp_path):
-    common = dict(budget=3000, confirm=300, start=64, turns=(3.0, 12.0))
-    study = tune.make_study("toy", ["greedy", "random"], None, [tune.parse_param("race.goal=8|12|16")], 2, **common)
+    common = dict(budget=600, confirm=200, start=64, turns=(3.0, 12.0))
+    study = tune.make_study("toy", ["greedy", "random"], None, [tune.parse_param("race.goal=8|16")], 2, **common)
     one = tune.run_tune(study, tmp_path / "one", jobs=1, batch_size=4096)
     two = tune.run_tune(study, tmp_path / "two", jobs=2, batch_size=50)
     for key in ("path", "dropped", "best", "games"):
         assert one.data[key] == two.data[key]
     assert one.data["confirmation"]["seats"] == two.data["confirmation"]["seats"]
     assert one.data["confirmation"]["targets"][0]["target"] == "turns"
+
+
+def test_three_players_have_three_seats_and_a_sequence_each(tmp_path):
+    study = tune.make_study("toy", ["greedy"], 3, [tune.parse_param("race.goal=8|16")], 4, budget=800, confirm=100,
+                            start=64)
+    data = tune.run_tune(study, tmp_path / "three").data
+    assert [s["seat"] for s in data["confirmation"]["seats"]] == [0, 1, 2]
+    assert all(len(entry["share"]) == 3 and abs(sum(entry["share"]) - 1) < 1e-9 for entry in data["path"])
+    assert data["drop_rule"]["tests"] == 2 * 3  # two candidates, a sequence per seat
 
 
 def test_report_of_a_tune_directory(bisected, tmp_path):
