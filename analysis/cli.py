@@ -390,7 +390,7 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
         click.echo(json.dumps({**tune_json(result.data), "out_dir": str(result.out_dir), "played": result.played,
                                "seconds": result.seconds}, indent=2))
         return
-    title = spec.description or f"{', '.join(p.text for p in spec.params)}"
+    title = spec.description or spec.title
     click.echo(f"{spec.game}: {title}; bots {','.join(spec.bots)}, seed {spec.seed}; {result.out_dir}")
     click.echo(format_tune(result.data, result.seconds))
 

@@ -257,6 +257,12 @@ class Study:
         return out
 
     @property
+    def title(self) -> str:
+        """``rules.flowers 25..45 (3), board 7x7|9x5``: the keys and their values, short."""
+        return ", ".join(f"{p.key} " + (f"{p.labels[0]}..{p.labels[-1]} ({len(p.values)})" if p.ordered
+                                        else "|".join(p.labels)) for p in self.params)
+
+    @property
     def ordered(self) -> bool:
         """One numeric range: the search brackets it (the seat advantage is taken to be monotone in it)."""
         return len(self.params) == 1 and self.params[0].ordered and len(self.params[0].values) > 3
@@ -771,6 +777,7 @@ def _check_resume(held: dict, wanted: dict, path: Path) -> None:
 def _manifest(study: Study) -> dict:
     return {"format": FORMAT, "study": {**study.identity(), "budget": study.budget, "confirm": study.confirm},
             "description": study.description, "source": study.source, "ordered": study.ordered,
+            "axes": [{"key": p.key, "values": list(p.labels)} for p in study.params],
             "candidates": [{"id": c.id, "set": dict(c.settings), "dir": f"{CANDIDATES}/{c.id}"}
                            for c in study.candidates],
             "path": [], "dropped": [], "games": {"search": 0, "confirm": 0, "total": 0},

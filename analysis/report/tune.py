@@ -73,7 +73,9 @@ def _summary(data: dict) -> Section:
     flags.append(Flag("info", f"{games['total']:,} games spent.",
                       f"{games['search']:,} searching (budget {study['budget']:,}) and {games['confirm']:,} "
                       f"confirming; the search stopped because {data.get('stopped', 'it ended')}"))
-    lead = (f"{len(data['candidates'])} candidates of {', '.join(study['params'])} for {_game_title(study['game'])}, "
+    axes = (", ".join(f"{a['key']} ({', '.join(a['values'])})" for a in data["axes"]) if "axes" in data
+            else ", ".join(study["params"]))
+    lead = (f"{len(data['candidates'])} candidates of {axes} for {_game_title(study['game'])}, "
             f"bots {', '.join(study['bots'])}, seed {study['seed']}: every candidate played the same deals, "
             f"and the chosen one was played again on {data['confirmation']['deals']:,} new deals. "
             + (data["description"] + "." if data.get("description") else ""))
