@@ -460,6 +460,8 @@ class _Level:
 
 def take_look(records: pl.DataFrame, study: Study, candidate: str, deals: int, level: _Level) -> Look:
     """The look at the first ``deals`` deals of ``records`` (player seats only)."""
+    for target in study.means:
+        _check_column(records, target)
     part = records.filter((pl.col("deal") < deals) & (pl.col("seat") < study.players))
     shares = deal_matrix(part, study.players)
     first = part.filter(pl.col("seat") == 0)
@@ -741,11 +743,16 @@ def _turns_check(first: pl.DataFrame, band: tuple[float, float]) -> dict:
                       "and above the band (both must reject)"}
 
 
+def _check_column(records: pl.DataFrame, target: MeanTarget) -> None:
+    numeric = [name for name, dtype in records.schema.items() if dtype.is_numeric() or dtype == pl.Boolean]
+    if target.column not in numeric:
+        raise ConfigError("--mean", target.column, "a numeric records column: " + ", ".join(numeric),
+                          has_got=False)
+
+
 def _mean_check(records: pl.DataFrame, target: MeanTarget) -> dict:
     """A column's mean (per deal) inside ``[low, high]``: two one-sided t tests (``DescrStatsW.ttost_mean``)."""
-    if target.column not in records.columns:
-        raise ConfigError("--mean", target.column, "a records column: " + ", ".join(records.columns),
-                          has_got=False)
+    _check_column(records, target)
     per_deal = records.group_by("deal").agg(pl.col(target.column).cast(pl.Float64).mean())[target.column]
     values = per_deal.to_numpy()
     estimate = float(values.mean())

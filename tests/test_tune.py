@@ -192,7 +192,7 @@ def test_a_different_study_on_the_same_directory_is_refused(bisected):
 def test_json_shape(tmp_path):
     result = glade("tune", "coin", "--bots", "random,random", "--param", "race.die_sides=2|8", "--seed", 3,
                    "--budget", 2000, "--confirm", 500, "--start", 64, "--out", tmp_path / "j", "--json",
-                   "--no-progress")
+                   "--no-progress", "--mean", "score=0.4..0.6")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["best"] == {"race.die_sides": 8}
@@ -201,6 +201,14 @@ def test_json_shape(tmp_path):
     assert all(s["low"] <= s["share"] <= s["high"] for s in data["seats"])
     assert data["games"]["total"] == data["games"]["search"] + data["games"]["confirm"]
     assert data["games"]["confirm"] == 500
+    (mean,) = data["confirmation"]["targets"]
+    assert mean["target"] == "mean score" and mean["estimate"] == 0.5 and mean["verdict"] == "inside"
+
+
+def test_an_unknown_mean_column_is_one_error_line(tmp_path):
+    result = glade("tune", "coin", "--bots", "random,random", "--param", "race.die_sides=2|8", "--seed", 3,
+                   "--budget", 500, "--start", 64, "--out", tmp_path / "m", "--mean", "points=1..2", "--no-progress")
+    one_error_line(result, "--mean", "points", "a numeric records column", "score")
 
 
 def test_same_result_on_any_jobs_and_batch_size(tmp_path):
