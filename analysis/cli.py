@@ -308,6 +308,93 @@ def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, 
         click.echo("speed  nothing new to play: every game was already on disk")
 
 
+# ---------------------------------------------------------------- tune
+
+
+@main.command()
+@click.argument("study", metavar="GAME|FILE")
+@click.option("--bots", default=None, help="Comma-separated bots, one per player (or one for every seat).")
+@click.option("--players", type=int, default=None, help="Players (default: the number of bots).")
+@click.option("--param", "params", multiple=True, metavar="KEY=LO..HI[:STEP]|KEY=a|b|c",
+              help="A config key to search: an integer or real range, or named choices (repeatable).")
+@click.option("--target", default=None, help="What to reach: seat-balance (the default).")
+@click.option("--delta", type=float, default=None, help="Balanced within +-delta of the fair share (default 0.025).")
+@click.option("--turns", default=None, metavar="LO..HI", help="Also keep the median game length in this band.")
+@click.option("--mean", "means", multiple=True, metavar="COLUMN=LO..HI",
+              help="Also keep a records column's mean in this range (checked on the confirmation run).")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Override a config key in every candidate (repeatable).")
+@click.option("--seed", type=int, default=None, help="Root seed of the search.")
+@click.option("--out", "out_dir", required=True, metavar="DIR", help="Tune directory (resumed if it exists).")
+@click.option("--budget", type=_POSITIVE, default=None, metavar="GAMES",
+              help="Games the search may spend (default 60,000).")
+@click.option("--confirm", type=click.IntRange(min=2), default=None, metavar="DEALS",
+              help="Deals of the confirmation run on new deals (default 4,000).")
+@click.option("--start", type=click.IntRange(min=2), default=None, metavar="DEALS",
+              help="Deals of a candidate's first look (default 256); each round doubles it.")
+@click.option("--jobs", type=_POSITIVE, default=1, show_default=True, help="Worker processes.")
+@click.option("--batch-size", type=_POSITIVE, default=4096, show_default=True, help="Most games a chunk.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--progress/--no-progress", default=True, help="Print each look of the search on stderr.")
+def tune(study: str, bots: str | None, players: int | None, params: tuple[str, ...], target: str | None,
+         delta: float | None, turns: str | None, means: tuple[str, ...], overrides: tuple[str, ...],
+         seed: int | None, out_dir: str, budget: int | None, confirm: int | None, start: int | None, jobs: int,
+         batch_size: int, as_json: bool, progress: bool) -> None:
+    """Search config keys for a setting whose seats are balanced; confirm it on new deals.
+
+    Every candidate plays the same deals; one numeric range is bracketed by
+    bisection, several keys are raced; candidates clearly worse than another
+    are dropped by anytime-valid confidence sequences (docs/tune.md). The
+    chosen setting is then played on new deals and judged by an equivalence
+    test (balanced within --delta). GAME|FILE is a game or a tune file
+    (configs/tune/); options given here override the file's.
+
+    \b
+        glade tune overgrowth --bots greedy,greedy --param rules.flowers=15..45:5 --seed 7 --out runs/tune-flowers
+        glade tune configs/tune/overgrowth-board-flowers.toml --out runs/tune-og --jobs 2 --json
+        glade tune vora --bots greedy --players 3 --param "kinds[0].count=10|12|14" --turns 20..60 --seed 1 \\
+            --out runs/tune-vora
+        glade report runs/tune-flowers
+    """
+    from analysis.tune import format_tune, make_study, parse_band, parse_mean, parse_param, read_tune_file, \
+        run_tune, tune_json
+
+    settings: dict[str, Any] = {}
+    if study.endswith(".toml") or Path(study).is_file():
+        settings = read_tune_file(study)
+    else:
+        settings["game"] = study
+    given = {"players": players, "target": target, "delta": delta, "seed": seed, "budget": budget,
+             "confirm": confirm, "start": start}
+    settings.update({k: v for k, v in given.items() if v is not None})
+    if bots is not None:
+        settings["bots"] = _bot_list(bots)
+    if params:
+        settings["params"] = tuple(parse_param(p) for p in params)
+    if turns is not None:
+        settings["turns"] = parse_band(turns, "--turns", turns)
+    if means:
+        settings["means"] = tuple(parse_mean(m) for m in means)
+    if overrides:
+        settings["base"] = tuple(settings.get("base", ())) + overrides
+    spec = make_study(settings.pop("game"), settings.pop("bots", None), settings.pop("players", None),
+                      settings.pop("params", ()), settings.pop("seed", None), **settings)
+    echo = (lambda line: click.echo(line, err=True)) if progress else None
+    try:
+        result = run_tune(spec, out_dir, jobs=jobs, batch_size=batch_size, progress=echo)
+    except KeyboardInterrupt:
+        click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
+                   err=True)
+        sys.exit(130)
+    if as_json:
+        click.echo(json.dumps({**tune_json(result.data), "out_dir": str(result.out_dir), "played": result.played,
+                               "seconds": result.seconds}, indent=2))
+        return
+    title = spec.description or spec.title
+    click.echo(f"{spec.game}: {title}; bots {','.join(spec.bots)}, seed {spec.seed}; {result.out_dir}")
+    click.echo(format_tune(result.data, result.seconds))
+
+
 # ---------------------------------------------------------------- verify
 
 
