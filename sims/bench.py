@@ -16,12 +16,12 @@ which a machine shared with other work disturbs far less than wall time.
 Without an explicit ``repeats`` every figure gets a budget of ``budget``
 CPU seconds, so ``glade bench --all`` stays short however slow a bot is:
 
-* batched: the warm-up deals are played again, timed, to estimate a deal's
-  cost; a bot too slow for the whole batch in the budget plays the largest
-  batch that fits (at least the warm-up's), reported in ``batch_sizes``. The
-  batch is then played repeatedly until the budget is spent (fast bots such as
-  random play many thousands of decisions), at most :data:`MAX_REPEATS`
-  times; the figure is the median run.
+* batched: batches of 1, 4, 16 ... deals are timed up to the whole batch;
+  a bot too slow for the whole batch in the budget stops at the largest that
+  fits (:func:`affordable_batch`), reported in ``batch_sizes``. That batch is
+  played again until the budget is spent (fast bots such as random play many
+  thousands of decisions), at most :data:`MAX_REPEATS` runs; the figure is the
+  median run.
 * reference: the deals are played one decision after another until they end
   or the budget is spent (then inside a game). Both engines play the same
   deals with bots that choose alike, so the reference's games/s is its
@@ -53,7 +53,7 @@ PLANNER_BATCH_SIZE = 32
 REFERENCE_GAMES = 2
 MAX_REPEATS = 25
 BUDGET = 1.5  # CPU seconds of timed runs a figure gets when repeats are not given
-WARM_UP_GAMES = 2
+WARM_UP_GAMES = 1
 CLOCKS = {"figures": "cpu (time.process_time of this process)", "compile_seconds": "wall",
           "warm_up_seconds": "wall", "seconds": "wall"}
 
@@ -80,10 +80,12 @@ def _cpu_seconds(work: Callable[[], Any]) -> float:
     return time.process_time() - started
 
 
-def median_seconds(work: Callable[[], Any], repeats: int | None, budget: float = BUDGET) -> tuple[float, int]:
+def median_seconds(work: Callable[[], Any], repeats: int | None, budget: float = BUDGET,
+                   done: Sequence[float] = ()) -> tuple[float, int]:
     """Median CPU time of runs of ``work`` and how many ran: exactly ``repeats``, or, if None, until
-    ``budget`` seconds are spent (at least one run, at most :data:`MAX_REPEATS`)."""
-    times: list[float] = []
+    ``budget`` seconds are spent (at least one run, at most :data:`MAX_REPEATS`); ``done``: times of runs
+    already made."""
+    times = list(done)
     while len(times) < (repeats or MAX_REPEATS):
         times.append(_cpu_seconds(work))
         if repeats is None and sum(times) >= budget:
@@ -150,10 +152,12 @@ def _bench_kind(result: dict[str, Any], game: Any, config: Any, players: int, ki
 
     warm_up = seeds[:WARM_UP_GAMES]
     result["warm_up_seconds"][kind] = _wall_seconds(lambda: play(warm_up))
+    first: list[float] = []
     if repeats is None:
-        seeds = seeds[:_affordable_batch(_cpu_seconds(lambda: play(warm_up)) / len(warm_up), len(seeds),
-                                         len(warm_up), budget)]
-    run_seconds, result["repeats"][kind] = median_seconds(lambda: play(seeds), repeats, budget)
+        size, seconds = affordable_batch(lambda n: _cpu_seconds(lambda: play(seeds[:n])), len(seeds),
+                                         len(warm_up), budget)
+        seeds, first = seeds[:size], [seconds]
+    run_seconds, result["repeats"][kind] = median_seconds(lambda: play(seeds), repeats, budget, first)
     result["batch_sizes"][kind] = len(seeds)
     result[f"batched_{kind}_gps"] = len(seeds) / run_seconds
     result[f"{kind}_decisions_per_s"] = int(finals[-1].decisions.sum()) / run_seconds
@@ -168,12 +172,17 @@ def _bench_kind(result: dict[str, Any], game: Any, config: Any, players: int, ki
     result[f"ratio_{kind}"] = result[f"batched_{kind}_gps"] / reference_gps if reference_gps else None
 
 
-def _affordable_batch(seconds_per_deal: float, size: int, least: int, budget: float) -> int:
-    """The batch size to time: all ``size`` deals if a run fits ``budget`` at ``seconds_per_deal``,
-    else as many as fit (at least ``least``)."""
-    if seconds_per_deal * size <= budget:
-        return size
-    return min(size, max(least, int(budget / max(seconds_per_deal, 1e-9))))
+def affordable_batch(seconds_of: Callable[[int], float], size: int, least: int, budget: float) -> tuple[int, float]:
+    """The batch to time and the CPU seconds of one run of it: runs of ``least``, 4x that ... up to ``size``
+    deals (``seconds_of(n)`` plays ``n``), stopping before a batch that would not fit ``budget`` at the last
+    run's cost per deal (an upper bound: a larger batch costs less per deal)."""
+    played, seconds = least, seconds_of(least)
+    while played < size:
+        bigger = min(size, 4 * played)
+        if seconds * bigger / played > budget:
+            break
+        played, seconds = bigger, seconds_of(bigger)
+    return played, seconds
 
 
 def _reference_speed(game: Any, config: Any, players: int, choices: Sequence[Any], deals: Sequence[int],
