@@ -440,26 +440,33 @@ def verify(game_name: str, games_: int, seed: int, players: int | None, bots: st
 @click.option("--players", type=int, default=None, help="Players (default: the game's smallest count).")
 @click.option("--batch-size", type=_POSITIVE, default=1024, show_default=True,
               help="Batched games a run of the random and greedy bots.")
-@click.option("--planner-batch-size", type=_POSITIVE, default=64, show_default=True,
+@click.option("--planner-batch-size", type=_POSITIVE, default=32, show_default=True,
               help="Batched games a run of the planner.")
+@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=1.5, show_default=True,
+              help="CPU seconds each figure's timed runs may take (a slow bot plays a smaller batch, the "
+                   "reference stops inside a game); ignored with --repeats.")
 @click.option("--repeats", type=_POSITIVE, default=None,
-              help="Timed runs of each figure (median); default: up to 5, fewer for slow bots.")
+              help="Instead of the budget: the median of exactly this many runs of the whole batch and of "
+                   "whole reference games.")
 @click.option("--reference-games", type=_POSITIVE, default=2, show_default=True,
               help="Reference games a run (the first deals of the batch).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @_config_options
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def bench(game_name: str | None, every_game: bool, players: int | None, batch_size: int, planner_batch_size: int,
-          repeats: int | None, reference_games: int, seed: int, overrides: tuple[str, ...], config_path: str | None,
-          as_json: bool) -> None:
-    """Games and decisions per second of both engines, random, greedy and planner bots.
+          budget: float, repeats: int | None, reference_games: int, seed: int, overrides: tuple[str, ...],
+          config_path: str | None, as_json: bool) -> None:
+    """Games and decisions per second of both engines, random, greedy and planner bots, in CPU time.
 
     The first call of each bot (imports, compiling numba kernels) is timed
-    apart as compile_seconds; every figure is the median of timed runs after it.
+    apart (wall time) as compile_seconds; every figure after it is CPU time
+    within a budget per figure (or the median of --repeats runs). Run it on
+    one thread (OMP_NUM_THREADS=1 ..., as make bench does).
 
     \b
         glade bench overgrowth --json
-        glade bench vora --players 3 --batch-size 4096 --repeats 7 --reference-games 20
+        glade bench vora --players 3 --batch-size 4096 --budget 5 --reference-games 20
+        glade bench vorex --players 3 --repeats 3        # whole batches and whole reference games
         glade bench --all --json          # every game and player count, for tracking speed over time
     """
     from sims.bench import bench as run_bench
@@ -468,10 +475,11 @@ def bench(game_name: str | None, every_game: bool, players: int | None, batch_si
     if every_game == (game_name is not None):
         raise ConfigError("glade bench", "GAME", "a game name or --all (one of the two)", has_got=False)
     sizes = dict(batch_size=batch_size, repeats=repeats, reference_games=reference_games, seed=seed,
-                 planner_batch_size=planner_batch_size)
+                 planner_batch_size=planner_batch_size, budget=budget)
     if every_game:
         result = bench_all(**sizes)
-        click.echo(json.dumps(result, indent=2) if as_json else "\n".join(map(format_bench, result["runs"])))
+        click.echo(json.dumps(result, indent=2) if as_json else "\n".join(map(format_bench, result["runs"]))
+                   + f"\n{result['seconds']:.0f} s wall in all")
         return
     game = _game(game_name)
     players = _players(game, players, None)
