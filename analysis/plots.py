@@ -594,7 +594,8 @@ def score_sources(per_seat: pl.DataFrame, lead: pl.DataFrame | None, leader: int
         part = per_seat.filter(pl.col("source") == source)
         values = np.array([float(part.filter(pl.col("seat") == s)["mean"][0]) for s in seats])
         start = np.where(values >= 0, left, negative + values)
-        ax.barh(y, np.abs(values), left=start, color=PALETTE[i % len(PALETTE)], hatch=HATCHES[i % len(HATCHES)],
+        ax.barh(y, np.abs(values), left=start, color=PALETTE[i % len(PALETTE)],
+                hatch=HATCHES[(i // len(PALETTE)) % len(HATCHES)],
                 edgecolor="white", lw=0.5, label=source)
         left = left + np.where(values >= 0, values, 0)
         negative = negative + np.where(values < 0, values, 0)
@@ -608,7 +609,7 @@ def score_sources(per_seat: pl.DataFrame, lead: pl.DataFrame | None, leader: int
         right = axes[0, 1]
         _forest(right, lead["source"].to_list(), lead["mean"], lead["low"], lead["high"], 0.0)
         right.set_title(f"Seat {leader}'s lead by source")
-        right.set_xlabel("points a game over the other seats' mean; 95% by deal", color=MUTED, fontsize=8)
+        right.set_xlabel("points a game over the others' mean, 95%", color=MUTED, fontsize=8)
     return fig
 
 
