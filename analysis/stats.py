@@ -1700,7 +1700,8 @@ class ScoreSources:
         if self.lead is not None and self.total is not None:
             t = self.total.to_dicts()[0]
             lines.append(f"seat {self.leader} leads by {t['mean']:+.2f} points a game [{t['low']:+.2f}, "
-                         f"{t['high']:+.2f}] ({t['method']}, n = {t['deals']:,} {self.unit}) over the other seats' mean")
+                         f"{t['high']:+.2f}] ({t['method']}, n = {t['deals']:,} {self.unit}) over the other "
+                         "seats' mean")
             for row in self.lead.to_dicts():
                 lines.append(f"  {row['source']}: {row['mean']:+.2f} [{row['low']:+.2f}, {row['high']:+.2f}], "
                              f"{_pct(row['share'])} of the lead, t test {format_p(row['p_value'])}")

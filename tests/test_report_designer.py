@@ -232,6 +232,7 @@ def test_a_sweep_over_bot_strengths_draws_a_skill_trace(tmp_path):
     assert data.cell("bully").records()["deal"].max() == 29  # capped: the first 30 deals
     report = rp.build_sweep_report(tmp_path / "out")
     assert [s.id for s in report.sections][:2] == ["summary", "skill-trace"]
+    assert "bully the first 30" in report.section("summary").blocks[0].text
     trace = report.section("skill-trace")
     table = next(b for b in trace.blocks if isinstance(b, rp.Table))
     assert [row[0] for row in table.rows] == ["random", "greedy", "bully"]

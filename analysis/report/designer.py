@@ -25,7 +25,8 @@ OBSERVATIONAL = (
 
 DESIGNER_METHODS = [
     "Score by source: each seat's mean points per game from each points_* column (or the sources a game's records "
-    "derive, named in the section), the deal as the unit (a deal's games averaged first; analysis.stats.score_sources); "
+    "derive, named in the section), the deal as the unit (a deal's games averaged first; "
+    "analysis.stats.score_sources); "
     "intervals by analysis.stats.mean_interval. The leading seat is the one with the highest mean score; its lead per "
     "source is its points minus the other seats' mean in the same game, averaged per deal, with a one-sample t test "
     "against 0 (scipy.stats.ttest_1samp); a source's share is its part of the whole lead.",
@@ -121,7 +122,8 @@ def _source_blocks(d: DesignerAnalysis) -> list[Block]:
         blocks.append(Paragraph(
             f"Seat {s.leader} has the highest mean score; it leads the other seats' mean by {total['mean']:+.2f} "
             f"points a game {_ci_signed(total['low'], total['high'])} ({total['method']}, {unit}). The source that "
-            f"makes most of that lead is {s.top_source}: {top['mean']:+.2f} points {_ci_signed(top['low'], top['high'])}"
+            f"makes most of that lead is {s.top_source}: {top['mean']:+.2f} points "
+            f"{_ci_signed(top['low'], top['high'])}"
             f", {_pct(top['share'])} of the lead.", "lead"))
     blocks.append(Table(columns, rows, marked=marked, caption=(
         f"Mean points per game by source and seat with 95% intervals ({s.per_seat['method'][0]}, {unit}; "

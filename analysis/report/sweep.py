@@ -418,6 +418,13 @@ def _sweep_speed(data: Any) -> str:
     return f"{games / seconds:,.0f} games per second over the cells (latest invocation of each){where}"
 
 
+def _capped_text(data: Any) -> str:
+    """The cells that play only the first deals (a ``games`` cap in the sweep file), if any."""
+    caps = [(e["id"], e["deal_cap"]) for e in data.manifest.get("cells", [])
+            if e.get("deal_cap") and e["deal_cap"] < data.games_per_cell]
+    return (" (" + ", ".join(f"{cell} the first {cap:,}" for cell, cap in caps) + ")") if caps else ""
+
+
 def _lineups_text(data: Any) -> str:
     """The sweep's lineups: one line if every cell plays the same, else per player count and lineup."""
     lineups = list(dict.fromkeys((c.players, c.bots) for c in data.cells))
@@ -558,7 +565,7 @@ def build_sweep_report(path: str | Path, delta: float = DELTA) -> Report:
     summary = Section("summary", "Summary", [
         Paragraph(f"{len(everything)} cells of {_game_title(data.game)} ({total:,} games), bots {', '.join(data.bots)}"
                   + (", seats rotated" if data.rotate_seats else ", seats fixed")
-                  + f"; every cell plays the same {data.games_per_cell:,} deals. "
+                  + f"; every cell plays the same {data.games_per_cell:,} deals{_capped_text(data)}. "
                   + (data.description + "." if data.description else ""), "lead"),
         Flags(flags),
     ])

@@ -38,7 +38,8 @@ def _lineup(cell: Any) -> tuple[str, ...]:
 
 def trace_groups(axes: Sequence[str], cells: Sequence[Any]) -> list[list[Any]]:
     """The skill traces of a sweep: cells with one bot in every seat, grouped by their labels other than
-    ``bots`` and the bots' settings; a group counts when it has two or more strengths. Empty when the sweep has no ``bots`` axis."""
+    ``bots`` and the bots' settings; a group counts when it has two or more strengths. Empty when the sweep
+    has no ``bots`` axis."""
     if "bots" not in axes:
         return []
     groups: dict[tuple, list[Any]] = {}
@@ -51,7 +52,8 @@ def trace_groups(axes: Sequence[str], cells: Sequence[Any]) -> list[list[Any]]:
 
 
 def _bot_setting(key: str) -> bool:
-    """A label that is part of a bot's strength: the lineup, or a bot's or persona's weights (``bots.planner.depth``)."""
+    """A label that is part of a bot's strength: the lineup, or a bot's or persona's weights
+    (``bots.planner.depth``)."""
     return key == "bots" or key.startswith(("bots.", "personas."))
 
 
