@@ -53,7 +53,9 @@ sweep file) and are folder names: ``OUT/cells/<id>/``.
 
 Common random numbers. Every cell is played with the sweep's root seed, so
 deal ``d`` has the same game seed in every cell: cells differ only by their
-config, and compare as paired differences.
+config, and compare as paired differences. An explicit cell's ``games = N``
+caps it at the first N deals (slow bots in a skill trace): it still shares
+those deals with every other cell.
 
 An output directory::
 
