@@ -25,6 +25,7 @@ the cells to play::
     # [[cells]]
     # id = "small"                   # optional label
     # set = ["board.rows=5", "board.columns=5"]
+    # games = 200                    # optional: at most this many deals (the first ones: slow bots)
 
 Two axis names are not config keys: ``players`` (player counts) and
 ``bots`` (lineups, each a comma-separated string or a list). They may be grid
@@ -52,7 +53,9 @@ sweep file) and are folder names: ``OUT/cells/<id>/``.
 
 Common random numbers. Every cell is played with the sweep's root seed, so
 deal ``d`` has the same game seed in every cell: cells differ only by their
-config, and compare as paired differences.
+config, and compare as paired differences. An explicit cell's ``games = N``
+caps it at the first N deals (slow bots in a skill trace): it still shares
+those deals with every other cell.
 
 An output directory::
 
@@ -166,6 +169,7 @@ class CellSpec:
     title: str = ""  # how reports name the cell (the sweep's label template); empty: the id
     players: int | None = None  # None: the sweep's
     bots: tuple[str, ...] | None = None  # None: the sweep's
+    games: int | None = None  # at most this many deals (the first ones); None: the sweep's games_per_cell
 
     @property
     def overrides(self) -> tuple[str, ...]:
@@ -339,7 +343,7 @@ def _crossed_cells(runs: list[CellSpec], explicit: list[CellSpec]) -> tuple[list
             labels = {**run_cell.labels, "cell": cell.id}
             cells.append(CellSpec(id=f"{run_cell.id},{cell.id}", settings=cell.settings, labels=labels,
                                   players=run_cell.players if run_cell.players is not None else cell.players,
-                                  bots=run_cell.bots if run_cell.bots is not None else cell.bots))
+                                  bots=run_cell.bots if run_cell.bots is not None else cell.bots, games=cell.games))
     return cells, []
 
 
@@ -363,9 +367,12 @@ def _explicit_cells(cells: Any, source: str) -> tuple[list[CellSpec], list[str]]
     for index, table in enumerate(cells):
         where = f"cells[{index}]"
         for key in table:
-            if key not in ("id", "set") + RUN_AXES:
-                raise ConfigError(source, f"{where}.{key}", "one of the known keys (id, set, players, bots)",
+            if key not in ("id", "set", "games") + RUN_AXES:
+                raise ConfigError(source, f"{where}.{key}", "one of the known keys (id, set, players, bots, games)",
                                   has_got=False)
+        games = table.get("games")
+        if games is not None and (isinstance(games, bool) or not isinstance(games, int) or games < 1):
+            raise ConfigError(source, f"{where}.games", "a number of deals of at least 1", games)
         texts = table.get("set", [])
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
             raise ConfigError(source, f"{where}.set", 'a list of "key=value" strings', texts)
@@ -389,7 +396,7 @@ def _explicit_cells(cells: Any, source: str) -> tuple[list[CellSpec], list[str]]
             raise ConfigError(source, f"{where}.id",
                               "a name of letters, digits and . _ + - (it becomes a folder name)", cell_id)
         out.append(CellSpec(id=cell_id, settings=settings, labels=labels, players=run_values.get("players"),
-                            bots=run_values.get("bots")))
+                            bots=run_values.get("bots"), games=games))
     return out, axes
 
 
@@ -595,8 +602,9 @@ def run_sweep(
         for cell, config, entry in zip(sweep.cells, configs, manifest["cells"]):
             rotations = sweep.cell_rotations(cell, config, out / entry["dir"])
             finished = finished_chunks(out / entry["dir"])
-            missing[entry["id"]] = sum(c.deals for c in plan_chunks(deals, rotations, deals, finished))
-            entry["status"] = _status(finished, deals, rotations)
+            wanted = cell_deals(entry, deals)
+            missing[entry["id"]] = sum(c.deals for c in plan_chunks(wanted, rotations, wanted, finished))
+            entry["status"] = _status(finished, wanted, rotations)
         write_json(manifest, out / SWEEP_JSON)
         runs = []
         with _progress_bar(progress and any(missing.values()), sum(missing.values()),
@@ -605,8 +613,8 @@ def run_sweep(
                 cell_dir = out / entry["dir"]
                 entry["status"] = "running"
                 write_json(manifest, out / SWEEP_JSON)
-                result = _play_cell(sweep, cell, config, cell_dir, deals, missing[cell.id], batch_size, jobs, bar,
-                                    backend, scheduler)
+                result = _play_cell(sweep, cell, config, cell_dir, cell_deals(entry, deals), missing[cell.id],
+                                    batch_size, jobs, bar, backend, scheduler)
                 entry["status"] = "done"
                 entry["games"] = result.games
                 manifest["updated"] = now()
@@ -662,6 +670,7 @@ def _manifest(sweep: Sweep, configs: Sequence[Any], games_per_cell: int) -> dict
                 "players": sweep.cell_players(cell),
                 "bots": sweep.cell_bots(cell),
                 "config_hash": config.loaded.hash,
+                "deal_cap": cell.games,
                 "status": "pending",
                 "games": 0,
             }
@@ -671,6 +680,12 @@ def _manifest(sweep: Sweep, configs: Sequence[Any], games_per_cell: int) -> dict
         "created": now(),
         "updated": now(),
     }
+
+
+def cell_deals(entry: dict, deals: int) -> int:
+    """The deals a cell plays: the sweep's, or fewer where the cell caps them (its ``games`` key)."""
+    cap = entry.get("deal_cap")
+    return min(int(cap), deals) if cap else deals
 
 
 def _identity(manifest: dict, key: str) -> Any:
@@ -847,7 +862,8 @@ def load_sweep(out_dir: str | Path) -> SweepData:
         cells.append(SweepCell(
             id=entry["id"], overrides=dict(entry["set"]), labels=dict(entry["labels"]),
             config_hash=entry["config_hash"], path=path,
-            status=_status(finished_chunks(path), deals, rotations), baseline=entry["id"] == manifest["baseline"],
+            status=_status(finished_chunks(path), cell_deals(entry, deals), rotations),
+            baseline=entry["id"] == manifest["baseline"],
             players=players, bots=tuple(entry.get("bots", manifest["bots"])), title=entry.get("title", entry["id"]),
         ))
     base = {}

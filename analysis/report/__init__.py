@@ -28,6 +28,11 @@ analysis object -> sections):
   section that says so;
 * :mod:`~analysis.report.run`, :mod:`~analysis.report.sweep`,
   :mod:`~analysis.report.diff`, :mod:`~analysis.report.tune`: the four kinds of report;
+* :mod:`~analysis.report.content` (per game: component families, move
+  events, score sources), :mod:`~analysis.report.designer` (a run's "why a
+  seat wins", drama and content-strength sections) and
+  :mod:`~analysis.report.trace` (a sweep's drama per cell and skill trace):
+  the designer's questions (docs/reports.md);
 * :mod:`~analysis.report.html` (with ``report.css``), :mod:`~analysis.report.pdf`:
   the writers; :mod:`~analysis.report.files`: dispatch and files on disk.
 
