@@ -481,33 +481,48 @@ def bench(game_name: str | None, every_game: bool, players: int | None, batch_si
 
 
 @main.command()
-@click.argument("game_name", metavar="GAME")
-@click.option("--seed", type=int, required=True, help="Root seed of the run.")
+@click.argument("target", metavar="RUN_DIR|GAME")
 @click.option("--game", "game_id", type=click.IntRange(min=0), required=True,
               help="The records' game id (deal x rotations + rotation).")
-@click.option("--bots", default=None, help="Comma-separated bots, one per seat (default: the game's first bot).")
-@click.option("--players", type=int, default=None)
-@click.option("--rotate-seats", is_flag=True, help="Number games as glade play --rotate-seats does.")
+@click.option("--seed", type=int, default=None, help="With GAME: root seed of the run.")
+@click.option("--bots", default=None, help="With GAME: comma-separated bots, one per seat (or one for every seat).")
+@click.option("--players", type=int, default=None, help="With GAME: players.")
+@click.option("--rotate-seats", is_flag=True, help="With GAME: number games as glade play --rotate-seats does.")
 @_config_options
-def replay(game_name: str, seed: int, game_id: int, bots: str | None, players: int | None, rotate_seats: bool,
+def replay(target: str, game_id: int, seed: int | None, bots: str | None, players: int | None, rotate_seats: bool,
            overrides: tuple[str, ...], config_path: str | None) -> None:
-    """Show one game of a run turn by turn.
+    """Show one game of a run turn by turn, with every seat's running score.
 
-    The game is played on the batched engine exactly as ``glade play`` with the
-    same options played it, then its actions are stepped through a reference
-    game and printed.
+    Given a run directory, the game, config, bots, players, seed and seat
+    rotations come from its manifest: the game shown is the one its records
+    hold. Given a game name instead, pass the options glade play was given.
+    The batched engine plays the game exactly as glade play did; its actions
+    are then stepped through the reference engine, which draws each position.
 
     \b
+        glade replay runs/demo --game 12
         glade replay overgrowth --seed 1 --game 12 --bots greedy,random --rotate-seats
     """
-    from sims.replay import replay_text
+    from sims.replay import replay_text, run_replay
 
-    game = _game(game_name)
+    if (Path(target) / "manifest.json").exists():
+        given = [name for name, value in (("--seed", seed), ("--bots", bots), ("--players", players),
+                                          ("--rotate-seats", rotate_seats or None), ("--set", overrides or None),
+                                          ("--config", config_path)) if value is not None]
+        if given:
+            raise ConfigError(given[0], "(option)", f"no {given[0]} with a run directory (its manifest says how "
+                              "the run was played)", has_got=False)
+        click.echo(run_replay(target, game_id))
+        return
+    if seed is None:
+        raise ConfigError("glade replay", target, "a run directory (holding manifest.json), or a game name "
+                          "with --seed", has_got=False)
+    game = _game(target)
     labels = _bot_list(bots)
     players = _players(game, players, labels)
     labels = labels or [next(iter(game.bots))] * game.seats(players)
     config = _config(game, config_path, overrides)
-    click.echo(replay_text(game.name, config, players, seed, game_id, labels, rotate_seats))
+    click.echo(replay_text(game.name, config, players, seed, game_id, labels, rotate_seats, scores=True))
 
 
 # ---------------------------------------------------------------- plan

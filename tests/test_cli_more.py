@@ -100,3 +100,25 @@ def test_quiet_hides_the_damage_warning_but_not_the_summary(tmp_path):
 def test_set_errors_name_the_key(tmp_path, override, fragments):
     one_error_line(glade("play", "toy", "--bots", "greedy,random", "--games", 2, "--seed", 1, "--set", override,
                          "--out", tmp_path), *fragments)
+
+
+def test_replay_of_a_run_directory_takes_everything_from_its_manifest(tmp_path):
+    """No option retyped: the config override, the lineup and the rotations come from the manifest."""
+    play = ["play", "toy", "--games", 6, "--seed", 5, "--bots", "greedy,random", "--rotate-seats", "--set",
+            "race.goal=14", "--no-progress", "--out", tmp_path]
+    assert glade(*play).exit_code == 0
+    records = load_records(tmp_path)
+    for game_id in (0, 7, 11):
+        out = glade("replay", tmp_path, "--game", game_id).stdout
+        rows = records.filter(pl.col("game") == game_id).sort("seat")
+        assert f"result: {rows['end'][0]} after {rows['turns'][0]} turns" in out
+        for row in rows.iter_rows(named=True):
+            assert f"seat {row['seat']} ({row['bot']}): score {row['score']:g}, rank {row['rank']}" in out
+        final = "scores: " + ", ".join(f"{r['seat']} {r['bot']} {r['score']:g}" for r in rows.iter_rows(named=True))
+        assert [line for line in out.splitlines() if line.startswith("scores: ")][-1] == final
+    one_error_line(glade("replay", tmp_path, "--game", 12), "--game", "0 to 11")
+    one_error_line(glade("replay", tmp_path, "--game", 1, "--bots", "random"), "--bots")
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    manifest["config"]["race"]["goal"] = 15  # no longer the config the records were played with
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    one_error_line(glade("replay", tmp_path, "--game", 1), "config_hash")

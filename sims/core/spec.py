@@ -347,16 +347,40 @@ class LoadedConfig:
         return config_hash(self.values)
 
 
+class RecordedValues(dict):
+    """Config values recorded by a run (its manifest's ``config``), loaded again in place of a TOML file.
+
+    Pass one as ``path`` to a game's ``load_config``: keys left unset (null)
+    are dropped, so their defaults apply again, and the values are validated
+    as a file's would be; ``source`` names where they came from.
+    """
+
+    def __init__(self, values: Mapping, source: str):
+        super().__init__(_without_nulls(values))
+        self.source = source
+
+
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
 def load_config(
     game: str,
     schema: Mapping,
-    path: Path | None = None,
+    path: Path | RecordedValues | None = None,
     overrides: Iterable[str] = (),
     cross_check: Callable[[dict, str], None] | None = None,
 ) -> LoadedConfig:
     """Read, override and validate a game's config; raise ConfigError on any problem."""
-    path = Path(path) if path else default_config_path(game)
-    raw = read_toml(path)
+    if isinstance(path, RecordedValues):
+        path, raw = path.source, copy.deepcopy(dict(path))
+    else:
+        path = Path(path) if path else default_config_path(game)
+        raw = read_toml(path)
     overrides = tuple(overrides)
     raw = apply_overrides(raw, overrides, str(path))
     source = str(path) + (" with --set " + " ".join(overrides) if overrides else "")
