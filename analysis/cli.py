@@ -152,9 +152,17 @@ def _backend_options(command):
     command = click.option("--scheduler", default=None, metavar="ADDRESS",
                            help="Dask scheduler to use with --backend dask, e.g. tcp://10.0.0.5:8786 "
                                 "(default: a local cluster of --jobs workers).")(command)
-    command = click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
-                           help="Where chunks run: local processes (loky) or a Dask cluster.")(command)
+    command = click.option("--backend", type=click.Choice(["loky", "dask"]), default=None,
+                           help="Where chunks run: local processes (loky, the default) or a Dask cluster "
+                           "(the default with --scheduler).")(command)
     return command
+
+
+def _backend(backend: str | None, scheduler: str | None) -> str:
+    """--backend as given, else dask with --scheduler, else loky; --backend loky with --scheduler is refused."""
+    if backend == "loky" and scheduler is not None:
+        raise ConfigError("--scheduler", scheduler, "--backend dask (or no --backend) beside it", has_got=False)
+    return backend or ("dask" if scheduler is not None else "loky")
 
 
 # ---------------------------------------------------------------- games
@@ -239,7 +247,7 @@ def _game_dict(game: GameDefinition) -> dict[str, Any]:
               help="With --until-ci: stop on a 95% confidence sequence valid at every look (normal-mixture "
               "boundary for a mean in [0, 1], Robbins 1970, Howard et al. 2021) instead of a fixed-level interval.")
 def play(game_name: str, games_: int, seed: int, bots: str, players: int | None, rotate_seats: bool,
-         batch_size: int, jobs: int, backend: str, scheduler: str | None, overrides: tuple[str, ...],
+         batch_size: int, jobs: int, backend: str | None, scheduler: str | None, overrides: tuple[str, ...],
          config_path: str | None, out_dir: str, as_json: bool, progress: bool, quiet: bool, until_ci: float | None,
          max_games: int | None, anytime: bool) -> None:
     """Play seeded games into a run directory; print the summary.
@@ -269,6 +277,7 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
     check_deals("--games", games_)
     if max_games is not None:
         check_deals("--max-games", max_games)
+    backend = _backend(backend, scheduler)
     game = _game(game_name)
     labels = _bot_list(bots)
     players = _players(game, players, labels)
@@ -328,8 +337,8 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
 @_backend_options
 @_progress_options
 @click.option("--json", "as_json", is_flag=True, help="Print the cells and speed as JSON.")
-def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, batch_size: int, backend: str,
-          scheduler: str | None, progress: bool, quiet: bool, as_json: bool) -> None:
+def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, batch_size: int,
+          backend: str | None, scheduler: str | None, progress: bool, quiet: bool, as_json: bool) -> None:
     """Play every cell of a sweep file (resumable); print a table of the cells.
 
     Every cell plays the same deals (the same game seeds): cells differ only
@@ -343,6 +352,7 @@ def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, 
     """
     from analysis.sweep import cell_table, format_cell_table, load_sweep, run_sweep
 
+    backend = _backend(backend, scheduler)
     try:
         result = run_sweep(sweep_file, out_dir, jobs=jobs, games_per_cell=games_per_cell, batch_size=batch_size,
                            progress=progress and not quiet, backend=backend, scheduler=scheduler)
@@ -390,7 +400,7 @@ def _sweep_dict(result: Any, data: Any, cell_table: Any) -> dict[str, Any]:
 @main.command()
 @click.argument("game_name", metavar="GAME")
 @click.option("--games", "games_", type=_POSITIVE, default=2000, show_default=True)
-@click.option("--seed", type=int, default=3, show_default=True)
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=3, show_default=True)
 @click.option("--players", type=int, default=None, help="Players (default: the game's smallest count).")
 @click.option("--bots", default=None, help="One lineup to check (default: every mix of random and greedy).")
 @click.option("--batch-size", type=_POSITIVE, default=500, show_default=True)
@@ -484,7 +494,7 @@ def bench(game_name: str | None, every_game: bool, players: int | None, batch_si
 @click.argument("target", metavar="RUN_DIR|GAME")
 @click.option("--game", "game_id", type=click.IntRange(min=0), required=True,
               help="The records' game id (deal x rotations + rotation).")
-@click.option("--seed", type=int, default=None, help="With GAME: root seed of the run.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="With GAME: root seed of the run.")
 @click.option("--bots", default=None, help="With GAME: comma-separated bots, one per seat (or one for every seat).")
 @click.option("--players", type=int, default=None, help="With GAME: players.")
 @click.option("--rotate-seats", is_flag=True, help="With GAME: number games as glade play --rotate-seats does.")

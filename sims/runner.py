@@ -176,6 +176,22 @@ def missing_deals(games: int, rotations: int, finished: Sequence[Chunk] = ()) ->
     return sum(high - low for rotation in range(rotations) for low, high in _gaps(games, rotation, finished))
 
 
+SEEDS = 2**64  # a seed is an unsigned 64-bit integer
+
+
+def check_run_options(seed: int, out: Path, backend: str, scheduler: str | None) -> None:
+    """ConfigErrors for a seed outside [0, 2^64), a sweep directory as a run's --out, a scheduler without dask."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < SEEDS:
+        raise ConfigError("--seed", str(seed), f"an integer from 0 to {SEEDS - 1} (2^64 - 1): larger seeds would "
+                          "play the games of seed mod 2^64", has_got=False)
+    if (out / "sweep.json").exists():
+        raise ConfigError(str(out), "(directory)", "a run directory, not a glade sweep directory (use another --out)",
+                          has_got=False)
+    if scheduler is not None and backend != "dask":
+        raise ConfigError("--scheduler", scheduler, "--backend dask beside it (a scheduler is a Dask cluster's)",
+                          has_got=False)
+
+
 def check_deals(option: str, games: int) -> None:
     """A ConfigError unless ``games`` is a deal count a run can hold (1 to :data:`MAX_DEALS`)."""
     if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_DEALS:
@@ -288,6 +304,7 @@ def run(
     game = get_game(game_name)
     bot_labels = seat_labels(game, players, bot_labels)
     check_deals("--games", games)
+    check_run_options(seed, Path(out_dir), backend, scheduler)
     for option, value in (("--batch-size", batch_size), ("--jobs", jobs)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigError(option, str(value), "an integer of at least 1", has_got=False)
@@ -429,7 +446,7 @@ def _execute_dask(tasks: Iterable[tuple], jobs: int, scheduler: str | None) -> I
     if scheduler:
         try:
             client = Client(scheduler, timeout="5s")
-        except (OSError, TimeoutError) as error:
+        except (OSError, TimeoutError, ValueError) as error:  # ValueError: not an address at all
             raise ConfigError("--scheduler", scheduler, f"the address of a running Dask scheduler ({error})",
                               has_got=False) from None
         cluster = None

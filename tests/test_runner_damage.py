@@ -133,3 +133,27 @@ def test_planned_chunks_cover_exactly_the_missing_deals(games, rotations, batch,
     assert all(c.deals <= batch for c in planned)
     assert [(c.start, c.rotation) for c in planned] == sorted((c.start, c.rotation) for c in planned)
     assert missing_deals(games, rotations, done) == len(wanted)
+
+
+@pytest.mark.parametrize(("extra", "fragments"), [
+    (["--seed", 2**64], ["--seed", "18446744073709551615"]),
+    (["--seed", -1], ["--seed", "2^64"]),
+    (["--scheduler", "tcp://127.0.0.1:1", "--backend", "loky"], ["--scheduler", "--backend dask"]),
+])
+def test_seeds_and_schedulers_outside_what_a_run_can_use_are_refused(tmp_path, extra, fragments):
+    args = {"--seed": 1, **dict(zip(extra[::2], extra[1::2]))}
+    flat = [x for pair in args.items() for x in pair]
+    one_error_line(glade("play", "toy", "--games", 4, "--bots", "random", *flat, "--no-progress", "--out",
+                         tmp_path / "run"), *fragments)
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_sweep_directory_is_not_a_run_directory(tmp_path):
+    (tmp_path / "sweep.json").write_text("{}")
+    one_error_line(glade(*PLAY, "--out", tmp_path), str(tmp_path), "not a glade sweep directory")
+    assert not (tmp_path / "manifest.json").exists()
+
+
+def test_a_scheduler_that_is_not_an_address_is_one_error_line(tmp_path):
+    one_error_line(glade(*PLAY, "--scheduler", "not-an-address", "--out", tmp_path / "run"),
+                   "--scheduler", "not-an-address")
