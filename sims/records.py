@@ -13,6 +13,7 @@ click nor the parallel backends.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -239,6 +240,13 @@ def check_manifest(manifest: Any, path: Path) -> None:
             raise refuse(key, what, value)
         if kind is int and value < 1 and key != "seed":
             raise refuse(key, "an integer of at least 1", value)
+    rotations = (1, manifest["players"]) if manifest["rotate_seats"] else (1,)
+    if manifest.get("rotations", 1) not in rotations:
+        raise refuse("rotations", " or ".join(map(str, rotations)) + " (1, or players with rotate_seats)",
+                     manifest["rotations"])
+    digests = manifest.get("digests", {})
+    if not isinstance(digests, dict) or not all(isinstance(v, str) for v in digests.values()):
+        raise refuse("digests", "a table of chunk file names and their sha256", digests)
 
 
 _MISSING = object()
@@ -272,9 +280,25 @@ def chunk_problem(path: Path, chunk: Chunk, seats: int | None) -> str | None:
     return None
 
 
-def set_aside_damaged(out: Path, seats: int, warn: Any) -> list[Chunk]:
+def file_digest(path: Path) -> str:
+    """The sha256 of a file's bytes (hex): what a manifest's ``digests`` records of each chunk file."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def chunk_files(out: Path, chunk: Chunk) -> list[str]:
+    """The chunk's files on disk, as ``records/NAME`` and ``events/NAME`` (the keys of a manifest's ``digests``)."""
+    return [f"{kind}/{chunk.name}" for kind in (EVENTS, RECORDS) if (out / kind / chunk.name).exists()]
+
+
+def set_aside_damaged(out: Path, seats: int, warn: Any, digests: dict[str, str] | None = None) -> list[Chunk]:
     """Move every damaged records or events chunk file to ``out/damaged/``; the chunks to replay.
 
+    Damaged: an unreadable footer, records of the wrong row count, or bytes
+    whose sha256 differs from the one ``digests`` (the manifest's) holds.
     ``warn(line)`` is told each file moved, one line each. A chunk is replayed
     whole (records and events) when either of its files is damaged.
     """
@@ -286,6 +310,9 @@ def set_aside_damaged(out: Path, seats: int, warn: Any) -> list[Chunk]:
         for path in sorted(folder.iterdir()):
             chunk = Chunk.parse(path.name)
             problem = None if chunk is None else chunk_problem(path, chunk, seats if kind == RECORDS else None)
+            recorded = (digests or {}).get(f"{kind}/{path.name}")
+            if problem is None and recorded is not None and file_digest(path) != recorded:
+                problem = "its bytes differ from the sha256 manifest.json recorded when it was written"
             if problem is None:
                 continue
             aside = _aside(out / DAMAGED / kind / path.name)

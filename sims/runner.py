@@ -51,7 +51,7 @@ from sims.core.play import BotChoice, batched_bots, play_batch, resolve_bot, sea
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError
 from sims.records import (BASE_COLUMNS, EVENTS, MANIFEST, MAX_DEALS, RECORDS, Chunk,  # noqa: F401
-                          finished_chunks, load_events, load_manifest, load_records, machine, now, read_manifest,
+                          chunk_files, file_digest, finished_chunks, load_events, load_manifest, load_records, machine, now, read_manifest,
                           recorded_rotations, records_frame, scan_records, set_aside_damaged, set_manifest_key, tidy,
                           versions, write_chunk, write_manifest)
 from sims.registry import get_game
@@ -331,6 +331,7 @@ def run(
         "bot_kinds": [{"label": c.label, "kind": c.kind, "weights": dict(c.weights)} for c in choices],
         "lineups": _lineup_labels(choices, players, rotations),
         "chunks": [],
+        "digests": {},
         "versions": versions(),
         "created": now(),
         "updated": now(),
@@ -350,6 +351,7 @@ def run(
         with _progress_bar(progress if missing else None, missing, f"{game.name} ({out})") as bar:
             for chunk, records, events in _execute(tasks, jobs, backend, scheduler, several=missing > batch_size):
                 write_chunk(out, chunk, records, events, columns)
+                _record_digests(manifest, out, chunk)
                 finished.append(chunk)
                 count = chunk.deals
                 played += count
@@ -395,10 +397,21 @@ def _resume(out: Path, manifest: dict, choices: Sequence[BotChoice], warn: Calla
     _keep_rotations(held, manifest, choices)
     if "stopping" in held:  # how an earlier glade play --until-ci chose the run's size
         manifest["stopping"] = held["stopping"]
-    set_aside_damaged(out, len(manifest["bots"]), warn)
+    digests = held.get("digests", {})
+    set_aside_damaged(out, len(manifest["bots"]), warn, digests)
     finished = [c for c in finished_chunks(out) if c.rotation < manifest["rotations"]]
     manifest["chunks"] = [c.name for c in finished]
+    manifest["digests"] = {key: digests[key] for c in finished for key in chunk_files(out, c) if key in digests}
+    for chunk in finished:  # written before digests were recorded, or just before a kill
+        _record_digests(manifest, out, chunk)
     return finished
+
+
+def _record_digests(manifest: dict, out: Path, chunk: Chunk) -> None:
+    """Record the sha256 of the chunk's files not yet in ``manifest["digests"]`` (resume compares them)."""
+    for key in chunk_files(out, chunk):
+        if key not in manifest["digests"]:
+            manifest["digests"][key] = file_digest(out / key)
 
 
 def _keep_rotations(held: dict, manifest: dict, choices: Sequence[BotChoice]) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -157,3 +157,51 @@ def test_a_sweep_directory_is_not_a_run_directory(tmp_path):
 def test_a_scheduler_that_is_not_an_address_is_one_error_line(tmp_path):
     one_error_line(glade(*PLAY, "--scheduler", "not-an-address", "--out", tmp_path / "run"),
                    "--scheduler", "not-an-address")
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory) -> Path:
+    """A small run played through the CLI, to be copied and damaged."""
+    out = tmp_path_factory.mktemp("pristine") / "run"
+    assert glade(*PLAY, "--out", out).exit_code == 0
+    return out
+
+
+def run_files(out: Path) -> list[Path]:
+    return sorted(p for p in out.rglob("*") if p.is_file() and p.name != ".lock")
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_any_single_byte_damage_resumes_to_identical_records_or_is_one_error_line(tmp_path_factory, pristine,
+                                                                                   whole, data):
+    out = tmp_path_factory.mktemp("damaged") / "run"
+    shutil.copytree(pristine, out)
+    files = run_files(out)
+    path = data.draw(st.sampled_from(files), label="file")
+    content = bytearray(path.read_bytes())
+    position = data.draw(st.integers(0, len(content) - 1), label="byte")
+    if data.draw(st.booleans(), label="truncate"):
+        del content[position:]
+    else:
+        content[position] ^= data.draw(st.integers(1, 255), label="xor")
+    path.write_bytes(bytes(content))
+    result = glade(*PLAY, "--out", out)
+    if result.exit_code == 0:
+        assert "Traceback" not in result.output
+        assert_frame_equal(load_records(out), load_records(whole))
+        assert_frame_equal(load_events(out), load_events(whole))
+    else:
+        one_error_line(result)
+
+
+def test_a_flipped_byte_in_a_chunk_is_caught_by_its_recorded_digest(tmp_path, pristine, whole):
+    out = tmp_path / "run"
+    shutil.copytree(pristine, out)
+    path = out / "records" / "r1-000000020-000000030.parquet"
+    content = bytearray(path.read_bytes())
+    content[len(content) // 3] ^= 1  # a data page: the footer still reads
+    path.write_bytes(bytes(content))
+    result = glade(*PLAY, "--out", out)
+    assert result.exit_code == 0 and "its bytes differ from the sha256" in result.stderr
+    assert_frame_equal(load_records(out), load_records(whole))
