@@ -34,7 +34,8 @@ def replay_text(
     actions are then stepped through a reference game, which draws each
     position, so the text also checks the two engines agree on this game.
     ``rotations`` (a run's recorded rotations) numbers the games instead of
-    ``rotate_seats``; ``scores`` adds every seat's running score after each turn.
+    ``rotate_seats``; ``scores`` adds every seat's running score after each
+    turn and prints a board's ``legend:`` line once, not after every turn.
     """
     game = get_game(game_name)
     choices = [resolve_bot(game, config, label) for label in seat_labels(game, players, bot_labels)]
@@ -50,7 +51,8 @@ def replay_text(
     lines = [f"{game.name} game {game_id}: deal {deal}, rotation {rotation}, seed {game_seed}",
              "seats: " + ", ".join(f"{s} {c.label}" for s, c in enumerate(seats))]
     reference = game.reference(config, players, game_seed)
-    lines.append(game.render_reference(reference))
+    shown: set[str] = set()
+    lines.append(_board(game.render_reference(reference), shown, scores))
     for action in trace.game_actions(0):
         if not reference.done and reference.turn >= max_turns:
             break
@@ -64,7 +66,7 @@ def replay_text(
                               f"actions the reference engine accepts; it refuses {action} ({error}); "
                               f"run glade verify {game.name}", has_got=False) from None
         reference.decisions += 1
-        lines.append(game.render_reference(reference))
+        lines.append(_board(game.render_reference(reference), shown, scores))
         if scores:
             lines.append(_running_scores(reference, seats))
     if not reference.done and reference.turn >= max_turns:
@@ -76,6 +78,15 @@ def replay_text(
         place = f"rank {rank}" if rank else "no rank (stall)"
         lines.append(f"  seat {seat} ({choice.label}): score {outcome['score'][seat]:g}, {place}")
     return "\n".join(lines)
+
+
+def _board(text: str, shown: set[str], compact: bool) -> str:
+    """A rendered position; with ``compact``, a ``legend:`` line already in ``shown`` is left out."""
+    if not compact:
+        return text
+    kept = [line for line in text.splitlines() if not (line.startswith("legend:") and line in shown)]
+    shown.update(line for line in kept if line.startswith("legend:"))
+    return "\n".join(kept)
 
 
 def _running_scores(reference: Any, seats: Sequence[Any]) -> str:
