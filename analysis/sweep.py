@@ -84,14 +84,12 @@ import itertools
 import json
 import math
 import re
-import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import click
 import polars as pl
 
 from sims.core.files import exclusive, write_json
@@ -100,7 +98,7 @@ from sims.core.spec import Bool, ConfigError, Field, Int, List, Optional, Str, p
 from sims.registry import get_game
 from sims.records import (Chunk, finished_chunks, load_events, load_manifest, load_records, now, recorded_rotations,
                           versions)
-from sims.runner import plan_chunks, run, run_rotations
+from sims.runner import check_deals, plan_chunks, run, run_rotations
 
 SWEEP_JSON = "sweep.json"
 CELLS = "cells"
@@ -580,6 +578,8 @@ def run_sweep(
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise ConfigError(option, str(value), "an integer of at least 1", has_got=False)
     sweep = read_sweep(path)
+    check_deals("--games-per-cell" if games_per_cell else f"{path}: games_per_cell",
+                games_per_cell or sweep.games_per_cell)
     configs = cell_configs(sweep)
     out = Path(out_dir)
     if (out / "manifest.json").exists():
@@ -611,6 +611,7 @@ def run_sweep(
                            f"{sweep.game} sweep ({out})") as bar:
             for number, (cell, config, entry) in enumerate(zip(sweep.cells, configs, manifest["cells"]), 1):
                 cell_dir = out / entry["dir"]
+                bar.start_cell(f"{number}/{len(sweep.cells)} {cell.id}", missing[cell.id])
                 entry["status"] = "running"
                 write_json(manifest, out / SWEEP_JSON)
                 result = _play_cell(sweep, cell, config, cell_dir, cell_deals(entry, deals), missing[cell.id],
@@ -629,7 +630,7 @@ def run_sweep(
 
 
 def _play_cell(sweep: Sweep, cell: CellSpec, config: Any, cell_dir: Path, deals: int, missing: int,
-               batch_size: int, jobs: int, bar: _Bar, backend: str, scheduler: str | None) -> CellRun:
+               batch_size: int, jobs: int, bar: Any, backend: str, scheduler: str | None) -> CellRun:
     """Bring one cell to ``deals`` deals; each finished chunk moves the sweep's bar.
 
     Chunks are at most ``batch_size`` deals, and small enough that a cell with
@@ -744,39 +745,24 @@ def _status(finished: Sequence[Chunk], deals: int, rotations: int) -> str:
     return "partial" if finished else "pending"
 
 
-class _Bar:
-    """One click progress bar over all cells (stderr), with a line per finished cell above it."""
-
-    def __init__(self, bar: Any | None):
-        self.bar = bar
-        self.tty = bar is not None and _isatty(sys.stderr)
-
+class _NoBar:
     def update(self, count: int) -> None:
-        if self.bar is not None:
-            self.bar.update(count)
+        pass
 
-    def echo(self, line: str) -> None:
-        if self.tty:  # clear the bar's line, write ours, draw the bar again below it
-            click.echo("\r\x1b[K" + line, file=sys.stderr)
-            self.bar.render_progress()
-        else:
-            click.echo(line, file=sys.stderr)
-
-
-def _isatty(stream: Any) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
+    def start_cell(self, name: str, length: int) -> None:
+        pass
 
 
 @contextlib.contextmanager
-def _progress_bar(show: bool, length: int, label_: str) -> Iterator[_Bar]:
+def _progress_bar(show: bool, length: int, label_: str) -> Iterator[Any]:
+    """One display over all cells (see :mod:`analysis.progress`): overall and current-cell progress with ETAs."""
     if not show:
-        yield _Bar(None)
+        yield _NoBar()
         return
-    with click.progressbar(length=length, label=label_, file=sys.stderr, show_pos=True) as bar:
-        yield _Bar(bar)
+    from analysis.progress import progress_display
+
+    with progress_display(length, label_) as bar:
+        yield bar
 
 
 # ---------------------------------------------------------------- reading a sweep

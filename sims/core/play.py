@@ -56,9 +56,14 @@ def check_players(game: GameDefinition, players: int) -> None:
 
 
 def seat_labels(game: GameDefinition, players: int, labels: Sequence[str]) -> list[str]:
-    """One bot label per seat: the players' bots, then the house bot in seats beyond the players."""
+    """One bot label per seat: the players' bots, then the house bot in seats beyond the players.
+
+    A single label fills every player seat (``--bots greedy`` at 3 players is ``greedy,greedy,greedy``).
+    """
     check_players(game, players)
     labels = list(labels)
+    if len(labels) == 1:
+        labels *= players
     seats = game.seats(players)
     if len(labels) == players and seats > players and game.house_bot is not None:
         labels += [game.house_bot] * (seats - players)

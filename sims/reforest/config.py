@@ -190,6 +190,7 @@ from sims.core.spec import (
     Str,
     Table,
     load_config,
+    item_key,
 )
 
 # --- geometry (fixed by the rulebook) -----------------------------------------------------
@@ -271,7 +272,7 @@ _MAX_TRAITS = 62  # trait masks are int64
 SPECIES_SCHEMA = {
     "name": Str(),
     "count": Int(0, 100),
-    "cost": Int(0, 20),
+    "cost": Int(0, 5),  # the range reforest.toml documents
     "rows": List(Str(ROWS), 1, 3),
     "shade": Str(SHADES),
     "height": Float(0.0, 10_000.0),
@@ -713,7 +714,7 @@ def build(loaded: LoadedConfig) -> ReforestConfig:
     _unique([s["name"] for s in species_raw], "species", source)
     species = []
     for index, raw in enumerate(species_raw):
-        key = f"species[{index}]"
+        key = item_key("species", index, raw)
         for t_index, trait in enumerate(raw["traits"]):
             if trait not in traits:
                 raise ConfigError(source, f"{key}.traits[{t_index}]",
@@ -741,8 +742,8 @@ def build(loaded: LoadedConfig) -> ReforestConfig:
         Visitor(
             name=raw["name"],
             points=raw["points"],
-            goal=_parse_measure(raw["goal"], traits, source, f"visitors[{index}].goal"),
-            solo_goal=_parse_measure(raw["solo_goal"], traits, source, f"visitors[{index}].solo_goal"),
+            goal=_parse_measure(raw["goal"], traits, source, f"{item_key('visitors', index, raw)}.goal"),
+            solo_goal=_parse_measure(raw["solo_goal"], traits, source, f"{item_key('visitors', index, raw)}.solo_goal"),
             solo_thresholds=tuple(raw["solo_thresholds"]),
         )
         for index, raw in enumerate(visitors_raw)

@@ -93,6 +93,7 @@ from sims.core.spec import (
     Str,
     Table,
     load_config,
+    item_key,
 )
 
 SIDES = ("N", "E", "S", "W")
@@ -299,10 +300,11 @@ def _letters(kinds: list[dict], source: str) -> list[str]:
         if letter is None:
             letter = next((ch for ch in kind["name"] if ch not in used), None)
             if letter is None:
-                raise ConfigError(source, f"kinds[{index}].letter", "a letter (the name's letters are all taken)",
+                raise ConfigError(source, f"{item_key('kinds', index, kind)}.letter",
+                                  "a letter (the name's letters are all taken)",
                                   has_got=False)
         if len(letter) != 1 or letter in used or letter.isspace() or letter == ".":
-            raise ConfigError(source, f"kinds[{index}].letter",
+            raise ConfigError(source, f"{item_key('kinds', index, kind)}.letter",
                               "one character, not '.', a space or another kind's letter", letter)
         used.add(letter)
         letters.append(letter)
@@ -323,7 +325,8 @@ def build(loaded: LoadedConfig) -> VoraConfig:
     specials = [kind["special"] for kind in kinds_raw]
     for index, special in enumerate(specials):
         if special != "none" and special in specials[:index]:
-            raise ConfigError(source, f"kinds[{index}].special", "a special no other kind has (or none)", special)
+            raise ConfigError(source, f"{item_key('kinds', index, kinds_raw[index])}.special",
+                              "a special no other kind has (or none)", special)
     letters = _letters(kinds_raw, source)
     kinds = tuple(Kind(k["name"], k["count"], k["animal"], k["special"], letter)
                   for k, letter in zip(kinds_raw, letters))

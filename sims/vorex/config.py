@@ -183,6 +183,7 @@ from sims.core.spec import (
     Str,
     Table,
     load_config,
+    item_key,
 )
 
 MAX_PLAYERS = 4
@@ -600,7 +601,7 @@ def _shapes(values: dict, source: str) -> dict[str, tuple[tuple[int, int], ...]]
 
 
 def _tile(index: int, raw: dict, shapes: dict, source: str) -> Tile:
-    key = f"tiles[{index}]"
+    key = item_key("tiles", index, raw)
     if not _NAME.match(raw["name"]):
         raise ConfigError(source, f"{key}.name", "a lowercase name (a-z, 0-9, _)", raw["name"])
     if raw["shape"] not in shapes:
