@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -17,8 +18,13 @@ ROOT = Path(__file__).resolve().parents[1]
 GAMES = [name for name in game_names() if dictionary(name) is not None]
 
 
+def _shipped_games() -> list[str]:
+    """The registry's games that are packages of ``sims`` (tests register toy games beside them)."""
+    return [name for name in game_names() if importlib.util.find_spec(f"sims.{name}") is not None]
+
+
 def test_every_game_of_sims_has_a_dictionary():
-    assert GAMES == [name for name in game_names() if get_game(name).load_config.__module__.startswith("sims.")]
+    assert GAMES == _shipped_games()
     assert set(GAMES) == {"overgrowth", "reforest", "vora", "vorex"}
 
 
