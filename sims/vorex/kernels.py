@@ -227,17 +227,25 @@ def _ruin_takes_flower(g, h, s, p, t, tile_kind, kind, flower, flowers_left, cel
 
 
 @njit(cache=True)
+def _formed_ruins(g, s, p, tile, open_nb, around, around_touch, out):
+    """How many empty hexes placement ``p`` (shape ``s``) would ruin in game row ``g``, written to ``out``:
+    those whose last empty neighbours the tile takes."""
+    count = 0
+    for j in range(around.shape[2]):
+        h = around[s, p, j]
+        if tile[g, h] == EMPTY and open_nb[h] == around_touch[s, p, j]:
+            out[count] = h
+            count += 1
+    return count
+
+
+@njit(cache=True)
 def _placement_change(g, s, p, t, scorer, tile, kind, flower, green, flowers_left, open_nb, arid_nb, tile_kind,
                       cells, around, around_touch, around_cell_bits, arid_cells, neighbours_ext, formed, seen, owners):
     """(needs playing, the scorer's point change) of placement ``p`` of tile ``t`` (shape ``s``) in game row ``g``,
     from the counts of empty and arid neighbours before it: see :func:`placement_features`. ``formed``,
     ``seen`` (``[W]``, all False on entry and on return) and ``owners`` are scratch."""
-    count = 0
-    for j in range(around.shape[2]):
-        h = around[s, p, j]
-        if tile[g, h] == EMPTY and open_nb[h] == around_touch[s, p, j]:  # the tile takes its last empty neighbours
-            formed[count] = h
-            count += 1
+    count = _formed_ruins(g, s, p, tile, open_nb, around, around_touch, formed)
     for k in range(count):
         if _ruin_takes_flower(g, formed[k], s, p, t, tile_kind, kind, flower, flowers_left, cells, neighbours_ext,
                               owners):
@@ -393,12 +401,7 @@ def _played_placement(g, s, p, t, slot, mover, got, game, tables, place_tables, 
     resources1[0] = resources[g]
     tiles1[0] = tiles_on_map[g] + 1
     left1[:] = flowers_left[g]
-    count = 0
-    for j in range(around.shape[2]):
-        h = around[s, p, j]
-        if tile[g, h] == EMPTY and open_nb[h] == around_touch[s, p, j]:  # the tile takes its last empty neighbours
-            ruins[count] = h
-            count += 1
+    count = _formed_ruins(g, s, p, tile, open_nb, around, around_touch, ruins)
     ruins[:count] = np.sort(ruins[:count])
     for c in range(cells.shape[2]):
         h = cells[s, p, c]
