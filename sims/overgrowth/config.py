@@ -56,6 +56,7 @@ SCHEMA = {
         "overgrow_sides": Int(1, 4),
         "cast_distance": Int(1, 15),
     },
+    "setup": Optional({"head_start": Optional(Int(0, 14), 0)}, {"head_start": 0}),
     "limits": {"max_turns": Int(1, 1_000_000)},
     "report": {"target_turns": List(Int(0, 1_000_000), 2, 2)},
     "bots": {kind: _WEIGHTS for kind in BOT_KINDS},
@@ -77,6 +78,7 @@ class OvergrowthConfig:
     orthogonal_connection: bool
     overgrow_sides: int
     cast_distance: int
+    head_start: tuple[int, ...]  # cells of seat 1's flowers on the board at the start (a balancing variant)
     max_turns: int
     bot_weights: dict
     personas: dict
@@ -148,6 +150,20 @@ def _shaded_areas(values: dict, source: str) -> tuple[tuple[int, ...], tuple[int
     return areas[0], areas[1]
 
 
+def _head_start_cells(values: dict, source: str, shaded: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
+    """``setup.head_start`` cells: the middle column, from the row before seat 1's home row toward seat 0."""
+    count, rows, columns = values["setup"]["head_start"], values["board"]["rows"], values["board"]["columns"]
+    if count > rows - 3:
+        raise ConfigError(source, "setup.head_start", f"an integer from 0 to {rows - 3} (board.rows - 3)", count)
+    if count >= values["rules"]["flowers"]:
+        raise ConfigError(source, "setup.head_start", f"fewer than rules.flowers ({values['rules']['flowers']})",
+                          count)
+    cells = tuple((rows - 2 - i) * columns + columns // 2 for i in range(count))
+    if set(cells) & set(shaded[0] + shaded[1]):
+        raise ConfigError(source, "setup.head_start", "cells outside the shaded areas (board.shaded_cells)", count)
+    return cells
+
+
 def build(loaded: LoadedConfig) -> OvergrowthConfig:
     """Cross-check a validated config and derive the typed config."""
     values, source = loaded.values, loaded.source
@@ -171,6 +187,7 @@ def build(loaded: LoadedConfig) -> OvergrowthConfig:
     for name, persona in values["personas"].items():
         weights = {k: v for k, v in persona.items() if k != "bot" and v is not None}
         personas[name] = (persona["bot"], weights)
+    shaded = _shaded_areas(values, source)
     bot_weights = {kind: {k: v for k, v in weights.items() if v is not None}
                    for kind, weights in values["bots"].items()}
     for kind in BOT_KINDS:
@@ -180,7 +197,7 @@ def build(loaded: LoadedConfig) -> OvergrowthConfig:
     return OvergrowthConfig(
         rows=board["rows"],
         columns=board["columns"],
-        shaded=_shaded_areas(values, source),
+        shaded=shaded,
         track=tuple(track["spaces"]),
         start=(track["start"][0], track["start"][1]),
         moves=tuple(moves),
@@ -188,6 +205,7 @@ def build(loaded: LoadedConfig) -> OvergrowthConfig:
         orthogonal_connection=rules["orthogonal_connection"],
         overgrow_sides=rules["overgrow_sides"],
         cast_distance=rules["cast_distance"],
+        head_start=_head_start_cells(values, source, shaded),
         max_turns=values["limits"]["max_turns"],
         bot_weights=bot_weights,
         personas=personas,

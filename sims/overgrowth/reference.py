@@ -46,6 +46,7 @@ class OvergrowthGame(ReferenceGame):
         self.flowers_lost = [0, 0]
         self.actions_taken: dict[str, list[int]] = {kind: [0, 0] for kind in ACTION_KINDS}
         self.passes = [0, 0]
+        self.place(1, config.head_start)  # the balancing variant: seat 1's flowers already on the board
 
     def clone(self) -> "OvergrowthGame":
         """An independent copy of the position (sharing the immutable config)."""

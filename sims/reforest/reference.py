@@ -164,7 +164,7 @@ class ReforestGame(ReferenceGame):
         """Deal a block of hand cards per seat, lay out the nursery, tuck cards under the first two visitors."""
         config = self.config
         for seat in range(self.players):
-            for _ in range(config.hand_start):
+            for _ in range(config.hand_size(seat)):
                 self.hands[seat][self.deck.pop(0)] += 1
         for slot in range(config.nursery_size):
             self.nursery[slot] = self.deck.pop(0)

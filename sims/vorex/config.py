@@ -274,6 +274,7 @@ SCHEMA = {
     "resources": {
         "supply": {name: Int(0, 1000) for name in RESOURCES},
         "start_light": Int(0, 100),
+        "start_light_extra": Optional(List(Int(0, 20), MAX_PLAYERS, MAX_PLAYERS), [0] * MAX_PLAYERS),
         "reminders_from_supply": Bool(),
     },
     "objectives": {
@@ -369,6 +370,7 @@ class VorexConfig(ActionBlocks):
     setup_beetles: bool
     supply: tuple[int, int, int, int]  # physical totals, by RESOURCES index
     start_light: int
+    start_light_extra: tuple[int, ...]  # light added to each seat's start (a balancing variant), by seat
     reminders_from_supply: bool
     green: str  # "random", "none" or G1..G5
     brown: str  # "random" or B1..B5
@@ -395,11 +397,17 @@ class VorexConfig(ActionBlocks):
     def player_start_light(self, players: int) -> int:
         return self.easy_start_light if players == 1 and self.solo_easy else self.start_light
 
+    def seat_start_light(self, players: int) -> tuple[int, ...]:
+        """Light each seat starts with: the start plus the seat's ``start_light_extra`` (the solo weed: 0)."""
+        if players == 1:
+            return (self.player_start_light(players) + self.start_light_extra[0], 0)
+        return tuple(self.start_light + self.start_light_extra[seat] for seat in range(players))
+
     def initial_supply(self, players: int) -> tuple[int, int, int, int]:
         """The supply after every player board took its reminders and starting light."""
         boards = 1 if players == 1 else players
         reminders = boards if self.reminders_from_supply else 0
-        light = self.supply[0] - boards * self.player_start_light(players)
+        light = self.supply[0] - sum(self.seat_start_light(players))
         return (light,) + tuple(count - reminders for count in self.supply[1:])
 
     @cached_property
@@ -671,10 +679,12 @@ def build(loaded: LoadedConfig) -> VorexConfig:
     resources = values["resources"]
     supply = tuple(resources["supply"][name] for name in RESOURCES)
     solo = values["solo"]
-    light_needed = max(MAX_PLAYERS * resources["start_light"], solo["easy_start_light"])
+    extra = resources["start_light_extra"]
+    light_needed = max(MAX_PLAYERS * resources["start_light"] + sum(extra), solo["easy_start_light"] + extra[0])
     if supply[0] < light_needed:
         raise ConfigError(source, "resources.supply.light",
-                          f"at least {light_needed} (the starting light of every player)", supply[0])
+                          f"at least {light_needed} (the starting light of every player, "
+                          "resources.start_light_extra included)", supply[0])
     if resources["reminders_from_supply"]:
         for name, count in zip(RESOURCES[1:], supply[1:]):
             if count < MAX_PLAYERS:
@@ -697,6 +707,7 @@ def build(loaded: LoadedConfig) -> VorexConfig:
         setup_beetles=values["rules"]["setup_beetles"],
         supply=supply,
         start_light=resources["start_light"],
+        start_light_extra=tuple(extra),
         reminders_from_supply=resources["reminders_from_supply"],
         green=values["objectives"]["green"],
         brown=values["objectives"]["brown"],

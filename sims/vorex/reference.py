@@ -233,9 +233,7 @@ class VorexGame(ReferenceGame):
 
         self.green, self.brown = choose_objectives(config, self.seed)
         self.supply: list[int] = list(config.initial_supply(players))
-        start_light = config.player_start_light(players)
-        self.resources: list[list[int]] = [[start_light, 0, 0, 0] if seat != self.weed else [0, 0, 0, 0]
-                                           for seat in range(self.players)]
+        self.resources: list[list[int]] = [[light, 0, 0, 0] for light in config.seat_start_light(players)]
         self.flowers_left: list[int] = [config.weed_flowers if seat == self.weed else config.flowers
                                         for seat in range(self.players)]
         self.setup_tiles = deal_setup_tiles(config, players, self.seed)
