@@ -58,10 +58,24 @@ def test_overgrowth_head_start_follows_the_board_shape():
     assert config.head_start == (7 * 5 + 2, 6 * 5 + 2, 5 * 5 + 2)
 
 
+def test_overgrowth_head_start_cells_are_placed_as_listed_in_both_engines():
+    overrides = ["setup.head_start_cells=[[3, 0], [6, 1]]"]
+    config, state, references = start_positions("overgrowth", 2, overrides)
+    assert config.head_start == (21, 43)
+    assert (state.stones[:, 1] == np.uint64((1 << 21) | (1 << 43))).all() and (state.supply == [25, 23]).all()
+    assert [c for c, owner in enumerate(references[0].board) if owner == 1] == [21, 43]
+    assert_snapshots_agree("overgrowth", 2, overrides)
+
+
 @pytest.mark.parametrize("overrides, expected", [
+    (["setup.head_start_cells=[[7, 0]]"], "setup.head_start_cells: expected cells inside the 7x7 board"),
+    (["setup.head_start_cells=[[6, 2]]"], "setup.head_start_cells: expected cells outside the shaded areas"),
+    (["setup.head_start_cells=[[3, 0], [3, 0]]"], "setup.head_start_cells: expected distinct cells"),
+    (["setup.head_start_cells=[[3, 0]]", "setup.head_start=1"],
+     "setup.head_start: expected 0 when setup.head_start_cells lists the cells, got 1"),
     (["setup.head_start=5"], "setup.head_start: expected an integer from 0 to 4 (board.rows - 3), got 5"),
     (["setup.head_start=-1"], "setup.head_start: expected an integer from 0 to 14, got -1"),
-    (["setup.head_start=3", "rules.flowers=3"], "setup.head_start: expected fewer than rules.flowers (3), got 3"),
+    (["setup.head_start=3", "rules.flowers=3"], "setup.head_start: expected fewer than rules.flowers (3) flowers, got 3"),
     (["setup.head_start=1", "board.shaded_cells=[[[0, 3]], [[5, 3]]]"],
      "setup.head_start: expected cells outside the shaded areas"),
 ])

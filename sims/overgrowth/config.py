@@ -56,7 +56,8 @@ SCHEMA = {
         "overgrow_sides": Int(1, 4),
         "cast_distance": Int(1, 15),
     },
-    "setup": Optional({"head_start": Optional(Int(0, 14), 0)}, {"head_start": 0}),
+    "setup": Optional({"head_start": Optional(Int(0, 14), 0), "head_start_cells": Optional(List(_CELL, 0, 14), [])},
+                      {"head_start": 0, "head_start_cells": []}),
     "limits": {"max_turns": Int(1, 1_000_000)},
     "report": {"target_turns": List(Int(0, 1_000_000), 2, 2)},
     "bots": {kind: _WEIGHTS for kind in BOT_KINDS},
@@ -151,16 +152,28 @@ def _shaded_areas(values: dict, source: str) -> tuple[tuple[int, ...], tuple[int
 
 
 def _head_start_cells(values: dict, source: str, shaded: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
-    """``setup.head_start`` cells: the middle column, from the row before seat 1's home row toward seat 0."""
-    count, rows, columns = values["setup"]["head_start"], values["board"]["rows"], values["board"]["columns"]
-    if count > rows - 3:
-        raise ConfigError(source, "setup.head_start", f"an integer from 0 to {rows - 3} (board.rows - 3)", count)
+    """Seat 1's flowers on the board at the start: ``setup.head_start_cells``, or ``setup.head_start`` cells of
+    the middle column, from the row before seat 1's home row toward seat 0."""
+    setup, rows, columns = values["setup"], values["board"]["rows"], values["board"]["columns"]
+    key, count = "setup.head_start", setup["head_start"]
+    if setup["head_start_cells"]:
+        key, listed = "setup.head_start_cells", setup["head_start_cells"]
+        if any(r >= rows or c >= columns for r, c in listed):
+            raise ConfigError(source, key, f"cells inside the {rows}x{columns} board", listed)
+        cells = tuple(r * columns + c for r, c in listed)
+        if len(set(cells)) != len(cells):
+            raise ConfigError(source, key, "distinct cells", listed)
+        if count:
+            raise ConfigError(source, "setup.head_start", "0 when setup.head_start_cells lists the cells", count)
+        count = len(cells)
+    elif count > rows - 3:
+        raise ConfigError(source, key, f"an integer from 0 to {rows - 3} (board.rows - 3)", count)
+    else:
+        cells = tuple((rows - 2 - i) * columns + columns // 2 for i in range(count))
     if count >= values["rules"]["flowers"]:
-        raise ConfigError(source, "setup.head_start", f"fewer than rules.flowers ({values['rules']['flowers']})",
-                          count)
-    cells = tuple((rows - 2 - i) * columns + columns // 2 for i in range(count))
+        raise ConfigError(source, key, f"fewer than rules.flowers ({values['rules']['flowers']}) flowers", count)
     if set(cells) & set(shaded[0] + shaded[1]):
-        raise ConfigError(source, "setup.head_start", "cells outside the shaded areas (board.shaded_cells)", count)
+        raise ConfigError(source, key, "cells outside the shaded areas", count)
     return cells
 
 
