@@ -164,3 +164,24 @@ def test_vora_default_farm_is_the_rulebook_and_bad_values_are_refused():
     with pytest.raises(ConfigError, match=r"kinds: expected at least 133 cubes in all \(meadow and farms at "
                                           r"setup\), got 108"):  # 64 meadow cells + 2 + 1 + 1 + 1 + 4 x 16
         get_game("vora").load_config(None, ["setup.farm_extra=[16, 16, 16, 16]", "meadow.size=8"])
+
+
+# --- the ready studies that search these knobs ----------------------------------------------
+
+
+@pytest.mark.parametrize("name, candidates, overrides", [
+    ("overgrowth-compensation", 10, ("setup.head_start_cells=[[3, 0]]",)),
+    ("overgrowth-head-start-flowers", 8, ("rules.flowers=35", "setup.head_start_cells=[[3, 0]]")),
+    ("vorex-later-seats", 3, ("resources.start_light_extra[1]=1",)),
+    ("reforest-hand-by-seat", 3, ("hand.start_extra[1]=1",)),
+    ("vora-farm", 3, ("setup.farm_extra[1]=1",)),
+])
+def test_the_knob_studies_build_their_candidates(name, candidates, overrides):
+    from analysis import tune
+
+    settings = tune.read_tune_file(f"configs/tune/{name}.toml")
+    study = tune.make_study(settings.pop("game"), settings.pop("bots"), settings.pop("players", None),
+                            settings.pop("params"), settings.pop("seed"), **settings)
+    assert len(study.candidates) == candidates
+    assert overrides in [c.overrides for c in study.candidates]
+    assert len(tune.candidate_configs(study)) == candidates  # every candidate's config loads
