@@ -173,7 +173,7 @@ def _head_start_cells(values: dict, source: str, shaded: tuple[tuple[int, ...], 
     if count >= values["rules"]["flowers"]:
         raise ConfigError(source, key, f"fewer than rules.flowers ({values['rules']['flowers']}) flowers", count)
     if set(cells) & set(shaded[0] + shaded[1]):
-        raise ConfigError(source, key, "cells outside the shaded areas", count)
+        raise ConfigError(source, key, "cells outside the shaded areas", setup["head_start_cells"] or count)
     return cells
 
 
