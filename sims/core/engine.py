@@ -234,6 +234,8 @@ class GameDefinition:
     # opponent of its own (Vorex's solo weed); those seats play ``house_bot`` unless --bots names them.
     seats: Callable[[int], int] = lambda players: players
     house_bot: str | None = None
+    # a few lines per position for glade replay ("legend:" lines are shown once); None: the full render
+    render_compact: Callable[[ReferenceGame], str] | None = None
 
 
 def take_games(state: BatchedState, rows: np.ndarray) -> BatchedState:
