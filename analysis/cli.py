@@ -593,9 +593,12 @@ def bench(game_name: str | None, every_game: bool, players: int | None, batch_si
 @click.option("--bots", default=None, help="With GAME: comma-separated bots, one per seat (or one for every seat).")
 @click.option("--players", type=int, default=None, help="With GAME: players.")
 @click.option("--rotate-seats", is_flag=True, help="With GAME: number games as glade play --rotate-seats does.")
+@click.option("--board", type=click.Choice(["compact", "full"]), default="compact", show_default=True,
+              help="A few lines a position, or the game's whole board.")
+@click.option("--explain", is_flag=True, help="Before each decision, the bot's top 5 candidates and their scores.")
 @_config_options
 def replay(target: str, game_id: int, seed: int | None, bots: str | None, players: int | None, rotate_seats: bool,
-           overrides: tuple[str, ...], config_path: str | None) -> None:
+           board: str, explain: bool, overrides: tuple[str, ...], config_path: str | None) -> None:
     """Show one game of a run turn by turn, with every seat's running score.
 
     Given a run directory, the game, config, bots, players, seed and seat
@@ -603,9 +606,13 @@ def replay(target: str, game_id: int, seed: int | None, bots: str | None, player
     hold. Given a game name instead, pass the options glade play was given.
     The batched engine plays the game exactly as glade play did; its actions
     are then stepped through the reference engine, which draws each position.
+    With --explain, each decision is preceded by the bot's best candidates
+    (up to 5), best first, with the scores its reference implementation
+    gives them; the first is the action played.
 
     \b
         glade replay runs/demo --game 12
+        glade replay runs/demo --game 12 --explain --board full
         glade replay overgrowth --seed 1 --game 12 --bots greedy,random --rotate-seats
     """
     from sims.replay import replay_text, run_replay
@@ -617,7 +624,7 @@ def replay(target: str, game_id: int, seed: int | None, bots: str | None, player
         if given:
             raise ConfigError(given[0], "(option)", f"no {given[0]} with a run directory (its manifest says how "
                               "the run was played)", has_got=False)
-        click.echo(run_replay(target, game_id))
+        click.echo(run_replay(target, game_id, board=board, explain=explain))
         return
     if seed is None:
         raise ConfigError("glade replay", target, "a run directory (holding manifest.json), or a game name "
@@ -627,7 +634,8 @@ def replay(target: str, game_id: int, seed: int | None, bots: str | None, player
     players = _players(game, players, labels)
     labels = labels or [next(iter(game.bots))] * game.seats(players)
     config = _config(game, config_path, overrides)
-    click.echo(replay_text(game.name, config, players, seed, game_id, labels, rotate_seats, scores=True))
+    click.echo(replay_text(game.name, config, players, seed, game_id, labels, rotate_seats, scores=True, board=board,
+                           explain=explain))
 
 
 # ---------------------------------------------------------------- plan

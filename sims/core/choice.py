@@ -136,6 +136,7 @@ class ReferenceRandomBot(ReferenceBot):
     numbers: with ``n`` legal actions in ascending order and ``u = uniform_one(seed, f"bot/{seat}",
     game.decisions)[0]``, legal action number ``min(floor(u * n), n - 1)``."""
 
+    explains = "chance"
     BLOCK = 512  # decisions whose numbers are drawn in one call (the same numbers, fewer numpy calls)
 
     def __init__(self, seat: int, weights=None):
@@ -148,6 +149,12 @@ class ReferenceRandomBot(ReferenceBot):
         legal = game.legal_actions()
         u = self.number(seed, game.decisions)
         return legal[min(int(u * len(legal)), len(legal) - 1)]
+
+    def explain(self, game: ReferenceGame, seed: int) -> list[tuple[int, float]]:
+        """Every legal action with its chance ``1/n``, the one drawn first, then the others ascending."""
+        legal = game.legal_actions()
+        drawn = self.act(game, seed)
+        return [(drawn, 1 / len(legal))] + [(a, 1 / len(legal)) for a in legal if a != drawn]
 
     def number(self, seed: int, decision: int) -> float:
         """``uniform_one(seed, f"bot/{seat}", decision)[0]``, drawn for a block of decisions at a time."""

@@ -167,6 +167,8 @@ class BatchedBot(ABC):
 class ReferenceBot(ABC):
     """One-game counterpart of a batched bot, used by the reference engine's loop."""
 
+    explains = "score"  # what the numbers of explain() are: "score", or "chance" (a random draw)
+
     def __init__(self, seat: int, weights: Mapping[str, float] | None = None):
         self.seat = seat
         self.weights = dict(weights or {})
@@ -174,6 +176,11 @@ class ReferenceBot(ABC):
     @abstractmethod
     def act(self, game: ReferenceGame, seed: int) -> int:
         """One legal action for ``game``."""
+
+    def explain(self, game: ReferenceGame, seed: int) -> list[tuple[int, float]] | None:
+        """The candidates ``act`` weighs for ``game``, best first, as ``(action, score)``; ``act`` plays the
+        first. None (the default): this bot does not rank its candidates (``glade replay --explain`` says so)."""
+        return None
 
 
 @dataclass
@@ -227,6 +234,8 @@ class GameDefinition:
     # opponent of its own (Vorex's solo weed); those seats play ``house_bot`` unless --bots names them.
     seats: Callable[[int], int] = lambda players: players
     house_bot: str | None = None
+    # a few lines per position for glade replay ("legend:" lines are shown once); None: the full render
+    render_compact: Callable[[ReferenceGame], str] | None = None
 
 
 def take_games(state: BatchedState, rows: np.ndarray) -> BatchedState:

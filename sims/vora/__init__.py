@@ -19,6 +19,7 @@ GAME = GameDefinition(
                            "rollouts: the best greedy candidates, each played on by greedy bots to my next turn"),
     },
     render_reference=render.render_game,
+    render_compact=render.compact,
     describe_action=lambda game, action: render.describe_action(game.config, action),
     max_turns=lambda cfg: cfg.max_turns,
     describe="2 to 4 players; 5x5 meadow and nine kinds of 12 cubes by default",

@@ -19,6 +19,7 @@ GAME = GameDefinition(
                            "rollouts: the best greedy candidates, each played on by greedy bots"),
     },
     render_reference=render.render_game,
+    render_compact=render.compact,
     describe_action=lambda game, action: render.describe_action(game.config, action),
     max_turns=lambda cfg: cfg.max_turns,
     bot_weights=lambda cfg, kind: cfg.bot_weights.get(kind, {}),

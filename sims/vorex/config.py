@@ -58,7 +58,8 @@ tiles only), ``mushroom``, ``water``, ``insect``, action ``bloom``, ``draw``,
 ``expand``, and ``points`` (``value`` >= 1 victory points). ``cost`` is a
 multiset of ``mushroom``/``water``/``insect`` (a light stump's cost is never
 used: it is occupied at setup). *Level-0 tiles* are the non-starting tiles of
-level 0. *Forest tiles* are the tiles of levels 1-3.
+level 0. *Forest tiles* are the tiles of levels 1-3; at least two must be
+marked ``players = 2`` (the pile of 2 players and solo), as setup turns two face up.
 
 Resources, indexed by :data:`RESOURCES`: 0 light, 1 mushroom, 2 water,
 3 insect. A production stump of hex kind ``light/mushroom/water/insect``
@@ -187,6 +188,7 @@ from sims.core.spec import (
 )
 
 MAX_PLAYERS = 4
+FACE_UP = 2  # forest tiles face up beside the pile (setup turns up the pile's top two)
 TILE_HEXES = 4
 ROTATIONS = 6
 SETUP_SLOTS = 3
@@ -675,6 +677,10 @@ def build(loaded: LoadedConfig) -> VorexConfig:
     level0 = sum(t.level == 0 and not t.starting for t in tiles)
     if level0 < MAX_PLAYERS:
         raise ConfigError(source, "tiles", f"at least {MAX_PLAYERS} level-0 tiles (one per player)", level0)
+    forest = sum(t.level >= 1 and t.players <= 2 for t in tiles)
+    if forest < FACE_UP:
+        raise ConfigError(source, "tiles", f"at least {FACE_UP} forest tiles (levels 1-3) marked players = 2: setup "
+                          f"turns {FACE_UP} face up from the pile of the fewest players", forest)
 
     resources = values["resources"]
     supply = tuple(resources["supply"][name] for name in RESOURCES)
