@@ -567,7 +567,7 @@ def diff_turns(hist_a: pl.DataFrame, hist_b: pl.DataFrame, label_a: str, label_b
 
 
 __all__ = [
-    "STYLE", "WIDTH", "cell_balance", "cell_turns", "component_strength", "convergence", "diff_seats",
+    "STYLE", "WIDTH", "ablation_changes", "cell_balance", "cell_turns", "component_strength", "convergence", "diff_seats",
     "diff_turns", "end_reasons", "game_length", "score_distributions", "seat_win_rates", "skill_gradient",
     "sweep_heatmap",
 ]
@@ -673,4 +673,15 @@ def skill_trace(strengths: Sequence[str], seats: Sequence[int], share: np.ndarra
     ax.set_ylabel(what)
     ax.set_title("Skill trace: seat shares by bot strength")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncols=min(5, len(seats) + 1))
+    return fig
+
+
+@_styled
+def ablation_changes(labels: Sequence[str], panels: Sequence[tuple[str, np.ndarray, np.ndarray, np.ndarray]]
+                     ) -> Figure:
+    """Paired changes (ablated minus baseline) with intervals, one panel per metric, one row per label."""
+    fig, axes = _figure(1.0 + 0.3 * len(labels), ncols=len(panels), sharey=True)
+    for ax, (title, value, low, high) in zip(axes[0], panels):
+        _forest(ax, list(labels), value, low, high, 0.0)
+        ax.set_title(title, fontsize=9.5)
     return fig
