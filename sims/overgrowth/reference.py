@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from sims.core.directions import KING, ORTHOGONAL
 from sims.core.engine import STALL, ReferenceGame
-from sims.core.grid import KING, ORTHOGONAL
 from sims.overgrowth.config import ACTION_KINDS, OvergrowthConfig
 
 EMPTY = -1

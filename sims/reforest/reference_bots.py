@@ -15,11 +15,10 @@ from collections.abc import Mapping
 from typing import Any
 
 
-from sims.core.choice import ReferenceRandomBot  # noqa: F401 (the game's random bot)
 from sims.core.engine import ReferenceBot, ReferenceGame
+from sims.core.reference_bots import ReferenceRandomBot  # noqa: F401 (the game's random bot)
 from sims.core.rng import uniform_one
-from sims.reforest.bots import DEFAULT_WEIGHTS, HAND_VALUE_SHARE
-from sims.reforest.config import ROUNDS, ROW_SPACES, SPACE_ROW, ReforestConfig
+from sims.reforest.config import DEFAULT_WEIGHTS, HAND_VALUE_SHARE, ROUNDS, ROW_SPACES, SPACE_ROW, ReforestConfig
 
 
 class ReferenceGreedyBot(ReferenceBot):

@@ -9,8 +9,8 @@ sub-decisions (RECIPIENT, EXTRA, BIG) included.
 
 from __future__ import annotations
 
-from sims.core.choice import ReferenceRandomBot  # noqa: F401 (the game's random bot)
 from sims.core.engine import ReferenceBot
+from sims.core.reference_bots import ReferenceRandomBot  # noqa: F401 (the game's random bot)
 from sims.core.rng import uniform_one
 from sims.vora.reference import VoraGame, farm_score
 

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from sims.core.choice import ReferenceRandomBot  # noqa: F401 (the game's random bot)
 from sims.core.engine import ReferenceBot, ReferenceGame
+from sims.core.reference_bots import ReferenceRandomBot  # noqa: F401 (the game's random bot)
 from sims.core.rng import shuffle_order, uniform_one
 from sims.vorex.config import ARID, BROWN, GREEN, HEX_KINDS, POINTS, WEIGHT_NAMES, VorexConfig
 
