@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from sims.core.engine import GameDefinition, GoldenGame, VerifyRun
+from sims.core.engine import GameConfig, GameDefinition, GoldenGame, VerifyRun
+from sims.core.spec import LoadedConfig
 from sims.registry import get_game, shipped_game_names
 from sims.replay import replay_text
 from sims.verify import verify
@@ -62,6 +63,16 @@ def test_every_game_lists_goldens_and_a_verify_run_per_player_count(name):
     assert {case.players for case in game.golden} <= set(game.player_counts)
     fast = {run.players for run in game.verify_runs if not run.slow}
     assert fast == set(game.player_counts), f"{name} verifies player counts {sorted(fast)} in make test"
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_every_config_is_a_game_config(name):
+    """What the runner and the command line read of a config: its loaded values and hash, its turn cap."""
+    config = get_game(name).load_config(None, ("limits.max_turns=77",))
+    assert isinstance(config, GameConfig)
+    assert isinstance(config.loaded, LoadedConfig) and config.loaded.values["limits"]["max_turns"] == 77
+    assert config.max_turns == get_game(name).max_turns(config) == 77
+    assert config.loaded.hash != get_game(name).load_config().loaded.hash
 
 
 def _cases(kind: str) -> list:

@@ -28,7 +28,7 @@ import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -199,6 +199,7 @@ class Trace:
         return [int(a) for a in row[row >= 0]]
 
 
+@runtime_checkable
 class GameConfig(Protocol):
     """What the runner, the command line and the records read of a game's typed config.
 
