@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Mapping, Sequence
 
-from sims.core.choice import ReferenceRandomBot  # noqa: F401 (the game's random bot)
-from sims.core.grid import KING, ORTHOGONAL
+from sims.core.directions import KING, ORTHOGONAL
 from sims.core.ranking import OnePlyReferenceBot
+from sims.core.reference_bots import ReferenceRandomBot  # noqa: F401 (the game's random bot)
 from sims.overgrowth.config import OvergrowthConfig
 from sims.overgrowth.reference import EMPTY, OvergrowthGame
 

@@ -36,10 +36,8 @@ from sims.core.planner import WIN_BONUS, Candidates, RolloutPlanner
 from sims.core.rng import seat_uniforms, uniforms, uniforms_at
 from sims.reforest import bot_kernels
 from sims.reforest.bot_kernels import WEIGHT_NAMES
+from sims.reforest.config import DEFAULT_WEIGHTS, HAND_VALUE_SHARE
 from sims.reforest.rules import ReforestEngine, ReforestState, take_rows
-
-HAND_VALUE_SHARE = 0.05  # the weight of the mover's held card values, as a share of hand_card
-DEFAULT_WEIGHTS = {"points": 1.0, "hand_card": 0.1, "energy": 0.3, "visitor_goal": 2.0, "elevation": 0.0}
 
 
 class RandomBot(BatchedBot):

@@ -265,6 +265,9 @@ GAME_COLUMNS = ("rounds_ended", "deck_resets", "visitors_unawarded", "solo_targe
 BOT_KINDS = ("greedy", "planner")
 WEIGHT_NAMES = ("points", "hand_card", "energy", "visitor_goal", "elevation", "candidates", "depth")
 _REQUIRED_WEIGHTS = {"greedy": WEIGHT_NAMES[:5], "planner": WEIGHT_NAMES}
+# The greedy evaluation's weights where a bot is given none (both engines' bots read them here).
+DEFAULT_WEIGHTS = {"points": 1.0, "hand_card": 0.1, "energy": 0.3, "visitor_goal": 2.0, "elevation": 0.0}
+HAND_VALUE_SHARE = 0.05  # the weight of the mover's held card values, as a share of hand_card
 
 _TRAIT_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _MAX_TRAITS = 62  # trait masks are int64

@@ -14,11 +14,10 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sims.core.choice import ReferenceRandomBot  # noqa: F401 (the game's random bot)
 from sims.core.engine import ReferenceGame
 from sims.core.ranking import OnePlyReferenceBot
-from sims.reforest.bots import DEFAULT_WEIGHTS, HAND_VALUE_SHARE
-from sims.reforest.config import ROUNDS, ROW_SPACES, SPACE_ROW, ReforestConfig
+from sims.core.reference_bots import ReferenceRandomBot  # noqa: F401 (the game's random bot)
+from sims.reforest.config import DEFAULT_WEIGHTS, HAND_VALUE_SHARE, ROUNDS, ROW_SPACES, SPACE_ROW, ReforestConfig
 
 
 class ReferenceGreedyBot(OnePlyReferenceBot):

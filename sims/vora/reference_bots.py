@@ -9,10 +9,10 @@ sub-decisions (RECIPIENT, EXTRA, BIG) included.
 
 from __future__ import annotations
 
-from sims.core.choice import ReferenceRandomBot  # noqa: F401 (the game's random bot)
 from collections.abc import Sequence
 
 from sims.core.ranking import OnePlyReferenceBot
+from sims.core.reference_bots import ReferenceRandomBot  # noqa: F401 (the game's random bot)
 from sims.vora.reference import VoraGame, farm_score
 
 

@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from sims.core.choice import ReferenceRandomBot  # noqa: F401 (the game's random bot)
 from sims.core.engine import ReferenceGame
 from sims.core.ranking import OnePlyReferenceBot
+from sims.core.reference_bots import ReferenceRandomBot  # noqa: F401 (the game's random bot)
 from sims.core.rng import shuffle_order
 from sims.vorex.config import ARID, BROWN, GREEN, HEX_KINDS, POINTS, WEIGHT_NAMES, VorexConfig
 
