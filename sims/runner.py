@@ -50,15 +50,16 @@ from sims.core.files import exclusive
 from sims.core.play import BotChoice, batched_bots, play_batch, resolve_bot, seat_labels
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError
-from sims.records import (BASE_COLUMNS, EVENTS, MANIFEST, MAX_DEALS, RECORDS, Chunk,  # noqa: F401
+from sims.records import (BASE_COLUMNS, EVENTS, MANIFEST, MAX_DEALS, RECORDS, TRAJECTORIES, Chunk,  # noqa: F401
                           chunk_files, file_digest, finished_chunks, load_events, load_manifest, load_records, machine, now, read_manifest,
-                          recorded_rotations, records_frame, scan_records, set_aside_damaged, set_manifest_key, tidy,
-                          versions, write_chunk, write_manifest)
+                          load_trajectories, recorded_rotations, records_frame, scan_records, set_aside_damaged,
+                          set_manifest_key, tidy, trajectories_frame, versions, write_chunk, write_manifest)
 from sims.registry import get_game
 
 # The run directory's layout lives in sims.records; these names stay importable from here.
 __all__ = ["BASE_COLUMNS", "COLLAPSED", "Chunk", "EVENTS", "MANIFEST", "Progress", "RECORDS", "RunSummary",
-           "MAX_DEALS", "finished_chunks", "iter_chunks", "lineup", "load_events", "load_manifest", "load_records",
+           "MAX_DEALS", "TRAJECTORIES", "finished_chunks", "iter_chunks", "lineup", "load_events", "load_manifest",
+           "load_records", "load_trajectories",
            "machine", "missing_deals", "plan_chunks",
            "play_chunk", "recorded_rotations", "records_frame", "run", "run_rotations", "scan_records",
            "seat_rotations", "set_manifest_key", "versions", "write_chunk"]
@@ -212,8 +213,9 @@ def play_chunk(
     rotations: int,
     start: int,
     stop: int,
-) -> tuple[Chunk, pl.DataFrame, pl.DataFrame | None]:
-    """Play deals ``[start, stop)`` of one rotation: the chunk, its records and its events (or None).
+) -> tuple[Chunk, pl.DataFrame, pl.DataFrame | None, pl.DataFrame | None]:
+    """Play deals ``[start, stop)`` of one rotation: the chunk, its records, its events and its trajectories (each
+    None if the game has none).
 
     The task a worker runs (joblib, or a Dask cluster): it gets only plain
     arguments (``rotations`` numbers the records' ``game`` ids), builds the
@@ -226,7 +228,7 @@ def play_chunk(
     bots = batched_bots(game, engine, choices)
     deals = np.arange(start, stop, dtype=np.int64)
     seeds = game_seeds(seed, deals)
-    state, trace = play_batch(engine, bots, seeds, game.max_turns(config))
+    state, trace = play_batch(engine, bots, seeds, game.max_turns(config), trajectories=True)
     results = engine.results(state)
     records = records_frame(engine.end_reasons, results, choices, seeds, deals, rotation, rotations)
     events = engine.events(state, trace)
@@ -236,7 +238,7 @@ def play_chunk(
         local = table["game"].to_numpy().astype(np.int64)
         table = table.with_columns(pl.Series("game", (deals[local] * rotations + rotation), dtype=pl.Int64))
         table = table.sort("game", maintain_order=True)
-    return Chunk(rotation, start, stop), records, table
+    return Chunk(rotation, start, stop), records, table, trajectories_frame(trace.progress, deals, rotation, rotations)
 
 
 # ---------------------------------------------------------------- manifest
@@ -349,8 +351,9 @@ def run(
         started = time.perf_counter()
         played = chunks_played = 0
         with _progress_bar(progress if missing else None, missing, f"{game.name} ({out})") as bar:
-            for chunk, records, events in _execute(tasks, jobs, backend, scheduler, several=missing > batch_size):
-                write_chunk(out, chunk, records, events, columns)
+            for chunk, records, events, trajectories in _execute(tasks, jobs, backend, scheduler,
+                                                                 several=missing > batch_size):
+                write_chunk(out, chunk, records, events, columns, trajectories)
                 _record_digests(manifest, out, chunk)
                 finished.append(chunk)
                 count = chunk.deals

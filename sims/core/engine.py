@@ -114,6 +114,12 @@ class BatchedEngine(ABC):
         """Optional long table (one row per event), columns as flat arrays with a ``game`` index."""
         return None
 
+    def progress(self, state: BatchedState, rows: np.ndarray) -> np.ndarray | None:
+        """Each seat's score now (or the game's progress measure where the score is known only at the end),
+        float64 ``[len(rows), seats]`` for games ``rows``; the play loop samples it at each round end for the
+        trajectories table. None (the default): the game records no trajectories."""
+        return None
+
     @abstractmethod
     def snapshot(self, state: BatchedState, game: int) -> dict[str, Any]:
         """Plain-Python picture of one game's position, equal to the reference's ``snapshot()``."""
@@ -196,10 +202,14 @@ class Trace:
 
     ``legal_hashes`` (``[B, T]`` uint64, verify runs only) fingerprints the
     legal action set at each decision so the reference can compare whole sets.
+    ``progress`` (runs asking for trajectories, of games whose engine has a
+    :meth:`BatchedEngine.progress`): flat arrays ``game``, ``round``, ``seat``,
+    ``value``, one row per seat at each round end and at the game's end.
     """
 
     actions: np.ndarray
     legal_hashes: np.ndarray | None = None
+    progress: dict[str, np.ndarray] | None = None
 
     def game_actions(self, game: int) -> list[int]:
         row = self.actions[game]

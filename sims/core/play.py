@@ -94,18 +94,25 @@ def play_batch(
     seeds: np.ndarray,
     max_turns: int,
     record_legal: bool = False,
+    trajectories: bool = False,
 ) -> tuple[BatchedState, Trace]:
-    """Play one game per seed to the end; returns the final state and the trace."""
+    """Play one game per seed to the end; returns the final state and the trace.
+
+    ``trajectories``: sample the engine's :meth:`~BatchedEngine.progress` at each round end into ``trace.progress``.
+    """
     state = engine.init(np.asarray(seeds, dtype=np.uint64))
     size = state.size
     actions_log: list[np.ndarray] = []
     hash_log: list[np.ndarray] = []
     groups = seat_groups(bots)
+    log = ProgressLog(engine, size) if trajectories else None
     while True:
         if size and state.turn.max() >= max_turns:
             capped = ~state.done & (state.turn >= max_turns)
             if capped.any():
                 engine.stall(state, capped)
+                if log is not None:
+                    log.sample(state, np.flatnonzero(capped))
         active = ~state.done
         if not active.any():
             break
@@ -117,11 +124,61 @@ def play_batch(
         if record_legal:
             hash_log.append(np.where(active, legal_set_hash(engine.legal_mask(state)), np.uint64(0)))
         actions_log.append(actions)
+        turn_before = state.turn.copy() if log is not None else None
         engine.step(state, actions)
         state.decisions += active
+        if log is not None:
+            log.after_step(state, active, turn_before)
     actions = np.stack(actions_log, axis=1) if actions_log else np.zeros((size, 0), np.int32)
     hashes = np.stack(hash_log, axis=1) if record_legal and hash_log else None
-    return state, Trace(actions=actions, legal_hashes=hashes)
+    return state, Trace(actions=actions, legal_hashes=hashes, progress=log.table() if log is not None else None)
+
+
+class ProgressLog:
+    """Each seat's :meth:`BatchedEngine.progress` at every round end (a turn ends and seat 0 is to move) and at
+    each game's end (a partial round when the game ended mid-round): the trajectories of a batch.
+
+    Round ``r`` (from 1) is the value after ``r`` samples of that game, so a game's last round is its end."""
+
+    def __init__(self, engine: BatchedEngine, size: int):
+        self.engine = engine
+        self.rounds = np.zeros(size, dtype=np.int32)
+        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.supported = True
+
+    def sample(self, state: BatchedState, rows: np.ndarray) -> None:
+        """Record the progress of games ``rows`` (int indices) now, as their next round."""
+        if not self.supported or rows.size == 0:
+            return
+        values = self.engine.progress(state, rows)
+        if values is None:
+            self.supported = False
+            return
+        self.rounds[rows] += 1
+        self.parts.append((rows, self.rounds[rows], np.asarray(values, dtype=np.float64)))
+
+    def after_step(self, state: BatchedState, active: np.ndarray, turn_before: np.ndarray) -> None:
+        """Sample the games of ``active`` that this step ended or brought back to seat 0 at a new turn."""
+        rolled = (state.turn != turn_before) & (state.to_move == 0)
+        self.sample(state, np.flatnonzero(active & (state.done | rolled)))
+
+    def table(self) -> dict[str, np.ndarray] | None:
+        """Flat ``game``, ``round``, ``seat``, ``value`` arrays by game, round and seat; None if the engine
+        has no progress measure."""
+        if not self.supported:
+            return None
+        seats = self.engine.players
+        if not self.parts:
+            return {"game": np.zeros(0, np.int64), "round": np.zeros(0, np.int16), "seat": np.zeros(0, np.int8),
+                    "value": np.zeros(0, np.float64)}
+        games = np.concatenate([rows for rows, _, _ in self.parts])
+        rounds = np.concatenate([r for _, r, _ in self.parts])
+        values = np.concatenate([v for _, _, v in self.parts])
+        order = np.lexsort((rounds, games))
+        return {"game": np.repeat(games[order], seats).astype(np.int64),
+                "round": np.repeat(rounds[order], seats).astype(np.int16),
+                "seat": np.tile(np.arange(seats, dtype=np.int8), order.size),
+                "value": values[order].reshape(-1)}
 
 
 class SeatGroup(NamedTuple):

@@ -224,3 +224,7 @@ class OvergrowthEngine(BatchedEngine):
             "turn": int(state.turn[game]),
             "end": END_REASONS[state.end[game]],
         }
+
+    def progress(self, state: OvergrowthState, rows: np.ndarray) -> np.ndarray:
+        """Each seat's flowers on the board now (its score at the end), float64 ``[len(rows), 2]``."""
+        return popcount(state.stones[rows]).astype(np.float64)

@@ -684,3 +684,7 @@ class VoraEngine(BatchedEngine):
             return f"steal {names[fields[1]]} from seat {fields[0]}"
         return f"{block} {' '.join(map(str, fields))}"
 
+    def progress(self, state: VoraState, rows: np.ndarray) -> np.ndarray:
+        """Each seat's score if the game ended now (its farm scored), float64 ``[len(rows), players]``."""
+        return self.geo.scores(state.farms[rows].astype(np.int64))
+
