@@ -25,7 +25,7 @@ test-all: setup
 # sweep (board size x action track, 2,000 deals a cell), the engine check, then both reports:
 # reports/demo/report.{html,pdf} (the run) and reports/demo-sweep/report.{html,pdf} (the sweep).
 demo: setup
-	$(BIN)/glade play overgrowth --games 5000 --seed 1 --bots greedy,blocker --rotate-seats --jobs 2 --out runs/demo/greedy-blocker
+	$(BIN)/glade play overgrowth --games 5000 --seed 1 --bots greedy,blocker --rotate-seats --trajectories --jobs 2 --out runs/demo/greedy-blocker
 	$(BIN)/glade sweep configs/sweeps/overgrowth-board-track.toml --games-per-cell 2000 --jobs 2 --out runs/demo/board-track
 	$(BIN)/glade verify overgrowth --games 500 --seed 3
 	$(BIN)/glade report runs/demo/board-track --out reports/demo-sweep

@@ -276,6 +276,7 @@ def play_until(
     backend: str = "loky",
     scheduler: str | None = None,
     anytime: bool = False,
+    trajectories: bool = False,
 ) -> UntilResult:
     """Play ``games`` deals, then ``batch_size * jobs`` more at a time, until the largest
     per-seat win-rate half-width is at most ``target`` or the run holds ``max_games``
@@ -304,7 +305,7 @@ def play_until(
         new_chunks = []
         summary = run(game_name, config, bot_labels, players, seed, deals, out, batch_size=batch_size, jobs=jobs,
                       rotate_seats=rotate_seats, progress=False, on_chunk=lambda chunk, count: new_chunks.append(chunk),
-                      backend=backend, scheduler=scheduler)
+                      backend=backend, scheduler=scheduler, trajectories=trajectories)
         played += summary.played
         seconds += summary.seconds
         results = _extend(results, out, new_chunks)

@@ -75,3 +75,28 @@ def test_score_bands_are_quartiles_of_the_games_still_running():
 def test_no_trajectories_no_course():
     records, _ = _frames([WIRE])
     assert drama.course(records, None) is None
+
+
+# ---------------------------------------------------------------- trajectories written by a run
+
+
+def test_a_run_with_trajectories_records_each_round_and_ends_on_the_final_score(tmp_path):
+    from sims.records import load_records, load_trajectories
+    from sims.registry import get_game
+    from sims.runner import run
+
+    config = get_game("overgrowth").load_config(None, ())
+    for batch in (5, 3):
+        run("overgrowth", config, ["greedy", "random"], 2, 7, 5, tmp_path / str(batch), batch_size=batch,
+            rotate_seats=True, progress=None, trajectories=True)
+    trajectories = load_trajectories(tmp_path / "5")
+    assert trajectories.equals(load_trajectories(tmp_path / "3"))  # the same on any batch size
+    records = load_records(tmp_path / "5")
+    last = trajectories.group_by("game", "seat").agg(pl.col("value").last(), pl.col("round").max())
+    joined = records.join(last, on=["game", "seat"])
+    assert joined.height == records.height == 20
+    assert (joined["value"] == joined["score"]).all()  # the last round is the game's end
+    # two seats: a round is two turns, the last one possibly half
+    assert (joined["round"] == (joined["turns"] + 1) // 2).all()
+    run("overgrowth", config, ["greedy", "random"], 2, 7, 5, tmp_path / "plain", progress=None)
+    assert load_trajectories(tmp_path / "plain") is None  # opt-in

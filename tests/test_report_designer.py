@@ -19,7 +19,7 @@ from analysis.report.designer import analyse_designer, drama_section, family_blo
 from analysis.report.model import Section
 from analysis.sweep import load_sweep, read_sweep, run_sweep
 from sims.core.spec import ConfigError
-from sims.records import load_events, load_manifest, load_records
+from sims.records import load_events, load_manifest, load_records, load_trajectories
 from sims.registry import get_game
 from sims.runner import run
 from tests import toy_game  # noqa: F401 (registers the toy game)
@@ -165,6 +165,7 @@ def test_family_events_and_a_run_lacking_columns():
     assert all(table is None for _, table in d.families)
     sections = [rp.render_html(rp.Report("run", "t", "", [s], "")) for s in (why_section(d), drama_section(d))]
     assert "not measured" in sections[0] and "Lead changes and comebacks" in sections[1]
+    assert "this run has no trajectories" in sections[1]
 
 
 # ---------------------------------------------------------------- every game's run report
@@ -178,7 +179,8 @@ def game_runs(tmp_path_factory):
     base = tmp_path_factory.mktemp("designer-runs")
     for name, players in GAMES.items():
         game = get_game(name)
-        run(name, game.load_config(None, ()), ["random"] * players, players, 3, 12, base / name, progress=False)
+        run(name, game.load_config(None, ()), ["random"] * players, players, 3, 12, base / name, progress=False,
+            trajectories=True)
     return base
 
 
@@ -187,7 +189,7 @@ def test_every_game_gets_the_designer_sections_in_html(game_runs, name):
     """The designer sections of each game's tiny run, rendered alone (the whole report is test_report's)."""
     path = game_runs / name
     manifest, records_, events = load_manifest(path), load_records(path), load_events(path)
-    d = analyse_designer(name, manifest, records_, events, GAMES[name])
+    d = analyse_designer(name, manifest, records_, events, GAMES[name], trajectories=load_trajectories(path))
     components = Section("components", "Content", family_blocks(d))
     page = rp.render_html(rp.Report("run", name, "", [why_section(d), drama_section(d), components], ""))
     for section in ("why", "drama", "components"):
@@ -197,7 +199,9 @@ def test_every_game_gets_the_designer_sections_in_html(game_runs, name):
     assert all(table is not None for _, table in d.families)  # every declared family found its columns
     assert "observational" in page.lower() and "Needs engine events that do not exist yet" in page
     assert d.sources is not None and d.tempo is not None  # every game's score splits and its moves are ordered
-    assert "moved last" in page and "no engine records each seat&#x27;s score per turn" in page
+    assert "moved last" in page and "Lead changes per game" in page  # every game's engine has a progress measure
+    assert d.course is not None and d.course.games == 12
+    assert any(p.id == "trajectories" for s in (drama_section(d),) for p in s.blocks if isinstance(p, rp.Plot))
 
 
 # ---------------------------------------------------------------- the skill trace

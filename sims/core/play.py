@@ -138,12 +138,14 @@ class ProgressLog:
     """Each seat's :meth:`BatchedEngine.progress` at every round end (a turn ends and seat 0 is to move) and at
     each game's end (a partial round when the game ended mid-round): the trajectories of a batch.
 
-    Round ``r`` (from 1) is the value after ``r`` samples of that game, so a game's last round is its end."""
+    Round ``r`` (from 1) is the value after ``r`` samples of that game, so a game's last round is its end.
+    Values are kept in a ``[games, rounds, seats]`` array (its round axis doubled when full), so the table
+    comes out in game and round order with no sort."""
 
     def __init__(self, engine: BatchedEngine, size: int):
         self.engine = engine
-        self.rounds = np.zeros(size, dtype=np.int32)
-        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.rounds = np.zeros(size, dtype=np.int64)
+        self.values = np.zeros((size, 16, engine.players), dtype=np.float64)
         self.supported = True
 
     def sample(self, state: BatchedState, rows: np.ndarray) -> None:
@@ -154,31 +156,31 @@ class ProgressLog:
         if values is None:
             self.supported = False
             return
-        self.rounds[rows] += 1
-        self.parts.append((rows, self.rounds[rows], np.asarray(values, dtype=np.float64)))
+        rounds = self.rounds[rows]
+        if rounds.max() >= self.values.shape[1]:
+            self.values = np.concatenate([self.values, np.zeros_like(self.values)], axis=1)
+        self.values[rows, rounds] = values
+        self.rounds[rows] = rounds + 1
 
     def after_step(self, state: BatchedState, active: np.ndarray, turn_before: np.ndarray) -> None:
         """Sample the games of ``active`` that this step ended or brought back to seat 0 at a new turn."""
-        rolled = (state.turn != turn_before) & (state.to_move == 0)
-        self.sample(state, np.flatnonzero(active & (state.done | rolled)))
+        ended = state.turn != turn_before
+        ended &= state.to_move == 0
+        ended |= state.done
+        ended &= active
+        self.sample(state, np.flatnonzero(ended))
 
     def table(self) -> dict[str, np.ndarray] | None:
         """Flat ``game``, ``round``, ``seat``, ``value`` arrays by game, round and seat; None if the engine
         has no progress measure."""
         if not self.supported:
             return None
-        seats = self.engine.players
-        if not self.parts:
-            return {"game": np.zeros(0, np.int64), "round": np.zeros(0, np.int16), "seat": np.zeros(0, np.int8),
-                    "value": np.zeros(0, np.float64)}
-        games = np.concatenate([rows for rows, _, _ in self.parts])
-        rounds = np.concatenate([r for _, r, _ in self.parts])
-        values = np.concatenate([v for _, _, v in self.parts])
-        order = np.lexsort((rounds, games))
-        return {"game": np.repeat(games[order], seats).astype(np.int64),
-                "round": np.repeat(rounds[order], seats).astype(np.int16),
-                "seat": np.tile(np.arange(seats, dtype=np.int8), order.size),
-                "value": values[order].reshape(-1)}
+        seats = self.values.shape[2]
+        games, rounds = np.nonzero(np.arange(self.values.shape[1]) < self.rounds[:, None])
+        return {"game": np.repeat(games, seats).astype(np.int64),
+                "round": np.repeat(rounds + 1, seats).astype(np.int16),
+                "seat": np.tile(np.arange(seats, dtype=np.int8), games.size),
+                "value": self.values[games, rounds].reshape(-1)}
 
 
 class SeatGroup(NamedTuple):
