@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from sims.core.components import ComponentFamily
+
 if TYPE_CHECKING:
     from sims.core.spec import LoadedConfig
 
@@ -354,6 +356,9 @@ class GameDefinition:
     # components (actions, specials, cards) for strength analysis; forced moves left out.
     # Values None: every non-empty value (content from the config, such as card names).
     components: tuple[str, tuple[str, ...] | None] | None = None
+    # Every family of content components the events name (cards played, visitors won, tiles placed...), one
+    # table each in the run report (analysis.report.content reads them).
+    families: tuple[ComponentFamily, ...] = ()
     # Seats at the table for a player count: more than the players where the game seats an
     # opponent of its own (Vorex's solo weed); those seats play ``house_bot`` unless --bots names them.
     seats: Callable[[int], int] = lambda players: players
