@@ -477,10 +477,12 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
 
 
 @main.command()
-@click.argument("game_name", metavar="GAME")
-@click.option("--item", "items", multiple=True, required=True, metavar="KEY=VALUE|KEY+=N|KEY-=N",
+@click.argument("game_name", metavar="GAME|STUDY.toml")
+@click.option("--item", "items", multiple=True, metavar="KEY=VALUE|KEY+=N|KEY-=N",
               help="One ablation: a --set expression, or += / -= on a numeric key (repeatable).")
-@click.option("--bots", required=True, help="Comma-separated bots, one per player (or one for every seat).")
+@click.option("--remove", "removed", multiple=True, metavar="NAME",
+              help="One ablation: the named item's count set to 0 (species, kinds; repeatable).")
+@click.option("--bots", default=None, help="Comma-separated bots, one per player (or one for every seat).")
 @click.option("--players", type=int, default=None, help="Players (default: the number of bots).")
 @click.option("--games", type=_POSITIVE, default=2000, show_default=True, help="Deals per run.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Root seed (the same deals in every run).")
@@ -492,9 +494,9 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
 @click.option("--batch-size", type=_POSITIVE, default=4096, show_default=True, help="Most games a chunk.")
 @click.option("--json", "as_json", is_flag=True, help="Print the paired changes as JSON.")
 @click.option("--progress/--no-progress", default=True, help="Show progress on stderr.")
-def ablate(game_name: str, items: tuple[str, ...], bots: str, players: int | None, games: int, seed: int,
-           overrides: tuple[str, ...], rotate_seats: bool, out_dir: str, jobs: int, batch_size: int,
-           as_json: bool, progress: bool) -> None:
+def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], bots: str | None, players: int | None,
+           games: int, seed: int, overrides: tuple[str, ...], rotate_seats: bool, out_dir: str, jobs: int,
+           batch_size: int, as_json: bool, progress: bool) -> None:
     """Play the same deals with one item changed, and report the paired change (the causal check).
 
     Each --item is one ablation, played beside the baseline on the same deals
@@ -502,22 +504,32 @@ def ablate(game_name: str, items: tuple[str, ...], bots: str, players: int | Non
     share of first places and of the mean score, and the change of game
     length, with intervals by deal and Holm across ablations (docs/ablate.md).
     Run it again to resume; glade report DIR adds the figure and the items the
-    ablation confirmed against the baseline's content tables.
+    ablation confirmed against the baseline's content tables. A study file
+    (configs/ablate/*.toml) holds the game, bots, deals and ablations instead.
 
     \b
         glade ablate reforest --bots greedy --players 3 --games 2000 --seed 1 --out runs/ablate-fir \\
             --item "species[Douglas Fir].count=0" --item "species[Douglas Fir].cost+=1"
+        glade ablate reforest --bots greedy --players 2 --remove "Douglas Fir" --out runs/no-fir
         glade ablate vora --bots greedy --players 3 --item "kinds[0].count-=2" --out runs/ablate-vora --json
+        glade ablate configs/ablate/reforest-canopy.toml --out runs/reforest-canopy --jobs 2
         glade report runs/ablate-fir
     """
-    from analysis.ablate import ablate_json, analyse_ablate, format_ablate, run_ablate
+    from analysis.ablate import ablate_json, analyse_ablate, format_ablate, read_study, run_ablate
 
-    game = _game(game_name)
-    labels = _bot_list(bots)
-    count = _players(game, players, labels)
+    if game_name.endswith(".toml"):
+        study = read_study(game_name)
+        game, labels, count, seed, games = _game(study.game), list(study.bots), study.players, study.seed, study.games
+        items, removed, overrides, rotate_seats = study.items, study.remove, study.base, study.rotate_seats
+    else:
+        if bots is None:
+            raise ConfigError("--bots", "(none)", "comma-separated bots (or a study file as GAME)", has_got=False)
+        game = _game(game_name)
+        labels = _bot_list(bots)
+        count = _players(game, players, labels)
     try:
         run_ablate(game.name, labels, count, seed, games, out_dir, items, overrides, rotate_seats, jobs, batch_size,
-                   progress)
+                   progress, removed)
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
                    err=True)
