@@ -100,3 +100,20 @@ def test_a_run_with_trajectories_records_each_round_and_ends_on_the_final_score(
     assert (joined["round"] == (joined["turns"] + 1) // 2).all()
     run("overgrowth", config, ["greedy", "random"], 2, 7, 5, tmp_path / "plain", progress=None)
     assert load_trajectories(tmp_path / "plain") is None  # opt-in
+
+
+def test_trajectories_resume_like_records(tmp_path):
+    """A chunk whose records file is gone is played again with its trajectories; a resume keeps the option."""
+    from sims.records import load_manifest, load_trajectories
+    from sims.registry import get_game
+    from sims.runner import run
+
+    config = get_game("overgrowth").load_config(None, ())
+    run("overgrowth", config, ["greedy", "random"], 2, 9, 6, tmp_path / "whole", batch_size=3, progress=None,
+        trajectories=True)
+    run("overgrowth", config, ["greedy", "random"], 2, 9, 6, tmp_path / "cut", batch_size=3, progress=None,
+        trajectories=True)
+    (tmp_path / "cut" / "records" / "r0-000000003-000000006.parquet").unlink()  # stopped between the writes
+    run("overgrowth", config, ["greedy", "random"], 2, 9, 6, tmp_path / "cut", batch_size=3, progress=None)
+    assert load_manifest(tmp_path / "cut")["trajectories"] is True
+    assert load_trajectories(tmp_path / "cut").equals(load_trajectories(tmp_path / "whole"))
