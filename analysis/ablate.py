@@ -47,7 +47,8 @@ import polars as pl
 from analysis import stats
 from analysis.sweep import load_sweep, run_sweep, toml_value
 from sims.core.files import write_json
-from sims.core.spec import Bool, ConfigError, Int, List, Optional, Str, _Named, _steps, parse_override, read_toml, validate
+from sims.core.spec import (Bool, ConfigError, Int, List, Optional, Str, _Named, _steps, parse_override, read_toml,
+                            validate)
 from sims.registry import get_game
 
 ABLATE_JSON = "ablate.json"

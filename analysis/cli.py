@@ -249,9 +249,9 @@ def _game_dict(game: GameDefinition) -> dict[str, Any]:
               help="With --until-ci: stop on a 95% confidence sequence valid at every look (normal-mixture "
               "boundary for a mean in [0, 1], Robbins 1970, Howard et al. 2021) instead of a fixed-level interval.")
 def play(game_name: str, games_: int, seed: int, bots: str, players: int | None, rotate_seats: bool,
-         trajectories: bool, batch_size: int, jobs: int, backend: str | None, scheduler: str | None, overrides: tuple[str, ...],
-         config_path: str | None, out_dir: str, as_json: bool, progress: bool, quiet: bool, until_ci: float | None,
-         max_games: int | None, anytime: bool) -> None:
+         trajectories: bool, batch_size: int, jobs: int, backend: str | None, scheduler: str | None,
+         overrides: tuple[str, ...], config_path: str | None, out_dir: str, as_json: bool, progress: bool,
+         quiet: bool, until_ci: float | None, max_games: int | None, anytime: bool) -> None:
     """Play seeded games into a run directory; print the summary.
 
     \b
