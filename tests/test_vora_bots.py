@@ -48,6 +48,24 @@ def test_greedy_takes_the_action_of_highest_one_ply_value():
     assert values[int(action)] == max(values.values()) > 0
 
 
+@pytest.mark.parametrize("grass, declines", [("", True), ("gg", False)])
+def test_greedy_declines_a_combo_only_when_every_take_loses_points(grass, declines):
+    """The wolf eats the pig and makes w w w w (an EXTRA); the one cube to take is a grass: a first grass
+    scores -1, a third +1."""
+    engine, state = position(2, """
+        g . . . .
+        . . . . .
+        . . . . .
+        . . . . .
+        . w w w p
+    """, {0: "w" + grass, 1: "p"}, bag="g" * 30)
+    config = engine.config
+    engine.step(state, np.array([config.encode_wolf(1, 4)]))
+    assert engine.snapshot(state, 0)["phase"] == "extra"
+    action = make("greedy", engine, 0).act(state, np.array([True]))[0]
+    assert action == (config.encode_decline() if declines else config.encode_pick(0))
+
+
 def test_planner_takes_an_immediate_gain():
     engine, state = position(2, CASCADE, {0: "dd", 1: "c"}, bag="pcwldmsg~" * 8)
     action = make("planner", engine, 0).act(state, np.array([True]))[0]

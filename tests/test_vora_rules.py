@@ -308,13 +308,25 @@ def test_a_line_of_four_gives_an_extra_pick_from_the_meadow():
     assert farm(engine, state, 0) == "pccdddd" and phase(engine, state) == "main" and state.to_move[0] == 1
 
 
+def test_a_combo_may_be_declined_and_only_a_combo():
+    engine, state = swap_position("d d g d c")
+    config = engine.config
+    assert legal_of(engine, state, "decline") == set()
+    fly(engine, state)
+    assert phase(engine, state) == "extra" and legal_of(engine, state, "decline") == {()}
+    play(engine, state, config.encode_decline())
+    assert farm(engine, state, 0) == "ccdddd" and phase(engine, state) == "main" and state.to_move[0] == 1
+    declines = engine.results(state).seat_columns["declines"][0]
+    assert declines.tolist() == [1, 0] and engine.results(state).seat_columns["picks"][0].tolist() == [0, 0]
+
+
 def test_a_line_of_five_gives_a_big_combo_pick_or_steal_never_a_last_cube():
     engine, state = swap_position("d d g d d", players=3, farms={0: "cc", 1: "ppw", 2: "s"})
     config = engine.config
     fly(engine, state)
     assert phase(engine, state) == "big"
     assert legal_of(engine, state, "steal") == {(1, kind(config, "p")), (1, kind(config, "w"))}
-    assert len(legal_of(engine, state, "pick")) == 20
+    assert len(legal_of(engine, state, "pick")) == 20 and legal_of(engine, state, "decline") == {()}
     play(engine, state, config.encode_steal(1, kind(config, "w")))
     assert farm(engine, state, 0) == "ccwddddd" and farm(engine, state, 1) == "pp"
     assert state.stats[0, 0, 4] == 1 and state.stats[0, 1, 5] == 1  # steals, stolen

@@ -22,7 +22,8 @@ GAME = GameDefinition(
     render_compact=render.compact,
     describe_action=lambda game, action: render.describe_action(game.config, action),
     describe="2 to 4 players; 5x5 meadow and nine kinds of 12 cubes by default",
-    components=("block", ("push", "double", "devour", "wolf", "pick_up", "fly_swap", "dig", "pick", "steal")),
+    components=("block", ("push", "double", "devour", "wolf", "pick_up", "fly_swap", "dig", "pick", "steal",
+                                     "decline")),
     golden=(
         GoldenGame("vora-seed2-game1-greedy-random-planner.txt", 3, 2, 1, ("greedy", "random", "planner"),
                    rotate_seats=True),

@@ -25,10 +25,10 @@ from sims.core.kernels import kth_set_bit, lowest_bit_index, noise, noise_stream
 # the fall shifts and movable cells towards each side
 (I_N, I_C, I_K, I_P, I_LINES, I_PIG, I_CROW, I_WOLF, I_LADYBUG, I_DUCK, I_MOLE, I_GRAZER, I_LIQUID, I_PASTURE,
  I_MIN_LINE, I_MIN_GROUP, I_EXTRA, I_BIG, I_TOTAL, I_MAIN_ACTIONS, I_GROUPS, I_G_DOUBLE, I_G_DEVOUR, I_G_WOLF,
- I_G_PICK_UP, I_G_FLY, I_G_DIG, I_G_RECIPIENT, I_G_PICK, I_G_STEAL, I_PUSH_BASE, I_DOUBLE_BASE,
- W_FULL, W_NOT_LAST_COL, W_NOT_FIRST_COL, W_H_START, W_V_START, W_ALL_LINES, W_ALL_SEATS) = range(39)
-FALL_LEFT, FALL_RIGHT, FALL_CANMOVE = 39, 43, 47  # four slots each, by side
-SCALARS = 51
+ I_G_PICK_UP, I_G_FLY, I_G_DIG, I_G_RECIPIENT, I_G_PICK, I_G_STEAL, I_G_DECLINE, I_PUSH_BASE, I_DOUBLE_BASE,
+ W_FULL, W_NOT_LAST_COL, W_NOT_FIRST_COL, W_H_START, W_V_START, W_ALL_LINES, W_ALL_SEATS) = range(40)
+FALL_LEFT, FALL_RIGHT, FALL_CANMOVE = 40, 44, 48  # four slots each, by side
+SCALARS = 52
 # a game's small fields
 (F_PHASE, F_FALLEN0, F_FALLEN1, F_EXTRA_LEFT, F_BIG_LEFT, F_FALL_SIDE, F_WOLF_CELL, F_TO_MOVE, F_TURN, F_DONE,
  F_END, F_POINTER) = range(12)
@@ -39,10 +39,10 @@ LOG_SLOTS = 6
 
 # phases, blocks, stages, statistics and action table columns: as in rules.py
 MAIN, RECIPIENT, EXTRA, BIG = range(4)
-PUSH, DOUBLE, DEVOUR, WOLF, PICK_UP, FLY_SWAP, DIG, RECIPIENT_BLOCK, PICK, STEAL = range(10)
+PUSH, DOUBLE, DEVOUR, WOLF, PICK_UP, FLY_SWAP, DIG, RECIPIENT_BLOCK, PICK, STEAL, DECLINE = range(11)
 DONE, COLLECT, COMBOS, FALL, FALL_THEN_END, END = range(6)
-(COLLECTED, EXTRAS, BIGS, PICKS, STEALS, STOLEN, PUSHES, RECEIVED, SP_DOUBLE, SP_DEVOUR, SP_WOLF, SP_PICK_UP,
- SP_FLY_SWAP, SP_DIG) = range(14)
+(COLLECTED, EXTRAS, BIGS, PICKS, STEALS, STOLEN, DECLINES, PUSHES, RECEIVED, SP_DOUBLE, SP_DEVOUR, SP_WOLF,
+ SP_PICK_UP, SP_FLY_SWAP, SP_DIG) = range(15)
 BAG_EMPTY = 1
 (ACT_PROBE, ACT_FAR2, ACT_T1_KIND, ACT_SPEND, ACT_GAIN_PROBE, ACT_GAIN_FIXED, ACT_TAKER, ACT_ASKS, ACT_STAGE,
  ACT_FALL_SIDE, ACT_WOLF_CELL, ACT_STAT, ACT_BLOCK, ACT_IS_PUSH) = range(14)
@@ -312,6 +312,7 @@ def legal_words(t: Tables, kinds, farms, fields, words, scratch) -> None:
         words[g[I_G_PICK]] = occupied(kinds)
         if phase == BIG:
             words[g[I_G_STEAL]] = steal_word(farms, me)
+        words[g[I_G_DECLINE]] = ONE
 
 
 @helper
@@ -451,19 +452,23 @@ def recipient(farms, stats, fields, seat: int, log) -> int:
 
 @helper
 def combo(g, kinds, farms, stats, fields, block: int, within: int, log) -> int:
-    """An EXTRA or BIG decision: pick a meadow cube, or steal from a farm."""
+    """An EXTRA or BIG decision: pick a meadow cube, steal from a farm, or decline."""
     me, k = fields[F_TO_MOVE], g[I_K]
     victim = -1
+    kind = -1
     if block == PICK:
         kind = kind_at(kinds, within)
         kinds[kind] &= ~(ONE << within)
         stats[me, PICKS] += 1
-    else:
+    elif block == STEAL:
         victim, kind = divmod(within, k)
         farms[victim, kind] -= 1
         stats[me, STEALS] += 1
         stats[victim, STOLEN] += 1
-    farms[me, kind % k] += 1
+    else:
+        stats[me, DECLINES] += 1
+    if kind >= 0:
+        farms[me, kind] += 1
     if fields[F_PHASE] == EXTRA:
         fields[F_EXTRA_LEFT] -= 1
     else:

@@ -78,7 +78,7 @@ ONE = U64(1)
 ZERO = U64(0)
 END_REASONS = ("", "bag_empty", "stall")
 # Per-seat counters reported as record columns (the reference's names), numbered as kernels.COLLECTED ...
-STAT_NAMES = ("collected", "extras", "bigs", "picks", "steals", "stolen", "pushes", "received") + tuple(
+STAT_NAMES = ("collected", "extras", "bigs", "picks", "steals", "stolen", "declines", "pushes", "received") + tuple(
     f"special_{name}" for name in ACTION_SPECIALS)
 # Event fields the step kernel writes (dtype, value for a game that took no decision), in its order.
 LOG_FIELDS = {"block": (np.int8, -1), "kind": (np.int8, -1), "collected": (np.int16, 0), "extras": (np.int8, 0),
@@ -116,6 +116,7 @@ class Geometry:
         recipient             1      recipient                seat
         pick                  1      pick                     cell
         steal                 1      steal                    seat*K + kind
+        decline               1      decline                  0
     """
 
     def __init__(self, config: VoraConfig, players: int):
@@ -240,7 +241,8 @@ class Geometry:
         self.g_recipient = k + 4 + 2 * c
         self.g_pick = self.g_recipient + 1
         self.g_steal = self.g_recipient + 2
-        self.groups = self.g_steal + 1
+        self.g_decline = self.g_recipient + 3
+        self.groups = self.g_decline + 1
         base = np.zeros(self.groups, dtype=np.int64)
         width = np.zeros(self.groups, dtype=np.int64)
         base[:k] = offsets["push"] + np.arange(k) * lines
@@ -256,6 +258,7 @@ class Geometry:
         base[self.g_recipient], width[self.g_recipient] = offsets["recipient"], MAX_PLAYERS
         base[self.g_pick], width[self.g_pick] = offsets["pick"], c
         base[self.g_steal], width[self.g_steal] = offsets["steal"], MAX_PLAYERS * k
+        base[self.g_decline], width[self.g_decline] = offsets["decline"], 1
         self.group_base, self.group_width = base, width
         self.flag_shifts = np.arange(int(width.max()), dtype=np.uint64)  # the bits a group's word may hold
         self.action_block = np.searchsorted(self.block_starts, np.arange(config.num_actions), side="right") - 1
@@ -370,7 +373,7 @@ class Geometry:
                             (kernels.I_G_DEVOUR, self.g_devour), (kernels.I_G_WOLF, self.g_wolf),
                             (kernels.I_G_PICK_UP, self.g_pick_up), (kernels.I_G_FLY, self.g_fly),
                             (kernels.I_G_DIG, self.g_dig), (kernels.I_G_RECIPIENT, self.g_recipient),
-                            (kernels.I_G_PICK, self.g_pick), (kernels.I_G_STEAL, self.g_steal),
+                            (kernels.I_G_PICK, self.g_pick), (kernels.I_G_STEAL, self.g_steal), (kernels.I_G_DECLINE, self.g_decline),
                             (kernels.I_PUSH_BASE, offsets["push"]), (kernels.I_DOUBLE_BASE, offsets["double"]),
                             (kernels.W_FULL, self.full), (kernels.W_NOT_LAST_COL, self.not_last_col),
                             (kernels.W_NOT_FIRST_COL, self.not_first_col), (kernels.W_H_START, self.h_start),
@@ -682,5 +685,7 @@ class VoraEngine(BatchedEngine):
             return f"{block} from {SIDES[fields[0]]} into line {fields[1]}"
         if block == "steal":
             return f"steal {names[fields[1]]} from seat {fields[0]}"
+        if block == "decline":
+            return "decline"
         return f"{block} {' '.join(map(str, fields))}"
 
