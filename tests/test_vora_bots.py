@@ -66,6 +66,29 @@ def test_greedy_declines_a_combo_only_when_every_take_loses_points(grass, declin
     assert action == (config.encode_decline() if declines else config.encode_pick(0))
 
 
+def test_greedy_does_not_push_back_what_the_last_push_pushed():
+    """Seat 0 pushes a sheep into column 0 from N: the duck falls to seat 1 (S). Pushing that duck back from S
+    restores the meadow (and gives seat 0 its sheep back): worth +2 to seat 1 one ply deep, but a repeat of the
+    previous position, so it is worth -inf and neither seat 1's greedy nor its planner plays it."""
+    from tests.test_vora_rules import QUIET
+
+    engine, state = position(2, QUIET, {0: "sg", 1: "p"})
+    config = engine.config
+    sheep, duck = config.kind_names.index("sheep"), config.kind_names.index("duck")
+    engine.step(state, np.array([config.encode_push(sheep, 0, 0)]))
+    state.decisions += 1
+    back = config.encode_push(duck, 2, 0)
+    greedy = make("greedy", engine, 1)
+    _, actions, value, _ = greedy.scored_actions(state, np.array([True]))
+    assert value[actions == back][0] == -np.inf and np.isfinite(value[actions != back]).all()
+    forgetful = take_games(state, np.array([0]))
+    forgetful.previous[:] = 0  # no previous turn to repeat
+    _, actions, value, _ = greedy.scored_actions(forgetful, np.array([True]))
+    assert value[actions == back][0] == 2.0
+    assert greedy.act(state, np.array([True]))[0] != back
+    assert make("planner", engine, 1).act(state, np.array([True]))[0] != back
+
+
 def test_planner_takes_an_immediate_gain():
     engine, state = position(2, CASCADE, {0: "dd", 1: "c"}, bag="pcwldmsg~" * 8)
     action = make("planner", engine, 0).act(state, np.array([True]))[0]

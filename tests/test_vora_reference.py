@@ -9,6 +9,7 @@ N,E,S,W.
 
 from __future__ import annotations
 
+import math
 import textwrap
 from collections import Counter
 
@@ -942,6 +943,20 @@ def test_greedy_bot_declines_a_combo_only_when_every_take_loses_points(grass, de
     expected = [(CONFIG.encode_decline(), 0.0), (CONFIG.encode_pick(0), -1.0)] if declines else [
         (CONFIG.encode_pick(0), 1.0), (CONFIG.encode_decline(), 0.0)]
     assert ranked == expected
+
+
+def test_greedy_bot_does_not_push_back_what_the_last_push_pushed():
+    game = position(QUIET, farms=("s1 g1", "p1"))
+    run_turn(game, CONFIG.encode_push(K("sheep"), NORTH, 0))  # the duck at (4,0) falls to seat 1 (S)
+    back = CONFIG.encode_push(K("duck"), SOUTH, 0)  # would restore the meadow and return seat 0's sheep
+    after = game.clone()
+    after.apply(back)
+    assert after.meadow == game.previous_meadow == meadow(QUIET)
+    legal = game.legal_actions()
+    values = dict(zip(legal, ReferenceGreedyBot(1).values(game, 3, legal)))
+    assert values[back] == -math.inf and all(math.isfinite(v) for a, v in values.items() if a != back)
+    assert ReferenceGreedyBot.value(after, 1, [farm_score(CONFIG, f) for f in game.farms]) == 2.0
+    assert ReferenceGreedyBot(1).act(game, 3) != back
 
 
 # --- rendering ----------------------------------------------------------------------------------------

@@ -575,7 +575,7 @@ def end_turn(g, kinds, fields, bag, refill: bool) -> None:
 def load(state, row: int, kinds, fields) -> None:
     """Game ``row`` of ``state`` (the tuple of ``rules.state_arrays``) into ``kinds`` and ``fields``."""
     (meadow, farms, stats, bag, pointer, phase, fallen, extra_left, big_left, fall_side, wolf_cell, to_move,
-     turn, done, end) = state
+     turn, done, end, previous) = state
     for kind in range(kinds.shape[0]):
         kinds[kind] = meadow[row, kind]
     fields[F_PHASE] = phase[row]
@@ -595,7 +595,7 @@ def load(state, row: int, kinds, fields) -> None:
 @helper
 def store(state, row: int, kinds, fields) -> None:
     (meadow, farms, stats, bag, pointer, phase, fallen, extra_left, big_left, fall_side, wolf_cell, to_move,
-     turn, done, end) = state
+     turn, done, end, previous) = state
     for kind in range(kinds.shape[0]):
         meadow[row, kind] = kinds[kind]
     phase[row] = fields[F_PHASE]
@@ -612,6 +612,25 @@ def store(state, row: int, kinds, fields) -> None:
     pointer[row] = fields[F_POINTER]
 
 
+@helper
+def remember_turn_start(kinds, fields, previous) -> None:
+    """Before a main action: keep the meadow it starts from in ``previous`` (the bots' no-repeat rule,
+    :func:`repeats_previous`, reads it on the next turn)."""
+    if fields[F_PHASE] == MAIN and not fields[F_DONE]:
+        for kind in range(kinds.shape[0]):
+            previous[kind] = kinds[kind]
+
+
+@helper
+def repeats_previous(trial, previous) -> bool:
+    """The bots' no-repeat rule: does a main action leave the meadow (before any refill) exactly as the previous
+    turn's main action found it? Such a move undoes the previous turn (two pushes back and forth)."""
+    for kind in range(trial.size):
+        if trial[kind] != previous[kind]:
+            return False
+    return True
+
+
 # --- loops over games -------------------------------------------------------------------------------
 
 
@@ -619,7 +638,7 @@ def store(state, row: int, kinds, fields) -> None:
 def step_games(t: Tables, state, actions, refill: bool, logging: bool, log) -> None:
     """One decision in every live game; when ``logging``, the event fields go to the arrays of ``log``
     (``rules.LOG_FIELDS``: block, kind, collected, extras, bigs, victim)."""
-    meadow, farms, stats, bag, done = state[0], state[1], state[2], state[3], state[13]
+    meadow, farms, stats, bag, done, previous = state[0], state[1], state[2], state[3], state[13], state[15]
     g, act_int, act_word, act_fall, action_block, block_starts = (t.g, t.act_int, t.act_word, t.act_fall,
                                                                   t.action_block, t.block_starts)
     kinds = np.zeros(meadow.shape[1], dtype=np.uint64)
@@ -633,6 +652,7 @@ def step_games(t: Tables, state, actions, refill: bool, logging: bool, log) -> N
         entry[:] = 0
         entry[L_KIND] = -1
         entry[L_VICTIM] = -1
+        remember_turn_start(kinds, fields, previous[row])
         advance(g, act_int, act_word, act_fall, action_block, block_starts, kinds, farms[row], stats[row], fields,
                 bag[row], actions[row], refill, entry, scratch)
         store(state, row, kinds, fields)
@@ -754,10 +774,12 @@ def other_seat(t: Tables, action: int) -> int:
 
 
 @helper
-def score_game(t: Tables, s: Scratch, farm, stream, actions, values, noises, first: int) -> int:
+def score_game(t: Tables, s: Scratch, farm, previous, stream, actions, values, noises, first: int) -> int:
     """One ply for every legal action (flags ``s.words``) of the game loaded in ``s`` (farms ``farm``): each
     played on a copy without refill to its next decision or turn end, valued as my score change minus the
-    best opponent's, with the noise ``noise(stream, action)``.
+    best opponent's, with the noise ``noise(stream, action)``. A main action that leaves the meadow as
+    ``previous`` (the meadow the previous turn's main action started from) is worth -inf
+    (:func:`repeats_previous`): it is played only when every legal action repeats.
 
     Only the mover's and :func:`other_seat`'s farms can change, so only they are rescored (an unchanged
     farm's change is exactly 0.0) and put back after each action.
@@ -792,7 +814,9 @@ def score_game(t: Tables, s: Scratch, farm, stream, actions, values, noises, fir
                 if stage == COLLECT and not has_formation(g, trial):
                     stage = DONE  # the turn would end here, and a turn's end changes no farm
                 resolve(g, trial, trial_farms, stats, trial_fields, bag, stage, False, entry, scratch)
+                repeat = repeats_previous(trial, previous)
             else:
+                repeat = False
                 advance(g, act_int, act_word, act_fall, action_block, block_starts, trial, trial_farms, stats,
                         trial_fields, bag, action, False, entry, scratch)
             other = other_seat(t, action)
@@ -801,6 +825,8 @@ def score_game(t: Tables, s: Scratch, farm, stream, actions, values, noises, fir
                 rival = max(rival, seat_score(count_score, trial_farms[other]) - before[other])
                 copy_into(farm[other], trial_farms[other])
             value = (seat_score(count_score, trial_farms[me]) - before[me]) - rival
+            if repeat:
+                value = -np.inf
             copy_into(farm[me], trial_farms[me])
             if keep_all:
                 actions[slot] = action
@@ -828,8 +854,8 @@ def greedy_values(t: Tables, state, seeds, decisions, key, rows, groups, first, 
         row = rows[i]
         load(state, row, s.kinds, s.fields)
         s.words[:] = groups[i]
-        score_game(t, s, state[1][row], noise_stream(seeds[row], key, decisions[row]), actions, values, noises,
-                   first[i])
+        score_game(t, s, state[1][row], state[15][row], noise_stream(seeds[row], key, decisions[row]), actions,
+                   values, noises, first[i])
 
 
 @helper
@@ -839,8 +865,8 @@ def greedy_choice(t: Tables, s: Scratch, state, seeds, decisions, row: int, key)
     farm = state[1][row]
     load(state, row, s.kinds, s.fields)
     legal_words(t, s.kinds, farm, s.fields, s.words, s.scratch)
-    return score_game(t, s, farm, noise_stream(seeds[row], key, decisions[row]), s.no_actions, s.no_values,
-                      s.no_values, 0)
+    return score_game(t, s, farm, state[15][row], noise_stream(seeds[row], key, decisions[row]), s.no_actions,
+                      s.no_values, s.no_values, 0)
 
 
 @njit(cache=True)
@@ -870,6 +896,7 @@ def roll_out(t: Tables, state, seeds, decisions, keys, me: int, start_turn, limi
                 break
             action = greedy_choice(t, s, state, seeds, decisions, row, keys[s.fields[F_TO_MOVE]])
             s.entry[:] = 0
+            remember_turn_start(s.kinds, s.fields, state[15][row])
             advance(g, t.act_int, t.act_word, t.act_fall, t.action_block, t.block_starts, s.kinds, farms[row],
                     stats[row], s.fields, bag[row], action, True, s.entry, s.scratch)
             store(state, row, s.kinds, s.fields)

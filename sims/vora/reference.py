@@ -347,6 +347,8 @@ class VoraGame(ReferenceGame):
         self.bigs_pending = 0
         self.fall_side = 0
         self.fixed_cell = EMPTY
+        # the meadow before the last main action (not a rule: the bots' no-repeat rule reads it)
+        self.previous_meadow: list[int] = [EMPTY] * config.cells
         # records
         self.stats: dict[str, list[int]] = {name: [0] * players for name in self.stat_names()}
         self.events: list[dict[str, Any]] = []
@@ -534,6 +536,7 @@ class VoraGame(ReferenceGame):
                             "action": action, "kind": block, "cube": "", "target": EMPTY,
                             "collected": 0, "extras": 0, "bigs": 0})
         if self.phase == MAIN:
+            self.previous_meadow = list(self.meadow)
             self.stage = COLLECT
             getattr(self, f"do_{block}")(*fields)
         elif self.phase == RECIPIENT:

@@ -463,12 +463,13 @@ class VoraState(BatchedState):
     fall_side: np.ndarray  # int8 [B]: where this turn's falls go
     wolf_cell: np.ndarray  # int8 [B]: the wolf fixed this turn, -1 if none
     stats: np.ndarray  # int32 [B, P, len(STAT_NAMES)]
+    previous: np.ndarray  # Geometry.board [B, K]: the meadow before the last main action (bots: no repeats)
     event_log: list  # per step: (seat, phase, block, kind, collected, extras, bigs, victim) arrays [B]
     logging: bool = True  # branches of the bots skip the event log
 
 
 STATE_FIELDS = ("meadow", "farms", "stats", "bag", "bag_pointer", "phase", "fallen", "extra_left", "big_left",
-                "fall_side", "wolf_cell", "to_move", "turn", "done", "end")
+                "fall_side", "wolf_cell", "to_move", "turn", "done", "end", "previous")
 
 
 def state_arrays(state: VoraState) -> tuple:
@@ -532,6 +533,7 @@ class VoraEngine(BatchedEngine):
             fall_side=np.zeros(size, dtype=np.int8),
             wolf_cell=np.full(size, -1, dtype=np.int8),
             stats=np.zeros((size, players, len(STAT_NAMES)), dtype=np.int32),
+            previous=np.zeros((size, k), dtype=geo.board),
             event_log=[],
         )
 
