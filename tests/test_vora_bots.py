@@ -196,6 +196,30 @@ def test_greedy_kernel_choice_is_the_best_of_its_scored_actions(players, config)
         assert np.array_equal(greedy.act(state, movers), ScoredBot.act(greedy, state, movers))
 
 
+def test_planner_on_a_no_progress_streak_plays_its_greedy_choice(config):
+    engine, state = mid_game(config, 2, 15)
+    planner, greedy = bots.PlannerBot(engine, 0), bots.GreedyBot(engine, 0)
+    movers = ~state.done & (state.to_move == 0)
+    state.quiet[:] = np.where(np.arange(state.size) % 2, planner.quiet_turns, planner.quiet_turns - 1)
+    stuck = movers & (state.quiet >= planner.quiet_turns)
+    chosen = planner.act(state, movers)
+    assert stuck.any() and np.array_equal(chosen[stuck], greedy.act(state, stuck)[stuck])
+    planned = movers & ~stuck
+    state.quiet[:] = 0
+    assert np.array_equal(chosen[planned], planner.act(state, movers)[planned])
+
+
+def test_the_engine_counts_turns_that_draw_nothing_from_the_bag():
+    from tests.test_vora_rules import QUIET
+
+    engine, state = position(2, QUIET, {0: "sg", 1: "p"}, bag="pcwldmsg~" * 3)
+    config = engine.config
+    engine.step(state, np.array([config.encode_push(config.kind_names.index("sheep"), 0, 0)]))
+    assert state.quiet.tolist() == [1]  # nothing collected, nothing drawn
+    engine.step(state, np.array([config.encode_pick_up(3)]))  # the ladybug on (0,3): a cube drawn
+    assert state.quiet.tolist() == [0]
+
+
 def test_planner_kernel_rollouts_equal_the_shared_rollouts(config):
     """The compiled rollouts value every branch as the shared :class:`RolloutPlanner` loop does."""
     from sims.core.planner import RolloutPlanner, branch_games

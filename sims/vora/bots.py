@@ -97,12 +97,29 @@ class PlannerBot(RolloutPlanner, GreedyBot):
     game: the result first, then that margin); ties go to the greedy value,
     then the noise. Actions the greedy rules out as repeats (value -inf) are
     no candidates while the game has another action.
+
+    No-progress streaks: once ``quiet_turns`` turns in a row have drawn
+    nothing from the bag (nobody collected, so the game cannot move towards
+    its end), the planner plays its greedy choice until a cube is drawn again.
+    Two planners otherwise can swap moles and ducks for hundreds of turns,
+    each avoiding the collection that would help the other.
     """
+
+    quiet_turns = 20
 
     default_candidates = 6
     default_depth = 12
     rollout_bot_class = GreedyBot
     turn_phase = MAIN
+
+    def act(self, state: VoraState, active: np.ndarray) -> np.ndarray:
+        """The plan; the greedy choice in games on a no-progress streak."""
+        stuck = active & (state.quiet >= self.quiet_turns)
+        if not stuck.any():
+            return super().act(state, active)
+        chosen = super().act(state, active & ~stuck)
+        chosen[stuck] = GreedyBot.act(self, state, stuck)[stuck]
+        return chosen
 
     def candidates(self, state: VoraState, active: np.ndarray, chosen: np.ndarray) -> Candidates:
         """The greedy bot's scored actions, without the repeats (value -inf) of games that have other actions."""

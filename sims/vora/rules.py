@@ -464,6 +464,7 @@ class VoraState(BatchedState):
     wolf_cell: np.ndarray  # int8 [B]: the wolf fixed this turn, -1 if none
     stats: np.ndarray  # int32 [B, P, len(STAT_NAMES)]
     previous: np.ndarray  # Geometry.board [B, K]: the meadow before the last main action (bots: no repeats)
+    quiet: np.ndarray  # int16 [B]: turns in a row that drew nothing from the bag (bots: no-progress streaks)
     event_log: list  # per step: (seat, phase, block, kind, collected, extras, bigs, victim) arrays [B]
     logging: bool = True  # branches of the bots skip the event log
 
@@ -534,6 +535,7 @@ class VoraEngine(BatchedEngine):
             wolf_cell=np.full(size, -1, dtype=np.int8),
             stats=np.zeros((size, players, len(STAT_NAMES)), dtype=np.int32),
             previous=np.zeros((size, k), dtype=geo.board),
+            quiet=np.zeros(size, dtype=np.int16),
             event_log=[],
         )
 
@@ -588,6 +590,12 @@ class VoraEngine(BatchedEngine):
         ``refill=False`` (bots' branches) ends turns without drawing from the bag.
         """
         actions = np.ascontiguousarray(actions, dtype=np.int64)
+        turn, pointer = state.turn.copy(), state.bag_pointer.copy()
+        self._advance(state, actions, refill)
+        drew = state.bag_pointer != pointer
+        state.quiet = np.where(drew, 0, state.quiet + (state.turn != turn)).astype(np.int16)
+
+    def _advance(self, state: VoraState, actions: np.ndarray, refill: bool) -> None:
         if not state.logging:
             kernels.step_games(self.geo.tables, state_arrays(state), actions, refill, False, NO_LOG)
             return
