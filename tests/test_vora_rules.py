@@ -17,7 +17,7 @@ import pytest
 from sims.core.rng import game_seeds, shuffle_order
 from sims.vora import config as vora_config
 from sims.vora.config import EAST, NORTH, SOUTH, WEST
-from sims.vora.rules import END_REASONS, VoraEngine, formations, has_formation
+from sims.vora.rules import END_REASONS, VoraEngine, find_formations, has_formation
 
 # No two equal kinds side by side in a row or a column: nothing to collect.
 QUIET = """
@@ -356,7 +356,7 @@ def test_formation_sizes_and_combos(shape, sizes):
     config = load()
     engine = VoraEngine(config, 2)
     meadow = engine.meadow_of_cells(cells_of(config, shape.replace("|", "\n")))
-    collected, extras, bigs = formations(engine.geo, meadow.T)
+    collected, extras, bigs = find_formations(engine.geo, meadow.T)
     assert (extras[0], bigs[0]) == sizes
     assert int(np.bitwise_count(collected[:, 0]).sum()) == shape.count("d") + shape.count("~")
 
@@ -371,7 +371,7 @@ def test_two_parallel_touching_lines_are_two_formations_without_a_combo():
     """  # as a refill may leave it; the mole digs into the other mole (a swap that changes nothing)
     engine, state = position(2, meadow, {0: "cc", 1: "pp"})
     config = engine.config
-    _, extras, bigs = formations(engine.geo, state.meadow.T)
+    _, extras, bigs = find_formations(engine.geo, state.meadow.T)
     assert (extras[0], bigs[0]) == (0, 0)
     play(engine, state, config.encode_dig(21, 4))  # mole (4, 1) east: the mole (4, 2)
     assert farm(engine, state, 0) == "ccssssss" and phase(engine, state) == "main" and state.to_move[0] == 1

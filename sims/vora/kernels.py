@@ -7,7 +7,7 @@ statistics ``stats[P, S]`` and its small fields packed in ``fields``
 ``random_choices``, ``greedy_values``, ``greedy_choices``, ``roll_out``) load a
 game, call these, and store it back; the bots' random numbers are drawn here
 with ``sims.core.kernels.noise``, the numbers of ``rng.uniforms_at``.
-Geometry comes in :class:`Tables` (built by ``rules.Geometry``), with the
+Geometry comes in :class:`Tables` (built by ``tables.Geometry``), with the
 scalars in ``ints`` (``I_*`` slots) and the board masks in ``words`` (``W_*`` slots).
 The rules are those of ``sims/vora/config.py``'s docstring.
 """
@@ -61,7 +61,7 @@ ZERO = np.uint64(0)
 
 
 class Tables(NamedTuple):
-    """Per config and player count: what the kernels need of ``rules.Geometry``, as fixed-dtype arrays."""
+    """Per config and player count: what the kernels need of ``tables.Geometry``, as fixed-dtype arrays."""
 
     g: np.ndarray  # int64 [SCALARS]
     act_int: np.ndarray  # int64 [main actions, 14]: the ACT_* columns
@@ -135,8 +135,8 @@ def flood(seed: np.uint64, links_h: np.uint64, links_v: np.uint64, n: int) -> np
 
 
 @helper
-def run_starts(g, board: np.uint64):
-    """Cells where a horizontal / vertical run of ``min_line`` of ``board`` starts."""
+def straight_runs(g, board: np.uint64):
+    """Rules §6.1: Cells where a horizontal / vertical run of ``min_line`` of ``board`` starts."""
     n = g[I_N]
     h = board & word(g, W_H_START)
     v = board & word(g, W_V_START)
@@ -148,7 +148,7 @@ def run_starts(g, board: np.uint64):
 
 @helper
 def liquid_core(g, water: np.uint64) -> np.uint64:
-    """Non-zero exactly where some liquid group is big enough: with ``min_group`` 3 the cells with two
+    """Rules §5.7: Non-zero exactly where some liquid group is big enough: with ``min_group`` 3 the cells with two
     neighbours in the water (every cell of a group of 3+ is one or next to one), else the groups."""
     size, n = g[I_MIN_GROUP], g[I_N]
     if size <= 1:
@@ -175,7 +175,7 @@ def liquid_core(g, water: np.uint64) -> np.uint64:
 
 @helper
 def liquid_groups(g, water: np.uint64) -> np.uint64:
-    """Cells of ``water`` in orthogonally connected groups of at least ``min_group``."""
+    """Rules §5.7: Cells of ``water`` in orthogonally connected groups of at least ``min_group``."""
     core = liquid_core(g, water)
     if g[I_MIN_GROUP] == 3 and core:
         return water & (core | dilate(g, core))
@@ -184,7 +184,7 @@ def liquid_groups(g, water: np.uint64) -> np.uint64:
 
 @helper
 def has_formation(g, kinds) -> bool:
-    """Does the meadow hold anything to collect?
+    """Rules §6.1: Does the meadow hold anything to collect?
 
     Runs of every non-liquid kind at once: a bit of ``same_h`` (``same_v``) says the cell and its
     right (lower) neighbour hold one kind, and a run of ``min_line`` is ``min_line - 1`` such links
@@ -210,9 +210,9 @@ def has_formation(g, kinds) -> bool:
 
 
 @helper
-def formations(g, kinds, collected):
-    """Fill ``collected[K]`` with what a collection takes; returns ``(extras, bigs)``, one combo per
-    formation (runs joined by shared cubes; a liquid group) by its size."""
+def find_formations(g, kinds, collected):
+    """Rules §5.6, §6.1 to §6.4: Fill ``collected[K]`` with what a collection takes; returns ``(extras, bigs)``,
+    one combo per formation (runs joined by shared cubes; a liquid group) by its size."""
     n = g[I_N]
     liquid, grazer, pasture = g[I_LIQUID], g[I_GRAZER], g[I_PASTURE]
     links_h = ZERO
@@ -223,7 +223,7 @@ def formations(g, kinds, collected):
             across = liquid_groups(g, kinds[kind])
             down = across
         else:
-            h, v = run_starts(g, kinds[kind])
+            h, v = straight_runs(g, kinds[kind])
             across, down = h, v
             for i in range(1, g[I_MIN_LINE]):
                 across |= h << i
@@ -253,7 +253,7 @@ def formations(g, kinds, collected):
 
 @helper
 def fall(g, kinds, side: int, fixed: np.uint64) -> None:
-    """Slide every cube towards ``side`` to close the gaps; the ``fixed`` cell (the wolf) stays."""
+    """Rules §6.5: Slide every cube towards ``side`` to close the gaps; the ``fixed`` cell (the wolf) stays."""
     left, right = g[FALL_LEFT + side], g[FALL_RIGHT + side]
     can_move = word(g, FALL_CANMOVE + side) & ~fixed
     full = word(g, W_FULL)
@@ -269,7 +269,8 @@ def fall(g, kinds, side: int, fixed: np.uint64) -> None:
 
 @helper
 def shift_lines(act_int, act_word, kinds, action: int) -> None:
-    """The line shift of a main action (none but for pushes) and the toggle of the action's own kind."""
+    """Rules §4.1, §4.3: The line shift of a main action (none but for pushes) and the toggle of the action's own
+    kind."""
     linemask, keep = act_word[action, WORD_LINEMASK], act_word[action, WORD_KEEP]
     left, right = act_word[action, WORD_LEFT], act_word[action, WORD_RIGHT]
     for kind in range(kinds.shape[0]):
@@ -279,7 +280,7 @@ def shift_lines(act_int, act_word, kinds, action: int) -> None:
 
 @helper
 def steal_word(farms, me: int) -> np.uint64:
-    """The steals open to ``me`` (bit seat*K + kind), never a victim's last cube."""
+    """Rules §6.4, §8: The steals open to ``me`` (bit seat*K + kind), never a victim's last cube."""
     k = farms.shape[1]
     found = ZERO
     for seat in range(farms.shape[0]):
@@ -295,7 +296,8 @@ def steal_word(farms, me: int) -> np.uint64:
 
 @helper
 def legal_words(t: Tables, kinds, farms, fields, words, scratch) -> None:
-    """Fill ``words[groups]`` with the legal action flags of one game (groups as in ``rules.Geometry``)."""
+    """Rules §3.1, §8: Fill ``words[groups]`` with the legal action flags of one game (groups as in
+    ``tables.Geometry``)."""
     words[:] = 0
     if fields[F_DONE]:
         return
@@ -329,11 +331,11 @@ def main_words(t: Tables, kinds, farms, me: int, words, scratch) -> None:
         words[g[I_G_DOUBLE]] = all_lines
     if farm.sum() == 1:
         kind = np.argmax(farm)
-        words[kind] = last_cube_lines(t, kinds, me, g[I_PUSH_BASE] + kind * lines, scratch)
+        words[kind] = push_keeps_a_cube(t, kinds, me, g[I_PUSH_BASE] + kind * lines, scratch)
         if pig >= 0:
             double = t.safe_lines[me]
             if kind == pig:
-                double = last_cube_lines(t, kinds, me, g[I_DOUBLE_BASE], scratch)
+                double = push_keeps_a_cube(t, kinds, me, g[I_DOUBLE_BASE], scratch)
             words[g[I_G_DOUBLE]] &= double
     animals = ZERO
     plants = ZERO
@@ -366,8 +368,8 @@ def main_words(t: Tables, kinds, farms, me: int, words, scratch) -> None:
 
 
 @helper
-def last_cube_lines(t: Tables, kinds, me: int, first: int, scratch) -> np.uint64:
-    """Lines (bit side*N + line) open to a push ``first + line`` of the last farm cube: onto your own or an
+def push_keeps_a_cube(t: Tables, kinds, me: int, first: int, scratch) -> np.uint64:
+    """Rules §8: Lines (bit side*N + line) open to a push ``first + line`` of the last farm cube: onto your own or an
     unseated side, or when the push makes something to collect."""
     found = t.safe_lines[me]
     for line in t.unsafe_lines[me]:
@@ -384,21 +386,23 @@ def last_cube_lines(t: Tables, kinds, me: int, first: int, scratch) -> np.uint64
 @helper
 def advance(g, act_int, act_word, act_fall, action_block, block_starts, kinds, farms, stats, fields, bag,
             action: int, refill: bool, log, scratch) -> None:
-    """Apply one decision and resolve everything that needs no decision, up to the next one."""
+    """Rules §3.1: Apply one decision and resolve everything that needs no decision, up to the next one."""
     block = action_block[action]
     log[L_BLOCK] = block
     within = action - block_starts[block]
     if action < g[I_MAIN_ACTIONS]:
         stage = main_action(g, act_int, act_word, act_fall, kinds, farms, stats, fields, action, log)
     elif block == RECIPIENT_BLOCK:
-        stage = recipient(farms, stats, fields, within, log)
+        stage = give_fallen(farms, stats, fields, within, log)
     else:
         stage = combo(g, kinds, farms, stats, fields, block, within, log)
-    resolve(g, kinds, farms, stats, fields, bag, stage, refill, log, scratch)
+    run_turn(g, kinds, farms, stats, fields, bag, stage, refill, log, scratch)
 
 
 @helper
 def main_action(g, act_int, act_word, act_fall, kinds, farms, stats, fields, action: int, log) -> int:
+    """Rules §4, §5: A main action, from its row of the action tables (``tables.Geometry._action_tables``):
+    the line shift, the cubes taken and given, the fallen cubes handed out; the stage the turn goes on with."""
     me = fields[F_TO_MOVE]
     probe = kind_at(kinds, act_int[action, ACT_PROBE])
     far2 = act_int[action, ACT_FAR2]
@@ -436,7 +440,8 @@ def main_action(g, act_int, act_word, act_fall, kinds, farms, stats, fields, act
 
 
 @helper
-def recipient(farms, stats, fields, seat: int, log) -> int:
+def give_fallen(farms, stats, fields, seat: int, log) -> int:
+    """Rules §4.2: RECIPIENT: the first waiting fallen cube goes into ``seat``'s farm."""
     kind = fields[F_FALLEN0]
     farms[seat, kind] += 1
     stats[seat, RECEIVED] += 1
@@ -452,7 +457,7 @@ def recipient(farms, stats, fields, seat: int, log) -> int:
 
 @helper
 def combo(g, kinds, farms, stats, fields, block: int, within: int, log) -> int:
-    """An EXTRA or BIG decision: pick a meadow cube, steal from a farm, or decline."""
+    """Rules §6.4: An EXTRA or BIG decision: pick a meadow cube, steal from a farm, or decline."""
     me, k = fields[F_TO_MOVE], g[I_K]
     victim = -1
     kind = -1
@@ -480,37 +485,48 @@ def combo(g, kinds, farms, stats, fields, block: int, within: int, log) -> int:
 
 
 @helper
-def resolve(g, kinds, farms, stats, fields, bag, stage: int, refill: bool, log, scratch) -> None:
-    """Combos, falls and collections until a decision is due or the turn is over."""
-    me = fields[F_TO_MOVE]
+def run_turn(g, kinds, farms, stats, fields, bag, stage: int, refill: bool, log, scratch) -> None:
+    """Rules §3.2, §6.6: Combos, falls and collections until a decision is due or the turn is over, one stage
+    after the other (COMBOS -> FALL -> COLLECT -> COMBOS ... -> END)."""
     while stage != DONE:
         if stage == COMBOS:
             stage = next_combo(kinds, farms, fields)
         elif stage == FALL or stage == FALL_THEN_END:
-            wolf = fields[F_WOLF_CELL]
-            fixed = ZERO
-            if wolf >= 0:
-                if (occupied(kinds) >> wolf) & ONE:
-                    fixed = ONE << wolf
-                else:
-                    fields[F_WOLF_CELL] = -1
-            fall(g, kinds, fields[F_FALL_SIDE], fixed)
+            fall_stage(g, kinds, fields)
             stage = COLLECT if stage == FALL else END
         elif stage == COLLECT:
-            if not has_formation(g, kinds):
-                stage = END
-            else:
-                collect(g, kinds, farms, stats, fields, me, log, scratch)
-                stage = COMBOS
+            stage = collect_stage(g, kinds, farms, stats, fields, log, scratch)
         else:
             end_turn(g, kinds, fields, bag, refill)
             stage = DONE
 
 
 @helper
+def fall_stage(g, kinds, fields) -> None:
+    """Rules §5.2, §6.5: The turn's fall; the wolf placed this turn stays put while it is in the meadow."""
+    wolf = fields[F_WOLF_CELL]
+    fixed = ZERO
+    if wolf >= 0:
+        if (occupied(kinds) >> wolf) & ONE:
+            fixed = ONE << wolf
+        else:
+            fields[F_WOLF_CELL] = -1
+    fall(g, kinds, fields[F_FALL_SIDE], fixed)
+
+
+@helper
+def collect_stage(g, kinds, farms, stats, fields, log, scratch) -> int:
+    """Rules §6.1, §6.6: Collect every formation (their combos come next: COMBOS); nothing to collect: END."""
+    if not has_formation(g, kinds):
+        return END
+    collect(g, kinds, farms, stats, fields, fields[F_TO_MOVE], log, scratch)
+    return COMBOS
+
+
+@helper
 def collect(g, kinds, farms, stats, fields, me: int, log, collected) -> None:
-    """Every formation into ``me``'s farm; the combos it earns become due."""
-    extras, bigs = formations(g, kinds, collected)
+    """Rules §6.1: Every formation into ``me``'s farm; the combos it earns become due."""
+    extras, bigs = find_formations(g, kinds, collected)
     total = 0
     for kind in range(kinds.shape[0]):
         count = popcount(collected[kind])
@@ -529,7 +545,8 @@ def collect(g, kinds, farms, stats, fields, me: int, log, collected) -> None:
 
 @helper
 def next_combo(kinds, farms, fields) -> int:
-    """EXTRA decisions first, then BIG ones; one with no legal option is dropped. FALL when none is due."""
+    """Rules §3.2, §6.4: EXTRA decisions first, then BIG ones; one with nothing to take is dropped. FALL when
+    none is due."""
     filled = occupied(kinds) != 0
     if fields[F_EXTRA_LEFT] > 0:
         if filled:
@@ -546,7 +563,8 @@ def next_combo(kinds, farms, fields) -> int:
 
 @helper
 def end_turn(g, kinds, fields, bag, refill: bool) -> None:
-    """Refill the empty cells in row-major order from the bag (short: the game ends), next seat."""
+    """Rules §7.1, §7.2: Refill the empty cells in row-major order from the bag (short: the game ends), next
+    seat."""
     if refill:
         empty = word(g, W_FULL) & ~occupied(kinds)
         count = popcount(empty)
@@ -708,7 +726,7 @@ def random_choices(t: Tables, state, seeds, decisions, rows, keys, chosen) -> No
 
 @helper
 def family_scores(count_score, farms, out) -> None:
-    """``out[seat]``: the family score of each farm, kinds summed in kind order."""
+    """Rules §9.1: ``out[seat]``: the family score of each farm, kinds summed in kind order."""
     top = count_score.size - 1
     for seat in range(farms.shape[0]):
         total = 0.0
@@ -813,7 +831,7 @@ def score_game(t: Tables, s: Scratch, farm, previous, stream, actions, values, n
                                     action, entry)
                 if stage == COLLECT and not has_formation(g, trial):
                     stage = DONE  # the turn would end here, and a turn's end changes no farm
-                resolve(g, trial, trial_farms, stats, trial_fields, bag, stage, False, entry, scratch)
+                run_turn(g, trial, trial_farms, stats, trial_fields, bag, stage, False, entry, scratch)
                 repeat = repeats_previous(trial, previous)
             else:
                 repeat = False
@@ -924,4 +942,4 @@ def formations_found(t: Tables, meadows, found) -> None:
 def formations_of(t: Tables, meadows, collected, combos) -> None:
     """``collected[i]``, ``combos[i] = (extras, bigs)``: what a collection takes from meadow ``meadows[i]``."""
     for i in range(meadows.shape[0]):
-        combos[i, 0], combos[i, 1] = formations(t.g, meadows[i], collected[i])
+        combos[i, 0], combos[i, 1] = find_formations(t.g, meadows[i], collected[i])
