@@ -23,11 +23,12 @@ GAME = GameDefinition(
     render_compact=render.compact,
     describe_action=lambda game, action: render.describe_action(game.config, action),
     describe="2 to 4 players; 5x5 meadow and nine kinds of 12 cubes by default",
-    components=("block", ("push", "double", "devour", "wolf", "pick_up", "fly_swap", "dig", "pick", "steal")),
+    components=("block", ("push", "double", "devour", "wolf", "pick_up", "fly_swap", "dig", "pick", "steal",
+                                     "decline")),
     families=(
         ComponentFamily("Actions and specials", "block",
                         (("block", "in", ("push", "double", "devour", "wolf", "pick_up", "fly_swap", "dig", "pick",
-                                          "steal")),),
+                                          "steal", "decline")),),
                         "events column block (the game's declared design components)"),
         ComponentFamily("Kinds collected", "kind", (("collected", ">", 0),),
                         "events column kind on events with collected > 0 (the kind of the pushed cube whose push "
