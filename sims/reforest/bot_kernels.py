@@ -10,7 +10,17 @@ import numpy as np
 from numba import njit
 
 from sims.reforest.config import ROUNDS, SPACES
-from sims.reforest.kernels import EVENT_FIELDS, POINTS, copy_game, finish_turn, measure, score_parts_one, step_one
+from sims.core.kernels import noise, noise_stream
+from sims.reforest.kernels import (
+    EVENT_FIELDS,
+    POINTS,
+    copy_game,
+    finish_turn,
+    legal_actions,
+    measure,
+    score_parts_one,
+    step_one,
+)
 
 WEIGHT_NAMES = ("points", "hand_card", "energy", "visitor_goal", "elevation")
 
@@ -96,19 +106,64 @@ def evaluate_one(a, t, g, me, weights, hand_value_share):
     return mine - best
 
 
+@njit(cache=True, inline="always")
+def play_out_value(a, scratch, t, g, action, weights, hand_value_share, events, count, plays):
+    """The greedy value of ``action`` in game ``g``: played on a copy (slot 0 of ``scratch``), the turn
+    finished with the lowest legal actions, the position evaluated for the seat that moved."""
+    copy_game(a, g, scratch, 0)
+    me, start_turn = scratch.to_move[0], scratch.turn[0]
+    step_one(scratch, t, events, count, 0, action)
+    scratch.decisions[0] += 1
+    finish_turn(scratch, t, events, count, 0, start_turn, plays)
+    return evaluate_one(scratch, t, 0, me, weights, hand_value_share)
+
+
 @njit(cache=True)
-def play_out_values(a, scratch, t, games, actions, weights, hand_value_share):
-    """float64 ``[n]``: the greedy value of each (game, action): the action played on a copy of the game
-    (slot 0 of ``scratch``), the turn finished with the lowest legal actions, the position evaluated."""
-    values = np.empty(games.size)
-    events = np.zeros((0, len(EVENT_FIELDS)), dtype=np.int64)
-    count = np.zeros(2, dtype=np.int64)
-    plays = np.empty(a.hand.shape[2] * SPACES + 2, dtype=np.int64)
-    for i in range(games.size):
-        copy_game(a, games[i], scratch, 0)
-        me, start_turn = scratch.to_move[0], scratch.turn[0]
-        step_one(scratch, t, events, count, 0, actions[i])
-        scratch.decisions[0] += 1
-        finish_turn(scratch, t, events, count, 0, start_turn, plays)
-        values[i] = evaluate_one(scratch, t, 0, me, weights, hand_value_share)
-    return values
+def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, legal, plays, events, count,
+                  games, actions, values, noises, scored):
+    """The greedy action of game ``g`` (-1: none) and the count of scored pairs after it.
+
+    A game with one legal action takes it unscored. Otherwise every legal
+    action, ascending, gets its :func:`play_out_value` and its noise
+    ``uniforms_at(seed, purpose, decisions, action)``; the highest value wins,
+    equal values go to the highest noise, then to the lowest action. With
+    non-empty ``games, actions, values, noises`` each scored pair is also
+    written there from index ``scored`` on.
+    """
+    n = legal_actions(a, t, g, legal)
+    if n < 2:
+        return (legal[0] if n == 1 else -1), scored
+    stream = noise_stream(seed, purpose, a.decisions[g])
+    best, best_value, best_noise = -1, -np.inf, -1.0
+    for j in range(n):
+        action = legal[j]
+        value = play_out_value(a, scratch, t, g, action, weights, hand_value_share, events, count, plays)
+        tie_break = noise(stream, action)
+        if value > best_value or (value == best_value and tie_break > best_noise):
+            best, best_value, best_noise = action, value, tie_break
+        if games.size:
+            games[scored], actions[scored], values[scored], noises[scored] = g, action, value, tie_break
+            scored += 1
+    return best, scored
+
+
+@njit(cache=True)
+def greedy_choices(a, scratch, t, seeds, rows, weights, hand_value_share, purpose, chosen, games, actions, values,
+                   noises):
+    """:func:`greedy_choice` of each game of ``rows`` into ``chosen [R]``; how many pairs it wrote into
+    ``games, actions, values, noises`` (empty: none; else room for every legal action of ``rows``)."""
+    legal, plays, events, count = buffers(a)
+    scored = 0
+    for i in range(rows.size):
+        g = rows[i]
+        chosen[i], scored = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share, legal,
+                                          plays, events, count, games, actions, values, noises, scored)
+    return scored
+
+
+@njit(cache=True, inline="always")
+def buffers(a):
+    """Scratch of the greedy kernels: legal actions, the finishing plays, and an event buffer that logs nothing."""
+    width = a.hand.shape[2] * SPACES + 2
+    return (np.empty(width, dtype=np.int64), np.empty(width, dtype=np.int64),
+            np.zeros((0, len(EVENT_FIELDS)), dtype=np.int64), np.zeros(2, dtype=np.int64))

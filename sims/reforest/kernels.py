@@ -365,54 +365,71 @@ def kth_of(u, count):
 
 
 @njit(cache=True, inline="always")
-def choose_one(a, t, g, u, plays):
-    """Legal action number ``min(floor(u * n), n - 1)`` of game ``g`` in ascending order (u < 0: the lowest)."""
+def legal_actions(a, t, g, out):
+    """Every legal action of game ``g``, ascending, into ``out [S * 6 + 2]``; how many (0: a finished game).
+
+    The blocks of a phase are adjacent action numbers (pay from hand then from
+    energy, the sources then stop, use then decline), so a phase's columns
+    counted from its first block are its action numbers less that block's offset.
+    """
     if a.done[g]:
-        return -1
+        return 0
     phase = a.phase[g]
     me = a.to_move[g]
     if phase == MAIN:
-        if u < 0:
-            return t.off_gather
-        n = legal_plays(a, t, g, me, plays)
-        k = kth_of(u, 1 + n) - 1
-        return t.off_gather if k < 0 else t.off_play + plays[k]
-    columns = plays
+        n = legal_plays(a, t, g, me, out[1:])
+        for i in range(1, n + 1):
+            out[i] += t.off_play
+        out[0] = t.off_gather
+        return n + 1
     n = 0
     if phase == PAY:
         first = t.off_pay_hand
         species_count = a.hand.shape[2]
         for s in range(species_count):
             if a.hand[g, me, s] > 0:
-                columns[n] = s
+                out[n] = s
                 n += 1
         space = a.play_space[g]
         for y in range(SPACES):
             if a.stored[g, me, y] > 0 and t.payment[space, y]:
-                columns[n] = species_count + y
+                out[n] = species_count + y
                 n += 1
     elif phase == GATHER or phase == DRAW or phase == SOLO_DISCARD:
         first = t.off_solo_discard if phase == SOLO_DISCARD else t.off_take
         for slot in range(t.nursery_size):
             if a.nursery[g, slot] >= 0:
-                columns[n] = slot
+                out[n] = slot
                 n += 1
         if deck_left(a, g):
-            columns[n] = t.nursery_size
+            out[n] = t.nursery_size
             n += 1
         if phase == GATHER and may_stop(a, t, g, n):
-            columns[n] = t.nursery_size + 1
+            out[n] = t.nursery_size + 1
             n += 1
     elif phase == EFFECT:
-        return t.off_use + kth_of(u, 2)
+        first = t.off_use
+        out[0], out[1] = 0, 1
+        n = 2
     else:
         first = t.off_discard
         for s in range(a.hand.shape[2]):
             if a.hand[g, me, s] > 0:
-                columns[n] = s
+                out[n] = s
                 n += 1
+    for i in range(n):
+        out[i] += first
+    return n
+
+
+@njit(cache=True, inline="always")
+def choose_one(a, t, g, u, plays):
+    """Legal action number ``min(floor(u * n), n - 1)`` of game ``g`` in ascending order (u < 0: the lowest)."""
+    if u < 0 and not a.done[g] and a.phase[g] == MAIN:
+        return t.off_gather  # the lowest without listing the plays
+    n = legal_actions(a, t, g, plays)
     k = kth_of(u, n)
-    return first + columns[k] if n > k else -1
+    return plays[k] if n > k else -1
 
 
 @njit(cache=True)
