@@ -59,11 +59,24 @@ class _Glade(click.Group):
             raise GladeError(str(error)) from None
 
 
+def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``glade --version``: the installed package's version (the one every manifest and report records)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from sims.records import glade_version
+
+    click.echo(f"glade {glade_version()}")
+    ctx.exit()
+
+
 @click.group(cls=_Glade, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_show_version,
+              help="Show glade's version and exit.")
 def main() -> None:
     """Glade: Monte Carlo game balance. Play seeded games with bots, check engines, measure speed.
 
     \b
+        glade --version
         glade games
         glade play overgrowth --games 20000 --seed 1 --bots greedy,random --rotate-seats --out runs/demo
     """
@@ -103,8 +116,25 @@ def _players(game: GameDefinition, players: int | None, bots: Sequence[str] | No
 
 
 def click_progress(length: int, label: str) -> Any:
-    """The runner's progress display on the command line: a click progress bar on stderr."""
-    return click.progressbar(length=length, label=label, file=sys.stderr, show_pos=True)
+    """The runner's progress display on stderr: a bar on a terminal, else a line every ~10 s (analysis.progress)."""
+    from analysis.progress import progress_display
+
+    return progress_display(length, label)
+
+
+def _warn(line: str) -> None:
+    click.echo(line, err=True)
+
+
+def _progress_options(command):
+    """--progress/--no-progress and --quiet (no progress, no warnings or notes on stderr; results still print)."""
+    command = click.option("--quiet", "-q", is_flag=True,
+                           help="No progress and no warnings on stderr (errors still show); implies --no-progress.")(
+        command)
+    command = click.option("--progress/--no-progress", default=True, show_default=True,
+                           help="Progress on stderr: a bar on a terminal, else a line every ~10 s with games done, "
+                           "games/s and ETA.")(command)
+    return command
 
 
 def _config_options(command):
@@ -122,23 +152,36 @@ def _backend_options(command):
     command = click.option("--scheduler", default=None, metavar="ADDRESS",
                            help="Dask scheduler to use with --backend dask, e.g. tcp://10.0.0.5:8786 "
                                 "(default: a local cluster of --jobs workers).")(command)
-    command = click.option("--backend", type=click.Choice(["loky", "dask"]), default="loky", show_default=True,
-                           help="Where chunks run: local processes (loky) or a Dask cluster.")(command)
+    command = click.option("--backend", type=click.Choice(["loky", "dask"]), default=None,
+                           help="Where chunks run: local processes (loky, the default) or a Dask cluster "
+                           "(the default with --scheduler).")(command)
     return command
+
+
+def _backend(backend: str | None, scheduler: str | None) -> str:
+    """--backend as given, else dask with --scheduler, else loky; --backend loky with --scheduler is refused."""
+    if backend == "loky" and scheduler is not None:
+        raise ConfigError("--scheduler", scheduler, "--backend dask (or no --backend) beside it", has_got=False)
+    return backend or ("dask" if scheduler is not None else "loky")
 
 
 # ---------------------------------------------------------------- games
 
 
 @main.command()
-def games() -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+def games(as_json: bool) -> None:
     """List games, player counts, config files, bots and personas.
 
     \b
         glade games
+        glade games --json
     """
     from sims.registry import game_names
 
+    if as_json:
+        click.echo(json.dumps([_game_dict(_game(name)) for name in game_names()], indent=2))
+        return
     for name in game_names():
         game = _game(name)
         counts = ", ".join(map(str, game.player_counts))
@@ -159,6 +202,24 @@ def games() -> None:
             click.echo(f"  persona  {persona}: {kind} with {shown}")
 
 
+def _game_dict(game: GameDefinition) -> dict[str, Any]:
+    """What ``glade games --json`` says of one game."""
+    data: dict[str, Any] = {
+        "name": game.name, "title": game.title, "player_counts": list(game.player_counts),
+        "describe": game.describe or "", "config": str(default_config_path(game.name)),
+        "bots": [{"name": bot.name, "description": bot.description, "reference": bot.reference is not None}
+                 for bot in game.bots.values()],
+    }
+    try:
+        personas = game.personas(game.load_config(None, ()))
+    except ConfigError as error:
+        data["config_error"] = str(error)
+        return data
+    data["personas"] = {name: {"bot": kind, "weights": dict(weights)}
+                        for name, (kind, weights) in sorted(personas.items())}
+    return data
+
+
 # ---------------------------------------------------------------- play
 
 
@@ -175,7 +236,7 @@ def games() -> None:
 @_config_options
 @click.option("--out", "out_dir", required=True, metavar="DIR", help="Run directory (resumed if it exists).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-@click.option("--progress/--no-progress", default=True, help="Show a progress bar on stderr.")
+@_progress_options
 @click.option("--until-ci", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
               metavar="HALF_WIDTH", help="Add --batch-size x --jobs deals at a time until every seat's win rate "
               "has a 95% half-width at most this (e.g. 0.01): Wilson, or with --rotate-seats a t interval over "
@@ -186,8 +247,8 @@ def games() -> None:
               help="With --until-ci: stop on a 95% confidence sequence valid at every look (normal-mixture "
               "boundary for a mean in [0, 1], Robbins 1970, Howard et al. 2021) instead of a fixed-level interval.")
 def play(game_name: str, games_: int, seed: int, bots: str, players: int | None, rotate_seats: bool,
-         batch_size: int, jobs: int, backend: str, scheduler: str | None, overrides: tuple[str, ...],
-         config_path: str | None, out_dir: str, as_json: bool, progress: bool, until_ci: float | None,
+         batch_size: int, jobs: int, backend: str | None, scheduler: str | None, overrides: tuple[str, ...],
+         config_path: str | None, out_dir: str, as_json: bool, progress: bool, quiet: bool, until_ci: float | None,
          max_games: int | None, anytime: bool) -> None:
     """Play seeded games into a run directory; print the summary.
 
@@ -211,17 +272,23 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
     if anytime and until_ci is None:
         raise ConfigError("--anytime", "true", "--until-ci beside it (it chooses --until-ci's interval)",
                           has_got=False)
+    from sims.runner import check_deals
+
+    check_deals("--games", games_)
+    if max_games is not None:
+        check_deals("--max-games", max_games)
+    backend = _backend(backend, scheduler)
     game = _game(game_name)
     labels = _bot_list(bots)
     players = _players(game, players, labels)
     config = _config(game, config_path, overrides)
     until = None
+    progress = progress and not quiet
     try:
         if until_ci is None:
             result = run(game.name, config, labels, players, seed, games_, out_dir, batch_size=batch_size,
                          jobs=jobs, rotate_seats=rotate_seats, progress=click_progress if progress else None,
-                         backend=backend,
-                         scheduler=scheduler)
+                         backend=backend, scheduler=scheduler, warn=(lambda line: None) if quiet else _warn)
         else:
             from analysis.stopping import play_until
 
@@ -268,9 +335,10 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
               help="Deals per cell (default: the file's games_per_cell); more extends every cell.")
 @click.option("--batch-size", type=_POSITIVE, default=4096, show_default=True, help="Most games a chunk.")
 @_backend_options
-@click.option("--progress/--no-progress", default=True, help="Show a progress bar on stderr.")
-def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, batch_size: int, backend: str,
-          scheduler: str | None, progress: bool) -> None:
+@_progress_options
+@click.option("--json", "as_json", is_flag=True, help="Print the cells and speed as JSON.")
+def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, batch_size: int,
+          backend: str | None, scheduler: str | None, progress: bool, quiet: bool, as_json: bool) -> None:
     """Play every cell of a sweep file (resumable); print a table of the cells.
 
     Every cell plays the same deals (the same game seeds): cells differ only
@@ -280,17 +348,22 @@ def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, 
     \b
         glade sweep configs/sweeps/overgrowth-board-track.toml --out runs/og-board-track --jobs 2
         glade sweep configs/sweeps/overgrowth-board-track.toml --out runs/og-board-track --games-per-cell 60000
+        glade sweep configs/sweeps/overgrowth-board-track.toml --out runs/og-board-track --json --no-progress
     """
     from analysis.sweep import cell_table, format_cell_table, load_sweep, run_sweep
 
+    backend = _backend(backend, scheduler)
     try:
         result = run_sweep(sweep_file, out_dir, jobs=jobs, games_per_cell=games_per_cell, batch_size=batch_size,
-                           progress=progress, backend=backend, scheduler=scheduler)
+                           progress=progress and not quiet, backend=backend, scheduler=scheduler)
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
                    err=True)
         sys.exit(130)
     spec = result.sweep
+    if as_json:
+        click.echo(json.dumps(_sweep_dict(result, load_sweep(out_dir), cell_table), indent=2))
+        return
     rotation = ", seats rotated" if spec.rotate_seats else ""
     click.echo(f"{spec.game}: {spec.description or spec.path.name}")
     click.echo(f"bots {','.join(spec.bots)}, seed {spec.seed}, {len(spec.cells)} cells x "
@@ -308,20 +381,121 @@ def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, 
         click.echo("speed  nothing new to play: every game was already on disk")
 
 
+# ---------------------------------------------------------------- tune
+
+
+@main.command()
+@click.argument("study", metavar="GAME|FILE")
+@click.option("--bots", default=None, help="Comma-separated bots, one per player (or one for every seat).")
+@click.option("--players", type=int, default=None, help="Players (default: the number of bots).")
+@click.option("--param", "params", multiple=True, metavar="KEY=LO..HI[:STEP]|KEY=a|b|c",
+              help="A config key to search: an integer or real range, or named choices (repeatable).")
+@click.option("--target", default=None, help="What to reach: seat-balance (the default).")
+@click.option("--delta", type=float, default=None, help="Balanced within +-delta of the fair share (default 0.025).")
+@click.option("--turns", default=None, metavar="LO..HI", help="Also keep the median game length in this band.")
+@click.option("--mean", "means", multiple=True, metavar="COLUMN=LO..HI",
+              help="Also keep a records column's mean in this range (checked on the confirmation run).")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Override a config key in every candidate (repeatable).")
+@click.option("--seed", type=int, default=None, help="Root seed of the search.")
+@click.option("--out", "out_dir", required=True, metavar="DIR", help="Tune directory (resumed if it exists).")
+@click.option("--budget", type=_POSITIVE, default=None, metavar="GAMES",
+              help="Games the search may spend (default 60,000).")
+@click.option("--confirm", type=click.IntRange(min=2), default=None, metavar="DEALS",
+              help="Deals of the confirmation run on new deals (default 4,000).")
+@click.option("--start", type=click.IntRange(min=2), default=None, metavar="DEALS",
+              help="Deals of a candidate's first look (default 256); each round doubles it.")
+@click.option("--jobs", type=_POSITIVE, default=1, show_default=True, help="Worker processes.")
+@click.option("--batch-size", type=_POSITIVE, default=4096, show_default=True, help="Most games a chunk.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--progress/--no-progress", default=True, help="Print each look of the search on stderr.")
+def tune(study: str, bots: str | None, players: int | None, params: tuple[str, ...], target: str | None,
+         delta: float | None, turns: str | None, means: tuple[str, ...], overrides: tuple[str, ...],
+         seed: int | None, out_dir: str, budget: int | None, confirm: int | None, start: int | None, jobs: int,
+         batch_size: int, as_json: bool, progress: bool) -> None:
+    """Search config keys for a setting whose seats are balanced; confirm it on new deals.
+
+    Every candidate plays the same deals; one numeric range is bracketed by
+    bisection, several keys are raced; candidates clearly worse than another
+    are dropped by anytime-valid confidence sequences (docs/tune.md). The
+    chosen setting is then played on new deals and judged by an equivalence
+    test (balanced within --delta). GAME|FILE is a game or a tune file
+    (configs/tune/); options given here override the file's.
+
+    \b
+        glade tune overgrowth --bots greedy,greedy --param rules.flowers=15..45:5 --seed 7 --out runs/tune-flowers
+        glade tune configs/tune/overgrowth-board-flowers.toml --out runs/tune-og --jobs 2 --json
+        glade tune vora --bots greedy --players 3 --param "kinds[0].count=10|12|14" --turns 20..60 --seed 1 \\
+            --out runs/tune-vora
+        glade report runs/tune-flowers
+    """
+    from analysis.tune import format_tune, make_study, parse_band, parse_mean, parse_param, read_tune_file, \
+        run_tune, tune_json
+
+    settings: dict[str, Any] = {}
+    if study.endswith(".toml") or Path(study).is_file():
+        settings = read_tune_file(study)
+    else:
+        settings["game"] = study
+    given = {"players": players, "target": target, "delta": delta, "seed": seed, "budget": budget,
+             "confirm": confirm, "start": start}
+    settings.update({k: v for k, v in given.items() if v is not None})
+    if bots is not None:
+        settings["bots"] = _bot_list(bots)
+    if params:
+        settings["params"] = tuple(parse_param(p) for p in params)
+    if turns is not None:
+        settings["turns"] = parse_band(turns, "--turns", turns)
+    if means:
+        settings["means"] = tuple(parse_mean(m) for m in means)
+    if overrides:
+        settings["base"] = tuple(settings.get("base", ())) + overrides
+    spec = make_study(settings.pop("game"), settings.pop("bots", None), settings.pop("players", None),
+                      settings.pop("params", ()), settings.pop("seed", None), **settings)
+    echo = (lambda line: click.echo(line, err=True)) if progress else None
+    try:
+        result = run_tune(spec, out_dir, jobs=jobs, batch_size=batch_size, progress=echo)
+    except KeyboardInterrupt:
+        click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
+                   err=True)
+        sys.exit(130)
+    if as_json:
+        click.echo(json.dumps({**tune_json(result.data), "out_dir": str(result.out_dir), "played": result.played,
+                               "seconds": result.seconds}, indent=2))
+        return
+    title = spec.description or spec.title
+    click.echo(f"{spec.game}: {title}; bots {','.join(spec.bots)}, seed {spec.seed}; {result.out_dir}")
+    click.echo(format_tune(result.data, result.seconds))
+
+
+def _sweep_dict(result: Any, data: Any, cell_table: Any) -> dict[str, Any]:
+    """What ``glade sweep --json`` prints: the sweep, each cell's figures (``cell_table``'s columns), the speed."""
+    spec = result.sweep
+    collapsed = {c.id for c in data.cells if c.status != "pending" and c.manifest().get("rotations_collapsed")}
+    cells = cell_table(data).to_dicts()
+    for cell in cells:
+        cell["rotations_collapsed"] = cell["cell"] in collapsed
+    return {"game": spec.game, "description": spec.description, "file": str(spec.path), "bots": list(spec.bots),
+            "seed": spec.seed, "rotate_seats": spec.rotate_seats, "games_per_cell": result.games_per_cell,
+            "out_dir": str(result.out_dir), "cells": cells, "played": result.played, "seconds": result.seconds,
+            "games_per_second": result.games_per_second}
+
+
 # ---------------------------------------------------------------- verify
 
 
 @main.command()
 @click.argument("game_name", metavar="GAME")
 @click.option("--games", "games_", type=_POSITIVE, default=2000, show_default=True)
-@click.option("--seed", type=int, default=3, show_default=True)
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=3, show_default=True)
 @click.option("--players", type=int, default=None, help="Players (default: the game's smallest count).")
 @click.option("--bots", default=None, help="One lineup to check (default: every mix of random and greedy).")
 @click.option("--batch-size", type=_POSITIVE, default=500, show_default=True)
 @click.option("--jobs", type=_POSITIVE, default=1, show_default=True, help="Worker processes checking chunks.")
 @_config_options
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON (exit status 1 still on a mismatch).")
 def verify(game_name: str, games_: int, seed: int, players: int | None, bots: str | None, batch_size: int,
-           jobs: int, overrides: tuple[str, ...], config_path: str | None) -> None:
+           jobs: int, overrides: tuple[str, ...], config_path: str | None, as_json: bool) -> None:
     """Check the batched engine against the reference engine.
 
     Plays games batched, replays each on the reference engine and compares
@@ -331,6 +505,7 @@ def verify(game_name: str, games_: int, seed: int, players: int | None, bots: st
         glade verify overgrowth --games 2000 --seed 3
         glade verify overgrowth --games 500 --set rules.orthogonal_connection=true
         glade verify vorex --players 4 --games 1000 --jobs 2
+        glade verify reforest --games 200 --json
     """
     from sims.verify import verify as run_verify
 
@@ -339,7 +514,13 @@ def verify(game_name: str, games_: int, seed: int, players: int | None, bots: st
     players = _players(game, players, labels)
     config = _config(game, config_path, overrides)
     report = run_verify(game.name, config, players, games_, seed, labels, batch_size=batch_size, jobs=jobs)
-    click.echo(report.format())
+    if as_json:
+        from dataclasses import asdict
+
+        click.echo(json.dumps({**asdict(report), "ok": report.ok, "seed": seed, "config_hash": config.loaded.hash},
+                              indent=2))
+    else:
+        click.echo(report.format())
     if not report.ok:
         sys.exit(1)
 
@@ -353,26 +534,33 @@ def verify(game_name: str, games_: int, seed: int, players: int | None, bots: st
 @click.option("--players", type=int, default=None, help="Players (default: the game's smallest count).")
 @click.option("--batch-size", type=_POSITIVE, default=1024, show_default=True,
               help="Batched games a run of the random and greedy bots.")
-@click.option("--planner-batch-size", type=_POSITIVE, default=64, show_default=True,
+@click.option("--planner-batch-size", type=_POSITIVE, default=32, show_default=True,
               help="Batched games a run of the planner.")
+@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=1.5, show_default=True,
+              help="CPU seconds each figure's timed runs may take (a slow bot plays a smaller batch, the "
+                   "reference stops inside a game); ignored with --repeats.")
 @click.option("--repeats", type=_POSITIVE, default=None,
-              help="Timed runs of each figure (median); default: up to 5, fewer for slow bots.")
+              help="Instead of the budget: the median of exactly this many runs of the whole batch and of "
+                   "whole reference games.")
 @click.option("--reference-games", type=_POSITIVE, default=2, show_default=True,
               help="Reference games a run (the first deals of the batch).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @_config_options
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 def bench(game_name: str | None, every_game: bool, players: int | None, batch_size: int, planner_batch_size: int,
-          repeats: int | None, reference_games: int, seed: int, overrides: tuple[str, ...], config_path: str | None,
-          as_json: bool) -> None:
-    """Games and decisions per second of both engines, random, greedy and planner bots.
+          budget: float, repeats: int | None, reference_games: int, seed: int, overrides: tuple[str, ...],
+          config_path: str | None, as_json: bool) -> None:
+    """Games and decisions per second of both engines, random, greedy and planner bots, in CPU time.
 
     The first call of each bot (imports, compiling numba kernels) is timed
-    apart as compile_seconds; every figure is the median of timed runs after it.
+    apart (wall time) as compile_seconds; every figure after it is CPU time
+    within a budget per figure (or the median of --repeats runs). Run it on
+    one thread (OMP_NUM_THREADS=1 ..., as make bench does).
 
     \b
         glade bench overgrowth --json
-        glade bench vora --players 3 --batch-size 4096 --repeats 7 --reference-games 20
+        glade bench vora --players 3 --batch-size 4096 --budget 5 --reference-games 20
+        glade bench vorex --players 3 --repeats 3        # whole batches and whole reference games
         glade bench --all --json          # every game and player count, for tracking speed over time
     """
     from sims.bench import bench as run_bench
@@ -381,10 +569,11 @@ def bench(game_name: str | None, every_game: bool, players: int | None, batch_si
     if every_game == (game_name is not None):
         raise ConfigError("glade bench", "GAME", "a game name or --all (one of the two)", has_got=False)
     sizes = dict(batch_size=batch_size, repeats=repeats, reference_games=reference_games, seed=seed,
-                 planner_batch_size=planner_batch_size)
+                 planner_batch_size=planner_batch_size, budget=budget)
     if every_game:
         result = bench_all(**sizes)
-        click.echo(json.dumps(result, indent=2) if as_json else "\n".join(map(format_bench, result["runs"])))
+        click.echo(json.dumps(result, indent=2) if as_json else "\n".join(map(format_bench, result["runs"]))
+                   + f"\n{result['seconds']:.0f} s wall in all")
         return
     game = _game(game_name)
     players = _players(game, players, None)
@@ -397,33 +586,48 @@ def bench(game_name: str | None, every_game: bool, players: int | None, batch_si
 
 
 @main.command()
-@click.argument("game_name", metavar="GAME")
-@click.option("--seed", type=int, required=True, help="Root seed of the run.")
+@click.argument("target", metavar="RUN_DIR|GAME")
 @click.option("--game", "game_id", type=click.IntRange(min=0), required=True,
               help="The records' game id (deal x rotations + rotation).")
-@click.option("--bots", default=None, help="Comma-separated bots, one per seat (default: the game's first bot).")
-@click.option("--players", type=int, default=None)
-@click.option("--rotate-seats", is_flag=True, help="Number games as glade play --rotate-seats does.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=None, help="With GAME: root seed of the run.")
+@click.option("--bots", default=None, help="With GAME: comma-separated bots, one per seat (or one for every seat).")
+@click.option("--players", type=int, default=None, help="With GAME: players.")
+@click.option("--rotate-seats", is_flag=True, help="With GAME: number games as glade play --rotate-seats does.")
 @_config_options
-def replay(game_name: str, seed: int, game_id: int, bots: str | None, players: int | None, rotate_seats: bool,
+def replay(target: str, game_id: int, seed: int | None, bots: str | None, players: int | None, rotate_seats: bool,
            overrides: tuple[str, ...], config_path: str | None) -> None:
-    """Show one game of a run turn by turn.
+    """Show one game of a run turn by turn, with every seat's running score.
 
-    The game is played on the batched engine exactly as ``glade play`` with the
-    same options played it, then its actions are stepped through a reference
-    game and printed.
+    Given a run directory, the game, config, bots, players, seed and seat
+    rotations come from its manifest: the game shown is the one its records
+    hold. Given a game name instead, pass the options glade play was given.
+    The batched engine plays the game exactly as glade play did; its actions
+    are then stepped through the reference engine, which draws each position.
 
     \b
+        glade replay runs/demo --game 12
         glade replay overgrowth --seed 1 --game 12 --bots greedy,random --rotate-seats
     """
-    from sims.replay import replay_text
+    from sims.replay import replay_text, run_replay
 
-    game = _game(game_name)
+    if (Path(target) / "manifest.json").exists():
+        given = [name for name, value in (("--seed", seed), ("--bots", bots), ("--players", players),
+                                          ("--rotate-seats", rotate_seats or None), ("--set", overrides or None),
+                                          ("--config", config_path)) if value is not None]
+        if given:
+            raise ConfigError(given[0], "(option)", f"no {given[0]} with a run directory (its manifest says how "
+                              "the run was played)", has_got=False)
+        click.echo(run_replay(target, game_id))
+        return
+    if seed is None:
+        raise ConfigError("glade replay", target, "a run directory (holding manifest.json), or a game name "
+                          "with --seed", has_got=False)
+    game = _game(target)
     labels = _bot_list(bots)
     players = _players(game, players, labels)
     labels = labels or [next(iter(game.bots))] * game.seats(players)
     config = _config(game, config_path, overrides)
-    click.echo(replay_text(game.name, config, players, seed, game_id, labels, rotate_seats))
+    click.echo(replay_text(game.name, config, players, seed, game_id, labels, rotate_seats, scores=True))
 
 
 # ---------------------------------------------------------------- plan
@@ -438,12 +642,14 @@ _SHARE = click.FloatRange(0, 1, min_open=True, max_open=True)
 @click.option("--alpha", type=_SHARE, default=0.05, show_default=True, help="Two-sided significance level.")
 @click.option("--base", type=_SHARE, default=0.5, show_default=True,
               help="The rate the gap is measured from (0.5: a seat of 2; 0.25: a seat of 4).")
-def plan(delta: float, power: float, alpha: float, base: float) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+def plan(delta: float, power: float, alpha: float, base: float, as_json: bool) -> None:
     """How many games detect a win-rate gap (Cohen's h, normal power of a proportion test).
 
     \b
         glade plan --delta 0.02
         glade plan --delta 0.01 --power 0.9 --base 0.25
+        glade plan --delta 0.02 --json
     """
     from analysis.stats import StatsError, cohens_h, games_needed
 
@@ -452,9 +658,87 @@ def plan(delta: float, power: float, alpha: float, base: float) -> None:
         per_arm = games_needed(delta, power, alpha, base, arms=2)
     except StatsError as error:
         raise ConfigError("glade plan", "options", str(error).removeprefix("expected "), has_got=False) from None
+    if as_json:
+        click.echo(json.dumps({"delta": delta, "power": power, "alpha": alpha, "base": base,
+                               "cohens_h": cohens_h(delta, base), "games_one_run": one_run,
+                               "games_per_arm": per_arm}, indent=2))
+        return
     click.echo(f"detecting {100 * (base + delta):.1f}% vs {100 * base:.1f}% (two-sided alpha {alpha:g}, "
                f"power {power:.2f}, Cohen's h {cohens_h(delta, base):.3f}): {one_run:,} games against a known "
                f"{100 * base:.1f}%, {per_arm:,} games per arm to compare two runs")
+
+
+# ---------------------------------------------------------------- columns and export
+
+
+@main.command()
+@click.argument("game_name", metavar="[GAME]", required=False)
+@click.option("--all", "every_game", is_flag=True, help="Every game.")
+@click.option("--json", "as_json", is_flag=True, help="Print the columns as JSON.")
+@click.option("--markdown", is_flag=True, help="Print docs/columns.md (with --all).")
+@_config_options
+def columns(game_name: str | None, every_game: bool, as_json: bool, markdown: bool, overrides: tuple[str, ...],
+            config_path: str | None) -> None:
+    """The data dictionary: every records and events column of a game (type, meaning, unit, codes).
+
+    \b
+        glade columns vorex
+        glade columns reforest --json
+        glade columns --all --markdown > docs/columns.md
+    """
+    from sims.core.columns import dictionary, format_markdown, format_text
+    from sims.registry import game_names
+
+    if every_game == (game_name is not None):
+        raise ConfigError("glade columns", "GAME", "a game name or --all (one of the two)", has_got=False)
+    names = game_names() if every_game else [_game(game_name).name]
+    found = []
+    for name in names:
+        config = _config(_game(name), config_path, overrides) if not every_game else None
+        table = dictionary(name, config)
+        if table is None and not every_game:
+            raise ConfigError("glade columns", name, "a game with a data dictionary (sims/<game>/columns.py)",
+                              has_got=False)
+        found += [table] if table is not None else []
+    if markdown:
+        click.echo(format_markdown(found), nl=False)
+    elif as_json:
+        data = [table.to_dict() for table in found]
+        click.echo(json.dumps(data if every_game else data[0], indent=2))
+    else:
+        click.echo("\n".join(format_text(table) for table in found), nl=False)
+
+
+@main.command()
+@click.argument("run_dir", metavar="RUN")
+@click.option("--csv", "as_csv", is_flag=True, required=True, help="Write CSV (the one format so far).")
+@click.option("--events", is_flag=True, help="Export the events table instead of the records.")
+@click.option("--out", "out_file", default=None, metavar="FILE",
+              help="File to write (default: RUN/records.csv or RUN/events.csv; - for stdout).")
+def export(run_dir: str, as_csv: bool, events: bool, out_file: str | None) -> None:
+    """Write a run's records (or events) as one CSV file, for spreadsheets.
+
+    Rows are sorted by game and seat. For analysis in Python, read the run
+    with sims.records.load_records (a polars DataFrame; .to_pandas() for pandas).
+
+    \b
+        glade export runs/demo --csv
+        glade export runs/demo --csv --out demo.csv
+        glade export runs/demo --csv --events --out - | head
+    """
+    from sims.records import EVENTS, RECORDS, load_events, load_manifest, load_records
+
+    load_manifest(run_dir)
+    frame = load_events(run_dir) if events else load_records(run_dir)
+    if frame is None:
+        raise ConfigError(str(Path(run_dir) / EVENTS), "(files)", "events chunk files (this game writes none)",
+                          has_got=False)
+    if out_file == "-":
+        click.echo(frame.write_csv(), nl=False)
+        return
+    out = Path(out_file) if out_file else Path(run_dir) / f"{EVENTS if events else RECORDS}.csv"
+    frame.write_csv(out)
+    click.echo(f"{out} ({frame.height:,} rows, {frame.width} columns)")
 
 
 # ---------------------------------------------------------------- report

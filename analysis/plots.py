@@ -571,3 +571,106 @@ __all__ = [
     "diff_turns", "end_reasons", "game_length", "score_distributions", "seat_win_rates", "skill_gradient",
     "sweep_heatmap",
 ]
+
+
+# ---------------------------------------------------------------- designer sections
+
+
+@_styled
+def score_sources(per_seat: pl.DataFrame, lead: pl.DataFrame | None, leader: int | None) -> Figure:
+    """Left: each seat's mean points stacked by source. Right: the leader's lead per source with its interval.
+
+    ``per_seat``: ``seat``, ``source``, ``mean``; ``lead``: ``source``, ``mean``, ``low``, ``high``.
+    """
+    seats = sorted(per_seat["seat"].unique().to_list())
+    sources = list(dict.fromkeys(per_seat["source"].to_list()))
+    panels = 2 if lead is not None else 1
+    fig, axes = _figure(1.2 + 0.3 * max(len(seats), len(sources)), ncols=panels)
+    ax = axes[0, 0]
+    y = np.arange(len(seats))[::-1]
+    left = np.zeros(len(seats))
+    negative = np.zeros(len(seats))
+    for i, source in enumerate(sources):
+        part = per_seat.filter(pl.col("source") == source)
+        values = np.array([float(part.filter(pl.col("seat") == s)["mean"][0]) for s in seats])
+        start = np.where(values >= 0, left, negative + values)
+        ax.barh(y, np.abs(values), left=start, color=PALETTE[i % len(PALETTE)],
+                hatch=HATCHES[(i // len(PALETTE)) % len(HATCHES)],
+                edgecolor="white", lw=0.5, label=source)
+        left = left + np.where(values >= 0, values, 0)
+        negative = negative + np.where(values < 0, values, 0)
+    ax.set_yticks(y, [f"seat {s}" for s in seats])
+    ax.axvline(0, color=MUTED, lw=0.8)
+    _grid_x(ax)
+    ax.set_title("Mean points per game by source")
+    ax.set_xlabel("points", color=MUTED, fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.28), ncols=min(3, len(sources)), fontsize=7.5)
+    if lead is not None:
+        right = axes[0, 1]
+        _forest(right, lead["source"].to_list(), lead["mean"], lead["low"], lead["high"], 0.0)
+        right.set_title(f"Seat {leader}'s lead by source")
+        right.set_xlabel("points a game over the others' mean, 95%", color=MUTED, fontsize=8)
+    return fig
+
+
+@_styled
+def margin_distribution(distribution: pl.DataFrame) -> Figure:
+    """Share of games per final margin (first place minus second; 0 = shared first place)."""
+    fig, axes = _figure(2.5)
+    ax = axes[0, 0]
+    if not distribution.height:
+        _empty(ax, "no game with a result")
+        return fig
+    margins = distribution["margin"].to_numpy()
+    share = distribution["games"].to_numpy() / max(int(distribution["games"].sum()), 1)
+    ax.bar(margins, share, width=0.85 * (np.min(np.diff(margins)) if margins.size > 1 else 1.0),
+           color=[PALETTE[1] if m <= 0 else PALETTE[0] for m in margins], lw=0)
+    _pct_axis(ax, "y")
+    ax.set_xlabel("final margin: first place's score minus second place's (0: shared first place)")
+    ax.set_ylabel("share of games")
+    ax.set_title("Decisiveness: final margins")
+    return fig
+
+
+@_styled
+def cell_drama(cells: Sequence[str], margin: tuple[np.ndarray, np.ndarray, np.ndarray],
+               ties: tuple[np.ndarray, np.ndarray, np.ndarray], spread: tuple[np.ndarray, np.ndarray, np.ndarray],
+               baseline: str) -> Figure:
+    """Per cell: mean final margin, tie rate and the standard deviation of game length, each with its interval."""
+    n = len(cells)
+    fig, axes = _figure(1.0 + 0.34 * n, ncols=3, sharey=True)
+    colors = [FAIR if c == baseline else PALETTE[0] for c in cells]
+    markers = ["D" if c == baseline else "o" for c in cells]
+    for ax, values, title, note in ((axes[0, 0], margin, "Mean final margin", "points; 95%"),
+                                    (axes[0, 1], ties, "Shared first places", "Wilson 95%"),
+                                    (axes[0, 2], spread, "Game length sd", "turns; bootstrap 95%")):
+        _forest(ax, list(cells), *values, None, colors=colors, markers=markers)
+        ax.set_title(title, fontsize=9.5)
+        ax.set_xlabel(note, color=MUTED, fontsize=8)
+    _pct_axis(axes[0, 1])
+    return fig
+
+
+@_styled
+def skill_trace(strengths: Sequence[str], seats: Sequence[int], share: np.ndarray, low: np.ndarray,
+                high: np.ndarray, fair: float, what: str) -> Figure:
+    """Each seat's share (rows: seats, columns: strengths) with its interval against bot strength."""
+    fig, axes = _figure(3.0)
+    ax = axes[0, 0]
+    x = np.arange(len(strengths), dtype=float)
+    width = 0.5 / max(len(seats), 1)
+    for i, seat in enumerate(seats):
+        offset = (i - (len(seats) - 1) / 2) * width
+        color = PALETTE[i % len(PALETTE)]
+        ax.errorbar(x + offset, share[i], yerr=[share[i] - low[i], high[i] - share[i]], color=color,
+                    marker=MARKERS[i % len(MARKERS)], ls=LINESTYLES[i % len(LINESTYLES)], capsize=3, lw=1.4,
+                    label=f"seat {seat}")
+    ax.axhline(fair, color=FAIR, ls="--", lw=1.1, label=f"fair share {100 * fair:.1f}%")
+    ax.set_xticks(x, list(strengths))
+    ax.grid(False, axis="x")
+    _pct_axis(ax, "y")
+    ax.set_xlabel("bot strength (every seat the same bot, the same deals)")
+    ax.set_ylabel(what)
+    ax.set_title("Skill trace: seat shares by bot strength")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncols=min(5, len(seats) + 1))
+    return fig

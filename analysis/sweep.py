@@ -25,6 +25,7 @@ the cells to play::
     # [[cells]]
     # id = "small"                   # optional label
     # set = ["board.rows=5", "board.columns=5"]
+    # games = 200                    # optional: at most this many deals (the first ones: slow bots)
 
 Two axis names are not config keys: ``players`` (player counts) and
 ``bots`` (lineups, each a comma-separated string or a list). They may be grid
@@ -52,7 +53,9 @@ sweep file) and are folder names: ``OUT/cells/<id>/``.
 
 Common random numbers. Every cell is played with the sweep's root seed, so
 deal ``d`` has the same game seed in every cell: cells differ only by their
-config, and compare as paired differences.
+config, and compare as paired differences. An explicit cell's ``games = N``
+caps it at the first N deals (slow bots in a skill trace): it still shares
+those deals with every other cell.
 
 An output directory::
 
@@ -81,14 +84,12 @@ import itertools
 import json
 import math
 import re
-import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import click
 import polars as pl
 
 from sims.core.files import exclusive, write_json
@@ -97,7 +98,7 @@ from sims.core.spec import Bool, ConfigError, Field, Int, List, Optional, Str, p
 from sims.registry import get_game
 from sims.records import (Chunk, finished_chunks, load_events, load_manifest, load_records, now, recorded_rotations,
                           versions)
-from sims.runner import plan_chunks, run, run_rotations
+from sims.runner import check_deals, plan_chunks, run, run_rotations
 
 SWEEP_JSON = "sweep.json"
 CELLS = "cells"
@@ -166,6 +167,7 @@ class CellSpec:
     title: str = ""  # how reports name the cell (the sweep's label template); empty: the id
     players: int | None = None  # None: the sweep's
     bots: tuple[str, ...] | None = None  # None: the sweep's
+    games: int | None = None  # at most this many deals (the first ones); None: the sweep's games_per_cell
 
     @property
     def overrides(self) -> tuple[str, ...]:
@@ -339,7 +341,7 @@ def _crossed_cells(runs: list[CellSpec], explicit: list[CellSpec]) -> tuple[list
             labels = {**run_cell.labels, "cell": cell.id}
             cells.append(CellSpec(id=f"{run_cell.id},{cell.id}", settings=cell.settings, labels=labels,
                                   players=run_cell.players if run_cell.players is not None else cell.players,
-                                  bots=run_cell.bots if run_cell.bots is not None else cell.bots))
+                                  bots=run_cell.bots if run_cell.bots is not None else cell.bots, games=cell.games))
     return cells, []
 
 
@@ -363,9 +365,12 @@ def _explicit_cells(cells: Any, source: str) -> tuple[list[CellSpec], list[str]]
     for index, table in enumerate(cells):
         where = f"cells[{index}]"
         for key in table:
-            if key not in ("id", "set") + RUN_AXES:
-                raise ConfigError(source, f"{where}.{key}", "one of the known keys (id, set, players, bots)",
+            if key not in ("id", "set", "games") + RUN_AXES:
+                raise ConfigError(source, f"{where}.{key}", "one of the known keys (id, set, players, bots, games)",
                                   has_got=False)
+        games = table.get("games")
+        if games is not None and (isinstance(games, bool) or not isinstance(games, int) or games < 1):
+            raise ConfigError(source, f"{where}.games", "a number of deals of at least 1", games)
         texts = table.get("set", [])
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
             raise ConfigError(source, f"{where}.set", 'a list of "key=value" strings', texts)
@@ -389,7 +394,7 @@ def _explicit_cells(cells: Any, source: str) -> tuple[list[CellSpec], list[str]]
             raise ConfigError(source, f"{where}.id",
                               "a name of letters, digits and . _ + - (it becomes a folder name)", cell_id)
         out.append(CellSpec(id=cell_id, settings=settings, labels=labels, players=run_values.get("players"),
-                            bots=run_values.get("bots")))
+                            bots=run_values.get("bots"), games=games))
     return out, axes
 
 
@@ -573,6 +578,8 @@ def run_sweep(
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise ConfigError(option, str(value), "an integer of at least 1", has_got=False)
     sweep = read_sweep(path)
+    check_deals("--games-per-cell" if games_per_cell else f"{path}: games_per_cell",
+                games_per_cell or sweep.games_per_cell)
     configs = cell_configs(sweep)
     out = Path(out_dir)
     if (out / "manifest.json").exists():
@@ -595,18 +602,20 @@ def run_sweep(
         for cell, config, entry in zip(sweep.cells, configs, manifest["cells"]):
             rotations = sweep.cell_rotations(cell, config, out / entry["dir"])
             finished = finished_chunks(out / entry["dir"])
-            missing[entry["id"]] = sum(c.deals for c in plan_chunks(deals, rotations, deals, finished))
-            entry["status"] = _status(finished, deals, rotations)
+            wanted = cell_deals(entry, deals)
+            missing[entry["id"]] = sum(c.deals for c in plan_chunks(wanted, rotations, wanted, finished))
+            entry["status"] = _status(finished, wanted, rotations)
         write_json(manifest, out / SWEEP_JSON)
         runs = []
         with _progress_bar(progress and any(missing.values()), sum(missing.values()),
                            f"{sweep.game} sweep ({out})") as bar:
             for number, (cell, config, entry) in enumerate(zip(sweep.cells, configs, manifest["cells"]), 1):
                 cell_dir = out / entry["dir"]
+                bar.start_cell(f"{number}/{len(sweep.cells)} {cell.id}", missing[cell.id])
                 entry["status"] = "running"
                 write_json(manifest, out / SWEEP_JSON)
-                result = _play_cell(sweep, cell, config, cell_dir, deals, missing[cell.id], batch_size, jobs, bar,
-                                    backend, scheduler)
+                result = _play_cell(sweep, cell, config, cell_dir, cell_deals(entry, deals), missing[cell.id],
+                                    batch_size, jobs, bar, backend, scheduler)
                 entry["status"] = "done"
                 entry["games"] = result.games
                 manifest["updated"] = now()
@@ -621,7 +630,7 @@ def run_sweep(
 
 
 def _play_cell(sweep: Sweep, cell: CellSpec, config: Any, cell_dir: Path, deals: int, missing: int,
-               batch_size: int, jobs: int, bar: _Bar, backend: str, scheduler: str | None) -> CellRun:
+               batch_size: int, jobs: int, bar: Any, backend: str, scheduler: str | None) -> CellRun:
     """Bring one cell to ``deals`` deals; each finished chunk moves the sweep's bar.
 
     Chunks are at most ``batch_size`` deals, and small enough that a cell with
@@ -662,6 +671,7 @@ def _manifest(sweep: Sweep, configs: Sequence[Any], games_per_cell: int) -> dict
                 "players": sweep.cell_players(cell),
                 "bots": sweep.cell_bots(cell),
                 "config_hash": config.loaded.hash,
+                "deal_cap": cell.games,
                 "status": "pending",
                 "games": 0,
             }
@@ -671,6 +681,12 @@ def _manifest(sweep: Sweep, configs: Sequence[Any], games_per_cell: int) -> dict
         "created": now(),
         "updated": now(),
     }
+
+
+def cell_deals(entry: dict, deals: int) -> int:
+    """The deals a cell plays: the sweep's, or fewer where the cell caps them (its ``games`` key)."""
+    cap = entry.get("deal_cap")
+    return min(int(cap), deals) if cap else deals
 
 
 def _identity(manifest: dict, key: str) -> Any:
@@ -729,39 +745,24 @@ def _status(finished: Sequence[Chunk], deals: int, rotations: int) -> str:
     return "partial" if finished else "pending"
 
 
-class _Bar:
-    """One click progress bar over all cells (stderr), with a line per finished cell above it."""
-
-    def __init__(self, bar: Any | None):
-        self.bar = bar
-        self.tty = bar is not None and _isatty(sys.stderr)
-
+class _NoBar:
     def update(self, count: int) -> None:
-        if self.bar is not None:
-            self.bar.update(count)
+        pass
 
-    def echo(self, line: str) -> None:
-        if self.tty:  # clear the bar's line, write ours, draw the bar again below it
-            click.echo("\r\x1b[K" + line, file=sys.stderr)
-            self.bar.render_progress()
-        else:
-            click.echo(line, file=sys.stderr)
-
-
-def _isatty(stream: Any) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
+    def start_cell(self, name: str, length: int) -> None:
+        pass
 
 
 @contextlib.contextmanager
-def _progress_bar(show: bool, length: int, label_: str) -> Iterator[_Bar]:
+def _progress_bar(show: bool, length: int, label_: str) -> Iterator[Any]:
+    """One display over all cells (see :mod:`analysis.progress`): overall and current-cell progress with ETAs."""
     if not show:
-        yield _Bar(None)
+        yield _NoBar()
         return
-    with click.progressbar(length=length, label=label_, file=sys.stderr, show_pos=True) as bar:
-        yield _Bar(bar)
+    from analysis.progress import progress_display
+
+    with progress_display(length, label_) as bar:
+        yield bar
 
 
 # ---------------------------------------------------------------- reading a sweep
@@ -847,7 +848,8 @@ def load_sweep(out_dir: str | Path) -> SweepData:
         cells.append(SweepCell(
             id=entry["id"], overrides=dict(entry["set"]), labels=dict(entry["labels"]),
             config_hash=entry["config_hash"], path=path,
-            status=_status(finished_chunks(path), deals, rotations), baseline=entry["id"] == manifest["baseline"],
+            status=_status(finished_chunks(path), cell_deals(entry, deals), rotations),
+            baseline=entry["id"] == manifest["baseline"],
             players=players, bots=tuple(entry.get("bots", manifest["bots"])), title=entry.get("title", entry["id"]),
         ))
     base = {}

@@ -13,6 +13,7 @@ click nor the parallel backends.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -31,12 +32,17 @@ from sims.core.files import exclusive, is_temporary, write_json, write_parquet
 from sims.core.spec import ConfigError
 
 if TYPE_CHECKING:
+    from sims.core.columns import Dictionary
     from sims.core.play import BotChoice
 
 MANIFEST = "manifest.json"
 RECORDS = "records"
 EVENTS = "events"
+DAMAGED = "damaged"
 _CHUNK_NAME = re.compile(r"^r(\d+)-(\d{9})-(\d{9})\.parquet$")
+
+# The most deals a run may hold: chunk file names write deal numbers in 9 digits.
+MAX_DEALS = 999_999_999
 
 # Records columns every game has, in order, with their dtypes; the engine's
 # seat and game columns follow.
@@ -126,11 +132,16 @@ def _extra_name(name: str, columns: dict) -> str:
     return name
 
 
-def write_chunk(out_dir: Path, chunk: Chunk, records: pl.DataFrame, events: pl.DataFrame | None) -> None:
-    """Events first, then records: a records file on disk marks a finished chunk."""
+def write_chunk(out_dir: Path, chunk: Chunk, records: pl.DataFrame, events: pl.DataFrame | None,
+                columns: Dictionary | None = None) -> None:
+    """Events first, then records: a records file on disk marks a finished chunk.
+
+    ``columns`` (the game's data dictionary) describes each column in the files' Parquet schema.
+    """
+    described = (lambda kind: columns.descriptions(kind)) if columns is not None else (lambda kind: None)
     if events is not None:
-        write_parquet(events, Path(out_dir) / EVENTS / chunk.name)
-    write_parquet(records, Path(out_dir) / RECORDS / chunk.name)
+        write_parquet(events, Path(out_dir) / EVENTS / chunk.name, described(EVENTS))
+    write_parquet(records, Path(out_dir) / RECORDS / chunk.name, described(RECORDS))
 
 
 def tidy(out: Path, finished: Sequence[Chunk]) -> None:
@@ -151,14 +162,20 @@ def tidy(out: Path, finished: Sequence[Chunk]) -> None:
 # ---------------------------------------------------------------- manifests and provenance
 
 
-def versions() -> dict[str, str]:
+def glade_version() -> str:
+    """The installed glade package's version (``pip install -e .`` records it), or "unknown"."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        glade = version("glade")
+        return version("glade")
     except PackageNotFoundError:
-        glade = "unknown"
-    return {"glade": glade, "python": platform.python_version(), "numpy": np.__version__, "polars": pl.__version__}
+        return "unknown"
+
+
+def versions() -> dict[str, str]:
+    """What a manifest records of the software that played it."""
+    return {"glade": glade_version(), "python": platform.python_version(), "numpy": np.__version__,
+            "polars": pl.__version__}
 
 
 def machine(backend: str | None = None, jobs: int = 1, scheduler: str | None = None) -> str:
@@ -180,22 +197,144 @@ def write_manifest(manifest: dict, out_dir: str | Path) -> None:
 
 
 def read_manifest(out_dir: str | Path) -> dict | None:
-    """The manifest in ``out_dir``, or None if there is none; a file that is not JSON is refused."""
+    """The manifest in ``out_dir``, or None if there is none; a file that is not a manifest is refused."""
     path = Path(out_dir) / MANIFEST
     if not path.exists():
         return None
     try:
-        return json.loads(path.read_text())
-    except json.JSONDecodeError as error:
+        manifest = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ConfigError(str(path), "(syntax)", f"a manifest written by glade ({error})", has_got=False) from None
+    check_manifest(manifest, path)
+    return manifest
+
+
+# The keys every manifest holds, with their JSON types; ``rotations`` is checked when present.
+_MANIFEST_KEYS: dict[str, tuple[type, str]] = {
+    "game": (str, "a string"),
+    "players": (int, "an integer"),
+    "seed": (int, "an integer"),
+    "games": (int, "an integer"),
+    "rotate_seats": (bool, "true or false"),
+    "config_hash": (str, "a string"),
+    "bots": (list, "a list of bot names"),
+}
+
+
+def check_manifest(manifest: Any, path: Path) -> None:
+    """A ConfigError naming ``path`` unless ``manifest`` has the shape glade writes (a JSON object with its keys)."""
+    def refuse(key: str, what: str, value: Any) -> ConfigError:
+        got = "nothing (the key is missing)" if value is _MISSING else json.dumps(value)[:60]
+        return ConfigError(str(path), key, f"{what}, as in a manifest written by glade play, got {got}",
+                           has_got=False)
+
+    if not isinstance(manifest, dict):
+        raise refuse("(top level)", "a JSON object", manifest)
+    shape = dict(_MANIFEST_KEYS)
+    if "rotations" in manifest:
+        shape["rotations"] = (int, "an integer")
+    for key, (kind, what) in shape.items():
+        value = manifest.get(key, _MISSING)
+        exact = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+        if not exact or (kind is list and not all(isinstance(v, str) for v in value)):
+            raise refuse(key, what, value)
+        if kind is int and value < 1 and key != "seed":
+            raise refuse(key, "an integer of at least 1", value)
+    rotations = (1, manifest["players"]) if manifest["rotate_seats"] else (1,)
+    if manifest.get("rotations", 1) not in rotations:
+        raise refuse("rotations", " or ".join(map(str, rotations)) + " (1, or players with rotate_seats)",
+                     manifest["rotations"])
+    digests = manifest.get("digests", {})
+    if not isinstance(digests, dict) or not all(isinstance(v, str) for v in digests.values()):
+        raise refuse("digests", "a table of chunk file names and their sha256", digests)
+
+
+_MISSING = object()
 
 
 def recorded_rotations(out_dir: str | Path) -> int | None:
     """The rotations the manifest in ``out_dir`` records, or None if there is no readable manifest."""
     try:
         return int(json.loads((Path(out_dir) / MANIFEST).read_text())["rotations"])
-    except (OSError, ValueError, KeyError):
+    except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+# ---------------------------------------------------------------- checking chunk files
+
+
+def chunk_problem(path: Path, chunk: Chunk, seats: int | None) -> str | None:
+    """Why a records or events chunk file cannot be used, or None if it is whole.
+
+    Whole means a readable Parquet footer and, for records (``seats`` given),
+    one row per deal and seat of the chunk's range.
+    """
+    import pyarrow.parquet as pq
+
+    try:
+        rows = pq.ParquetFile(path).metadata.num_rows
+    except (OSError, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError
+        return f"not a readable Parquet file: {error}"
+    if seats is not None and rows != chunk.deals * seats:
+        return f"{rows} rows where deals {chunk.start}-{chunk.stop - 1} make {chunk.deals * seats}"
+    return None
+
+
+def file_digest(path: Path) -> str:
+    """The sha256 of a file's bytes (hex): what a manifest's ``digests`` records of each chunk file."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def chunk_files(out: Path, chunk: Chunk) -> list[str]:
+    """The chunk's files on disk, as ``records/NAME`` and ``events/NAME`` (the keys of a manifest's ``digests``)."""
+    return [f"{kind}/{chunk.name}" for kind in (EVENTS, RECORDS) if (out / kind / chunk.name).exists()]
+
+
+def set_aside_damaged(out: Path, seats: int, warn: Any, digests: dict[str, str] | None = None) -> list[Chunk]:
+    """Move every damaged records or events chunk file to ``out/damaged/``; the chunks to replay.
+
+    Damaged: an unreadable footer, records of the wrong row count, or bytes
+    whose sha256 differs from the one ``digests`` (the manifest's) holds.
+    ``warn(line)`` is told each file moved, one line each. A chunk is replayed
+    whole (records and events) when either of its files is damaged.
+    """
+    damaged = []
+    for kind in (RECORDS, EVENTS):
+        folder = out / kind
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.iterdir()):
+            chunk = Chunk.parse(path.name)
+            problem = None if chunk is None else chunk_problem(path, chunk, seats if kind == RECORDS else None)
+            recorded = (digests or {}).get(f"{kind}/{path.name}")
+            if problem is None and recorded is not None and file_digest(path) != recorded:
+                problem = "its bytes differ from the sha256 manifest.json recorded when it was written"
+            if problem is None:
+                continue
+            aside = _aside(out / DAMAGED / kind / path.name)
+            aside.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(path, aside)
+            warn(f"warning: {path} is damaged ({problem}); moved to {aside}, its deals are played again")
+            damaged.append(chunk)
+    for chunk in damaged:  # the other file of a damaged chunk goes too, to be written afresh
+        for kind in (RECORDS, EVENTS):
+            other = out / kind / chunk.name
+            if other.exists():
+                other.unlink()
+    return sorted(set(damaged))
+
+
+def _aside(path: Path) -> Path:
+    number = 1
+    candidate = path
+    while candidate.exists():
+        candidate = path.with_name(f"{path.name}.{number}")
+        number += 1
+    return candidate
 
 
 # ---------------------------------------------------------------- reading runs
@@ -221,8 +360,13 @@ def _chunk_parts(out_dir: str | Path, kind: str) -> list[tuple[Path, Chunk, int]
     if not folder.is_dir():
         return []
     chunks = sorted((c, p) for c, p in ((Chunk.parse(p.name), p) for p in folder.iterdir()) if c is not None)
+    seats = _seats(out_dir) if kind == RECORDS else None
     parts, cursor = [], {}
     for chunk, path in chunks:
+        problem = chunk_problem(path, chunk, seats)
+        if problem is not None:
+            raise ConfigError(str(path), "(file)", f"a whole chunk written by glade play, not a damaged one "
+                              f"({problem}); run the same glade play command again to replay it", has_got=False)
         keep_from = max(chunk.start, cursor.get(chunk.rotation, 0))
         if keep_from < chunk.stop:
             parts.append((path, chunk, keep_from))
@@ -230,11 +374,23 @@ def _chunk_parts(out_dir: str | Path, kind: str) -> list[tuple[Path, Chunk, int]
     return parts
 
 
+def _seats(out_dir: str | Path) -> int | None:
+    """Records rows per game (the manifest's seat bots), or None without a readable manifest."""
+    try:
+        manifest = read_manifest(out_dir)
+    except ConfigError:
+        return None
+    return len(manifest["bots"]) if manifest else None
+
+
 def load_manifest(out_dir: str | Path) -> dict:
+    """The manifest of a run directory; a ConfigError if there is none or it is not one glade wrote."""
     path = Path(out_dir) / MANIFEST
     if not path.exists():
         raise ConfigError(str(path), "(file)", "a run directory written by glade play", has_got=False)
-    return json.loads(path.read_text())
+    manifest = read_manifest(out_dir)
+    assert manifest is not None
+    return manifest
 
 
 def set_manifest_key(out_dir: str | Path, key: str, value: Any) -> None:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from sims.core.play import batched_bots, play_batch, resolve_bot, seat_labels
 from sims.core.rng import game_seeds
-from sims.core.spec import ConfigError
+from sims.core.spec import ConfigError, RecordedValues
+from sims.records import load_manifest
 from sims.registry import get_game
 from sims.runner import lineup, seat_rotations
 
@@ -22,16 +25,22 @@ def replay_text(
     game_id: int,
     bot_labels: Sequence[str],
     rotate_seats: bool = False,
+    rotations: int | None = None,
+    scores: bool = False,
 ) -> str:
     """The game ``game_id`` of a run with these options, played batched, shown on the reference engine.
 
     The batched engine plays the game exactly as ``glade play`` did; its
     actions are then stepped through a reference game, which draws each
     position, so the text also checks the two engines agree on this game.
+    ``rotations`` (a run's recorded rotations) numbers the games instead of
+    ``rotate_seats``; ``scores`` adds every seat's running score after each
+    turn and prints a board's ``legend:`` line once, not after every turn.
     """
     game = get_game(game_name)
     choices = [resolve_bot(game, config, label) for label in seat_labels(game, players, bot_labels)]
-    rotations, _ = seat_rotations(choices, players, rotate_seats)
+    if rotations is None:
+        rotations, _ = seat_rotations(choices, players, rotate_seats)
     deal, rotation = divmod(game_id, rotations)
     seats = lineup(choices, rotation, players)
     game_seed = int(game_seeds(seed, np.array([deal]))[0])
@@ -42,7 +51,8 @@ def replay_text(
     lines = [f"{game.name} game {game_id}: deal {deal}, rotation {rotation}, seed {game_seed}",
              "seats: " + ", ".join(f"{s} {c.label}" for s, c in enumerate(seats))]
     reference = game.reference(config, players, game_seed)
-    lines.append(game.render_reference(reference))
+    shown: set[str] = set()
+    lines.append(_board(game.render_reference(reference), shown, scores))
     for action in trace.game_actions(0):
         if not reference.done and reference.turn >= max_turns:
             break
@@ -56,7 +66,9 @@ def replay_text(
                               f"actions the reference engine accepts; it refuses {action} ({error}); "
                               f"run glade verify {game.name}", has_got=False) from None
         reference.decisions += 1
-        lines.append(game.render_reference(reference))
+        lines.append(_board(game.render_reference(reference), shown, scores))
+        if scores:
+            lines.append(_running_scores(reference, seats))
     if not reference.done and reference.turn >= max_turns:
         reference.stall()
     outcome = reference.result()
@@ -66,3 +78,41 @@ def replay_text(
         place = f"rank {rank}" if rank else "no rank (stall)"
         lines.append(f"  seat {seat} ({choice.label}): score {outcome['score'][seat]:g}, {place}")
     return "\n".join(lines)
+
+
+def _board(text: str, shown: set[str], compact: bool) -> str:
+    """A rendered position; with ``compact``, a ``legend:`` line already in ``shown`` is left out."""
+    if not compact:
+        return text
+    kept = [line for line in text.splitlines() if not (line.startswith("legend:") and line in shown)]
+    shown.update(line for line in kept if line.startswith("legend:"))
+    return "\n".join(kept)
+
+
+def _running_scores(reference: Any, seats: Sequence[Any]) -> str:
+    """``scores: 0 greedy 3, 1 random 2``: the score each seat would have if the game ended now."""
+    now = copy.deepcopy(reference).result()["score"]
+    return "scores: " + ", ".join(f"{seat} {choice.label} {now[seat]:g}" for seat, choice in enumerate(seats))
+
+
+def run_replay(out_dir: str | Path, game_id: int, scores: bool = True) -> str:
+    """Game ``game_id`` of the run in ``out_dir``, from its manifest (game, config, bots, players, seed, rotations).
+
+    The config is the one the manifest recorded, checked against the run's
+    config hash, so the game shown is the game the records hold.
+    """
+    manifest = load_manifest(out_dir)
+    path = Path(out_dir) / "manifest.json"
+    game = get_game(manifest["game"])
+    if "config" not in manifest or not isinstance(manifest["config"], dict):
+        raise ConfigError(str(path), "config", "the config values the run was played with", has_got=False)
+    config = game.load_config(RecordedValues(manifest["config"], f"{path} (config)"), ())
+    if config.loaded.hash != manifest["config_hash"]:
+        raise ConfigError(str(path), "config", f"values whose hash is config_hash {manifest['config_hash']} "
+                          f"(they hash to {config.loaded.hash})", has_got=False)
+    rotations = int(manifest.get("rotations", manifest["players"] if manifest["rotate_seats"] else 1))
+    games = manifest["games"] * rotations
+    if not 0 <= game_id < games:
+        raise ConfigError("--game", str(game_id), f"a game id of {out_dir}: 0 to {games - 1}", has_got=False)
+    return replay_text(game.name, config, manifest["players"], manifest["seed"], game_id, manifest["bots"],
+                       rotations=rotations, scores=scores)

@@ -19,18 +19,25 @@ A directory written before this rule, holding such a lineup in ``players``
 rotations, keeps its recorded rotations when resumed.
 
 Resuming. A chunk is finished when its records file exists (files are written
-under a temporary name and renamed). Re-running the same command plays only the
-deal ranges that no records file covers, whatever the batch size was; a larger
-``games`` extends the run. A different game, config, bots, players, seed or
-seat rotation on the same directory is refused.
+under a temporary name and renamed) and is whole: resuming reads every chunk
+file's Parquet footer and checks the records' row count against the chunk's
+deal range; a damaged file (a disk fault, a cut copy) is moved to
+``damaged/`` with a one-line warning and its deals are played again.
+Re-running the same command plays only the deal ranges that no records file
+covers, whatever the batch size was; a larger ``games`` extends the run. A
+different game, config, bots, players, seed or seat rotation on the same
+directory is refused. A run holds at most :data:`MAX_DEALS` deals (chunk file
+names write deal numbers in 9 digits); chunks are planned lazily, one at a time.
 """
 
 from __future__ import annotations
 
 import contextlib
+import heapq
 import json
+import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,19 +45,21 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from sims.core.columns import dictionary
 from sims.core.files import exclusive
 from sims.core.play import BotChoice, batched_bots, play_batch, resolve_bot, seat_labels
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError
-from sims.records import (BASE_COLUMNS, EVENTS, MANIFEST, RECORDS, Chunk, finished_chunks, load_events,  # noqa: F401
-                          load_manifest, load_records, machine, now, read_manifest, recorded_rotations,
-                          records_frame, scan_records, set_manifest_key, tidy, versions, write_chunk,
-                          write_manifest)
+from sims.records import (BASE_COLUMNS, EVENTS, MANIFEST, MAX_DEALS, RECORDS, Chunk,  # noqa: F401
+                          chunk_files, file_digest, finished_chunks, load_events, load_manifest, load_records, machine, now, read_manifest,
+                          recorded_rotations, records_frame, scan_records, set_aside_damaged, set_manifest_key, tidy,
+                          versions, write_chunk, write_manifest)
 from sims.registry import get_game
 
 # The run directory's layout lives in sims.records; these names stay importable from here.
 __all__ = ["BASE_COLUMNS", "COLLAPSED", "Chunk", "EVENTS", "MANIFEST", "Progress", "RECORDS", "RunSummary",
-           "finished_chunks", "lineup", "load_events", "load_manifest", "load_records", "machine", "plan_chunks",
+           "MAX_DEALS", "finished_chunks", "iter_chunks", "lineup", "load_events", "load_manifest", "load_records",
+           "machine", "missing_deals", "plan_chunks",
            "play_chunk", "recorded_rotations", "records_frame", "run", "run_rotations", "scan_records",
            "seat_rotations", "set_manifest_key", "versions", "write_chunk"]
 
@@ -128,26 +137,66 @@ def _lineup_labels(choices: Sequence[BotChoice], players: int, rotations: int) -
     return [[c.label for c in lineup(choices, r, players)] for r in range(rotations)]
 
 
-def plan_chunks(games: int, rotations: int, batch_size: int, finished: Sequence[Chunk] = ()) -> list[Chunk]:
-    """The chunks still to play: deal ranges no finished chunk covers, cut to ``batch_size``.
+def _gaps(games: int, rotation: int, finished: Sequence[Chunk]) -> list[tuple[int, int]]:
+    """Deal ranges of one rotation below ``games`` that no finished chunk covers."""
+    covered = sorted((c.start, c.stop) for c in finished if c.rotation == rotation)
+    gaps, cursor = [], 0
+    for start, stop in covered:
+        if start > cursor:
+            gaps.append((cursor, min(start, games)))
+        cursor = max(cursor, stop)
+    if cursor < games:
+        gaps.append((cursor, games))
+    return [(low, high) for low, high in gaps if low < high]
+
+
+def iter_chunks(games: int, rotations: int, batch_size: int, finished: Sequence[Chunk] = ()) -> Iterator[Chunk]:
+    """The chunks still to play, one at a time: deal ranges no finished chunk covers, cut to ``batch_size``.
 
     Ordered by deal range, then rotation, so that a stopped run holds whole
-    groups of paired games.
+    groups of paired games. Lazy: a run of a billion deals never holds a list
+    of its chunks.
     """
-    todo = []
-    for rotation in range(rotations):
-        covered = sorted((c.start, c.stop) for c in finished if c.rotation == rotation)
-        gaps, cursor = [], 0
-        for start, stop in covered:
-            if start > cursor:
-                gaps.append((cursor, min(start, games)))
-            cursor = max(cursor, stop)
-        if cursor < games:
-            gaps.append((cursor, games))
-        for low, high in gaps:
+    def cut(rotation: int) -> Iterator[tuple[int, int, Chunk]]:
+        for low, high in _gaps(games, rotation, finished):
             for start in range(low, high, batch_size):
-                todo.append(Chunk(rotation, start, min(start + batch_size, high)))
-    return sorted(todo, key=lambda c: (c.start, c.rotation))
+                yield start, rotation, Chunk(rotation, start, min(start + batch_size, high))
+
+    for _, _, chunk in heapq.merge(*(cut(rotation) for rotation in range(rotations))):
+        yield chunk
+
+
+def plan_chunks(games: int, rotations: int, batch_size: int, finished: Sequence[Chunk] = ()) -> list[Chunk]:
+    """:func:`iter_chunks` as a list (for small runs and tests)."""
+    return list(iter_chunks(games, rotations, batch_size, finished))
+
+
+def missing_deals(games: int, rotations: int, finished: Sequence[Chunk] = ()) -> int:
+    """Deals (summed over rotations) that no finished chunk covers."""
+    return sum(high - low for rotation in range(rotations) for low, high in _gaps(games, rotation, finished))
+
+
+SEEDS = 2**64  # a seed is an unsigned 64-bit integer
+
+
+def check_run_options(seed: int, out: Path, backend: str, scheduler: str | None) -> None:
+    """ConfigErrors for a seed outside [0, 2^64), a sweep directory as a run's --out, a scheduler without dask."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < SEEDS:
+        raise ConfigError("--seed", str(seed), f"an integer from 0 to {SEEDS - 1} (2^64 - 1): larger seeds would "
+                          "play the games of seed mod 2^64", has_got=False)
+    if (out / "sweep.json").exists():
+        raise ConfigError(str(out), "(directory)", "a run directory, not a glade sweep directory (use another --out)",
+                          has_got=False)
+    if scheduler is not None and backend != "dask":
+        raise ConfigError("--scheduler", scheduler, "--backend dask beside it (a scheduler is a Dask cluster's)",
+                          has_got=False)
+
+
+def check_deals(option: str, games: int) -> None:
+    """A ConfigError unless ``games`` is a deal count a run can hold (1 to :data:`MAX_DEALS`)."""
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_DEALS:
+        raise ConfigError(option, str(games), f"an integer from 1 to {MAX_DEALS:,} (the most deals a run holds: "
+                          "chunk file names write deal numbers in 9 digits)", has_got=False)
 
 
 # ---------------------------------------------------------------- one chunk
@@ -234,6 +283,7 @@ def run(
     on_chunk: Callable[[Chunk, int], None] | None = None,
     backend: str = "loky",
     scheduler: str | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> RunSummary:
     """Play ``games`` deals of ``game_name`` into ``out_dir`` (resuming what is there).
 
@@ -247,16 +297,22 @@ def run(
     Dask backend on the cluster at ``scheduler`` (an address such as
     ``tcp://10.0.0.5:8786``) or, without one, a ``LocalCluster`` of ``jobs``
     single-threaded workers on this machine. Records are the same either way.
+
+    ``warn(line)`` is told each damaged chunk file set aside on resuming
+    (default: printed on stderr).
     """
     game = get_game(game_name)
     bot_labels = seat_labels(game, players, bot_labels)
-    for option, value in (("--games", games), ("--batch-size", batch_size), ("--jobs", jobs)):
+    check_deals("--games", games)
+    check_run_options(seed, Path(out_dir), backend, scheduler)
+    for option, value in (("--batch-size", batch_size), ("--jobs", jobs)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigError(option, str(value), "an integer of at least 1", has_got=False)
     choices = [resolve_bot(game, config, label) for label in bot_labels]
     rotations, collapsed = seat_rotations(choices, players, rotate_seats)
     out = Path(out_dir)
     values, digest, source, overrides = _config_values(config)
+    columns = dictionary(game.name, config)
 
     manifest = {
         "game": game.name,
@@ -275,29 +331,31 @@ def run(
         "bot_kinds": [{"label": c.label, "kind": c.kind, "weights": dict(c.weights)} for c in choices],
         "lineups": _lineup_labels(choices, players, rotations),
         "chunks": [],
+        "digests": {},
         "versions": versions(),
         "created": now(),
         "updated": now(),
     }
     out.mkdir(parents=True, exist_ok=True)
     with exclusive(out, "run directory"):
-        finished = _resume(out, manifest, choices)
+        finished = _resume(out, manifest, choices, warn or _stderr)
         rotations = manifest["rotations"]
         tidy(out, finished)
         write_manifest(manifest, out)
-        todo = plan_chunks(games, rotations, batch_size, finished)
-        tasks = [
-            (game.name, config, players, lineup(choices, c.rotation, players), int(seed), c.rotation, rotations, c.start, c.stop)
-            for c in todo
-        ]
+        missing = missing_deals(games, rotations, finished)
+        todo = iter_chunks(games, rotations, batch_size, list(finished))
+        tasks = ((game.name, config, players, lineup(choices, c.rotation, players), int(seed), c.rotation, rotations,
+                  c.start, c.stop) for c in todo)
         started = time.perf_counter()
-        played = 0
-        with _progress_bar(progress if todo else None, sum(c.deals for c in todo), f"{game.name} ({out})") as bar:
-            for chunk, records, events in _execute(tasks, jobs, backend, scheduler):
-                write_chunk(out, chunk, records, events)
+        played = chunks_played = 0
+        with _progress_bar(progress if missing else None, missing, f"{game.name} ({out})") as bar:
+            for chunk, records, events in _execute(tasks, jobs, backend, scheduler, several=missing > batch_size):
+                write_chunk(out, chunk, records, events, columns)
+                _record_digests(manifest, out, chunk)
                 finished.append(chunk)
                 count = chunk.deals
                 played += count
+                chunks_played += 1
                 manifest["chunks"] = sorted(c.name for c in finished)
                 manifest["updated"] = now()
                 write_manifest(manifest, out)
@@ -311,16 +369,21 @@ def run(
             write_manifest(manifest, out)
     return RunSummary(
         out_dir=out, game=game.name, players=players, deals=games, rotations=rotations,
-        played=played, kept=games * rotations - sum(c.deals for c in todo),
-        seconds=seconds, chunks_played=len(todo), manifest=manifest,
+        played=played, kept=games * rotations - missing,
+        seconds=seconds, chunks_played=chunks_played, manifest=manifest,
     )
 
 
-def _resume(out: Path, manifest: dict, choices: Sequence[BotChoice]) -> list[Chunk]:
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def _resume(out: Path, manifest: dict, choices: Sequence[BotChoice], warn: Callable[[str], None]) -> list[Chunk]:
     """The finished chunks of the run in ``out``; refuses a directory holding another run.
 
-    Updates ``manifest`` (creation time, finished chunks, and the rotations
-    the directory was played with) in place.
+    Damaged chunk files are set aside (``warn`` names each). Updates
+    ``manifest`` (creation time, finished chunks, and the rotations the
+    directory was played with) in place.
     """
     path = out / MANIFEST
     held = read_manifest(out)
@@ -334,9 +397,21 @@ def _resume(out: Path, manifest: dict, choices: Sequence[BotChoice]) -> list[Chu
     _keep_rotations(held, manifest, choices)
     if "stopping" in held:  # how an earlier glade play --until-ci chose the run's size
         manifest["stopping"] = held["stopping"]
+    digests = held.get("digests", {})
+    set_aside_damaged(out, len(manifest["bots"]), warn, digests)
     finished = [c for c in finished_chunks(out) if c.rotation < manifest["rotations"]]
     manifest["chunks"] = [c.name for c in finished]
+    manifest["digests"] = {key: digests[key] for c in finished for key in chunk_files(out, c) if key in digests}
+    for chunk in finished:  # written before digests were recorded, or just before a kill
+        _record_digests(manifest, out, chunk)
     return finished
+
+
+def _record_digests(manifest: dict, out: Path, chunk: Chunk) -> None:
+    """Record the sha256 of the chunk's files not yet in ``manifest["digests"]`` (resume compares them)."""
+    for key in chunk_files(out, chunk):
+        if key not in manifest["digests"]:
+            manifest["digests"][key] = file_digest(out / key)
 
 
 def _keep_rotations(held: dict, manifest: dict, choices: Sequence[BotChoice]) -> None:
@@ -352,15 +427,18 @@ def _keep_rotations(held: dict, manifest: dict, choices: Sequence[BotChoice]) ->
 BACKENDS = ("loky", "dask")
 
 
-def _execute(tasks: list[tuple], jobs: int, backend: str = "loky",
-             scheduler: str | None = None) -> Iterator[tuple[Chunk, pl.DataFrame, pl.DataFrame | None]]:
-    """Run the chunk tasks, yielding each finished chunk as it arrives."""
+def _execute(tasks: Iterable[tuple], jobs: int, backend: str = "loky", scheduler: str | None = None,
+             several: bool = True) -> Iterator[tuple[Chunk, pl.DataFrame, pl.DataFrame | None]]:
+    """Run the chunk tasks (an iterable, consumed as workers free up), yielding each finished chunk as it arrives.
+
+    ``several`` false (one chunk or none) plays in this process whatever ``jobs`` is.
+    """
     if backend not in BACKENDS:
         raise ConfigError("--backend", backend, "one of " + ", ".join(BACKENDS), has_got=False)
     if backend == "dask":
         yield from _execute_dask(tasks, jobs, scheduler)
         return
-    if jobs == 1 or len(tasks) <= 1:
+    if jobs == 1 or not several:
         for task in tasks:
             yield play_chunk(*task)
         return
@@ -370,7 +448,7 @@ def _execute(tasks: list[tuple], jobs: int, backend: str = "loky",
     yield from parallel(delayed(play_chunk)(*task) for task in tasks)
 
 
-def _execute_dask(tasks: list[tuple], jobs: int, scheduler: str | None) -> Iterator[tuple]:
+def _execute_dask(tasks: Iterable[tuple], jobs: int, scheduler: str | None) -> Iterator[tuple]:
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -381,7 +459,7 @@ def _execute_dask(tasks: list[tuple], jobs: int, scheduler: str | None) -> Itera
     if scheduler:
         try:
             client = Client(scheduler, timeout="5s")
-        except (OSError, TimeoutError) as error:
+        except (OSError, TimeoutError, ValueError) as error:  # ValueError: not an address at all
             raise ConfigError("--scheduler", scheduler, f"the address of a running Dask scheduler ({error})",
                               has_got=False) from None
         cluster = None

@@ -61,7 +61,7 @@ def test_play_players_default_to_the_number_of_bots(tmp_path):
         (["--games", 0], ["--games", "0"]),
         (["--batch-size", 0], ["--batch-size"]),
         (["--jobs", 0], ["--jobs"]),
-        (["--bots", "greedy"], ["--bots", "2 comma-separated bots"]),
+        (["--bots", "greedy,random,random,random"], ["--bots", "2 comma-separated bots"]),
         (["--bots", "greedy,random", "--players", 3], ["--bots", "3 comma-separated bots"]),
         (["--bots", "greedy,wizard"], ["--bots", "wizard", "greedy"]),
         (["--bots", "greedy,random", "--players", 5], ["--players", "2, 3"]),

@@ -42,3 +42,15 @@ def test_bit_helpers_match_numpy_helpers():
         assert kth_set_bit(board, count) == -1
         assert lowest_bit_index(board) == grid.lowest_bit_index(np.array([board]))[0]
     assert kth_set_bit(np.uint64(0), 0) == -1
+
+
+def test_seat_uniforms_with_the_play_loops_dtypes_equal_each_seats_stream():
+    """Games pass ``to_move`` as int8 and ``decisions`` as int32 (the compiled kernel takes them as they are)."""
+    seeds = rng.game_seeds(5, np.arange(30))
+    seats = (np.arange(30) % 3).astype(np.int8)
+    counters = (np.arange(30) * 13).astype(np.int32)
+    expected = [rng.uniforms(seeds[i:i + 1], f"plan/{seats[i]}", int(counters[i]))[0, 0] for i in range(30)]
+    assert rng.seat_uniforms(seeds, seats, counters, prefix="plan").tolist() == expected
+    assert rng.seat_uniforms(seeds[:3], seats[:3], 4).tolist() == [
+        rng.uniforms(seeds[i:i + 1], f"bot/{seats[i]}", 4)[0, 0] for i in range(3)]
+    assert rng.seat_uniforms(seeds[:0], seats[:0], counters[:0]).shape == (0,)

@@ -1,5 +1,6 @@
 """Games that seat an opponent of their own (a solo game's house seat, like Vorex's weed)."""
 
+import numpy as np
 import pytest
 
 from sims.core.spec import ConfigError
@@ -52,7 +53,14 @@ def test_bots_that_play_any_seat_share_one_call_per_step(toy_config):
         plays_any_seat = True
 
     groups = seat_groups([AnySeat(engine, 0), GreedyBot(engine, 1), AnySeat(engine, 2)])
-    assert [(type(bot).__name__, seats.tolist()) for bot, seats in groups] == [("AnySeat", [0, 2]),
-                                                                               ("GreedyBot", [1])]
+    assert [(type(group.bot).__name__, group.seats.tolist()) for group in groups] == [("AnySeat", [0, 2]),
+                                                                                      ("GreedyBot", [1])]
+    state = engine.init(np.arange(3, dtype=np.uint64))
+    state.to_move[:] = [0, 1, 2]
+    active = np.array([True, True, False])
+    assert groups[0].movers(state, active).tolist() == [True, False, False]
+    assert groups[1].movers(state, active).tolist() == [False, True, False]
     different = seat_groups([AnySeat(engine, 0, {"w": 1.0}), AnySeat(engine, 1, {"w": 2.0})])
-    assert [seats.tolist() for _, seats in different] == [[0], [1]]
+    assert [group.seats.tolist() for group in different] == [[0], [1]]
+    every_seat = seat_groups([AnySeat(engine, seat) for seat in range(3)])[0]
+    assert every_seat.movers(state, active) is active

@@ -90,7 +90,7 @@ CROSS_CHECKS = {
     "unknown row in an effect": (['species[0].effect="scoring_per_row_stack top 1 1"'],
                                  ["species[0].effect", "a row (low, middle, high)"]),
     "effect number below 1": (['species[0].effect="on_play_draw 0"'], ["species[0].effect", "N an integer"]),
-    "unknown species trait": (['species[1].traits=["lichen"]'], ["species[1].traits[0]", "a trait of cards.traits"]),
+    "unknown species trait": (['species[1].traits=["lichen"]'], ["species[1] (Oregon Oxalis).traits[0]", "a trait of cards.traits"]),
     "duplicate species name": (['species[1].name="Step Moss"'], ["species[1].name", "a name used only once"]),
     "unknown visitor measure": (['visitors[0].goal="biggest"'], ["visitors[0].goal", "a measure"]),
     "unknown trait in a goal": (['visitors[0].solo_goal="trait lichen"'], ["visitors[0].solo_goal", "lichen"]),

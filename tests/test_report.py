@@ -24,7 +24,7 @@ from sims.registry import get_game
 from sims.runner import run
 from tests import toy_game
 
-RUN_SECTIONS = ("summary", "seats", "bots", "scores", "length", "components", "methods", "manifest")
+RUN_SECTIONS = ("summary", "seats", "why", "bots", "scores", "length", "drama", "components", "methods", "manifest")
 
 
 
@@ -115,7 +115,7 @@ def test_overgrowth_report_checks_the_target_band_and_components(runs):
     assert not any("Skill" in f.title for f in flags)  # one bot: no gradient to measure
     components = report.section("components")
     table = next(b for b in components.blocks if isinstance(b, rp.Table))
-    assert {row[1] for row in table.rows} >= {"cast", "grow", "spread"}
+    assert {row[0] for row in table.rows} >= {"cast", "grow", "spread"}  # the actions family, one row per item
     assert "observational" in components.blocks[0].text.lower()
     length = next(b for b in report.section("length").blocks if isinstance(b, rp.Facts))
     assert dict(length.items)["Target band"].startswith("16\u201340 turns")
@@ -174,7 +174,7 @@ def test_config_helpers():
 def test_sweep_report_ranks_cells_pairs_them_and_draws_a_heatmap(sweep_dir, tmp_path):
     report = rp.build_sweep_report(sweep_dir)
     ids = [s.id for s in report.sections]
-    assert ids == ["summary", "cells", "paired", "heatmap", "cell-length", "methods", "manifest"]
+    assert ids == ["summary", "cells", "paired", "heatmap", "cell-length", "cell-drama", "methods", "manifest"]
     ranked = next(b for b in report.section("cells").blocks if isinstance(b, rp.Table))
     assert [row[0] for row in ranked.rows] == ["1", "2", "3", "4"]
     cells = {row[1].rstrip(" *") for row in ranked.rows}

@@ -180,7 +180,7 @@ def test_bad_arguments_are_config_errors(tmp_path, toy_config):
     with pytest.raises(ConfigError, match="--bots"):
         play(tmp_path, toy_config, bots=("greedy", "nobody"))
     with pytest.raises(ConfigError, match="--bots"):
-        run("toy", toy_config, ["greedy"], 2, 1, 10, tmp_path, progress=False)
+        run("toy", toy_config, ["greedy", "random", "random"], 2, 1, 10, tmp_path, progress=False)
     with pytest.raises(ConfigError, match="--players"):
         run("toy", toy_config, ["greedy"] * 4, 4, 1, 10, tmp_path, progress=False)
     with pytest.raises(ConfigError, match="--batch-size"):

@@ -74,7 +74,8 @@ def test_set_may_index_a_list_of_tables():
     ("kinds[5].count=1", "kinds[5]: expected an index below 2"),
     ("board[0]=1", "board[0]: expected a list of f.toml to index"),
     ("kinds[0].cnt=1", "kinds[0].cnt: expected a key of f.toml"),
-    ("kinds[x].count=1", "kinds[x]: expected a key such as board.rows or kinds[2].count"),
+    ("kinds[x].count=1", "kinds[x]: expected the name of an item of the list in f.toml: pig, crow"),
+    ("kinds[a]b.count=1", "kinds[a]b: expected a key such as board.rows or kinds[2].count"),
 ])
 def test_bad_list_indices_name_the_key(text, fragment):
     from sims.core.spec import apply_overrides
@@ -82,3 +83,21 @@ def test_bad_list_indices_name_the_key(text, fragment):
     raw = {"kinds": [{"name": "pig", "count": 12}, {"name": "crow", "count": 12}], "board": {"rows": 7}}
     with pytest.raises(ConfigError, match=re.escape(fragment)):
         apply_overrides(raw, [text], "f.toml")
+
+
+def test_set_names_a_list_item_by_its_name():
+    from sims.core.spec import apply_overrides
+
+    raw = {"kinds": [{"name": "pig", "count": 12}, {"name": "Douglas Fir", "count": 4}]}
+    assert apply_overrides(raw, ["kinds[Douglas Fir].count=2"], "f.toml")["kinds"][1]["count"] == 2
+    assert apply_overrides(raw, ["kinds[ pig ].count=3"], "f.toml")["kinds"][0]["count"] == 3
+
+
+def test_errors_in_a_named_list_item_name_the_item():
+    from sims.core.spec import Int, List, Record, Str, validate
+
+    schema = {"kinds": List(Record({"name": Str(), "cost": Int(0, 5)}))}
+    raw = {"kinds": [{"name": "pig", "cost": 1}, {"name": "Douglas Fir", "cost": 9}]}
+    with pytest.raises(ConfigError, match=re.escape("kinds[1] (Douglas Fir).cost: expected an integer from 0 to 5, "
+                                                    "got 9")):
+        validate(raw, schema, "f.toml")

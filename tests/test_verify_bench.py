@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sims.bench import bench, format_bench, median_seconds
+from sims.bench import affordable_batch, bench, format_bench, median_seconds
 from sims.core.rng import game_seeds
 from sims.verify import default_lineups, verify
 from tests import toy_game
@@ -51,12 +51,13 @@ def test_verify_catches_a_wrong_result(toy_config, monkeypatch):
 BENCH_KEYS = {"batched_random_gps", "random_decisions_per_s", "batched_greedy_gps", "batched_planner_gps",
               "reference_random_gps", "reference_greedy_gps", "ratio_random", "ratio_greedy", "game", "players",
               "batch_size", "planner_batch_size", "batch_sizes", "repeats", "reference_games", "compile_seconds",
-              "warm_up_seconds", "numpy", "python", "numba"}
+              "warm_up_seconds", "numpy", "python", "numba", "greedy_decisions_per_s", "planner_decisions_per_s",
+              "reference_decisions", "budget_seconds", "clocks", "seed"}
 
 
 def test_bench_reports_both_engines(toy_config):
     result = bench("toy", toy_config, 2, batch_size=32, repeats=2, reference_games=4)
-    assert set(result) >= BENCH_KEYS - {"batched_planner_gps"}  # the toy game has no planner
+    assert set(result) >= BENCH_KEYS - {"batched_planner_gps", "planner_decisions_per_s"}  # the toy has no planner
     assert result["ratio_greedy"] > 0 and result["random_decisions_per_s"] > result["batched_random_gps"]
     assert result["batch_sizes"] == {"random": 32, "greedy": 32}
     assert result["repeats"] == {"random": 2, "reference_random": 2, "greedy": 2, "reference_greedy": 2}
@@ -78,10 +79,62 @@ def test_bench_without_repeats_stops_when_the_time_budget_is_spent(monkeypatch):
     import sims.bench
 
     clock = iter(range(0, 100))
-    monkeypatch.setattr(sims.bench.time, "perf_counter", lambda: float(next(clock)))
-    monkeypatch.setattr(sims.bench, "TIME_BUDGET", 2.5)
-    assert median_seconds(lambda: None, None) == (1.0, 3)
-    assert median_seconds(lambda: None, 4) == (1.0, 4)
+    monkeypatch.setattr(sims.bench.time, "process_time", lambda: float(next(clock)))
+    assert median_seconds(lambda: None, None, budget=2.5) == (1.0, 3)
+    assert median_seconds(lambda: None, 4, budget=2.5) == (1.0, 4)
+
+
+def test_a_bot_too_slow_for_the_budget_plays_the_batch_that_fits():
+    """Batches grow 4x while the last run's cost per deal says the next fits the budget."""
+    def timed(per_deal: float, per_run: float = 0.0):
+        played = []
+
+        def seconds_of(n: int) -> float:
+            played.append(n)
+            return per_run + per_deal * n
+        return seconds_of, played
+
+    seconds_of, played = timed(0.001)
+    assert affordable_batch(seconds_of, 1024, 1, budget=1.5) == (1024, 1.024)
+    assert played == [1, 4, 16, 64, 256, 1024]
+    seconds_of, played = timed(0.001, per_run=0.1)  # a step's fixed cost makes small batches dear per deal
+    assert affordable_batch(seconds_of, 1000, 1, budget=1.5) == (1000, 1.1) and played[-2:] == [256, 1000]
+    seconds_of, played = timed(0.01)
+    assert affordable_batch(seconds_of, 1024, 1, budget=1.5) == (64, 0.64) and played == [1, 4, 16, 64]
+    seconds_of, played = timed(10.0)
+    assert affordable_batch(seconds_of, 1024, 1, budget=1.5) == (1, 10.0) and played == [1]
+
+
+def test_bench_within_a_budget_returns_every_key_on_tiny_sizes():
+    """Every figure of every kind, on the real games' smallest budget: the reference stops inside a game
+    when its budget is spent and still gives a games/s (its decisions/s over the deals' decisions)."""
+    from sims.registry import get_game
+
+    config = get_game("overgrowth").load_config(None, ())
+    result = bench("overgrowth", config, 2, batch_size=4, planner_batch_size=2, budget=0.01)
+    assert set(result) >= BENCH_KEYS | {"batched_planner_gps", "reference_planner_gps", "ratio_planner"}
+    assert result["budget_seconds"] == 0.01 and result["clocks"]["figures"].startswith("cpu")
+    for kind in ("random", "greedy", "planner"):
+        assert result[f"batched_{kind}_gps"] > 0 and result[f"{kind}_decisions_per_s"] > 0
+        assert 1 <= result["batch_sizes"][kind] <= (2 if kind == "planner" else 4)
+    for kind in ("random", "greedy"):
+        assert result[f"reference_{kind}_gps"] > 0 and result[f"ratio_{kind}"] > 0
+        assert 1 <= result["reference_decisions"][kind]
+    assert result["reference_planner_gps"] is None and "planner" not in result["reference_decisions"]
+    assert "CPU time" in format_bench(result)
+
+
+def test_reference_figure_is_games_over_seconds_when_whole_games_are_played(toy_config):
+    from sims.core.play import batched_bots, play_batch, resolve_bot
+    from sims.registry import get_game
+
+    result = bench("toy", toy_config, 2, batch_size=8, repeats=1, reference_games=3, kinds=("random",))
+    assert result["budget_seconds"] is None and result["repeats"]["reference_random"] == 1
+    game = get_game("toy")
+    engine = game.batched(toy_config, 2)
+    bots = batched_bots(game, engine, [resolve_bot(game, toy_config, "random")] * 2)
+    state = play_batch(engine, bots, game_seeds(0, np.arange(3)), game.max_turns(toy_config))[0]
+    assert result["reference_decisions"]["random"] == int(state.decisions.sum())  # the three deals, whole
 
 
 def test_bench_all_covers_every_game_and_player_count(monkeypatch):

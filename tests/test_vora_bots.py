@@ -127,3 +127,42 @@ def test_greedy_beats_random(config):
 
 def test_planner_beats_greedy(config):
     assert head_to_head(config, "planner", "greedy", 100) >= 0.55
+
+
+def mid_game(config, players: int, decisions: int, deals: int = 24):
+    """A batch of games after ``decisions`` random decisions (some finished, phases mixed)."""
+    engine = VoraEngine(config, players)
+    state = engine.init(game_seeds(11, np.arange(deals)))
+    random = bots.RandomBot(engine, 0)
+    for _ in range(decisions):
+        live = ~state.done
+        engine.step(state, random.act(state, live))
+        state.decisions[live] += 1
+    return engine, state
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_greedy_kernel_choice_is_the_best_of_its_scored_actions(players, config):
+    """One kernel call per decision chooses what scoring every action and taking the best (value, then noise)
+    chooses."""
+    from sims.core.choice import ScoredBot
+
+    engine, state = mid_game(config, players, 15)
+    active = np.ones(state.size, dtype=bool)
+    for seat in range(players):
+        greedy = bots.GreedyBot(engine, seat)
+        movers = active & (state.to_move == seat)
+        assert np.array_equal(greedy.act(state, movers), ScoredBot.act(greedy, state, movers))
+
+
+def test_planner_kernel_rollouts_equal_the_shared_rollouts(config):
+    """The compiled rollouts value every branch as the shared :class:`RolloutPlanner` loop does."""
+    from sims.core.planner import RolloutPlanner, branch_games
+
+    engine, state = mid_game(config, 3, 20)
+    planner = bots.PlannerBot(engine, 1)
+    start = state.turn.astype(np.int64)
+    compiled, shared = branch_games(state, np.arange(state.size)), branch_games(state, np.arange(state.size))
+    worth = planner.roll_out(compiled, start)
+    assert np.array_equal(worth, RolloutPlanner.roll_out(planner, shared, start))
+    assert (compiled.decisions > state.decisions).any()

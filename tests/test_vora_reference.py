@@ -170,7 +170,7 @@ def test_config_each_special_at_most_once(tmp_path):
     source = default_config_path("vora").read_text()
     path = tmp_path / "bad.toml"
     path.write_text(source.replace('special = "devour"', 'special = "double_push"'))
-    with pytest.raises(ConfigError, match=r"kinds\[1\]\.special"):
+    with pytest.raises(ConfigError, match=r"kinds\[1\] \(crow\)\.special"):
         vora_config.load(path)
 
 

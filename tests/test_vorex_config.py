@@ -196,18 +196,18 @@ OVERRIDE_CASES = {
                               "starting at 0"),
     "name words": ('solo.names.total_words=["Small"]', "solo.names.total_words", "4 words"),
     "objective": ('objectives.brown="none"', "objectives.brown", "one of random"),
-    "bad cost resource": ('tiles[4].hexes[0].cost=["light"]', "tiles[4].hexes[0].cost[0]", "one of mushroom"),
+    "bad cost resource": ('tiles[4].hexes[0].cost=["light"]', "tiles[4] (l0_worm).hexes[0].cost[0]", "one of mushroom"),
 }
 
 
 # Cross-checks on keys the shipped file leaves at their defaults (--set only changes existing keys).
 EDIT_CASES = {
-    "first player off start": (lambda raw: raw["tiles"][4].update(first_player=True), "tiles[4].first_player",
+    "first player off start": (lambda raw: raw["tiles"][4].update(first_player=True), "tiles[4] (l0_worm).first_player",
                                "starting tile"),
-    "mark on level 0": (lambda raw: raw["tiles"][4].update(players=3), "tiles[4].players", "levels 1 to 3"),
-    "arid with cost": (lambda raw: raw["tiles"][1]["hexes"][1].update(cost=["water"]), "tiles[1].hexes[1].cost",
+    "mark on level 0": (lambda raw: raw["tiles"][4].update(players=3), "tiles[4] (l0_worm).players", "levels 1 to 3"),
+    "arid with cost": (lambda raw: raw["tiles"][1]["hexes"][1].update(cost=["water"]), "tiles[1] (start_b).hexes[1].cost",
                        "no cost on an arid"),
-    "value off points": (lambda raw: raw["tiles"][4]["hexes"][0].update(value=2), "tiles[4].hexes[0].value",
+    "value off points": (lambda raw: raw["tiles"][4]["hexes"][0].update(value=2), "tiles[4] (l0_worm).hexes[0].value",
                          "only points stumps"),
     "two first players": (lambda raw: raw["tiles"][1].update(first_player=True), "tiles", "exactly one starting tile"),
 }

@@ -15,10 +15,12 @@ def config():
     return GAME.load_config()
 
 
+@pytest.mark.parametrize("games", [100, pytest.param(300, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("players", [1, 2, 3, 4])
-def test_verify_300_random_games(config, players):
-    report = verify("vorex", config, players, games=300, seed=5, bot_labels=["random"] * GAME.seats(players), jobs=2)
-    assert report.games == 300 and report.ok, report.format()
+def test_verify_random_games(config, players, games):
+    report = verify("vorex", config, players, games=games, seed=5, bot_labels=["random"] * GAME.seats(players),
+                    jobs=2)
+    assert report.games == games and report.ok, report.format()
 
 
 @pytest.mark.parametrize("players, bots", [(1, ["greedy", "greedy"]), (2, ["greedy", "random"]),

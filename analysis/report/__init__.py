@@ -27,7 +27,12 @@ analysis object -> sections):
   test; the running seat-0 estimate of the convergence figure) and the methods
   section that says so;
 * :mod:`~analysis.report.run`, :mod:`~analysis.report.sweep`,
-  :mod:`~analysis.report.diff`: the three kinds of report;
+  :mod:`~analysis.report.diff`, :mod:`~analysis.report.tune`: the four kinds of report;
+* :mod:`~analysis.report.content` (per game: component families, move
+  events, score sources), :mod:`~analysis.report.designer` (a run's "why a
+  seat wins", drama and content-strength sections) and
+  :mod:`~analysis.report.trace` (a sweep's drama per cell and skill trace):
+  the designer's questions (docs/reports.md);
 * :mod:`~analysis.report.html` (with ``report.css``), :mod:`~analysis.report.pdf`:
   the writers; :mod:`~analysis.report.files`: dispatch and files on disk.
 
@@ -54,6 +59,7 @@ _EXPORTS = {
     "sweep": ["CellAnalysis", "SweepAnalysis", "analyse_sweep", "build_sweep_report", "solitaire_flags",
               "sweep_flags"],
     "diff": ["DiffAnalysis", "SeatChange", "analyse_diff", "build_diff_report"],
+    "tune": ["build_tune_report", "search_path_figure"],
     "files": ["build_report", "default_out", "kind_of", "write_report"],
     "html": ["render_html"],
     "pdf": ["render_pdf"],

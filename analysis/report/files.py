@@ -9,23 +9,27 @@ from analysis.report.model import DELTA, HTML_NAME, PDF_NAME, Report
 from analysis.report.pdf import render_pdf
 from analysis.report.run import build_run_report
 from analysis.report.sweep import build_sweep_report
+from analysis.report.tune import build_tune_report
 from sims.core.spec import ConfigError
 
 
 def kind_of(path: str | Path) -> str:
-    """``"run"`` (has manifest.json) or ``"sweep"`` (has sweep.json); anything else is a ConfigError."""
+    """``"run"`` (has manifest.json), ``"sweep"`` (sweep.json) or ``"tune"`` (tune.json); else a ConfigError."""
     path = Path(path)
+    if (path / "tune.json").is_file():
+        return "tune"
     if (path / "sweep.json").is_file():
         return "sweep"
     if (path / "manifest.json").is_file():
         return "run"
     what = "does not exist" if not path.exists() else "holds neither manifest.json nor sweep.json"
     raise ConfigError(str(path), "(directory)", f"a run directory (manifest.json, from glade play) or a sweep "
-                      f"directory (sweep.json, from glade sweep); it {what}", has_got=False)
+                      f"directory (sweep.json, from glade sweep) or a tune directory (tune.json, from glade tune); it {what}", has_got=False)
 
 
 def build_report(path: str | Path, delta: float = DELTA) -> Report:
-    return build_sweep_report(path, delta) if kind_of(path) == "sweep" else build_run_report(path, delta)
+    builders = {"sweep": build_sweep_report, "tune": build_tune_report, "run": build_run_report}
+    return builders[kind_of(path)](path, delta)
 
 
 def default_out(path: str | Path, other: str | Path | None = None) -> Path:

@@ -119,8 +119,10 @@ def running_estimate(wins: np.ndarray, points: int = 160, start: int = 10) -> tu
 
 
 def _versions_now() -> dict[str, str]:
+    from sims.records import glade_version
+
     names = {"matplotlib": "matplotlib", "scipy": "scipy", "statsmodels": "statsmodels", "fpdf2": "fpdf2"}
-    found = {}
+    found = {"glade": glade_version()}
     for label, package in names.items():
         try:
             found[label] = version(package)

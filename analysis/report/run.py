@@ -11,6 +11,8 @@ import polars as pl
 
 from analysis import plots
 from analysis import stats
+from analysis.report.designer import (DESIGNER_METHODS, DesignerAnalysis, analyse_designer, drama_section,
+                                      family_blocks, top_items, why_section)
 from analysis.report.methods import (_methods_section, _score_note, _versions_now, running_estimate, seat_tests,
                                      target_band)
 from analysis.report.model import (Block, Bullets, COMPONENT_COLUMNS, Code, Column, DELTA, FLAT_GRADIENT, Facts, Flag,
@@ -37,6 +39,7 @@ _RUN_METHODS = [
     "Convergence figure: seat 0's win rate (first places, shared ones included) after the first n games in game "
     "order, with a pointwise Wilson 95% interval at each n; pointwise, so not a sequential test (looking repeatedly "
     "is not corrected for).",
+    *DESIGNER_METHODS,
 ]
 
 
@@ -64,6 +67,7 @@ class RunAnalysis:
     gradient_error: str | None
     component: str | None
     components: pl.DataFrame | None
+    designer: DesignerAnalysis
 
     @property
     def games(self) -> int:
@@ -136,6 +140,8 @@ def _analyse(path: Path, manifest: dict, records: pl.DataFrame, events: pl.DataF
         except stats.StatsError as error:  # e.g. every game stalled: no comparison to fit
             gradient_error = str(error)
     component, values = design_components(manifest.get("game"), events)
+    designer = analyse_designer(manifest.get("game"), manifest, records, events, players,
+                                (component, values) if component is not None else None)
     components = None
     if component is not None and events is not None and events.height:
         if values is not None:
@@ -149,7 +155,7 @@ def _analyse(path: Path, manifest: dict, records: pl.DataFrame, events: pl.DataF
         tests=seat_tests(advantage) if advantage is not None else pl.DataFrame(),
         by_seat=stats.proportion_table(records, "seat"), by_bot=stats.proportion_table(records, "bot"),
         length=length, margin=stats.score_margin(records), in_band=in_band, gradient=gradient,
-        gradient_error=gradient_error, component=component, components=components,
+        gradient_error=gradient_error, component=component, components=components, designer=designer,
     )
 
 
@@ -546,10 +552,11 @@ def _length_section(a: RunAnalysis) -> Section:
 
 
 def _component_section(a: RunAnalysis) -> Section:
+    title = "Content strength per item (observational)"
     if a.components is None:
-        return Section("components", "Components (observational)", [
-            Paragraph("This game records no component events (cards, action kinds...), so component strength is "
-                      "not measured.", "note")])
+        return Section("components", title, family_blocks(a.designer) + [
+            Paragraph("This game declares no design component column in its events, so there is no table by "
+                      "bot.", "note")])
     t, c = a.components, a.component
     rows, marked, intervals = [], [], {k: [] for k in ("use", "used", "not")}
     for r in t.to_dicts():
@@ -563,7 +570,8 @@ def _component_section(a: RunAnalysis) -> Section:
                      _pts(r["difference"]), _ci_pts(r["diff_low"], r["diff_high"]), _p(r["p_holm"]), flag])
         marked.append(bool(flag))
     arrays = {k: (np.array([v[0] for v in vals]), np.array([v[1] for v in vals])) for k, vals in intervals.items()}
-    return Section("components", "Components (observational)", [
+    return Section("components", title, family_blocks(a.designer) + [
+        Heading(f"The game's declared components ({c}), by bot"),
         Paragraph(f"Win rate of seat-games that used each {c} against those that did not, per bot. This is "
                   "observational and biased: strong seats and long games use more, and a component may be used "
                   "because a seat is already winning. Confirm a finding with an ablation on the same seeds (the "
@@ -638,7 +646,7 @@ def build_run_report(path: str | Path, delta: float = DELTA) -> Report:
         Flags(flags),
     ])
     seats = _seat_section(a) if a.advantage is not None else _solo_section(a)
-    sections = [summary, seats, _bot_section(a), _score_section(a), _length_section(a),
-                _component_section(a), _methods_section(_RUN_METHODS),
+    sections = [summary, seats, why_section(a.designer), _bot_section(a), _score_section(a), _length_section(a),
+                drama_section(a.designer), _component_section(a), _methods_section(_RUN_METHODS),
                 Section("manifest", "Run manifest", _run_manifest_blocks(a.path, a.manifest, a.games))]
     return Report("run", _run_title(a.manifest), _run_subtitle(a), sections, now())

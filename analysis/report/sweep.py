@@ -16,6 +16,8 @@ from analysis.report.methods import _methods_section, _versions_now, target_band
 from analysis.report.model import (ALPHA, Block, Code, Column, DELTA, Facts, Flag, Flags, Paragraph, Plot, Report,
                                    STALL_FLAG, Section, Table)
 from analysis.report.run import _bot_rows, player_seats
+from analysis.report.trace import TRACE_METHODS, drama_flags, trace_flags, trace_groups, trace_section
+from analysis.report.trace import drama_section as trace_drama_section
 from analysis.report.text import (_ci, _ci_num, _ci_pts, _g, _game_title, _int, _listing, _num, _p, _pct, _pts,
                                   _versions_text, config_text)
 from sims.core.spec import ConfigError
@@ -48,6 +50,7 @@ class CellAnalysis:
     win_holm: float = float("nan")
     turns_holm: float = float("nan")
     paired_note: str = ""
+    drama: stats.Drama | None = None
 
     @property
     def games(self) -> int:
@@ -99,6 +102,7 @@ def _analyse_cell(cell: Any, delta: float) -> CellAnalysis:
     try:
         length = stats.game_length(records)
         advantage = stats.seat_advantage(records, delta=delta) if players != 1 else None
+        drama = stats.drama(records)
     except stats.StatsError as error:
         raise ConfigError(str(cell.path), "(records)", f"records a report can use ({error})",
                           has_got=False) from None
@@ -109,7 +113,7 @@ def _analyse_cell(cell: Any, delta: float) -> CellAnalysis:
         worst, gap, low, high = _gap(advantage)
         solo = None
     return CellAnalysis(cell.title, dict(cell.labels), cell.baseline, records, manifest, advantage, length,
-                        target_band(manifest.get("config") or {}), gap, low, high, worst, players, solo)
+                        target_band(manifest.get("config") or {}), gap, low, high, worst, players, solo, drama=drama)
 
 
 def _with_verdicts(cells: list[CellAnalysis]) -> list[CellAnalysis]:
@@ -414,6 +418,13 @@ def _sweep_speed(data: Any) -> str:
     return f"{games / seconds:,.0f} games per second over the cells (latest invocation of each){where}"
 
 
+def _capped_text(data: Any) -> str:
+    """The cells that play only the first deals (a ``games`` cap in the sweep file), if any."""
+    caps = [(e["id"], e["deal_cap"]) for e in data.manifest.get("cells", [])
+            if e.get("deal_cap") and e["deal_cap"] < data.games_per_cell]
+    return (" (" + ", ".join(f"{cell} the first {cap:,}" for cell, cap in caps) + ")") if caps else ""
+
+
 def _lineups_text(data: Any) -> str:
     """The sweep's lineups: one line if every cell plays the same, else per player count and lineup."""
     lineups = list(dict.fromkeys((c.players, c.bots) for c in data.cells))
@@ -547,16 +558,20 @@ def build_sweep_report(path: str | Path, delta: float = DELTA) -> Report:
     data, everything = analysis.sweep, list(analysis.cells)
     cells = [c for c in everything if c.advantage is not None]
     solitaire = [c for c in everything if c.advantage is None]
-    flags = (sweep_flags(data, cells, delta) if cells else []) + (solitaire_flags(solitaire) if solitaire else [])
+    groups = trace_groups(data.axes, cells)
+    flags = ((sweep_flags(data, cells, delta) if cells else []) + (solitaire_flags(solitaire) if solitaire else [])
+             + trace_flags(groups) + drama_flags(everything))
     total = sum(c.games for c in everything)
     summary = Section("summary", "Summary", [
         Paragraph(f"{len(everything)} cells of {_game_title(data.game)} ({total:,} games), bots {', '.join(data.bots)}"
                   + (", seats rotated" if data.rotate_seats else ", seats fixed")
-                  + f"; every cell plays the same {data.games_per_cell:,} deals. "
+                  + f"; every cell plays the same {data.games_per_cell:,} deals{_capped_text(data)}. "
                   + (data.description + "." if data.description else ""), "lead"),
         Flags(flags),
     ])
     sections = [summary]
+    if groups:
+        sections.append(trace_section(groups))
     if cells:
         sections.append(_sweep_section_cells(data, cells, delta))
     if solitaire:
@@ -565,8 +580,10 @@ def build_sweep_report(path: str | Path, delta: float = DELTA) -> Report:
     heatmap = _sweep_heatmap(data, cells) if cells else None
     if heatmap is not None:
         sections.append(heatmap)
-    methods = _SWEEP_METHODS + ([_SOLITAIRE_METHOD] if solitaire else [])
-    sections += [_sweep_section_length(data, everything), _methods_section(methods),
+    methods = _SWEEP_METHODS + ([_SOLITAIRE_METHOD] if solitaire else []) + TRACE_METHODS
+    base = next((c for c in everything if c.baseline), everything[0])
+    sections += [_sweep_section_length(data, everything), trace_drama_section(everything, base.id),
+                 _methods_section(methods),
                  _sweep_manifest(data, everything)]
     title = f"{_game_title(data.game)} sweep: {', '.join(data.axes) or 'cells'}"
     subtitle = (f"{len(everything)} cells \u00d7 {data.games_per_cell:,} deals, bots {', '.join(data.bots)}, seed "

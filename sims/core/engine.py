@@ -150,7 +150,9 @@ class BatchedBot(ABC):
 
     # True: act() chooses in every game it is given as the same kind of bot in the seat to move
     # there would (that seat's random stream), so the play loop asks one bot for all the seats
-    # that bots of its class and weights fill, instead of one call per seat.
+    # that bots of its class and weights fill, instead of one call per seat. Where it fills every
+    # seat (all random, all greedy) it is given the loop's active mask itself, with no seat mask to
+    # build each step: the cheapest random play. Greedy bots may set it too (Overgrowth's do).
     plays_any_seat: bool = False
 
     def __init__(self, engine: BatchedEngine, seat: int, weights: Mapping[str, float] | None = None):

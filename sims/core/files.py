@@ -11,10 +11,11 @@ import contextlib
 import fcntl
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
 
 from sims.core.spec import ConfigError
 
@@ -28,10 +29,16 @@ def is_temporary(path: Path) -> bool:
     return path.name.startswith(".") and path.name.endswith(".tmp")
 
 
-def write_parquet(frame: pl.DataFrame, path: Path) -> None:
+def write_parquet(frame: pl.DataFrame, path: Path, descriptions: Mapping[str, str] | None = None) -> None:
+    """Write ``frame`` atomically; ``descriptions`` go into the Parquet schema as each field's ``description``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = _temporary(path)
-    frame.write_parquet(temporary)
+    schema = None
+    if descriptions:
+        fields = frame.head(0).to_arrow().schema
+        schema = pa.schema([f.with_metadata({"description": descriptions[f.name]}) if f.name in descriptions
+                            else f for f in fields])
+    frame.write_parquet(temporary, arrow_schema=schema)
     os.replace(temporary, path)
 
 

@@ -52,6 +52,16 @@ def noise(stream, slot):
     return np.float64(mix64(np.uint64(stream) ^ mix64(np.uint64(slot) + _SLOT_OFFSET)) >> np.uint64(11)) * _TOP53
 
 
+@njit(cache=True)
+def seat_noise(seeds, seats, counters, keys):
+    """``rng.seat_uniforms``: float64 ``[n]``, element i the slot-0 number of ``(seeds[i], keys[seats[i]],
+    counters[i])``."""
+    out = np.empty(seeds.size, dtype=np.float64)
+    for i in range(seeds.size):
+        out[i] = noise(noise_stream(seeds[i], keys[seats[i]], counters[i]), 0)
+    return out
+
+
 @njit(cache=True, inline="always")
 def popcount(board):
     """Set bits of one uint64 (the SWAR count), as int64."""

@@ -6,9 +6,9 @@ for actions, enforce the turn cap and record the trace.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -56,9 +56,14 @@ def check_players(game: GameDefinition, players: int) -> None:
 
 
 def seat_labels(game: GameDefinition, players: int, labels: Sequence[str]) -> list[str]:
-    """One bot label per seat: the players' bots, then the house bot in seats beyond the players."""
+    """One bot label per seat: the players' bots, then the house bot in seats beyond the players.
+
+    A single label fills every player seat (``--bots greedy`` at 3 players is ``greedy,greedy,greedy``).
+    """
     check_players(game, players)
     labels = list(labels)
+    if len(labels) == 1:
+        labels *= players
     seats = game.seats(players)
     if len(labels) == players and seats > players and game.house_bot is not None:
         labels += [game.house_bot] * (seats - players)
@@ -97,42 +102,65 @@ def play_batch(
     hash_log: list[np.ndarray] = []
     groups = seat_groups(bots)
     while True:
-        capped = ~state.done & (state.turn >= max_turns)
-        if capped.any():
-            engine.stall(state, capped)
+        if size and state.turn.max() >= max_turns:
+            capped = ~state.done & (state.turn >= max_turns)
+            if capped.any():
+                engine.stall(state, capped)
         active = ~state.done
         if not active.any():
             break
         actions = np.full(size, -1, dtype=np.int32)
-        for bot, seats in groups:
-            movers = active & (state.to_move == seats[0] if len(seats) == 1 else np.isin(state.to_move, seats))
-            if movers.any():
-                actions[movers] = bot.act(state, movers)[movers]
+        for group in groups:
+            movers = group.movers(state, active)
+            if movers is active or movers.any():
+                np.copyto(actions, group.bot.act(state, movers), casting="unsafe", where=movers)
         if record_legal:
             hash_log.append(np.where(active, legal_set_hash(engine.legal_mask(state)), np.uint64(0)))
         actions_log.append(actions)
         engine.step(state, actions)
-        state.decisions[active] += 1
+        state.decisions += active
     actions = np.stack(actions_log, axis=1) if actions_log else np.zeros((size, 0), np.int32)
     hashes = np.stack(hash_log, axis=1) if record_legal and hash_log else None
     return state, Trace(actions=actions, legal_hashes=hashes)
 
 
-def seat_groups(bots: Sequence[BatchedBot]) -> list[tuple[BatchedBot, np.ndarray]]:
+class SeatGroup(NamedTuple):
+    """A bot the play loop asks and the seats it chooses for."""
+
+    bot: BatchedBot
+    seats: np.ndarray  # int8, ascending
+    chooses: np.ndarray | None  # bool per seat at the table: the group's seats; None if it plays them all
+
+    def movers(self, state: BatchedState, active: np.ndarray) -> np.ndarray:
+        """bool ``[B]``: the active games whose seat to move is this group's (``active`` itself if every seat is)."""
+        if self.chooses is None:
+            return active
+        if self.seats.size == 1:
+            return active & (state.to_move == self.seats[0])
+        return active & self.chooses[state.to_move]
+
+
+def seat_groups(bots: Sequence[BatchedBot]) -> list[SeatGroup]:
     """The bots the play loop asks, each with the seats it chooses for: bots that play any seat
     (:attr:`BatchedBot.plays_any_seat`) of one class and weights share a call; others play their own seat."""
     groups: dict[Any, tuple[BatchedBot, list[int]]] = {}
     for seat, bot in enumerate(bots):
         key = (type(bot), tuple(sorted(bot.weights.items()))) if bot.plays_any_seat else seat
         groups.setdefault(key, (bot, []))[1].append(seat)
-    return [(bot, np.array(seats, dtype=np.int8)) for bot, seats in groups.values()]
+    return [SeatGroup(bot, np.array(seats, dtype=np.int8),
+                      None if len(seats) == len(bots) else np.isin(np.arange(len(bots)), seats))
+            for bot, seats in groups.values()]
 
 
 def play_reference(
-    game: ReferenceGame, bots: Sequence[ReferenceBot], seed: int, max_turns: int
+    game: ReferenceGame, bots: Sequence[ReferenceBot], seed: int, max_turns: int,
+    stop: Callable[[], bool] | None = None,
 ) -> ReferenceGame:
-    """Play one reference game to the end with reference bots."""
+    """Play one reference game to the end with reference bots; with ``stop``, leave it unfinished as soon as
+    ``stop()`` (asked before each decision) is True."""
     while not game.done:
+        if stop is not None and stop():
+            break
         if game.turn >= max_turns:
             game.stall()
             break

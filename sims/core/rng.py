@@ -35,7 +35,6 @@ def mix64(x: np.ndarray) -> np.ndarray:
     return (z ^ (z >> np.uint64(31))).reshape(shape)
 
 
-_SLOT_0 = mix64(np.array([0], dtype=np.uint64) + _SLOT_OFFSET)[0]  # the key of slot 0
 
 
 @functools.lru_cache(maxsize=4096)
@@ -93,13 +92,21 @@ def seat_uniforms(seeds: np.ndarray, seats: np.ndarray, counter: np.ndarray, pre
     One call for games whose purposes differ by seat, such as a random bot
     choosing in every game for whichever seat is to move.
     """
-    seeds = np.asarray(seeds, dtype=np.uint64).reshape(-1)
-    seats = np.asarray(seats, dtype=np.int64).reshape(-1)
-    keys = np.array([purpose_key(f"{prefix}/{seat}") for seat in range(int(seats.max(initial=0)) + 1)],
-                    dtype=np.uint64)
-    stream = mix64(seeds ^ keys[seats])
-    stream = mix64(stream ^ mix64(np.asarray(counter, dtype=np.int64).astype(np.uint64)))
-    return (mix64(stream ^ _SLOT_0) >> np.uint64(11)).astype(np.float64) * _TOP53
+    from sims.core.kernels import seat_noise  # compiled; that module reads this one's constants
+
+    seeds = np.ascontiguousarray(seeds, dtype=np.uint64).reshape(-1)
+    seats = np.ascontiguousarray(seats).reshape(-1)  # any integer dtype: the kernel compiles for it
+    counter = np.asarray(counter)
+    counter = np.ascontiguousarray(counter.reshape(-1) if counter.ndim else np.broadcast_to(counter, seeds.shape))
+    return seat_noise(seeds, seats, counter, _seat_keys(prefix, int(seats.max(initial=0)) + 1))
+
+
+@functools.lru_cache(maxsize=256)
+def _seat_keys(prefix: str, seats: int) -> np.ndarray:
+    """uint64 ``[seats]``: the purpose key of ``f"{prefix}/{seat}"`` for each seat."""
+    keys = np.array([purpose_key(f"{prefix}/{seat}") for seat in range(seats)], dtype=np.uint64)
+    keys.flags.writeable = False
+    return keys
 
 
 def shuffle_order(seeds: np.ndarray, purpose: str, counter: np.ndarray | int, n: int) -> np.ndarray:

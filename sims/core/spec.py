@@ -139,7 +139,13 @@ class List(Field):
             raise ConfigError(source, key, self.description, value)
         if len(value) < self.min_len or (self.max_len is not None and len(value) > self.max_len):
             raise ConfigError(source, key, self.description, value)
-        return [self.item.check(v, source, f"{key}[{i}]") for i, v in enumerate(value)]
+        return [self.item.check(v, source, item_key(key, i, v)) for i, v in enumerate(value)]
+
+
+def item_key(key: str, index: int, item: Any) -> str:
+    """``species[24] (Douglas Fir)``: a list item's key, with its ``name`` when it has one."""
+    name = item.get("name") if isinstance(item, dict) else None
+    return f"{key}[{index}] ({name})" if isinstance(name, str) and name else f"{key}[{index}]"
 
 
 @dataclass
@@ -235,21 +241,40 @@ def parse_override(text: str, source: str = "--set") -> tuple[list[str], Any]:
     return key.split("."), value
 
 
-_PART = re.compile(r"^([^\[\]]+)((?:\[\d+\])*)$")
+_PART = re.compile(r"^([^\[\]]+)((?:\[[^\[\]]+\])*)$")
 
 
-def _steps(part: str) -> list[str | int] | None:
-    """``"kinds[2]"`` -> ``["kinds", 2]``: a key, then list indices."""
+@dataclass(frozen=True)
+class _Named:
+    """A list item chosen by its ``name`` key, as in ``species[Douglas Fir]``."""
+
+    name: str
+
+
+def _steps(part: str) -> list[str | int | _Named] | None:
+    """``"kinds[2]"`` -> ``["kinds", 2]``; ``"species[Douglas Fir]"`` -> ``["species", _Named("Douglas Fir")]``."""
     match = _PART.match(part)
     if not match:
         return None
-    return [match.group(1)] + [int(i) for i in re.findall(r"\d+", match.group(2))]
+    return [match.group(1)] + [int(i) if i.strip().isdigit() else _Named(i.strip())
+                               for i in re.findall(r"\[([^\[\]]+)\]", match.group(2))]
+
+
+def _named_index(node: Any, name: str, where: str, dotted: str, source_name: str) -> int:
+    """The index of the item of list ``node`` whose ``name`` is ``name``; a ConfigError listing the names."""
+    names = [item.get("name") for item in node if isinstance(item, dict)] if isinstance(node, list) else []
+    if name not in names:
+        known = ", ".join(str(n) for n in names if isinstance(n, str)) or "(the items have no name key)"
+        raise ConfigError(where, dotted, f"the name of an item of the list in {source_name}: {known}",
+                          has_got=False)
+    return names.index(name)
 
 
 def apply_overrides(raw: dict, overrides: Iterable[str], source_name: str) -> dict:
     """A copy of ``raw`` with each ``key=value`` set; the key must already exist.
 
-    A part of the key may index a list, as in ``kinds[2].count=10``.
+    A part of the key may index a list, as in ``kinds[2].count=10``, or name
+    one of its items, as in ``species[Douglas Fir].cost=2``.
     """
     result = copy.deepcopy(raw)
     for text in overrides:
@@ -264,6 +289,8 @@ def apply_overrides(raw: dict, overrides: Iterable[str], source_name: str) -> di
             steps.extend((step, dotted) for step in parsed)
         node: Any = result
         for index, (step, dotted) in enumerate(steps):
+            if isinstance(step, _Named):
+                step = _named_index(node, step.name, f"--set {text}", dotted, source_name)
             if isinstance(step, int):
                 if not isinstance(node, list):
                     raise ConfigError(f"--set {text}", dotted, f"a list of {source_name} to index", has_got=False)
@@ -320,16 +347,40 @@ class LoadedConfig:
         return config_hash(self.values)
 
 
+class RecordedValues(dict):
+    """Config values recorded by a run (its manifest's ``config``), loaded again in place of a TOML file.
+
+    Pass one as ``path`` to a game's ``load_config``: keys left unset (null)
+    are dropped, so their defaults apply again, and the values are validated
+    as a file's would be; ``source`` names where they came from.
+    """
+
+    def __init__(self, values: Mapping, source: str):
+        super().__init__(_without_nulls(values))
+        self.source = source
+
+
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
 def load_config(
     game: str,
     schema: Mapping,
-    path: Path | None = None,
+    path: Path | RecordedValues | None = None,
     overrides: Iterable[str] = (),
     cross_check: Callable[[dict, str], None] | None = None,
 ) -> LoadedConfig:
     """Read, override and validate a game's config; raise ConfigError on any problem."""
-    path = Path(path) if path else default_config_path(game)
-    raw = read_toml(path)
+    if isinstance(path, RecordedValues):
+        path, raw = path.source, copy.deepcopy(dict(path))
+    else:
+        path = Path(path) if path else default_config_path(game)
+        raw = read_toml(path)
     overrides = tuple(overrides)
     raw = apply_overrides(raw, overrides, str(path))
     source = str(path) + (" with --set " + " ".join(overrides) if overrides else "")

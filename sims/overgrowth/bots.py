@@ -19,19 +19,26 @@ from sims.overgrowth import kernels
 from sims.overgrowth.rules import Geometry, OvergrowthEngine, OvergrowthState
 
 
+def seat_streams(stream: str | None = None) -> np.ndarray:
+    """uint64 ``[2]``: the purpose key of each seat's random stream, ``bot/<seat>``, or ``stream`` for both."""
+    return np.array([purpose_key(stream or f"bot/{seat}") for seat in range(2)], dtype=np.uint64)
+
+
 class RandomBot(BatchedBot):
-    """Uniform among legal actions: legal action number ``floor(u * n)`` in ascending order (``kernels``)."""
+    """Uniform among legal actions: legal action number ``floor(u * n)`` in ascending order (``kernels``), ``u``
+    from the stream ``bot/<seat>`` of the seat to move, so one call chooses for both seats."""
 
     engine: OvergrowthEngine
+    plays_any_seat = True
 
     def __init__(self, engine: OvergrowthEngine, seat: int, weights: Mapping[str, float] | None = None):
         super().__init__(engine, seat, weights)
-        self.purpose_key = purpose_key(f"bot/{seat}")
+        self.purpose_keys = seat_streams()
 
     def act(self, state: OvergrowthState, active: np.ndarray) -> np.ndarray:
         return kernels.random_choices(state.stones, state.markers, state.supply, state.to_move, state.turn,
                                       np.ascontiguousarray(active & ~state.done), state.seeds, state.decisions,
-                                      self.purpose_key, self.engine.tables)
+                                      self.purpose_keys, self.engine.tables)
 
 
 class Evaluation:
@@ -55,21 +62,28 @@ class Evaluation:
 
 
 class GreedyBot(BatchedBot):
-    """One ply: the legal action whose resulting position scores best (ties by random noise)."""
+    """One ply: the legal action whose resulting position scores best (ties by random noise).
+
+    The noise comes from the stream ``bot/<seat>`` of the seat to move, so one call chooses for both
+    seats; a bot given its own ``stream`` (a planner's rollouts) plays its own seat with that stream.
+    """
 
     engine: OvergrowthEngine
+    plays_any_seat = True
 
     def __init__(self, engine: OvergrowthEngine, seat: int, weights: Mapping[str, float] | None = None,
                  stream: str | None = None):
         super().__init__(engine, seat, weights)
         self.evaluation = Evaluation(engine.tables, self.weights)
         self.stream = stream or f"bot/{seat}"
-        self.purpose_key = purpose_key(self.stream)
+        self.purpose_keys = seat_streams(stream)
+        if stream is not None:
+            self.plays_any_seat = False
 
     def _scored(self, state: OvergrowthState, active: np.ndarray, best_only: bool) -> tuple[np.ndarray, ...]:
         return kernels.scored_games(state.stones, state.markers, state.supply, state.to_move, state.turn,
                                     np.ascontiguousarray(active & ~state.done), state.seeds, state.decisions,
-                                    self.purpose_key, self.engine.tables, self.evaluation.weights, best_only)
+                                    self.purpose_keys, self.engine.tables, self.evaluation.weights, best_only)
 
     def scored_actions(self, state: OvergrowthState, active: np.ndarray) -> tuple[np.ndarray, ...]:
         """Every legal (game, action) of the active games with its placement's greedy score and noise:
@@ -95,6 +109,7 @@ class PlannerBot(RolloutPlanner, GreedyBot):
     default_candidates = 8
     default_depth = 6
     rollout_bot_class = GreedyBot
+    plays_any_seat = False  # it plans for its own seat
 
     def candidates(self, state: OvergrowthState, active: np.ndarray, chosen: np.ndarray) -> Candidates:
         chosen[:] = self.engine.config.pass_action

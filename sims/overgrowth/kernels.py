@@ -156,20 +156,21 @@ def game_options(own, opp, marker_me, marker_opp, supply, home_area, t, singles,
         if own & area:
             blocked |= area
     allowed = ~blocked & full if supply >= 1 else np.uint64(0)
-    at_least = np.zeros(t.overgrow_sides, dtype=np.uint64)  # cells beside >= j+1 own flowers (a bit-sliced count)
-    touching = np.uint64(0)
+    # cells beside at least 1, 2, 3, 4 own flowers (a bit-sliced count over the 4 orthogonal sides)
+    one, two, three, four = np.uint64(0), np.uint64(0), np.uint64(0), np.uint64(0)
     for i in range(t.side_cells.size):
         side = shift(own, t.side_cells[i], t.side_shifts[i], full)
-        touching |= side
-        for j in range(t.overgrow_sides - 1, 0, -1):
-            at_least[j] |= at_least[j - 1] & side
-        at_least[0] |= side
-    touching &= ~own
+        four |= three & side
+        three |= two & side
+        two |= one & side
+        one |= side
+    enough = (one, two, three, four)[t.overgrow_sides - 1]
+    touching = one & ~own
     cast = np.uint64(0)
     for i in range(t.cast_cells.size):
         cast |= shift(own, t.cast_cells[i], t.cast_shifts[i], full)
     free = empty & allowed
-    by_kind = (opp & at_least[t.overgrow_sides - 1] & allowed, dilate(own, t.boards, True) & ~own & free,
+    by_kind = (opp & enough & allowed, dilate(own, t.boards, True) & ~own & free,
                cast & free, touching & free)
     spread_pairs = free & (free >> np.uint64(1)) & t.boards[6] & (touching | (touching >> np.uint64(1)))
     spread_pairs &= ~t.boards[7] if supply >= 2 else np.uint64(0)
@@ -238,10 +239,11 @@ def _game_actions(g, stones, markers, supply, to_move, turn, t, weights, stream,
 
 
 @njit(cache=True)
-def scored_games(stones, markers, supply, to_move, turn, active, seeds, decisions, purpose_key, t, weights,
+def scored_games(stones, markers, supply, to_move, turn, active, seeds, decisions, purpose_keys, t, weights,
                  best_only):
-    """Every legal action of the active games (by game, then action) with its score and noise; with
-    ``best_only`` each game's best one alone (highest score, then noise). Flat ``games, actions, scores, noise``."""
+    """Every legal action of the active games (by game, then action) with its score and noise (the stream of
+    ``purpose_keys[seat to move]``); with ``best_only`` each game's best one alone (highest score, then noise).
+    Flat ``games, actions, scores, noise``."""
     size, slots, placements = active.size, t.moves.size + 1, t.placement_bits.size
     most = slots * placements
     found = (np.empty(most, np.int64), np.empty(most), np.empty(most))  # one game's actions, scores, noise
@@ -252,7 +254,7 @@ def scored_games(stones, markers, supply, to_move, turn, active, seeds, decision
     for g in range(size):
         if not active[g]:
             continue
-        stream = noise_stream(seeds[g], purpose_key, decisions[g])
+        stream = noise_stream(seeds[g], purpose_keys[to_move[g]], decisions[g])
         count = _game_actions(g, stones, markers, supply, to_move, turn, t, weights, stream, singles, pairs,
                               found[0], found[1], found[2], cache)
         first = 0
@@ -286,9 +288,10 @@ def _kth_action(singles, pairs, k, placements, pair_of_left_cell):
 
 
 @njit(cache=True)
-def random_choices(stones, markers, supply, to_move, turn, active, seeds, decisions, purpose_key, t):
+def random_choices(stones, markers, supply, to_move, turn, active, seeds, decisions, purpose_keys, t):
     """int64 ``[B]``: legal action number ``min(floor(u * n), n - 1)`` of each active game's ``n`` in
-    ascending order, ``u`` the stream's first uniform; the pass where none is legal."""
+    ascending order, ``u`` the first uniform of the stream of ``purpose_keys[seat to move]``; the pass where
+    none is legal."""
     size, slots, placements = active.size, t.moves.size + 1, t.placement_bits.size
     chosen = np.full(size, t.pass_action, dtype=np.int64)
     singles, pairs = np.empty(slots, np.uint64), np.empty(slots, np.uint64)
@@ -301,7 +304,7 @@ def random_choices(stones, markers, supply, to_move, turn, active, seeds, decisi
         for slot in range(slots):
             total += popcount(singles[slot]) + popcount(pairs[slot])
         if total:
-            u = noise(noise_stream(seeds[g], purpose_key, decisions[g]), 0)
+            u = noise(noise_stream(seeds[g], purpose_keys[to_move[g]], decisions[g]), 0)
             chosen[g] = _kth_action(singles, pairs, min(np.int64(u * total), total - 1), placements,
                                     t.pair_of_left_cell)
     return chosen

@@ -10,21 +10,7 @@ Cells are numbered ``row * columns + col``; the default 7x7 board::
 A turn, as the rulebook orders it: move the action marker clockwise, carry
 out the action of the space it lands on, check for a win, pass play on.
 
-Rulings this module follows (the project rulings and the engine brief):
-
-* The first turn of each player (turn 0 for seat 0, turn 1 for seat 1) is
-  one flower on an empty cell of their own shaded area; the marker stays.
-* Later turns choose a move of ``config.moves`` spaces together with a
-  placement for the action landed on. A move may not end on the other
-  marker's space (that space still counts while moving). Only when no move
-  has a legal placement does the player pass: the marker moves the smallest
-  allowed number of spaces (or stays if none is allowed) and nothing is
-  placed.
-* Shaded-area rule: a placement is illegal if it would leave the player with
-  two flowers in one shaded area, either area (also by overgrowing).
-* After an action: the mover's connection between the two shaded areas wins
-  at once; otherwise, if the mover has just placed their last token, the
-  player with more flowers on the board wins and equal counts tie.
+Rules and rulings: docs/rules/overgrowth.md (section numbers cited in the code).
 """
 
 from __future__ import annotations

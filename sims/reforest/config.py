@@ -1,11 +1,11 @@
-"""Reforest's config: schema, cross-checks, tables, the action numbering, and the complete rules spec.
+"""Reforest's config: schema, cross-checks, tables, and the action numbering.
 
 This module is all the two engines share (besides :mod:`sims.core.rng`): the
-numbers and content of the game, how a decision is written as an integer, and
-(in this docstring) every ruling the printed rulebook
-and the project rulings leave open. The rules themselves are written twice,
-once in ``reference.py`` (plain Python, the oracle) and once in ``rules.py``
-(batched numpy); both must follow this text word for word.
+numbers and content of the game and how a decision is written as an integer.
+The rules are written twice, once in ``reference.py`` (plain Python, the
+oracle) and once in ``rules.py`` (batched numpy).
+
+Rules and rulings: docs/rules/reforest.md (section numbers cited in the code).
 
 Region geometry
 ---------------
@@ -15,22 +15,12 @@ Each seat's region has 6 spaces in a pyramid, numbered::
            [3]   [4]         middle row (row 1)
         [0]   [1]   [2]      low row    (row 0)
 
-``SPACE_ROW = (0, 0, 0, 1, 1, 2)``. *Adjacent* (the rulebook's word, used by
-the placement rule): side by side in a row (0-1, 1-2, 3-4) and each upper
-space with the two spaces under it (3-0, 3-1, 4-1, 4-2, 5-3, 5-4). A space is
-not adjacent to itself (:data:`ADJACENT_PAIRS`). *Payment spaces* of a target
-space ``x``: ``x`` itself and every space adjacent to ``x`` (the project rulings: "the
-same stack is adjacent to itself for payment"; :meth:`ReforestConfig.payment_spaces`).
-
-A space holds a *stack*: its *plants* bottom to top (the face-up cards) and
-its *energy* (face-down stored energy cards, a count per species). The top
-plant is the space's *canopy* plant; plants below it are *understory*.
-Because a plant may only cover a strictly shorter top plant, the plants of a
-stack have strictly increasing heights from the bottom up, so a stack holds at
-most :attr:`ReforestConfig.max_stack_plants` plants (the number of distinct
-heights). A non-empty space always has a plant on top (energy is only ever
-added under a stack that has one). "Plants in the region" always means all
-face-up plants of all six stacks, canopy and understory; never energy.
+``SPACE_ROW = (0, 0, 0, 1, 1, 2)``. Adjacent spaces (placement):
+:data:`ADJACENT_PAIRS`; *payment spaces* of a target space (itself and its
+adjacent spaces): :meth:`ReforestConfig.payment_spaces`. A space holds a
+*stack*: its *plants* bottom to top and its *energy* (a count per species).
+The plants of a stack have strictly increasing heights from the bottom up,
+so a stack holds at most :attr:`ReforestConfig.max_stack_plants` plants.
 
 Content
 -------
@@ -47,9 +37,9 @@ Effect kinds (:data:`EFFECT_KINDS`; ``t`` a trait, ``r`` a row, ``k``, ``n``
 integers >= 1; "this stack" is the space of the plant that owns the effect):
 
 ==================================  ==============================================================
-``on_play_draw n``                  when played: draw ``n`` (optional, see Draws)
+``on_play_draw n``                  when played: draw ``n``
 ``on_play_store n``                 when played: store ``n`` (top deck cards as energy under this stack)
-``on_play_discount_per_trait t n``  when played: cost minus ``n`` per plant with ``t`` (automatic, see Cost)
+``on_play_discount_per_trait t n``  when played: cost minus ``n`` per plant with ``t`` (automatic)
 ``passive_discount_trait t n``      passive: each plant with ``t`` you play costs ``n`` less (automatic)
 ``passive_hand_limit n``            passive: your hand limit is ``n`` higher (automatic)
 ``react_play_trait_draw t n``       reaction: when you play another plant with ``t``, draw ``n``
@@ -63,218 +53,40 @@ integers >= 1; "this stack" is the space of the plant that owns the effect):
 ``scoring_per_row_stack r k n``     scoring: ``n`` per space of row ``r`` whose stack holds ``k``+ plants
 ==================================  ==============================================================
 
-Only canopy plants have effects (passive, reaction, after-gather, scoring);
-an understory plant has none. Effects concern the owner's region only.
-
 ``[[visitors]]`` in config order (visitor index = position): ``points``, a
 multiplayer ``goal`` and a ``solo_goal`` with three ``solo_thresholds`` (one
 per round). A goal is a *measure* of a region (:data:`MEASURES`): ``plants``
 (plants in the region), ``trait t`` (plants with trait ``t``), ``row r``
 (plants in the stacks of row ``r``), ``energy`` (stored energy cards),
 ``tallest`` (the greatest height among the region's plants, 0 without any).
-Multiplayer: the single seat with the strictly greatest measure wins the
-visitor; equal greatest measures (all zeros included) are a tie. Solitaire:
-the visitor is earned at the end of round ``r`` (1-based) iff the measure is
-at least ``solo_thresholds[r - 1]``.
 
-Setup
------
-Player counts 1 to 4; seat 0 is the starting player. With ``P`` players:
-
-1. ``order = shuffle_order(seed, "deck", 0, total_cards)``; the first
-   ``deck.size[P-1]`` card ids of ``order``, in that order, are *kept*; the
-   rest are put away for the game. The kept cards' species, position 0 first,
-   form the deck; position 0 is the top.
-2. Deal: seat 0 takes the top ``hand.start`` cards, then seat 1 the next
-   ``hand.start``, and so on (a block per seat, added ruling).
-3. Nursery: slots ``0 .. nursery.size-1`` take the next cards in slot order.
-4. Visitors: ``vorder = shuffle_order(seed, "visitors", 0, num_visitors)``;
-   ``vorder[0], vorder[1], vorder[2]`` are the round-end visitors of rounds
-   1, 2, 3 (left to right); the rest form the visitor deck (unused: no effect
-   draws visitors).
-5. Tucked: the next ``deck.tucked[P-1]`` cards go under the round-1 visitor,
-   the next ``deck.tucked[P-1]`` under the round-2 visitor (added ruling: the
-   printed number goes under EACH of the two; with 4 players 20 are dealt, 3
-   laid out, 24 tucked, 43 left). The rest is the round-1 deck.
-
-Turn structure: phases and decisions
-------------------------------------
-A *turn* is one seat's whole turn: its main action, every sub-decision it
-causes, its hand-limit discards, and the nursery refill after it.
-``state.turn`` counts completed turns (the turn cap counts them);
-``to_move`` is the active seat during the whole turn. Every decision with at
-least one legal action is presented, even with a single option; a decision
-with none is skipped as stated per phase. Phases (:data:`PHASES`):
-
-* ``main``: **gather** (always legal), or **play** ``(species, space)``.
-  A play is legal iff the seat holds the species; the space's row is among
-  its rows; placement: if the region has no plant yet, the space is in the
-  low row; otherwise the space is empty and adjacent to a non-empty space, or
-  the space is non-empty and the species is strictly taller than its canopy
-  plant; and it is affordable: effective cost (below) <= (cards in hand - 1)
-  + (energy cards in the payment spaces of the target). Choosing a play takes
-  the card out of the hand at once; then ``pay`` if the effective cost is
-  above 0, else the plant is placed at once. (Payment comes before
-  placement, so a sun plant being covered cannot pay for its own cover.)
-* ``pay``: one decision per unit still owed: **pay_hand** ``species`` (a card
-  of that species from the hand, legal if held) or **pay_energy** ``space``
-  (one energy card from a payment space of the target that holds energy; the
-  card spent is the lowest species id among that space's energy, added
-  ruling: face-down energy is worth 1 whatever it is). Every paid card goes to
-  the discard pile. Affordability at ``main`` guarantees this phase always has
-  a legal option. When nothing is owed, the plant is placed (Placing).
-* ``gather``: up to ``gather.cards`` picks, one decision each: **take**
-  ``source`` (a non-empty nursery slot, or the deck if non-empty: its top
-  card) into the hand, or **stop**, legal after the first card or when
-  nothing can be taken (added ruling: "up to 2" lets a gather end after one
-  card, and the glossary's "Gather: spend your turn to draw 2 cards" rules out
-  a gather of none, which would be a pass the rules do not offer and lets
-  bots pass until the turn cap). After the last pick or a stop: solitaire goes to
-  ``solo_discard``; otherwise the after-gather effects are queued (canopy
-  plants with ``after_gather_*``, spaces ascending) and resolved, also after
-  a gather of 0 cards. Draws by effects are not gathering: they trigger no
-  after-gather effect and no solitaire discard.
-* ``solo_discard`` (1 player only, after every gather): **solo_discard**
-  ``source``: a non-empty nursery slot's card, or the deck's top card (if the
-  deck is non-empty), goes to the discard pile. Skipped when the nursery and
-  the deck are both empty. Then the after-gather effects as above.
-* ``effect``: a queued effect that can act is offered: **use** or
-  **decline** ("if you choose to use an effect, you must resolve it
-  entirely"). A draw effect can act iff the deck or a nursery slot holds a
-  card; a store effect iff the deck holds a card; one that cannot act is
-  skipped without a decision. Use of a store effect resolves at once (Stores);
-  use of a draw effect opens ``draw``.
-* ``draw``: ``n`` picks, one decision each: **take** ``source`` (a non-empty
-  nursery slot or the deck's top card); no stop. When no card is left in the
-  nursery or the deck, the remaining picks are dropped.
-* ``hand_limit``: at the end of every turn, while the hand holds more than
-  the hand limit (``hand.limit`` plus the ``n`` of every canopy
-  ``passive_hand_limit``), one decision each: **discard** ``species`` (a held
-  species) to the discard pile.
-
-End of turn, after the effect queue is empty: ``hand_limit`` discards;
-then refill the nursery (each empty slot, ascending, takes the deck's top
-card while the deck holds cards); then ``turn += 1``; then the game-end check
-(Ending the game); then ``to_move = (to_move + 1) % P`` (also when the game
-just ended) and the phase is ``main``.
-
-Cost
-----
-Effective cost of playing species ``s`` on space ``x`` = max(0, cost[s]
-- succession - passive - when_played), all computed on the region *before*
-placement:
-
-* succession: the printed cost of ``x``'s canopy plant if ``x`` is non-empty,
-  else 0 (lower plants do not count);
-* passive: the sum of ``n`` over the seat's canopy plants (all six stacks,
-  ``x``'s canopy plant included: it is not covered yet) with
-  ``passive_discount_trait t n`` where ``s`` has trait ``t``; the played plant
-  itself is not in play yet and does not discount itself;
-* when_played: if ``s`` has ``on_play_discount_per_trait t n``: ``n`` x (plants
-  with ``t`` in the region + 1 if ``s`` has ``t``: plants are included in
-  their own effects).
-
-Discounts are automatic (added ruling: a discount can never hurt, so a
-careful player always takes it); so is the passive hand limit.
-
-Placing, covering, and the effect queue
----------------------------------------
-The plant goes on top of ``x``. If ``x`` had a canopy plant ``c``, ``c`` is
-covered: a sun ``c`` leaves the plant list and becomes one energy card of
-species ``c`` in ``x``; a half-sun ``c`` stays as understory. Then the queue
-of triggered effects is fixed, in this order (added ruling for the
-rulebook's "in any order"):
-
-1. ``c``'s ``on_covered_*`` effect (stores go under ``x``);
-2. reactions: for each space ascending other than ``x``, its canopy plant's
-   ``react_play_trait_*`` if the played species has that trait (stores go
-   under the reacting plant's stack);
-3. the played plant's ``on_play_draw`` / ``on_play_store`` (stores under ``x``).
-
-The queue is resolved in order (``effect`` decisions); then the end of turn.
-The set of queued effects never changes once fixed (a round end in between
-changes no region).
-
-Draws and stores
-----------------
-*Draw* (glossary: "from the deck and/or nursery"): each card is a separate
-``draw`` pick. A nursery slot emptied by a pick or a solitaire discard stays
-empty until the end-of-turn refill or a round end. *Store n*: ``n`` times,
-the deck's top card goes face down as energy under the stack named above;
-stops early only if the deck is empty (possible only after round 3).
-
-Rounds: the deck empties
-------------------------
-Every card taken from the deck (gather, draw, store, solitaire discard,
-nursery refill, the round-end nursery layout) is taken one at a time. The
-moment a take leaves the deck empty while fewer than 3 rounds have ended,
-the current round ends at once, before anything else happens:
-
-1. *Award*: the round's visitors are the ones carried over (in the order of
-   their rounds) and then this round's round-end visitor. Multiplayer: each
-   is won by the single seat with the greatest measure (on the regions as
-   they are now, a plant being placed already counts) and goes to that seat's
-   visitors; on a tie it is carried to the next round, except after round 3,
-   when it is discarded. Solitaire: each is earned iff its ``solo_goal``
-   measure reaches the threshold of the round being ended; otherwise it is
-   removed (never carried).
-2. ``rounds_ended += 1``.
-3. *Reset*: the discard pile, the nursery's cards, and the cards tucked under
-   the visitor of the round just ended (rounds 1 and 2 only) form the new
-   deck. Lay them out as a sorted list of species ids (ascending; a species
-   ``m`` times), then the card at position ``i`` of the new deck (0 = top) is
-   ``pool[perm[i]]`` with ``perm = shuffle_order(seed, "deck", resets, n)``,
-   ``resets`` counting resets from 1, ``n`` the pool size. (A batched engine
-   may draw ``random_bits`` for the largest ``n`` and argsort only the first
-   ``n`` slots of each game: slot bits do not depend on ``n``, so the
-   permutations are the same.) The discard pile and the nursery are now empty.
-4. *Nursery*: each slot, ascending, takes the deck's top card while the deck
-   holds cards. If one of these takes empties the deck, or the pool in step 3
-   was empty, and fewer than 3 rounds have ended, the next round ends at once
-   the same way (a cascade; only possible with tiny decks); the slots
-   already laid are swept into that next reset.
-5. *Resume*: the interrupted action goes on where it stopped (the rest of a
-   gather or draw, the rest of a store, the end of turn ...).
-
-After round 3's reset the game has no further rounds: if the deck empties
-again it stays empty for the rest of the game (added ruling), the deck is no
-source for picks or stores, and refills place what the deck has.
-While fewer than 3 rounds have ended, the deck is never empty at a decision.
-
-Ending the game
----------------
-Multiplayer (2 to 4): after round 3 has ended, the game ends at the end of
-the turn after which seat 0 would move again (the game-end check: rounds_ended
-== 3 and ``(to_move + 1) % P == 0``); if round 3 ends during the last seat's
-turn or its refill, the game ends after that turn. Solitaire: "when you empty
-the deck for the 3rd time, play 1 more turn": the game ends at the end of the
-turn after the one during which (or during whose refill) round 3 ended; with
-``t3`` = ``state.turn`` at the moment round 3 ended, the check is
-``state.turn >= t3 + 2``. End reason ``"complete"``. A game still running
-after ``limits.max_turns`` completed turns is a ``"stall"`` (checked by the
-play loop before a decision, so always at the start of a turn).
-
-Scoring
--------
-Per seat, at the end (and for stalls, on the position as it is):
-
-* ``points_plants``: the sum of ``value`` of the region's plants (canopy and
-  understory half-sun plants);
-* ``points_effects``: the canopy plants' scoring effects (table above);
-* ``points_energy``: ``scoring.energy`` per stored energy card;
-* ``points_visitors``: the points of the visitors the seat won or earned;
-* ``points_elevation``: for each row, ``scoring.elevation_per_plant`` x the
-  plant count of the row's smallest stack (an empty space counts 0, energy
-  never counts; the high row's one stack is its own smallest);
-* ``points_hand``: ``cards in hand // scoring.hand_cards_per_point``.
-
-``score`` is their sum. Multiplayer rank = 1 + the number of seats with a
-strictly higher score (ties share a rank; the rulebook has no tie-break).
-Solitaire: the target is the sum of ``value`` over the kept cards (all
-``deck.size[0]`` of them, wherever they are), plus, with
-``solitaire.difficulty = "hard"``, the points of the round-end visitors not
-earned; rank 1 (a win) iff score > target, else rank 2 ("ties are losses").
-Stall: rank 0 for every seat.
+Conventions both engines share (the rules themselves: docs/rules/reforest.md)
+----------------------------------------------------------------------------
+* Setup with ``P`` players: the first ``deck.size[P-1]`` card ids of the
+  setup shuffle are kept, position 0 the top of the deck; seat 0 takes the
+  top ``hand.start`` cards, then seat 1 the next, and so on; then the
+  nursery slots in slot order; then ``deck.tucked[P-1]`` cards under the
+  round-1 visitor and as many under the round-2 visitor. ``vorder[0..2]`` of
+  the visitor shuffle are the round-end visitors of rounds 1 to 3.
+* Phases (:data:`PHASES`): ``main``, ``pay`` (one decision per unit owed),
+  ``gather``, ``solo_discard``, ``effect`` (use / decline), ``draw`` (one pick
+  a card, no stop), ``hand_limit``. Every decision with at least one legal
+  action is presented, even with a single option. ``state.turn`` counts
+  completed turns; ``to_move`` is the active seat during the whole turn. The
+  end of a turn: hand-limit discards, nursery refill, ``turn += 1``, the
+  game-end check, ``to_move = (to_move + 1) % P``, phase ``main``.
+* A deck reset lays the pool out as a sorted list of species ids; the card at
+  position ``i`` of the new deck (0 = top) is ``pool[perm[i]]`` with ``perm =
+  shuffle_order(seed, "deck", resets, n)`` (``resets`` counted from 1, ``n``
+  the pool size). A batched engine may draw ``random_bits`` for the largest
+  ``n`` and argsort only the first ``n`` slots of each game: slot bits do not
+  depend on ``n``, so the permutations are the same.
+* Game-end check: multiplayer ``rounds_ended == 3 and (to_move + 1) % P ==
+  0``; solitaire ``state.turn >= t3 + 2``, ``t3`` the turn count when round 3
+  ended. End reason ``"complete"``; ``limits.max_turns`` completed turns give
+  ``"stall"`` (checked by the play loop before a decision; rank 0 for every
+  seat). Multiplayer rank = 1 + the number of seats with a strictly higher
+  score; solitaire rank 1 iff score > target, else 2.
 
 Hidden information (what a bot may read)
 ----------------------------------------
@@ -353,20 +165,6 @@ species] per seat], "regions": [[[species bottom to top] per space] per seat],
 "carried": [ids], "nursery": [species or -1 per slot], "deck": [species, top
 first], "discard": [count per species], "tucked": [[count per species] x 2],
 "rounds_ended": int, "turn": int, "to_move": int, "phase": str, "end": str}``.
-
-Added rulings (in short)
-------------------------
-Tucked cards per visitor, not in all; dealing in blocks per seat; discounts
-and hand-limit raises automatic; a passive discount does not apply to its own
-plant; the canopy plant about to be covered still gives its passive discount
-and counts for when-played trait discounts; effect order covered -> reactions
-(spaces ascending) -> played; every draw is nursery-or-deck picks, every store
-the deck's top cards; gathering may stop after its first card (not at 0); the solitaire
-discard comes after the gather picks and before after-gather effects;
-energy spent is the lowest species id of its space; round-end cascades; after
-round 3 an emptied deck stays empty; solitaire's extra turn follows the turn
-of the third round end; a tie for a visitor is equal greatest measures, all
-zeros included.
 """
 
 from __future__ import annotations
@@ -392,6 +190,7 @@ from sims.core.spec import (
     Str,
     Table,
     load_config,
+    item_key,
 )
 
 # --- geometry (fixed by the rulebook) -----------------------------------------------------
@@ -473,7 +272,7 @@ _MAX_TRAITS = 62  # trait masks are int64
 SPECIES_SCHEMA = {
     "name": Str(),
     "count": Int(0, 100),
-    "cost": Int(0, 20),
+    "cost": Int(0, 5),  # the range reforest.toml documents
     "rows": List(Str(ROWS), 1, 3),
     "shade": Str(SHADES),
     "height": Float(0.0, 10_000.0),
@@ -915,7 +714,7 @@ def build(loaded: LoadedConfig) -> ReforestConfig:
     _unique([s["name"] for s in species_raw], "species", source)
     species = []
     for index, raw in enumerate(species_raw):
-        key = f"species[{index}]"
+        key = item_key("species", index, raw)
         for t_index, trait in enumerate(raw["traits"]):
             if trait not in traits:
                 raise ConfigError(source, f"{key}.traits[{t_index}]",
@@ -943,8 +742,8 @@ def build(loaded: LoadedConfig) -> ReforestConfig:
         Visitor(
             name=raw["name"],
             points=raw["points"],
-            goal=_parse_measure(raw["goal"], traits, source, f"visitors[{index}].goal"),
-            solo_goal=_parse_measure(raw["solo_goal"], traits, source, f"visitors[{index}].solo_goal"),
+            goal=_parse_measure(raw["goal"], traits, source, f"{item_key('visitors', index, raw)}.goal"),
+            solo_goal=_parse_measure(raw["solo_goal"], traits, source, f"{item_key('visitors', index, raw)}.solo_goal"),
             solo_thresholds=tuple(raw["solo_thresholds"]),
         )
         for index, raw in enumerate(visitors_raw)

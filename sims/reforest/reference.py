@@ -1,8 +1,8 @@
 """Reforest, one game in plain Python: the rules oracle for ``glade verify``.
 
-The rules spec, the rulings, the action numbering and the records are written
-out in :mod:`sims.reforest.config`; this module follows that text rule by
-rule, one small method per rule. A seat's region, space numbers::
+The rules and rulings are in ``docs/rules/reforest.md``; the action
+numbering and the records are in :mod:`sims.reforest.config`. This module
+follows the rules one small method per rule. A seat's region, space numbers::
 
               [5]            high row
            [3]   [4]         middle row
@@ -68,7 +68,7 @@ def _adjacent_spaces(space: int) -> tuple[int, ...]:
 
 
 ADJACENT: tuple[tuple[int, ...], ...] = tuple(_adjacent_spaces(space) for space in range(SPACES))
-# Energy under the target stack or an adjacent stack may pay (RULINGS: a stack is adjacent to itself for payment).
+# Energy under the target stack or an adjacent stack may pay (a ruling: a stack is adjacent to itself for payment).
 PAYMENT_SPACES: tuple[tuple[int, ...], ...] = tuple(tuple(sorted((space,) + ADJACENT[space])) for space in range(SPACES))
 
 

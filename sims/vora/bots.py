@@ -6,10 +6,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from sims.core.choice import ScoredBot, take_best
+from sims.core.choice import ScoredBot
 from sims.core.engine import BatchedBot
 from sims.core.planner import WIN_BONUS, RolloutPlanner, reshuffle_unseen
-from sims.core.rng import seat_uniforms, uniforms_at
+from sims.core.rng import purpose_key
 from sims.vora import kernels
 from sims.vora.rules import MAIN, VoraEngine, VoraState, popcount, state_arrays
 
@@ -29,20 +29,22 @@ class RandomBot(BatchedBot):
     def act(self, state: VoraState, active: np.ndarray) -> np.ndarray:
         chosen = np.full(state.size, -1, dtype=np.int64)
         rows = (active & ~state.done).nonzero()[0]
-        if rows.size:
-            u = seat_uniforms(state.seeds[rows], state.to_move[rows], state.decisions[rows])
-            picked = np.full(rows.size, -1, dtype=np.int64)
-            kernels.random_choices(self.engine.geo.group_base, self.engine.legal_groups(state, rows), u, picked)
-            chosen[rows] = picked
+        kernels.random_choices(self.engine.geo.tables, state_arrays(state), state.seeds, state.decisions, rows,
+                               self.seat_keys(), chosen)
         return chosen
+
+    def seat_keys(self) -> np.ndarray:
+        """uint64 ``[players]``: the noise purpose key of each seat's stream ``bot/<seat>``."""
+        return np.array([purpose_key(f"bot/{seat}") for seat in range(self.engine.players)], dtype=np.uint64)
 
 
 class GreedyBot(ScoredBot):
     """One ply on every decision: my family-score change minus the best opponent's.
 
     Every legal (game, action) is played on a copy of the game (in the
-    compiled :func:`kernels.greedy_values`) to its next decision or the end
-    of the turn (without the refill, which changes no farm), and valued ``(S_me_after - S_me_before) - max over opponents (S_o_after - S_o_before)``;
+    compiled :func:`kernels.score_game`, one call per game) to its next
+    decision or the end of the turn (without the refill, which changes no
+    farm), and valued ``(S_me_after - S_me_before) - max over opponents (S_o_after - S_o_before)``;
     the highest value wins, equal values go to the highest noise
     ``uniforms_at(seed, "bot/<seat>", decisions, action)``. The same choice as
     ``reference_bots.ReferenceGreedyBot``.
@@ -56,26 +58,15 @@ class GreedyBot(ScoredBot):
         self.stream = stream or f"bot/{seat}"
 
     def act(self, state: VoraState, active: np.ndarray) -> np.ndarray:
-        """The highest value; the noise only where values tie for the best (the same choice as scoring all)."""
-        games, actions, value = self.values(state, active)
+        """The highest value, ties to the highest noise: chosen game by game in the compiled kernel."""
+        rows = (active & ~state.done).nonzero()[0]
         chosen = np.full(state.size, -1, dtype=np.int64)
-        if games.size:
-            starts = np.flatnonzero(np.r_[True, games[1:] != games[:-1]])
-            best = np.repeat(np.maximum.reduceat(value, starts), np.diff(np.r_[starts, games.size]))
-            tied = (value == best).nonzero()[0]
-            games, actions = games[tied], actions[tied]
-            take_best(chosen, games, actions, uniforms_at(state.seeds[games], self.stream, state.decisions[games],
-                                                          actions))
+        kernels.greedy_choices(self.engine.geo.tables, state_arrays(state), state.seeds, state.decisions, rows,
+                               purpose_key(self.stream), chosen)
         return chosen
 
     def scored_actions(self, state: VoraState, active: np.ndarray):
         """Flat arrays ``game, action, value, noise`` over every legal action of the active games, by game."""
-        games, actions, value = self.values(state, active)
-        noise = uniforms_at(state.seeds[games], self.stream, state.decisions[games], actions)
-        return games, actions, value, noise
-
-    def values(self, state: VoraState, active: np.ndarray):
-        """Flat arrays ``game, action, value`` over every legal action of the active games, by game."""
         engine = self.engine
         rows = (active & ~state.done).nonzero()[0]
         groups = engine.legal_groups(state, rows)
@@ -84,8 +75,10 @@ class GreedyBot(ScoredBot):
         size = int(counts.sum())
         actions = np.zeros(size, dtype=np.int64)
         value = np.zeros(size, dtype=np.float64)
-        kernels.greedy_values(engine.geo.tables, state_arrays(state), rows, groups, first, actions, value)
-        return np.repeat(rows, counts), actions, value
+        noise = np.zeros(size, dtype=np.float64)
+        kernels.greedy_values(engine.geo.tables, state_arrays(state), state.seeds, state.decisions,
+                              purpose_key(self.stream), rows, groups, first, actions, value, noise)
+        return np.repeat(rows, counts), actions, value, noise
 
 
 class PlannerBot(RolloutPlanner, GreedyBot):
@@ -105,6 +98,15 @@ class PlannerBot(RolloutPlanner, GreedyBot):
     default_depth = 12
     rollout_bot_class = GreedyBot
     turn_phase = MAIN
+
+    def roll_out(self, branch: VoraState, start_turn: np.ndarray) -> np.ndarray:
+        """The rollouts of :class:`RolloutPlanner`, every game played to its horizon in the compiled kernel;
+        each rollout's :meth:`worth`."""
+        keys = np.array([purpose_key(bot.stream) for bot in self.rollout_bots()], dtype=np.uint64)
+        worth = np.empty(branch.size, dtype=np.float64)
+        kernels.roll_out(self.engine.geo.tables, state_arrays(branch), branch.seeds, branch.decisions, keys,
+                         self.seat, np.ascontiguousarray(start_turn, dtype=np.int64), self.depth, WIN_BONUS, worth)
+        return worth
 
     def worth(self, branch: VoraState) -> np.ndarray:
         """My family score minus the best opponent's; a finished game's result counts first."""

@@ -24,118 +24,29 @@ The *edge cell* of line ``l`` on side ``s`` is the line's cell on that side
 ((0, l) for N, (l, N-1) for E, (N-1, l) for S, (l, 0) for W). Seats sit at
 sides by player count (``[seats]``, default 2: N,S; 3: N,E,S; 4: N,E,S,W).
 
-Rulings (the project rulings, the lead's rulings, and the ones added here)
--------------------------------------------------------------------------
-* **Kinds** come from ``[[kinds]]``, in order (kind index = position): name,
-  count, ``animal`` (crow and wolf may devour it; a duck may only swap with a
-  non-animal) and ``special``, one of ``none, double_push, devour, wolf,
-  pick_up, fly_swap, dig, grazer, liquid, pasture``; each special other than
-  ``none`` at most once. A special missing from the config never applies.
-* **Setup.** Cubes are numbered kind by kind in config order (kind 0 gets
-  ids ``0 .. count0-1``, and so on). The bag is one order of all cubes,
-  ``shuffle_order(seed, "bag", attempt, total)``, starting at attempt 0. The
-  meadow takes the first ``N*N`` cubes in row-major order; if it holds any
-  collectable formation, the whole bag is reshuffled with ``attempt + 1``. If
-  ``setup.max_attempts`` attempts all hold a formation, the last one is used
-  as it is (added ruling: a bound both engines share; it never happens with
-  the default bag). Then seats draw farm cubes in seat order from the same
-  order (seat 0 ``setup.first_farm`` = 2, every other seat
-  ``setup.other_farm`` = 1); the *bag pointer* marks the first cube not yet
-  drawn.
-* **A turn** is one main action, then the sub-decisions it causes, each a
-  separate decision of the active player (``to_move`` stays the active
-  player). Phases: MAIN, RECIPIENT (who gets a fallen cube on an unseated
-  side: any seat, self included), EXTRA (pick any meadow cube into your farm),
-  BIG (pick a meadow cube, or steal: opponent seat x kind, never an
-  opponent's last farm cube). A sub-decision with one legal option is still
-  presented; one with none (EXTRA with an empty meadow; BIG with an empty
-  meadow and nothing to steal) is skipped.
-* **Push** (any farm cube, any side, any line): the cube enters at the edge
-  cell, the line shifts one cell away from the side, the far cube falls out
-  on the opposite side. **Double push** (the ``double_push`` kind, from the
-  farm): the line shifts two cells, the pig lands on the second cell from the
-  edge, the edge cell stays empty until refill, the two far cubes fall out,
-  the farthest first. A fallen cube on a seated side goes to that seat at
-  once; on an unseated side it opens one RECIPIENT decision per cube, in
-  order, before any collection.
-* **Collect** (after the main action and its RECIPIENT decisions, and after
-  every fall), all at once into the active player's farm: non-liquid kinds in
-  maximal straight orthogonal runs of at least ``formations.min_line`` (3);
-  the liquid kind in orthogonally connected groups of at least
-  ``formations.min_group`` (3). With a grazer run, every pasture cube
-  orthogonally adjacent to a cube of that run is collected too (not chained).
-  A cube counts once.
-* **Combos.** A *formation* is a set of same-kind runs joined by shared cubes
-  (runs that only lie side by side are separate formations); a liquid group
-  is one formation. Its *size* is its number of distinct cubes (pasture
-  collected by a grazer does not count). Size ``>= formations.big`` (5) gives
-  one BIG; otherwise size ``>= formations.extra`` (4) gives one EXTRA. With
-  the defaults this is exactly: a single run of 4 or a liquid group of 4 ->
-  EXTRA; a single run of 5+, any crossing of runs (T, L, Y, +: always 5+
-  cubes) or a liquid group of 5+ -> BIG. After a collection all EXTRA
-  decisions come first, then all BIG ones; picks take cubes out of the meadow
-  before the fall.
-* **Fall**: cubes slide towards one side (the *fall side*) to close gaps, in
-  every line parallel to that direction. Push and double push: away from the
-  entry side; wolf: away from the side it entered; every other action:
-  towards the active player's side. The wolf placed this turn stays in its
-  cell during every fall of the turn while it is in the meadow (the cubes of
-  its line compact on each side of it). After a fall, collect again (combos
-  again), fall again, until a collection finds nothing.
-* **Specials.** Devour (crow, from farm): the crow takes the cell of any
-  animal (``animal = true``, any kind, a crow included); the animal goes to
-  your farm. Wolf (from farm): a side and a line whose edge cell holds an
-  animal; the animal goes to your farm, the wolf takes its cell. Pick up
-  (ladybug, in the meadow): the ladybug goes to your farm; fall towards you,
-  refill, and NO collection this turn. Fly swap (duck, in the meadow): swap a
-  duck with any non-animal cube. Dig (mole, in the meadow): swap a mole with
-  one of its 8 neighbours on the meadow (a neighbour of the same kind is a
-  legal swap that changes nothing). Devour, wolf, fly swap and dig then
-  collect and fall as above.
-* **Refill.** When a collection finds nothing, the empty cells are filled in
-  row-major order from the bag pointer. If the bag holds fewer cubes than
-  there are empty cells, what it has goes into the first empty cells
-  (row-major) and the game ends after this turn (end ``"bag_empty"``). Then
-  the next seat moves (``(seat + 1) % players``; also when the game ended).
-  ``limits.max_turns`` completed turns -> ``"stall"``.
-* **Forbidden.** No action may leave any player with an empty farm once fully
-  resolved. Only the active player's pushes can empty a farm (devour and wolf
-  give a cube, pick up gives a cube, swaps spend nothing, a steal needs a
-  victim farm of 2 or more cubes). A push (single or double) of the active
-  player's *last* farm cube is legal only if the fall side is the active
-  player's own side, or the fall side is unseated, or the first collection
-  after the push (which depends on no choice) is non-empty. In a RECIPIENT
-  decision, giving the cube to another seat is illegal when, with it given
-  away, the active player's farm would be empty, no further RECIPIENT
-  decision of this push follows, and the first collection would be empty
-  (added ruling: with a double push onto an unseated side, the first of the
-  two fallen cubes may go away as long as the second can still come home).
-* **Score.** A kind held ``n`` times scores ``points[i]`` for the largest
-  ``i`` with ``n >= thresholds[i]``, else 0 (defaults: 0 -> 0, 1 -> -1,
-  2 -> 0, 3-5 -> +1, 6-8 -> +3, 9+ -> +9). Highest total wins; equal totals
-  share the rank (rank = 1 + number of seats with a strictly higher total).
-  Stall: rank 0 for every seat (the scores are still the farms' totals).
+Rules and rulings: docs/rules/vora.md (section numbers cited in the code).
 
-Added rulings (the rulebook and the lead's list leave these open):
-
-* The refill may complete formations; they stay in the meadow until the next
-  collection, which any later action except a ladybug pick-up triggers (the
-  collection looks at the whole meadow). The same holds for a setup meadow
-  kept after ``max_attempts``.
-* The pasture kind forms straight runs like any non-liquid kind; grass next
-  to a sheep run is taken even if it is also part of a grass run of its own
-  (that run still earns its own combo).
-* "Never a last cube" for steals means the victim's whole farm: a steal needs
-  the victim to hold 2 or more cubes in all (of any kinds).
-* Crow and wolf may devour any animal, a crow or a wolf included. A dig may
-  swap the mole with a neighbour of the same kind (the meadow is unchanged,
-  but the turn still collects and refills). A duck swaps only with a
-  non-empty, non-animal cell other than its own.
-* An empty bag with a full meadow does not end the game; only a refill that
-  cannot fill every empty cell does. ``to_move`` passes to the next seat at
-  the end of every turn, the last one included.
-* Cubes waiting for a RECIPIENT decision are in no farm, meadow or bag until
-  it is taken.
+Config and engine conventions both engines share
+------------------------------------------------
+* ``[[kinds]]``, in order (kind index = position): name, count, ``animal``
+  (crow and wolf may devour it; a duck may only swap with a non-animal) and
+  ``special``, one of ``none, double_push, devour, wolf, pick_up, fly_swap,
+  dig, grazer, liquid, pasture``; each special other than ``none`` at most
+  once. A special missing from the config never applies.
+* Cubes are numbered kind by kind in config order (kind 0 gets ids
+  ``0 .. count0-1``, and so on). The bag is one order of all cubes,
+  ``shuffle_order(seed, "bag", attempt, total)``, from attempt 0; the meadow
+  takes the first ``N*N`` cubes row-major, then seats draw their farm cubes in
+  seat order; the *bag pointer* marks the first cube not yet drawn. The
+  refill takes cubes from the bag pointer into the empty cells row-major.
+* Phases of a decision: MAIN (the turn's action), RECIPIENT (who gets a
+  fallen cube on an unseated side), EXTRA (pick a meadow cube), BIG (pick a
+  meadow cube, or steal: opponent seat x kind). ``to_move`` stays the active
+  player through a turn's sub-decisions and passes to ``(seat + 1) %
+  players`` at the end of every turn, the last one included. Cubes waiting
+  for a RECIPIENT decision are in no farm, meadow or bag until it is taken.
+* End reasons: ``"bag_empty"`` (a refill fell short), ``"stall"``
+  (``limits.max_turns`` completed turns; rank 0 for every seat).
 
 Action numbering
 ----------------
@@ -182,6 +93,7 @@ from sims.core.spec import (
     Str,
     Table,
     load_config,
+    item_key,
 )
 
 SIDES = ("N", "E", "S", "W")
@@ -388,10 +300,11 @@ def _letters(kinds: list[dict], source: str) -> list[str]:
         if letter is None:
             letter = next((ch for ch in kind["name"] if ch not in used), None)
             if letter is None:
-                raise ConfigError(source, f"kinds[{index}].letter", "a letter (the name's letters are all taken)",
+                raise ConfigError(source, f"{item_key('kinds', index, kind)}.letter",
+                                  "a letter (the name's letters are all taken)",
                                   has_got=False)
         if len(letter) != 1 or letter in used or letter.isspace() or letter == ".":
-            raise ConfigError(source, f"kinds[{index}].letter",
+            raise ConfigError(source, f"{item_key('kinds', index, kind)}.letter",
                               "one character, not '.', a space or another kind's letter", letter)
         used.add(letter)
         letters.append(letter)
@@ -412,7 +325,8 @@ def build(loaded: LoadedConfig) -> VoraConfig:
     specials = [kind["special"] for kind in kinds_raw]
     for index, special in enumerate(specials):
         if special != "none" and special in specials[:index]:
-            raise ConfigError(source, f"kinds[{index}].special", "a special no other kind has (or none)", special)
+            raise ConfigError(source, f"{item_key('kinds', index, kinds_raw[index])}.special",
+                              "a special no other kind has (or none)", special)
     letters = _letters(kinds_raw, source)
     kinds = tuple(Kind(k["name"], k["count"], k["animal"], k["special"], letter)
                   for k, letter in zip(kinds_raw, letters))

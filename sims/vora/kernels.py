@@ -4,10 +4,12 @@ Every function here works on one game: its meadow as per-kind uint64
 bitboards ``kinds[K]`` (bit ``row * N + col``), its farms ``farms[P, K]``, its
 statistics ``stats[P, S]`` and its small fields packed in ``fields``
 (``F_*`` slots). The loops over games (``step_games``, ``legal_games``,
-``random_choices``, ``greedy_values``) load a game, call these, and store it
-back. Geometry comes in :class:`Tables` (built by ``rules.Geometry``), with
-the scalars in ``ints`` (``I_*`` slots) and the board masks in ``words``
-(``W_*`` slots). The rules are those of ``sims/vora/config.py``'s docstring.
+``random_choices``, ``greedy_values``, ``greedy_choices``, ``roll_out``) load a
+game, call these, and store it back; the bots' random numbers are drawn here
+with ``sims.core.kernels.noise``, the numbers of ``rng.uniforms_at``.
+Geometry comes in :class:`Tables` (built by ``rules.Geometry``), with the
+scalars in ``ints`` (``I_*`` slots) and the board masks in ``words`` (``W_*`` slots).
+The rules are those of ``sims/vora/config.py``'s docstring.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import kth_set_bit, lowest_bit_index, popcount
+from sims.core.kernels import kth_set_bit, lowest_bit_index, noise, noise_stream, popcount
 
 # Slots of Tables.g, the scalars: sizes and special kinds, then board masks (uint64 bits as int64), then
 # the fall shifts and movable cells towards each side
@@ -637,17 +639,29 @@ def legal_games(t: Tables, state, rows, groups) -> None:
 
 
 @njit(cache=True)
-def random_choices(group_base, groups, u, chosen) -> None:
-    """``chosen[i]``: legal action number ``min(floor(u[i] * n), n - 1)`` (ascending) of the flags ``groups[i]``."""
-    for i in range(groups.shape[0]):
+def random_choices(t: Tables, state, seeds, decisions, rows, keys, chosen) -> None:
+    """``chosen[row]`` for each game ``rows``: legal action number ``min(floor(u * n), n - 1)`` (ascending) of
+    its ``n`` legal actions, ``u = uniforms_at(seed, purpose, decisions, 0)`` with the purpose key
+    ``keys[seat to move]``."""
+    meadow, farms = state[0], state[1]
+    group_base = t.group_base
+    kinds = np.zeros(meadow.shape[1], dtype=np.uint64)
+    scratch = np.zeros(meadow.shape[1], dtype=np.uint64)
+    fields = np.zeros(FIELDS, dtype=np.int64)
+    words = np.zeros(group_base.size, dtype=np.uint64)
+    for i in range(rows.size):
+        row = rows[i]
+        load(state, row, kinds, fields)
+        legal_words(t, kinds, farms[row], fields, words, scratch)
         total = 0
-        for group in range(groups.shape[1]):
-            total += popcount(groups[i, group])
-        k = min(np.int64(u[i] * total), total - 1)
-        for group in range(groups.shape[1]):
-            count = popcount(groups[i, group])
+        for group in range(words.size):
+            total += popcount(words[group])
+        u = noise(noise_stream(seeds[row], keys[fields[F_TO_MOVE]], decisions[row]), 0)
+        k = min(np.int64(u * total), total - 1)
+        for group in range(words.size):
+            count = popcount(words[group])
             if k < count:
-                chosen[i] = group_base[group] + kth_set_bit(groups[i, group], k)
+                chosen[row] = group_base[group] + kth_set_bit(words[group], k)
                 break
             k -= count
 
@@ -663,63 +677,164 @@ def family_scores(count_score, farms, out) -> None:
         out[seat] = total
 
 
+class Scratch(NamedTuple):
+    """Per-kernel-call work arrays of one game and one candidate (see :func:`scratch_for`)."""
+
+    kinds: np.ndarray  # uint64 [K]: the game's meadow
+    fields: np.ndarray  # int64 [FIELDS]
+    trial: np.ndarray  # uint64 [K]: a candidate's meadow
+    trial_fields: np.ndarray  # int64 [FIELDS]
+    trial_farms: np.ndarray  # int16 [P, K]
+    stats: np.ndarray  # int32 [P, S]
+    entry: np.ndarray  # int64 [LOG_SLOTS]
+    scratch: np.ndarray  # uint64 [K]
+    words: np.ndarray  # uint64 [groups]
+    before: np.ndarray  # float64 [P]: family scores before the candidate
+    after: np.ndarray  # float64 [P]
+    bag: np.ndarray  # int8 [0]: candidates end turns without refill
+    no_actions: np.ndarray  # int64 [0]
+    no_values: np.ndarray  # float64 [0]
+
+
 @njit(cache=True)
-def greedy_values(t: Tables, state, rows, groups, first, actions, values) -> None:
-    """One ply for every legal action of games ``rows`` (flags ``groups[i]``, flat slots from ``first[i]``):
-    the action played on a copy without refill to its next decision or turn end, valued as my score change
-    minus the best opponent's."""
-    meadow, farms = state[0], state[1]
+def scratch_for(t: Tables, farms, stats) -> Scratch:
+    """Work arrays for games shaped like ``farms[B, P, K]`` and ``stats[B, P, S]``."""
+    k, players = farms.shape[2], farms.shape[1]
+    return Scratch(np.zeros(k, dtype=np.uint64), np.zeros(FIELDS, dtype=np.int64), np.zeros(k, dtype=np.uint64),
+                   np.zeros(FIELDS, dtype=np.int64), np.zeros((players, k), dtype=farms.dtype),
+                   np.zeros((players, stats.shape[2]), dtype=stats.dtype), np.zeros(LOG_SLOTS, dtype=np.int64),
+                   np.zeros(k, dtype=np.uint64), np.zeros(t.group_base.size, dtype=np.uint64),
+                   np.zeros(players), np.zeros(players), np.zeros(0, dtype=np.int8), np.zeros(0, dtype=np.int64),
+                   np.zeros(0))
+
+
+@njit(cache=True)
+def score_game(t: Tables, s: Scratch, farm, stream, actions, values, noises, first: int) -> int:
+    """One ply for every legal action (flags ``s.words``) of the game loaded in ``s`` (farms ``farm``): each
+    played on a copy without refill to its next decision or turn end, valued as my score change minus the
+    best opponent's, with the noise ``noise(stream, action)``.
+
+    With ``values`` of size 0 returns the best action (the highest value, ties to the highest noise, then
+    the lowest action; -1 with none); else writes every action, value and noise from slot ``first`` on.
+    """
     g, act_int, act_word, act_fall, action_block, block_starts = (t.g, t.act_int, t.act_word, t.act_fall,
                                                                   t.action_block, t.block_starts)
     count_score, group_base = t.count_score, t.group_base
-    k = meadow.shape[1]
-    players = farms.shape[1]
-    kinds = np.zeros(k, dtype=np.uint64)
-    trial = np.zeros(k, dtype=np.uint64)
-    scratch = np.zeros(k, dtype=np.uint64)
-    fields = np.zeros(FIELDS, dtype=np.int64)
-    trial_fields = np.zeros(FIELDS, dtype=np.int64)
-    trial_farms = np.zeros((players, k), dtype=farms.dtype)
-    stats = np.zeros((players, state[2].shape[2]), dtype=np.int32)
-    entry = np.zeros(LOG_SLOTS, dtype=np.int64)
-    bag = np.zeros(0, dtype=np.int8)
-    before = np.zeros(players)
-    after = np.zeros(players)
+    kinds, fields, trial, trial_fields, trial_farms, stats, entry, scratch, words, before, after, bag = s[:12]
+    k, players = kinds.size, farm.shape[0]
+    keep_all = values.size > 0
+    family_scores(count_score, farm, before)
+    me = fields[F_TO_MOVE]
+    best, best_value, best_noise = -1, -np.inf, -1.0
+    slot = first
+    for group in range(words.size):
+        flags = words[group]
+        while flags:
+            action = group_base[group] + lowest_bit_index(flags)
+            flags &= flags - ONE
+            for kind in range(k):
+                trial[kind] = kinds[kind]
+                for seat in range(players):
+                    trial_farms[seat, kind] = farm[seat, kind]
+            for slot_ in range(FIELDS):
+                trial_fields[slot_] = fields[slot_]
+            if action < g[I_MAIN_ACTIONS]:
+                stage = main_action(g, act_int, act_word, act_fall, trial, trial_farms, stats, trial_fields,
+                                    action, entry)
+                if stage == COLLECT and not has_formation(g, trial):
+                    stage = DONE  # the turn would end here, and a turn's end changes no farm
+                resolve(g, trial, trial_farms, stats, trial_fields, bag, stage, False, entry, scratch)
+            else:
+                advance(g, act_int, act_word, act_fall, action_block, block_starts, trial, trial_farms, stats,
+                        trial_fields, bag, action, False, entry, scratch)
+            family_scores(count_score, trial_farms, after)
+            rival = -np.inf
+            for seat in range(players):
+                if seat != me:
+                    rival = max(rival, after[seat] - before[seat])
+            value = (after[me] - before[me]) - rival
+            if keep_all:
+                actions[slot] = action
+                values[slot] = value
+                noises[slot] = noise(stream, action)
+                slot += 1
+            elif best < 0 or value > best_value:
+                best, best_value, best_noise = action, value, -1.0
+            elif value == best_value:
+                if best_noise < 0:
+                    best_noise = noise(stream, best)
+                tied = noise(stream, action)
+                if tied > best_noise:
+                    best, best_noise = action, tied
+    return best
+
+
+@njit(cache=True)
+def greedy_values(t: Tables, state, seeds, decisions, key, rows, groups, first, actions, values, noises) -> None:
+    """Every legal action of games ``rows`` (flags ``groups[i]``, flat slots from ``first[i]``) with its one-ply
+    value and tie-break noise ``uniforms_at(seed, purpose, decisions, action)`` (:func:`score_game`; ``key``:
+    the purpose's key)."""
+    s = scratch_for(t, state[1], state[2])
     for i in range(rows.size):
         row = rows[i]
-        load(state, row, kinds, fields)
-        farm = farms[row]
-        family_scores(count_score, farm, before)
-        me = fields[F_TO_MOVE]
-        slot = first[i]
-        for group in range(groups.shape[1]):
-            flags = groups[i, group]
-            while flags:
-                action = group_base[group] + lowest_bit_index(flags)
-                flags &= flags - ONE
-                for kind in range(k):
-                    trial[kind] = kinds[kind]
-                    for seat in range(players):
-                        trial_farms[seat, kind] = farm[seat, kind]
-                for slot_ in range(FIELDS):
-                    trial_fields[slot_] = fields[slot_]
-                if action < g[I_MAIN_ACTIONS]:
-                    stage = main_action(g, act_int, act_word, act_fall, trial, trial_farms, stats, trial_fields,
-                                        action, entry)
-                    if stage == COLLECT and not has_formation(g, trial):
-                        stage = DONE  # the turn would end here, and a turn's end changes no farm
-                    resolve(g, trial, trial_farms, stats, trial_fields, bag, stage, False, entry, scratch)
-                else:
-                    advance(g, act_int, act_word, act_fall, action_block, block_starts, trial, trial_farms, stats,
-                            trial_fields, bag, action, False, entry, scratch)
-                family_scores(count_score, trial_farms, after)
-                rival = -np.inf
-                for seat in range(players):
-                    if seat != me:
-                        rival = max(rival, after[seat] - before[seat])
-                actions[slot] = action
-                values[slot] = (after[me] - before[me]) - rival
-                slot += 1
+        load(state, row, s.kinds, s.fields)
+        s.words[:] = groups[i]
+        score_game(t, s, state[1][row], noise_stream(seeds[row], key, decisions[row]), actions, values, noises,
+                   first[i])
+
+
+@njit(cache=True)
+def greedy_choice(t: Tables, s: Scratch, state, seeds, decisions, row: int, key) -> int:
+    """The greedy action of game ``row`` (:func:`score_game`), with the noise
+    ``uniforms_at(seeds[row], purpose, decisions[row], action)``; -1 with no legal action."""
+    farm = state[1][row]
+    load(state, row, s.kinds, s.fields)
+    legal_words(t, s.kinds, farm, s.fields, s.words, s.scratch)
+    return score_game(t, s, farm, noise_stream(seeds[row], key, decisions[row]), s.no_actions, s.no_values,
+                      s.no_values, 0)
+
+
+@njit(cache=True)
+def greedy_choices(t: Tables, state, seeds, decisions, rows, key, chosen) -> None:
+    """``chosen[row]``: the greedy action (:func:`greedy_choice`) of each game ``rows``."""
+    s = scratch_for(t, state[1], state[2])
+    for i in range(rows.size):
+        chosen[rows[i]] = greedy_choice(t, s, state, seeds, decisions, rows[i], key)
+
+
+@njit(cache=True)
+def roll_out(t: Tables, state, seeds, decisions, keys, me: int, start_turn, limit: int, win_bonus: float,
+             worth) -> None:
+    """Greedy play (seat ``p`` with the noise purpose key ``keys[p]``) in every game of ``state`` (with the
+    refill) until ``me``'s next main decision of a later turn than ``start_turn``, the end, or ``limit``
+    decisions; ``worth[row]``: ``me``'s family score minus the best opponent's, a finished game's result
+    (``sign * win_bonus``) first."""
+    meadow, farms, stats, bag = state[0], state[1], state[2], state[3]
+    g = t.g
+    s = scratch_for(t, farms, stats)
+    scores = np.zeros(farms.shape[1])
+    for row in range(meadow.shape[0]):
+        for _ in range(limit):
+            load(state, row, s.kinds, s.fields)
+            if s.fields[F_DONE] or (s.fields[F_TO_MOVE] == me and s.fields[F_PHASE] == MAIN
+                                    and s.fields[F_TURN] > start_turn[row]):
+                break
+            action = greedy_choice(t, s, state, seeds, decisions, row, keys[s.fields[F_TO_MOVE]])
+            s.entry[:] = 0
+            advance(g, t.act_int, t.act_word, t.act_fall, t.action_block, t.block_starts, s.kinds, farms[row],
+                    stats[row], s.fields, bag[row], action, True, s.entry, s.scratch)
+            store(state, row, s.kinds, s.fields)
+            decisions[row] += 1
+        family_scores(t.count_score, farms[row], scores)
+        rival = -np.inf
+        for seat in range(scores.size):
+            if seat != me:
+                rival = max(rival, scores[seat])
+        margin = scores[me] - rival
+        bonus = 0.0
+        if state[13][row]:
+            bonus = np.sign(margin) * win_bonus
+        worth[row] = bonus + margin
 
 
 @njit(cache=True)

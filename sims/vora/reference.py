@@ -1,8 +1,9 @@
 """Vora, one game in plain Python: the rules oracle for ``glade verify``.
 
-The rulings, the geometry and the action numbering are written out in
-:mod:`sims.vora.config`; this module follows them rule by rule, one small
-function or method per rule. The default 5x5 meadow, cell numbers row-major::
+The rules and rulings are in ``docs/rules/vora.md`` (its sections are the
+ones cited in the code); geometry and action numbering are in
+:mod:`sims.vora.config`. This module follows the rules one small function or
+method per rule. The default 5x5 meadow, cell numbers row-major::
 
                  N (side 0)
           0   1   2   3   4

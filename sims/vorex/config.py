@@ -3,9 +3,9 @@
 This module is all the two engines share (besides :mod:`sims.core.rng`): the
 numbers and content of the game, the geometry tables, and how a decision is
 written as an integer. The rules are written twice, once in ``reference.py``
-(plain Python, the oracle) and once in ``rules.py`` (batched numpy), from the
-text below. Sources: the vorex rulebook, the Vorex section of
-the project rulings (binding), and the rulings added here (marked *added*).
+(plain Python, the oracle) and once in ``rules.py`` (batched numpy).
+
+Rules and rulings: docs/rules/vorex.md (section numbers cited in the code).
 
 Geometry
 --------
@@ -65,194 +65,43 @@ Resources, indexed by :data:`RESOURCES`: 0 light, 1 mushroom, 2 water,
 produces resource ``HEX_KINDS.index(kind) - 1``. Costs are stored as counts
 ``[mushroom, water, insect]`` (:data:`COST_RESOURCES`).
 
-Setup (rng purposes, each called with counter 0)
-------------------------------------------------
+Conventions both engines share (the rules themselves: docs/rules/vorex.md)
+--------------------------------------------------------------------------
 * Seats: ``players`` seats for 2-4 players. Solo (``players = 1``): **2
-  seats**, seat 0 the player, seat 1 the *weed*. Seat 0 is the first player.
-* Objectives: ``objectives.green`` is ``G1``..``G5``, ``none`` (family mode)
-  or ``random``: ``GREEN[shuffle_order(seed, "objectives/green", 0, 5)[0]]``.
-  ``objectives.brown`` is ``B1``..``B5`` or ``random``:
-  ``BROWN[shuffle_order(seed, "objectives/brown", 0, 5)[0]]``.
-* Supply (:meth:`VorexConfig.initial_supply`): ``[resources.supply]`` holds
-  the physical totals. Each player board (solo: only the player's) takes one
-  mushroom, one water and one insect as production reminders when
-  ``resources.reminders_from_supply`` (they are never spent nor returned) and
-  ``resources.start_light`` light (solo easy mode: ``solo.easy_start_light``)
-  into its resources. The weed holds nothing, ever.
-* Starting tiles: seat 0 gets the ``first_player`` starting tile; seats 1, 2,
-  3 get the other starting tiles in config order (``starting_tiles``).
-* Level-0 tiles: ``order = shuffle_order(seed, "setup/level0", 0, L0)`` over
-  ``level0_tiles`` (config order). Seat ``i`` gets ``level0_tiles[order[i]]``.
-  Solo: the player gets ``level0_tiles[order[0]]`` and ``level0_tiles[order[1]]``.
-* Pile: for each level ``l`` in 1, 2, 3 the *selected* tiles are the forest
-  tiles of level ``l`` with ``players <= max(players, 2)`` (solo uses the
-  2-player pile), in config order; ``order_l = shuffle_order(seed,
-  f"pile/level{l}", 0, len(selected_l))``. The pile, top first, is
-  ``selected_1[order_1] + selected_2[order_2] + selected_3[order_3]``. The two
-  top tiles are revealed: face-up slot 0 gets ``pile[0]``, slot 1 ``pile[1]``;
-  the pile pointer is then 2.
-* Nothing else in the rules is random. Bots draw from their own streams
-  (``"bot/<seat>"`` with ``state.decisions`` as the counter, as in Vora).
-  Bots see everything except the pile order below the face-up tiles.
-
-Turns and decisions
--------------------
-``state.turn`` counts completed seat turns, the setup turns included; the
-turn cap (``limits.max_turns``) ends a game as ``"stall"``. ``to_move`` is the
-seat whose decision it is (always the seat whose turn it is).
-
-**Setup turn** (seat order 0, 1, ..; solo: only seat 0, the weed places
-nothing and has no setup turn). The seat's own setup tiles are slot 0 = its
-starting tile, slot 1 = its (first) level-0 tile, slot 2 = its second level-0
-tile (solo only). Phase SETUP: while the seat has unplaced setup tiles, it
-decides one ``place(slot, anchor, rotation)`` among its unplaced slots (any
-order). Then a flower of the seat goes for free on the hex of its starting
-tile's light stump (flowers left - 1), and complete ruins are resolved. End of
-turn. Beetles of tiles placed in the setup turn give nothing unless
-``rules.setup_beetles`` (*added*: beetles are an Expand effect; the first
-player's beetles only mark the first player). The very first tile of the game
-must cover ``centre``; every later tile follows the placement rules below. If
-a setup tile has no legal placement it is set aside (with the default window
-this cannot happen; a starting tile set aside means no setup flower). After the
-last setup turn, seat 0 starts the first normal round (solo: the player's
-setup turn is followed by its first normal turn, then the weed's turn).
-
-**Normal turn** of a player (any seat but the weed): ``rules.actions_per_turn``
-(2) decisions in phase ACTION, each one of
-
-* ``draw``: gain, for each resource, the number of the seat's flowers on
-  production stumps of that resource, capped by the supply. Always legal,
-  also when it gains nothing (*added*), so an ACTION decision is never empty
-  and no player ever has to pass.
-* ``place(slot, anchor, rotation)`` with slot 0 or 1 = that face-up tile
-  (Expand): legal if the slot holds a tile and the placement is legal. Then
-  ruins form, the tile's beetles are gained (each capped by the supply),
-  the slot is refilled with ``pile[pointer]`` (pointer + 1; an empty pile
-  leaves the slot empty, -1), and complete ruins are resolved.
-* ``bloom(hex)``: legal if the seat has a flower left and the hex holds an
-  unoccupied stump (not arid, not a ruin) whose reduced cost it can pay (see
-  Bloom). Pay, place the flower, resolve complete ruins, then the stump's
-  bonus if it is an action stump.
-
-Bonus of an action stump (after the ruins, never counted in the two actions):
-``draw`` is taken automatically (*added*: taking resources never hurts, there
-is no hand limit); ``expand`` opens phase BONUS_EXPAND (legal: every legal
-``place`` of slot 0/1, and ``decline``); ``bloom`` opens phase BONUS_BLOOM
-(legal: every legal ``bloom``, and ``decline``). A bonus decision whose only
-option would be ``decline`` is skipped (not presented). A bonus bloom on an
-action stump gives that stump's bonus in turn (a chain; each flower gives at
-most one bonus, so the chain is linear).
-
-**Weed turn** (solo, seat 1): 2 decisions in phase WEED_BLOOM, legal: ``bloom``
-of every unoccupied stump (no cost, no connection needed). If the weed must
-bloom and no stump is free, the game ends at once: ``"weed_no_stump"`` (the
-player loses). After the flower and the ruins: a ``bloom`` stump opens one more
-WEED_BLOOM decision (mandatory, same end if none is free); an ``expand``
-stump opens phase WEED_EXPAND (legal: every legal ``place`` of slot 0/1; no
-``decline``, no beetles; skipped when there is none); other stumps do
-nothing. The weed never draws and never pays.
-
-Placement rules (every tile placement)
---------------------------------------
-All 4 cells playable and not covered (no tile hex, no ruin); at least one cell
-adjacent to a covered hex (tile hex or ruin), except the very first tile of
-the game, which must instead cover ``centre``. Then compute the empty hexes
-of the whole window (ring included) after the placement and their
-6-connected components: the component holding the ring is the open outside;
-every other component is *closed*. A closed component of 2 or more hexes
-makes the placement illegal; each closed component of exactly 1 hex becomes a
-ruin (there is no limit on ruins). Before any placement no closed component
-exists, so only the new tile can close one. A ruin's six neighbours are
-therefore always tile hexes.
-
-Bloom: cost, reduction, payment
--------------------------------
-Target stump ``t`` of cost ``c = [m, w, i]``, blooming seat ``p``. The seat's
-flowers (stumps and ruins) form *groups* (6-connected components). The
-*connected* flowers are the groups holding at least one hex adjacent to ``t``.
-Each connected flower on a production stump gives one *reduction* of its
-resource (several stumps of one kind give several); a connected light stump
-gives one *wild* reduction. Then, deterministically (*added*: reductions and
-payment keep the most light, then spend kinds in resource order):
-
-1. ``need_k = max(c_k - reductions_k, 0)`` for k = mushroom, water, insect.
-2. Wild reductions ``W``: first on shortfalls, in resource order:
-   ``x = min(W, max(need_k - held_k, 0)); need_k -= x; W -= x``; then on what
-   is left, in resource order: ``x = min(W, need_k); need_k -= x; W -= x``.
-3. The seat pays ``min(need_k, held_k)`` of each kind and
-   ``sum_k max(need_k - held_k, 0)`` light. The bloom is legal iff that light
-   is at most the light held. Paid resources return to the supply.
-
-Example: cost ``[1, 2, 0]``, one connected water stump and the connected light
-stump, holding mushroom 0, water 1, light 2: ``need = [1, 1, 0]``; the wild
-reduction cancels the mushroom shortfall, ``need = [0, 1, 0]``; pay 1 water
-and no light.
-
-Ruins
------
-A ruin is *complete* when every stump among its 6 neighbours holds a flower
-(a ruin with no stump neighbour is complete at once). After every tile
-placement and every flower placement, each *unsettled* ruin (ascending hex
-number) that is complete and empty is settled: count each seat's flowers on
-its neighbours; if exactly one seat has the most and it has a flower left, it
-places a flower on the ruin for free (it counts as a placed flower for
-everything, and may be that seat's last one); a tie, no flower around or no
-flower left gives nothing. A settled ruin is never checked again. A ruin flower
-never triggers a bonus and cannot complete another ruin. Ruins resolve before
-the bonus of the action stump that completed them. Flowers on ruins count in
-groups, chains for reductions, and every objective.
-
-End of the game
----------------
-Players 2-4, checked when the last seat's turn ends (the next seat would be
-0), the setup round's end included:
-
-* ``"last_flower"``: some seat placed its last flower (by any means, during
-  any turn) since the game began: the round finishes, then the game ends.
-* ``"blocked"``: a whole normal round (seat 0's turn to the last seat's turn)
-  in which no ACTION decision offered any ``bloom`` or ``place`` action
-  (RULINGS: nobody *can* place a flower or a tile). ``last_flower`` wins if
-  both hold. The check applies from the first normal round on.
-
-Solo (checked at once, after every flower placement, in the order they are
-placed): the player places its last flower -> ``"solo_win"``; the weed places
-its last flower (``solo.weed_flowers``) -> ``"weed_last_flower"``; the weed
-must bloom and no stump is free -> ``"weed_no_stump"``.
-
-Scoring
--------
-For seat ``p``; ``F_p`` its flower hexes, *forest* = tile hexes and ruins:
-
-* ``points_flowers``: flowers placed (setup and ruin flowers included).
-* ``points_stumps``: sum of the values of points stumps holding a flower of ``p``.
-* ``points_green`` by the green objective (0 in family mode):
-  G1 flowers of ``F_p`` with at least one neighbour not in the forest;
-  G2 2 per tile having at least one stump, all its stumps holding ``p``'s flowers;
-  G3 flowers of ``F_p`` with at least 2 arid neighbours;
-  G4 ruins with at least one neighbour in ``F_p`` (a flower on the ruin itself
-  does not count; 1 point per ruin);
-  G5 tiles with at least one flower of ``p`` on their hexes.
-* ``points_brown`` by the brown objective (groups as above):
-  B1 1 per group, +2 to every seat whose group count equals the largest count
-  among the seats (solo: the player always gets the +2, the weed is no player);
-  B2 2 per flower of ``F_p`` with at least 2 neighbours holding flowers of
-  other seats (the weed's included);
-  B3 2 per group holding at least one production stump (light included);
-  B4 1 per flower of ``F_p`` with at most 2 neighbours in ``F_p``;
-  B5 3 per group of at least 3 flowers.
-* ``score`` = the sum of the four. Ranks (2-4 players): ``1 +`` the number of
-  seats with a higher ``(score, resources_left)`` pair (resources left = all
-  four kinds held); equal pairs share the rank. Solo: the player's
-  points are computed as usual however the game ends; the weed's points and
-  score are all 0; ranks ``[1, 2]`` on ``"solo_win"``, ``[2, 1]`` on a loss.
-  ``"stall"``: rank 0 for every seat (scores still computed).
+  seats**, seat 0 the player, seat 1 the *weed*. Seat 0 is the first player
+  and gets the ``first_player`` starting tile; seats 1, 2, 3 get the other
+  starting tiles in config order (``starting_tiles``).
+* Random streams, each called with counter 0: ``objectives.green = "random"``
+  takes ``GREEN[shuffle_order(seed, "objectives/green", 0, 5)[0]]``, brown
+  likewise with ``"objectives/brown"``; level-0 tiles: ``order =
+  shuffle_order(seed, "setup/level0", 0, L0)`` over ``level0_tiles`` (config
+  order), seat ``i`` gets ``level0_tiles[order[i]]`` (solo: the player gets
+  ``order[0]`` and ``order[1]``); pile: per level ``l`` the selected tiles in
+  config order, ``order_l = shuffle_order(seed, f"pile/level{l}", 0, n_l)``, the
+  pile top first is level 1 then 2 then 3; face-up slot 0 gets ``pile[0]``,
+  slot 1 ``pile[1]``, the pile pointer is then 2. Nothing else in the rules
+  is random; bots draw from ``"bot/<seat>"`` with ``state.decisions`` as the
+  counter and see everything except the pile order below the face-up tiles.
+* Supply (:meth:`VorexConfig.initial_supply`): the weed holds nothing, ever.
+* ``state.turn`` counts completed seat turns, setup turns included (the turn
+  cap counts them); ``to_move`` is always the seat whose turn it is. Phases:
+  SETUP (setup slots 0 = starting tile, 1 = level-0 tile, 2 = second level-0
+  tile, solo only), ACTION (``rules.actions_per_turn`` decisions),
+  BONUS_EXPAND and BONUS_BLOOM (with ``decline``; skipped when ``decline``
+  would be the only option), WEED_BLOOM, WEED_EXPAND (no ``decline``).
+* Ruins are checked after every tile and flower placement, unsettled ruins in
+  ascending hex number. Placement legality: the empty hexes of the whole
+  window (ring included) after the placement, in 6-connected components;
+  the one holding the ring is the open outside, every other one is closed.
+* End reasons: ``"last_flower"``, ``"blocked"`` (2-4 players, checked when
+  the last seat's turn ends), ``"solo_win"``, ``"weed_last_flower"``,
+  ``"weed_no_stump"`` (solo, checked after every flower placement, in
+  order), ``"stall"``. Ranks (2-4 players): ``1 +`` the number of seats with
+  a higher ``(score, resources_left)`` pair; solo ``[1, 2]`` on ``"solo_win"``,
+  ``[2, 1]`` on a loss; stall: rank 0 for every seat (scores still computed).
 * Solo subspecies (game column ``solo_name``, ``""`` unless ``"solo_win"``):
-  one word from each of ``[solo.names]``'s lines in the order total, brown,
-  green, stumps; the word of a line is ``words[i]`` for the largest ``i`` with
-  ``value >= thresholds[i]`` (*added*: the rulebook's overlapping "0 to 5 /
-  5 to 9" means 5 takes the second word; "point stumps 0/2/4/6" means 1 takes
-  the first word, 3 the second, ...). Joined by spaces, then
-  ``solo.names.easy_suffix`` appended in easy mode (:meth:`VorexConfig.solo_name`).
+  the word of a line is ``words[i]`` for the largest ``i`` with ``value >=
+  thresholds[i]`` of ``[solo.names]`` (:meth:`VorexConfig.solo_name`).
 
 Records
 -------
@@ -334,6 +183,7 @@ from sims.core.spec import (
     Str,
     Table,
     load_config,
+    item_key,
 )
 
 MAX_PLAYERS = 4
@@ -751,7 +601,7 @@ def _shapes(values: dict, source: str) -> dict[str, tuple[tuple[int, int], ...]]
 
 
 def _tile(index: int, raw: dict, shapes: dict, source: str) -> Tile:
-    key = f"tiles[{index}]"
+    key = item_key("tiles", index, raw)
     if not _NAME.match(raw["name"]):
         raise ConfigError(source, f"{key}.name", "a lowercase name (a-z, 0-9, _)", raw["name"])
     if raw["shape"] not in shapes:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sims.core.kernels import lowest_bit_index
 from sims.vorex.config import ARID, HEX_KINDS, LIGHT, POINTS, ROTATIONS
 
 EMPTY, RUIN = -1, -2
@@ -226,17 +227,25 @@ def _ruin_takes_flower(g, h, s, p, t, tile_kind, kind, flower, flowers_left, cel
 
 
 @njit(cache=True)
+def _formed_ruins(g, s, p, tile, open_nb, around, around_touch, out):
+    """How many empty hexes placement ``p`` (shape ``s``) would ruin in game row ``g``, written to ``out``:
+    those whose last empty neighbours the tile takes."""
+    count = 0
+    for j in range(around.shape[2]):
+        h = around[s, p, j]
+        if tile[g, h] == EMPTY and open_nb[h] == around_touch[s, p, j]:
+            out[count] = h
+            count += 1
+    return count
+
+
+@njit(cache=True)
 def _placement_change(g, s, p, t, scorer, tile, kind, flower, green, flowers_left, open_nb, arid_nb, tile_kind,
                       cells, around, around_touch, around_cell_bits, arid_cells, neighbours_ext, formed, seen, owners):
     """(needs playing, the scorer's point change) of placement ``p`` of tile ``t`` (shape ``s``) in game row ``g``,
     from the counts of empty and arid neighbours before it: see :func:`placement_features`. ``formed``,
     ``seen`` (``[W]``, all False on entry and on return) and ``owners`` are scratch."""
-    count = 0
-    for j in range(around.shape[2]):
-        h = around[s, p, j]
-        if tile[g, h] == EMPTY and open_nb[h] == around_touch[s, p, j]:  # the tile takes its last empty neighbours
-            formed[count] = h
-            count += 1
+    count = _formed_ruins(g, s, p, tile, open_nb, around, around_touch, formed)
     for k in range(count):
         if _ruin_takes_flower(g, formed[k], s, p, t, tile_kind, kind, flower, flowers_left, cells, neighbours_ext,
                               owners):
@@ -343,10 +352,12 @@ def _settle_ruins(ruins, count, flower, group, kind, settled, flowers_left, neig
 
 
 @njit(cache=True)
-def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, covered, count, place_tables, base_states, states, row):
+def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, covered, count, place_tables, base_states, states, grid,
+                   row):
     """Another setup tile of ``mover`` (not slot ``slot``) has a legal placement once hexes ``covered[:count]``
-    are covered too (``base_states``: the hex states before, :func:`_hex_states`)."""
-    playable, neighbours_ext, cells, boundary, boundary_touch, covers_centre, centre = place_tables
+    are covered too (``base_states``: the hex states before, :func:`_hex_states`; ``grid``: the scratch of
+    :func:`_open_hexes`)."""
+    neighbours_ext = place_tables[1]
     window = neighbours_ext.shape[0] - 2  # the sentinels keep their states
     states[:] = base_states
     for k in range(count):
@@ -356,10 +367,12 @@ def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, covered, count, plac
             n = neighbours_ext[h, d]
             if n < window and states[n] != COVERED:
                 states[n] += 1
+    positions, free, edge = grid
+    _open_hexes(states, place_tables, positions, free, edge)
     for k in range(setup_tiles.shape[2]):
         other = setup_tiles[g, mover, k]
-        if k != slot and other >= 0 and _scan_placements(tile_shape[other], False, True, states, playable, cells,
-                                                          boundary, boundary_touch, covers_centre, row, centre):
+        if k != slot and other >= 0 and _scan_placements(tile_shape[other], False, True, positions, free, edge,
+                                                          place_tables, row):
             return True
     return False
 
@@ -375,7 +388,7 @@ def _played_placement(g, s, p, t, slot, mover, got, game, tables, place_tables, 
     tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled = game
     neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
     tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
-    columns, per_tile, group_size, group_prod, states, row, ruins = scratch
+    columns, per_tile, group_size, group_prod, states, grid, row, ruins = scratch
     cells = place_tables[2]
     tile1[0] = tile[g]
     part1[0] = part[g]
@@ -388,12 +401,7 @@ def _played_placement(g, s, p, t, slot, mover, got, game, tables, place_tables, 
     resources1[0] = resources[g]
     tiles1[0] = tiles_on_map[g] + 1
     left1[:] = flowers_left[g]
-    count = 0
-    for j in range(around.shape[2]):
-        h = around[s, p, j]
-        if tile[g, h] == EMPTY and open_nb[h] == around_touch[s, p, j]:  # the tile takes its last empty neighbours
-            ruins[count] = h
-            count += 1
+    count = _formed_ruins(g, s, p, tile, open_nb, around, around_touch, ruins)
     ruins[:count] = np.sort(ruins[:count])
     for c in range(cells.shape[2]):
         h = cells[s, p, c]
@@ -408,7 +416,7 @@ def _played_placement(g, s, p, t, slot, mover, got, game, tables, place_tables, 
     for c in range(cells.shape[2]):
         ruins[count + c] = cells[s, p, c]  # every hex the placement covers
     if slot >= 0 and not _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, ruins, count + cells.shape[2],
-                                        place_tables, base_states, states, row):
+                                        place_tables, base_states, states, grid, row):
         light = light_hex[g, mover]
         if slot == 0:  # the starting tile's (first) light hex
             light = cells[s, p, 0]
@@ -476,7 +484,9 @@ def placement_features(games, actions, first_place, last_place, tile, part, kind
            np.empty((1, W), flower.dtype), np.empty((1, W), group.dtype), np.empty(1, green.dtype),
            np.empty(1, brown.dtype), np.empty((1,) + resources.shape[1:], resources.dtype),
            np.empty(1, tiles_on_map.dtype), np.empty(players, np.int64), np.empty((1, W), settled.dtype))
-    scratch = (columns, per_tile, group_size, group_prod, np.zeros(W, np.int64),
+    G = place_tables[6].size
+    grid = (np.zeros(G, np.int64), np.zeros(-(-G // 64), np.uint64), np.zeros(-(-G // 64), np.uint64))
+    scratch = (columns, per_tile, group_size, group_prod, np.zeros(W, np.int64), grid,
                np.zeros(-(-placements // 64), np.uint64), np.zeros(around.shape[2] + cells_per_tile, np.int64))
     last = -1
     for i in range(m):
@@ -540,68 +550,100 @@ def _hex_states(g, tile, neighbours_ext, states):
 
 
 @njit(cache=True)
-def _closes_one_region(states, boundary, touch):
-    """The boundary walk of a free placement meeting the forest (``boundary``, and ``touch``: the tile cells next to
-    each step): the gaps (runs of empty hexes along the walk) become separate empty regions, all closed but one;
-    true iff at most one gap holds a "bad" hex, empty and not becoming a single enclosed hex (its covered
-    neighbours and the tile's cells next to it are not all 6). The walk starts after a covered hex."""
-    length = boundary.size
-    start = 0
-    while states[boundary[start]] != COVERED:
-        start += 1
-    seen = False  # the current gap holds a bad hex
-    once = False
-    for k in range(start + 1, start + 1 + length):
-        j = k if k < length else k - length  # (no division: this loop is the hot one)
-        state = states[boundary[j]]
-        if state == COVERED:
-            seen = False
-        elif state != 6 - touch[j] and not seen:
-            if once:
-                return False
-            once = True
-            seen = True
-    return True
+def _closes_one_region(states, anchor, shifts, touch):
+    """The boundary walk of a free placement meeting the forest (grid positions ``anchor + shifts[j]``, and
+    ``touch``: the tile cells next to each step): the gaps (runs of empty hexes along the walk) become separate
+    empty regions, all closed but one; true iff at most one gap holds a "bad" hex, empty and not becoming a single
+    enclosed hex (its covered neighbours and the tile's cells next to it are not all 6). ``states``: the grid
+    hex states (:func:`_open_hexes`). The walk meets a covered hex."""
+    seen = 0  # the current gap holds a bad hex
+    once = 0
+    twice = 0
+    for lap in range(2):  # the first lap only finds whether the gap the walk starts in holds a bad hex
+        for j in range(shifts.size):  # branch-free: this loop is the hot one
+            state = states[anchor + shifts[j]]
+            covered = np.int64(state == COVERED)
+            bad = np.int64(state != 6 - touch[j]) & (1 - covered)
+            seen &= 1 - covered
+            new = bad & (1 - seen)
+            twice |= once & new & lap
+            once |= new & lap
+            seen |= new
+    return twice == 0
 
 
 @njit(cache=True)
-def _scan_placements(s, first, first_only, states, playable, cells, boundary, boundary_touch, covers_centre, row,
-                     centre):
-    """Sets in ``row`` (bit p % 64 of word p // 64) the legal placements p of shape ``s`` on a map given by its
-    hex ``states`` (:func:`_hex_states`; ``first``: no tile is down yet); true if there is one. ``first_only``:
-    stops at the first. ``centre``: the first placement anchored at the centre."""
-    placements = cells.shape[1]
-    found = False
-    for k in range(placements):
-        p = centre + k  # from the centre's placements on: the forest grows from there
-        if p >= placements:
-            p -= placements
-        fits = True
-        touches = False
-        for c in range(cells.shape[2]):
-            h = cells[s, p, c]
-            if h >= playable or states[h] == COVERED:
-                fits = False
-                break
+def _open_hexes(states, place_tables, grid, free, edge):
+    """The hex ``states`` (:func:`_hex_states`) on the grid (``hex_grid``): ``grid`` (positions outside the window
+    stay 0, an empty hex), and as bitboards (bit x % 64 of word x // 64 for position x) ``free``, the empty
+    playable hexes, and ``edge``, those with a covered neighbour."""
+    playable, hex_grid = place_tables[0], place_tables[7]
+    free[:] = 0
+    edge[:] = 0
+    for h in range(hex_grid.size - 2):
+        x = hex_grid[h]
+        grid[x] = states[h]
+        if h < playable and states[h] != COVERED:
+            bit = np.uint64(1) << np.uint64(x & 63)
+            free[x >> 6] |= bit
             if states[h] > 0:
-                touches = True
-        if not fits:
-            continue
-        if first:
-            ok = covers_centre[s, p]
-        else:
-            ok = touches and _closes_one_region(states, boundary[s, p], boundary_touch[s, p % ROTATIONS])
-        if ok:
-            row[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
-            found = True
-            if first_only:
-                return True
+                edge[x >> 6] |= bit
+
+
+@njit(cache=True, inline="always")
+def _read_at(board, w, shift):
+    """Word ``w`` of a grid bitboard read ``shift`` positions on: its bit j is bit ``w * 64 + j + shift`` of
+    ``board`` (0 off the board)."""
+    start = w * 64 + shift
+    q = start >> 6
+    r = np.uint64(start & 63)
+    low = board[q] if 0 <= q < board.size else np.uint64(0)
+    if r == 0:
+        return low
+    high = board[q + 1] if 0 <= q + 1 < board.size else np.uint64(0)
+    return (low >> r) | (high << (np.uint64(64) - r))
+
+
+@njit(cache=True)
+def _scan_placements(s, first, first_only, grid, free, edge, place_tables, row):
+    """Sets in ``row`` (bit p % 64 of word p // 64) the legal placements p of shape ``s`` on a map given by its
+    grid hex states and bitboards ``grid``, ``free``, ``edge`` (:func:`_open_hexes`; ``first``: no tile is down
+    yet); true if there is one. ``first_only``: stops at the first.
+
+    Per rotation, the anchors whose 4 cells are free and touch the forest come
+    64 grid positions at a time (each cell is a fixed shift of the anchor's
+    position); only those walk their boundary."""
+    boundary_touch, covers_centre, grid_hex = place_tables[4], place_tables[5], place_tables[6]
+    cell_shift, boundary_shift = place_tables[8], place_tables[9]
+    found = False
+    for k in range(ROTATIONS):
+        for w in range(free.size):
+            fit = np.uint64(0xFFFFFFFFFFFFFFFF)
+            touch = np.uint64(0)
+            for c in range(cell_shift.shape[2]):
+                fit &= _read_at(free, w, cell_shift[s, k, c])
+                if not first:
+                    touch |= _read_at(edge, w, cell_shift[s, k, c])
+            if not first:
+                fit &= touch
+            while fit:
+                x = w * 64 + lowest_bit_index(fit)
+                fit &= fit - np.uint64(1)
+                p = grid_hex[x] * ROTATIONS + k
+                if first:
+                    ok = covers_centre[s, p]
+                else:
+                    ok = _closes_one_region(grid, x, boundary_shift[s, k], boundary_touch[s, k])
+                if ok:
+                    row[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+                    found = True
+                    if first_only:
+                        return True
     return found
 
 
 @njit(cache=True)
-def legal_placements(games, shapes, first_only, tile, tiles_on_map, playable, neighbours_ext, cells, boundary,
-                     boundary_touch, covers_centre, centre, words):
+def legal_placements(games, shapes, first_only, tile, tiles_on_map, place_tables, words):
     """uint64 ``[m, words]``: the legal placements of shape ``shapes[i]`` on the map of game ``games[i]``, bit
     p % 64 of word p // 64 for placement p = anchor * 6 + rotation.
 
@@ -610,14 +652,18 @@ def legal_placements(games, shapes, first_only, tile, tiles_on_map, playable, ne
     holding more than a single hex. ``first_only``: only the first one found
     (to know whether there is one).
     """
+    neighbours_ext, grid_hex = place_tables[1], place_tables[6]
     legal = np.zeros((games.size, words), np.uint64)
     states = np.zeros(neighbours_ext.shape[0], np.int64)
+    positions = np.zeros(grid_hex.size, np.int64)
+    free = np.zeros(-(-grid_hex.size // 64), np.uint64)
+    edge = np.zeros(-(-grid_hex.size // 64), np.uint64)
     last = -1
     for i in range(games.size):
         g = games[i]
         if g != last:
             _hex_states(g, tile, neighbours_ext, states)
+            _open_hexes(states, place_tables, positions, free, edge)
             last = g
-        _scan_placements(shapes[i], tiles_on_map[g] == 0, first_only, states, playable, cells, boundary,
-                         boundary_touch, covers_centre, legal[i], centre)
+        _scan_placements(shapes[i], tiles_on_map[g] == 0, first_only, positions, free, edge, place_tables, legal[i])
     return legal

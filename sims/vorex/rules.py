@@ -202,6 +202,46 @@ class Board:
         # around_nb[s, p]: the 6 neighbours of each around hex of placement p, flat [M * 6] (int16)
         self.around_nb = self.neighbours_ext[self.around].reshape(S, P * K, M * 6).astype(np.int16)
         self.place_rows = -(-self.cells.shape[1] // 64) * 64  # placements, padded to whole words
+        self._grid(config, shapes, [[walks[s, k] + [walks[s, k][-1]] * (L - len(walks[s, k])) for k in range(K)]
+                                     for s in range(S)])
+
+    def _grid(self, config: VorexConfig, shapes: list, walks: list) -> None:
+        """The window on a rectangle of axial coordinates padded by the farthest boundary hex, so each cell and
+        boundary hex of a (shape, rotation) is a fixed shift of grid positions from its anchor: ``grid_hex [G]``
+        (the hex at each position, -1 outside the window), ``hex_grid [H+2]`` (each hex's position; sentinels
+        -1), ``cell_shift [shapes, 6, 4]`` and ``boundary_shift [shapes, 6, L]`` (``walks [s][k]``: the boundary
+        walk's hexes relative to the anchor, as ``boundary``)."""
+        rotated = [[rotate(o, k) for o in offsets] for offsets in shapes for k in range(ROTATIONS)]
+        pad = max(max(abs(dq), abs(dr)) for walk in walks for hexes in walk for dq, dr in hexes)
+        qs, rs = zip(*config.hex_coords)
+        cols = max(qs) - min(qs) + 1 + 2 * pad
+        rows = max(rs) - min(rs) + 1 + 2 * pad
+        self.grid_hex = np.full(rows * cols, -1, dtype=np.int64)
+        self.hex_grid = np.full(self.H + 2, -1, dtype=np.int64)
+        for h, (q, r) in enumerate(config.hex_coords):
+            position = (r - min(rs) + pad) * cols + q - min(qs) + pad
+            self.grid_hex[position] = h
+            self.hex_grid[h] = position
+        self.cell_shift = np.array([[dr * cols + dq for dq, dr in cells] for cells in rotated],
+                                   dtype=np.int64).reshape(len(shapes), ROTATIONS, TILE_HEXES)
+        self.boundary_shift = np.array([[[dr * cols + dq for dq, dr in walk] for walk in by_shape]
+                                        for by_shape in walks], dtype=np.int64)
+        placed = self.boundary.reshape(len(shapes), self.P, ROTATIONS, -1).transpose(1, 0, 2, 3)
+        found = self.grid_hex[self.hex_grid[:self.P, None, None, None] + self.boundary_shift[None]]
+        valid = (self.cells.reshape(len(shapes), self.P, ROTATIONS, TILE_HEXES).transpose(1, 0, 2, 3)
+                 < self.SHUT).all(axis=3)
+        if not (np.where(found < 0, self.OPEN, found) == placed)[valid].all():
+            raise AssertionError("grid shifts disagree with the boundary walks")
+        # the shifts name the placement tables' cells wherever a placement lies on the playable hexes
+        anchors = self.hex_grid[:self.P, None, None, None] + self.cell_shift[None]  # [P, S, K, 4]
+        on_grid = self.grid_hex[anchors]
+        tables = self.cells.reshape(len(shapes), self.P, ROTATIONS, TILE_HEXES).transpose(1, 0, 2, 3)
+        playable = (tables < self.P).all(axis=3)
+        if (np.diff(self.hex_grid[:self.P]) <= 0).any():
+            raise AssertionError("playable hexes are numbered row by row")  # the kernels scan hex_grid[0] to [P-1]
+        on_playable = ((on_grid >= 0) & (on_grid < self.P)).all(axis=3)
+        if not (on_grid == tables)[playable].all() or on_playable[~playable].any():
+            raise AssertionError("grid shifts disagree with the placement tables")
 
 
 @dataclass
@@ -254,9 +294,10 @@ class VorexEngine(BatchedEngine):
         self.num_actions = config.num_actions
         self.board = board = Board(config)
         # what the placement kernels read: playable hexes, neighbours, cells, boundary walks and their touches,
-        # the placements covering the centre and the first placement anchored there
+        # the placements covering the centre and the grid (Board._grid)
         self.place_tables = (config.playable, board.neighbours_ext, board.cells, board.boundary, board.boundary_touch,
-                             board.covers_centre, config.centre * ROTATIONS)
+                             board.covers_centre, board.grid_hex, board.hex_grid, board.cell_shift,
+                             board.boundary_shift)
         self.offsets = config.offsets
         P = config.playable
         self.P, self.H = P, config.window
@@ -389,7 +430,7 @@ class VorexEngine(BatchedEngine):
         ``first_only``: only the first legal placement found.
         """
         return kernels.legal_placements(np.asarray(games, dtype=np.int64), np.asarray(shapes, dtype=np.int64),
-                                        first_only, state.tile, state.tiles_on_map, *self.place_tables,
+                                        first_only, state.tile, state.tiles_on_map, self.place_tables,
                                         self.board.place_rows // 64)
 
     def place_exists(self, state: VorexState, rows: np.ndarray, tiles: np.ndarray) -> np.ndarray:

@@ -1,0 +1,290 @@
+"""The designer's sections of a run report: why a seat wins, how the game feels, and content strength per item.
+
+Built only on what the records and events already hold (:mod:`analysis.report.content`
+says what that is per game); what needs engine events that do not exist yet is
+said in the sections, not left out silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from analysis import plots
+from analysis import stats
+from analysis.report.content import Family, GameContent, content_of, family_events, with_sources
+from analysis.report.model import Block, Column, Facts, Heading, Paragraph, Plot, Section, Table
+from analysis.report.text import _ci, _ci_num, _ci_pts, _finite, _int, _num, _p, _pct, _plain, _pts
+
+OBSERVATIONAL = (
+    "Observational, not causal: a seat that uses an item is not a random seat. Stronger play and longer games use "
+    "more items, and an item may be taken because its seat is already ahead, so the difference leans towards items "
+    "the winners could afford (a catch-up item can look weak for the same reason). Only an ablation on the same "
+    "deals (the item removed, made dearer or swapped) shows what the item itself does.")
+
+DESIGNER_METHODS = [
+    "Score by source: each seat's mean points per game from each points_* column (or the sources a game's records "
+    "derive, named in the section), the deal as the unit (a deal's games averaged first; "
+    "analysis.stats.score_sources); "
+    "intervals by analysis.stats.mean_interval. The leading seat is the one with the highest mean score; its lead per "
+    "source is its points minus the other seats' mean in the same game, averaged per deal, with a one-sample t test "
+    "against 0 (scipy.stats.ttest_1samp); a source's share is its part of the whole lead.",
+    "Tempo: a seat's turns per game are the distinct values of the events' order column among its move events "
+    "(analysis.stats.tempo); the seat whose move ended a game is the seat of the last move event. Shares of games "
+    "ending on a seat's, the winner's or the final score leader's move have Wilson 95% intervals (by deal, a t or "
+    "bootstrap interval of per-deal shares, when deals hold several games).",
+    "Drama (analysis.stats.drama): decisiveness is the final margin (first place's score minus second's, stalls "
+    "excluded) with its quartiles and the mean's interval; drawishness the share of shared first places (Wilson "
+    "95%); the spread of game length the standard deviation of turns with a seeded percentile bootstrap 95% "
+    "interval (scipy.stats.bootstrap), the interquartile range and the coefficient of variation. Lead changes and "
+    "comeback rate need a per-turn score of every seat, which no engine records yet: they are not reported.",
+    "Content strength per item (analysis.stats.item_strength), one table per component family: the win rate of "
+    "seat-games that used the item against those that did not, Newcombe hybrid score interval "
+    "(statsmodels confint_proportions_2indep(method='newcomb')), score test, Holm (family-wise) and "
+    "Benjamini-Hochberg (FDR) adjustments across the family's items (statsmodels multipletests); sorted by the "
+    "difference. Seat-games are the unit, so with rotated seats the games of one deal are counted as independent: "
+    "the intervals are then somewhat too narrow. Observational (see the section).",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class DesignerAnalysis:
+    """What the designer sections show, computed once."""
+
+    content: GameContent
+    players: int
+    sources: stats.ScoreSources | None
+    sources_text: str
+    tempo: stats.Tempo | None
+    drama: stats.Drama
+    families: tuple[tuple[Family, pl.DataFrame | None], ...]
+
+
+def analyse_designer(game: str | None, manifest: dict, records: pl.DataFrame, events: pl.DataFrame | None,
+                     players: int, declared: tuple[str, tuple | None] | None = None) -> DesignerAnalysis:
+    """Score sources, tempo, drama and the content families of one run (records restricted to the players)."""
+    content = content_of(game, events, declared)
+    derived, sources_text = with_sources(game, records, manifest.get("config") or {})
+    sources = stats.score_sources(derived)
+    tempo = (stats.tempo(records, events, content.order, content.moves, content.moves_text)
+             if content.order is not None else None)
+    families = []
+    for family in content.families:
+        used = family_events(events, family) if events is not None and events.height else None
+        table = (stats.item_strength(records, used, family.item, points=family.points)
+                 if used is not None and players > 0 else None)
+        families.append((family, table))
+    return DesignerAnalysis(content, players, sources, sources_text, tempo, stats.drama(records, events),
+                            tuple(families))
+
+
+# ---------------------------------------------------------------- why a seat wins
+
+
+def _ci_signed(low: float, high: float) -> str:
+    return f"[{low:+.2f}, {high:+.2f}]" if _finite(low) and _finite(high) else "n/a"
+
+
+def _mean_cell(row: dict | None) -> str:
+    if row is None:
+        return "n/a"
+    return f"{_num(row['mean'])} {_ci_num(row['low'], row['high'])}"
+
+
+def _source_blocks(d: DesignerAnalysis) -> list[Block]:
+    s = d.sources
+    if s is None:
+        return [Paragraph("Score by source: not measured. The records hold no points_* columns and this game's score "
+                          "is not derived from other record columns, so the score cannot be split by source "
+                          "(the engine would have to record points by source).", "note")]
+    seats = sorted(s.per_seat["seat"].unique().to_list())
+    cells = {(r["seat"], r["source"]): r for r in s.per_seat.to_dicts()}
+    lead = {r["source"]: r for r in s.lead.to_dicts()} if s.lead is not None else {}
+    columns = [Column("Source")] + [Column(f"Seat {seat}", True) for seat in seats]
+    if s.lead is not None:
+        columns += [Column(f"Seat {s.leader}'s lead", True), Column("95% interval", True),
+                    Column("Share of lead", True), Column("t test p", True)]
+    order = s.lead["source"].to_list() if s.lead is not None else list(s.sources)
+    rows, marked = [], []
+    for source in order:
+        row = [source] + [_mean_cell(cells.get((seat, source))) for seat in seats]
+        if s.lead is not None:
+            r = lead[source]
+            row += [f"{r['mean']:+.2f}", _ci_signed(r["low"], r["high"]), _pct(r["share"]), _p(r["p_value"])]
+        rows.append(row)
+        marked.append(source == s.top_source)
+    blocks: list[Block] = []
+    unit = f"n = {s.per_seat['deals'][0]:,} {s.unit}"
+    if s.lead is not None:
+        total = s.total.to_dicts()[0]
+        top = lead[s.top_source]
+        blocks.append(Paragraph(
+            f"Seat {s.leader} has the highest mean score; it leads the other seats' mean by {total['mean']:+.2f} "
+            f"points a game {_ci_signed(total['low'], total['high'])} ({total['method']}, {unit}). The source that "
+            f"makes most of that lead is {s.top_source}: {top['mean']:+.2f} points "
+            f"{_ci_signed(top['low'], top['high'])}"
+            f", {_pct(top['share'])} of the lead.", "lead"))
+    blocks.append(Table(columns, rows, marked=marked, caption=(
+        f"Mean points per game by source and seat with 95% intervals ({s.per_seat['method'][0]}, {unit}; "
+        f"the deal is the unit). Sources read: {d.sources_text}."
+        + (f" {stats.UNATTRIBUTED}: the score less the sum of the sources." if stats.UNATTRIBUTED in s.sources
+           else "")
+        + (" Lead: the leading seat's points minus the other seats' mean in the same game, averaged per deal; "
+           "share: its part of the whole lead (negative: a source where the leader trails). Highlighted: the "
+           "source that makes most of the lead." if s.lead is not None else ""))))
+    blocks.append(Plot("score-sources", plots.score_sources(s.per_seat, s.lead, s.leader),
+                       "Left: each seat's mean points per game stacked by source. Right: the leading seat's lead per "
+                       "source with its 95% interval by deal; the dashed line is no lead."))
+    return blocks
+
+
+def _tempo_blocks(d: DesignerAnalysis) -> list[Block]:
+    t = d.tempo
+    if t is None:
+        return [Paragraph("Tempo: not measured. This game's events have no column that orders play (turn or "
+                          "decision) with the acting seat, so turns per seat and who moved last are unknown.", "note")]
+    seats = t.turns["seat"].to_list()
+    turn_rows = [[f"seat {r['seat']}", _num(r["mean"], 2), _ci_num(r["low"], r["high"]), r["method"]]
+                 for r in t.turns.to_dicts()]
+    ends = list(dict.fromkeys(t.last_mover["end"].to_list()))
+    cells = {(r["end"], r["seat"]): r for r in t.last_mover.to_dicts()}
+    last_rows = []
+    for end in ends:
+        of = next(r["of"] for r in t.last_mover.to_dicts() if r["end"] == end)
+        last_rows.append([end, _int(of)] + [
+            f"{_pct(cells[(end, seat)]['share'])} {_ci(cells[(end, seat)]['low'], cells[(end, seat)]['high'])} "
+            f"({cells[(end, seat)]['games']:,})" for seat in seats])
+    facts = [("Games ending on the winner's own move",
+              f"{_pct(t.on_winner.rate)} {_ci(t.on_winner.low, t.on_winner.high)} ({t.on_winner.method} 95%), "
+              f"{int(t.on_winner.k):,} of {t.on_winner.n:,} games with one winner"),
+             ("Games ending on the final score leader's own move",
+              f"{_pct(t.on_leader.rate)} {_ci(t.on_leader.low, t.on_leader.high)} ({t.on_leader.method} 95%), "
+              f"{int(t.on_leader.k):,} of {t.on_leader.n:,} games with one highest score"),
+             ("Columns read", t.columns)]
+    top = max(((end, seat) for end in ends if end != "all" for seat in seats),
+              key=lambda k: cells[k]["share"] - 1 / len(seats), default=None)
+    blocks: list[Block] = []
+    if top is not None and len(seats) > 1:
+        r = cells[top]
+        blocks.append(Paragraph(
+            f"{r['games']:,} of {r['of']:,} games that end by {top[0]} end on seat {top[1]}'s move "
+            f"({_pct(r['share'])} {_ci(r['low'], r['high'])}); a seat's fair share of last moves would be "
+            f"{_pct(1 / len(seats))} if turns were shared evenly.", "lead"))
+    blocks += [
+        Table([Column("Seat"), Column("Turns per game", True), Column("95% interval", True), Column("Method")],
+              turn_rows, caption="Turns a seat took per game: distinct turn indices among its move events."),
+        Table([Column("End"), Column("Games", True)] + [Column(f"Seat {s} moved last", True) for s in seats],
+              last_rows, caption="Share of games (per end reason, and all) whose last move was that seat's, with "
+                                 "95% intervals and the count of games."),
+        Facts(facts),
+    ]
+    return blocks
+
+
+def why_section(d: DesignerAnalysis) -> Section:
+    """Score by source (which source makes the leader's lead) and tempo (turns, who moved last)."""
+    return Section("why", "Why a seat wins", [Heading("Score by source"), *_source_blocks(d),
+                                              Heading("Tempo"), *_tempo_blocks(d)])
+
+
+# ---------------------------------------------------------------- drama
+
+
+def drama_facts(dr: stats.Drama) -> list[tuple[str, str]]:
+    """The drama figures as report facts (also one sweep cell's row)."""
+    m = dr.margin
+    return [
+        ("Decisiveness (final margin)",
+         f"median {dr.margin_median:g}, quartiles {dr.margin_q1:g} / {dr.margin_q3:g}; mean {_num(m.mean.mean)} "
+         f"{_ci_num(m.mean.low, m.mean.high)} ({m.mean.method}); n = {m.games:,} games, {m.stalls_excluded:,} stalls "
+         "excluded"),
+        ("Close games (won by the smallest margin)",
+         f"{_pct(dr.close.rate)} {_ci(dr.close.low, dr.close.high)} (Wilson 95%)"
+         + (f", margin {m.smallest:g}" if m.smallest is not None else "")),
+        ("Drawishness (shared first places)", f"{_pct(dr.ties.rate)} {_ci(dr.ties.low, dr.ties.high)} (Wilson 95%)"),
+        ("Spread of game length",
+         f"sd {_num(dr.turns_sd)} turns {_ci_num(dr.turns_sd_low, dr.turns_sd_high)} (bootstrap percentile 95%); "
+         f"interquartile range {dr.turns_iqr:g}; coefficient of variation {_num(dr.turns_cv)}"),
+        ("Lead changes and comebacks",
+         _plain(dr.lead_changes.describe()) if dr.lead_changes is not None else
+         "not measured: no engine records each seat's score per turn yet (needed for lead changes, the comeback "
+         "rate and score trajectories)"),
+    ]
+
+
+def drama_section(d: DesignerAnalysis) -> Section:
+    return Section("drama", "How the game feels", [
+        Paragraph("How decisive, drawish and variable games are, from final results only.", "lead"),
+        Facts(drama_facts(d.drama)),
+        Plot("margin-distribution", plots.margin_distribution(d.drama.margin.distribution),
+             "Share of games per final margin (first place's score minus second place's; 0 is a shared first "
+             "place, negative a game won on a goal without the best score). Stalls excluded."),
+    ])
+
+
+# ---------------------------------------------------------------- content strength
+
+
+def _flag(row: dict) -> str:
+    if row["holm"]:
+        return "Holm"
+    return "BH" if row["bh"] else ""
+
+
+def family_table(family: Family, table: pl.DataFrame) -> Table:
+    """One row per item, sorted by effect (win rate when used minus when not)."""
+    item = family.item
+    points = family.points is not None and table["mean_points"].is_not_null().any()
+    rows, marked = [], []
+    for r in table.to_dicts():
+        row = [str(r[item]), _int(r["used"]), _pct(r["use_rate"]), _pct(r["win_used"]), _pct(r["win_not_used"]),
+               _pts(r["difference"]), _ci_pts(r["diff_low"], r["diff_high"]), _p(r["p_holm"]), _p(r["p_bh"]),
+               _flag(r)]
+        if points:
+            row.append(_num(r["mean_points"]))
+        rows.append(row)
+        marked.append(bool(_flag(r)))
+    columns = [Column("Item"), Column("Used (seat-games)", True), Column("Use rate", True),
+               Column("Win when used", True), Column("Win when not", True), Column("Difference (points)", True),
+               Column("Newcombe 95%", True), Column("Holm p", True), Column("BH p", True), Column("Flag")]
+    if points:
+        columns.append(Column(f"Mean {family.points}", True))
+    return Table(columns, rows, marked=marked, caption=(
+        f"{family.title}: {family.text}. Sorted by the difference (largest first; n/a: used in every seat-game or in "
+        f"none). Holm and Benjamini-Hochberg across the {table.height} items of this family; Flag: adjusted p < 0.05. "
+        "Observational." + (f" Mean {family.points}: per event of the item." if points else "")))
+
+
+def family_blocks(d: DesignerAnalysis) -> list[Block]:
+    """A heading and a table per family; a note for a family whose columns this run lacks."""
+    if not d.families:
+        return [Paragraph("This game declares no component family, so content strength is not measured.", "note")]
+    blocks: list[Block] = [Paragraph(OBSERVATIONAL, "lead")]
+    for family, table in d.families:
+        blocks.append(Heading(family.title))
+        if table is None or not table.height:
+            blocks.append(Paragraph(f"Not measured: this run's events lack what the family needs ({family.text}).",
+                                    "note"))
+        else:
+            blocks.append(family_table(family, table))
+    if d.content.missing:
+        blocks.append(Paragraph("Needs engine events that do not exist yet: " + "; ".join(d.content.missing) + ".",
+                                "note"))
+    return blocks
+
+
+def top_items(d: DesignerAnalysis) -> list[str]:
+    """The flagged items (Holm) of every family, for the summary's findings."""
+    found = []
+    for family, table in d.families:
+        if table is None:
+            continue
+        for r in table.filter(pl.col("holm")).to_dicts():
+            found.append(f"{family.title}: {r[family.item]} {_pts(r['difference'])} points "
+                         f"{_ci_pts(r['diff_low'], r['diff_high'])}")
+    return found
+
+
+__all__ = ["DESIGNER_METHODS", "DesignerAnalysis", "OBSERVATIONAL", "analyse_designer", "drama_facts",
+           "drama_section", "family_blocks", "family_table", "why_section", "top_items"]

@@ -1,0 +1,170 @@
+"""The designer's sections of a sweep report: drama per cell, and the skill trace of a sweep over bot strengths.
+
+A *skill-trace study* is a sweep whose cells differ in the bot that fills
+every seat (a ``bots`` axis, one bot per cell) and are played on the same
+deals (common random numbers): the seat advantage measured at each strength,
+so a designer sees whether a first-player edge grows or vanishes with skill.
+``configs/sweeps/*-skill-trace.toml`` are ready studies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from analysis import plots
+from analysis.report.designer import drama_facts
+from analysis.report.model import Block, Column, Flag, Paragraph, Plot, Section, Table
+from analysis.report.text import _ci, _ci_num, _g, _int, _num, _pct, _pts
+
+TRACE_METHODS = [
+    "Drama per cell (analysis.stats.drama): the final margin's quartiles and mean (interval as the mean score's), "
+    "shared first places (Wilson 95%) and the standard deviation of turns (seeded percentile bootstrap 95%); lead "
+    "changes and comebacks need per-turn scores no engine records yet.",
+    "Skill trace: in a sweep whose cells differ only in the bot that fills every seat, each cell's seat shares "
+    "(the seat-advantage analysis of the cell, its interval method named in the table) drawn against bot strength "
+    "in sweep order; the cells play the same first deals (common random numbers), so the paired changes against "
+    "the baseline (section Paired differences) compare strengths deal by deal. A cell may cap its deals (games = "
+    "N in the sweep file): it then shares the first N deals with the others.",
+]
+
+
+def _lineup(cell: Any) -> tuple[str, ...]:
+    return tuple(cell.records.sort("game", "seat")["bot"].unique(maintain_order=True).to_list())
+
+
+def trace_groups(axes: Sequence[str], cells: Sequence[Any]) -> list[list[Any]]:
+    """The skill traces of a sweep: cells with one bot in every seat, grouped by their labels other than
+    ``bots`` and the bots' settings; a group counts when it has two or more strengths. Empty when the sweep
+    has no ``bots`` axis."""
+    if "bots" not in axes:
+        return []
+    groups: dict[tuple, list[Any]] = {}
+    for cell in cells:
+        if cell.advantage is None or len(_lineup(cell)) != 1:
+            continue
+        key = tuple(sorted((k, v) for k, v in cell.labels.items() if not _bot_setting(k)))
+        groups.setdefault(key, []).append(cell)
+    return [group for group in groups.values() if len({_lineup(c) for c in group}) > 1]
+
+
+def _bot_setting(key: str) -> bool:
+    """A label that is part of a bot's strength: the lineup, or a bot's or persona's weights
+    (``bots.planner.depth``)."""
+    return key == "bots" or key.startswith(("bots.", "personas."))
+
+
+def _strength(cell: Any) -> str:
+    """The bot's name, or the cell's id where the cell also changes the bot's settings (a deeper planner)."""
+    if any(_bot_setting(k) and k != "bots" for k in cell.labels):
+        return cell.id
+    return cell.labels.get("bots") or _lineup(cell)[0]
+
+
+def trace_flags(groups: list[list[Any]]) -> list[Flag]:
+    """One finding per trace: seat 0's share at the weakest and the strongest bot (sweep order)."""
+    flags = []
+    for group in groups:
+        first, last = group[0], group[-1]
+        row0 = first.advantage.seats.filter(pl.col("seat") == 0).to_dicts()[0]
+        row1 = last.advantage.seats.filter(pl.col("seat") == 0).to_dicts()[0]
+        change = last.win_change if last.win_change is not None else None
+        evidence = (f"{_strength(first)}: {_pct(row0['share'])} {_ci(row0['share_low'], row0['share_high'])}; "
+                    f"{_strength(last)}: {_pct(row1['share'])} {_ci(row1['share_low'], row1['share_high'])} "
+                    f"(fair {_pct(1 / first.players)})")
+        if change is not None:
+            evidence += (f"; paired change of seat 0's win rate {_pts(change.difference)} points on "
+                         f"{change.pairs:,} common deals")
+        flags.append(Flag("info", f"Skill trace: seat 0's share goes from {_pct(row0['share'])} ({_strength(first)}) "
+                                  f"to {_pct(row1['share'])} ({_strength(last)}).", evidence))
+    return flags
+
+
+def _trace_blocks(group: list[Any], index: int) -> list[Block]:
+    players = group[0].players
+    seats = list(range(players))
+    share = np.full((players, len(group)), np.nan)
+    low, high = share.copy(), share.copy()
+    rows = []
+    for j, cell in enumerate(group):
+        by_seat = {r["seat"]: r for r in cell.advantage.seats.to_dicts()}
+        for s in seats:
+            r = by_seat.get(s)
+            if r is not None:
+                share[s, j], low[s, j], high[s, j] = r["share"], r["share_low"], r["share_high"]
+        rows.append([_strength(cell), cell.id, _int(cell.advantage.games)]
+                    + [f"{_pct(share[s, j])} {_ci(low[s, j], high[s, j])}" for s in seats]
+                    + [cell.verdict, cell.advantage.share_method, _g(cell.length.median)])
+    what = "share of decided games" if players == 2 else "share of first places"
+    others = {k: v for k, v in group[0].labels.items() if not _bot_setting(k)}
+    where = (" (" + ", ".join(f"{k} = {v}" for k, v in others.items()) + ")") if others else ""
+    table = Table(
+        [Column("Bot"), Column("Cell"), Column("Games", True)] + [Column(f"Seat {s}", True) for s in seats]
+        + [Column("Verdict"), Column("Interval"), Column("Median turns", True)],
+        rows, caption=(f"Each seat's {what} at each bot strength{where}, with its 95% interval; the verdict is the "
+                       "cell's, Holm-corrected across the sweep's cells. The cells play the same first deals."))
+    figure = plots.skill_trace([_strength(c) for c in group], seats, share, low, high, 1 / players, what)
+    return [table, Plot(f"skill-trace-{index}", figure,
+                        f"Each seat's {what} per bot strength{where} (sweep order) with 95% intervals; the dashed "
+                        "line is the fair share. A seat edge that grows to the right grows with skill.")]
+
+
+def trace_section(groups: list[list[Any]]) -> Section:
+    blocks: list[Block] = [Paragraph(
+        "Does the seat advantage hold under stronger play? Each cell seats the same bot everywhere and plays the same "
+        "deals as the others (common random numbers), so the cells differ only in skill.", "lead")]
+    for i, group in enumerate(groups):
+        blocks += _trace_blocks(group, i)
+    return Section("skill-trace", "Skill trace", blocks)
+
+
+def drama_section(cells: Sequence[Any], baseline: str) -> Section:
+    """Per cell: decisiveness, drawishness and the spread of game length, with a figure to compare cells."""
+    rows = []
+    for c in cells:
+        d = c.drama
+        m = d.margin.mean
+        rows.append([c.id + (" *" if c.baseline else ""), _int(d.games),
+                     f"{d.margin_median:g} ({d.margin_q1:g} / {d.margin_q3:g})", _num(m.mean),
+                     _ci_num(m.low, m.high), _pct(d.close.rate), _pct(d.ties.rate), _ci(d.ties.low, d.ties.high),
+                     _num(d.turns_sd), _ci_num(d.turns_sd_low, d.turns_sd_high), _num(d.turns_cv)])
+    figure = plots.cell_drama(
+        [c.id for c in cells],
+        tuple(np.array([getattr(c.drama.margin.mean, k) for c in cells]) for k in ("mean", "low", "high")),
+        tuple(np.array([getattr(c.drama.ties, k) for c in cells]) for k in ("rate", "low", "high")),
+        tuple(np.array([getattr(c.drama, k) for c in cells]) for k in ("turns_sd", "turns_sd_low", "turns_sd_high")),
+        baseline)
+    facts_note = drama_facts(cells[0].drama)[-1][1]
+    return Section("cell-drama", "How each cell feels", [
+        Paragraph("Which cell is decisive, drawish or swingy: the final margin (first place's score minus second's), "
+                  "shared first places, and how much game length varies. Lead changes and comebacks: "
+                  + facts_note + ".", "lead"),
+        Table([Column("Cell"), Column("Games", True), Column("Margin median (quartiles)", True),
+               Column("Mean margin", True), Column("95% interval", True), Column("Close games", True),
+               Column("Ties", True), Column("Wilson 95%", True), Column("Turns sd", True),
+               Column("Bootstrap 95%", True), Column("CV", True)], rows,
+              caption="Close games: won by the smallest margin seen in the cell. CV: turns sd over mean turns. "
+                      "* baseline.", marked=[c.baseline for c in cells]),
+        Plot("cell-drama", figure, "Per cell: the mean final margin, the share of shared first places and the "
+                                   "standard deviation of game length, each with its 95% interval."),
+    ])
+
+
+def drama_flags(cells: Sequence[Any]) -> list[Flag]:
+    """The most and least decisive cells by mean final margin."""
+    measured = [c for c in cells if c.drama.margin.games and np.isfinite(c.drama.margin.mean.mean)]
+    if len(measured) < 2:
+        return []
+    ranked = sorted(measured, key=lambda c: c.drama.margin.mean.mean)
+    close, wide = ranked[0], ranked[-1]
+
+    def text(c: Any) -> str:
+        m = c.drama.margin.mean
+        return (f"mean margin {_num(m.mean)} {_ci_num(m.low, m.high)}, ties {_pct(c.drama.ties.rate)}, turns sd "
+                f"{_num(c.drama.turns_sd)}")
+
+    return [Flag("info", f"Closest games: {close.id}; most decisive: {wide.id}.",
+                 f"{close.id}: {text(close)}; {wide.id}: {text(wide)}")]

@@ -1,0 +1,931 @@
+"""``glade tune``: search a game's config keys for a setting whose seats are balanced.
+
+A study names a game, its bots, the config keys to search (``--param``) and the
+target; see ``docs/tune.md`` for the search and its statistics. Parameters::
+
+    rules.flowers=15..45:5        integers 15, 20, ..., 45 (step 1 without ``:STEP``)
+    rules.bias=0.1..0.5:0.1       reals (without ``:STEP``: 9 evenly spaced values)
+    board.rows=5|7|9              named choices (TOML values, else text)
+
+A tune file holds the same study (command-line options override it)::
+
+    game = "overgrowth"
+    description = "Flowers per player, greedy vs greedy"
+    bots = ["greedy", "greedy"]
+    players = 2                   # optional, default: the number of bots
+    seed = 7
+    target = "seat-balance"       # the only target so far
+    delta = 0.025                 # optional: balanced within +-delta of the fair share
+    turns = "16..40"              # optional: the median game length inside this band
+    means = ["score=10..20"]      # optional: a records column's mean inside a range
+    budget = 60000                # optional: games the search may spend
+    confirm = 4000                # optional: deals of the confirmation run
+    start = 256                   # optional: deals of a candidate's first look
+    set = ["board.rows=7"]        # optional: overrides applied to every candidate
+    [params]
+    "rules.flowers" = "15..45:5"  # a range, or a list of values, as --param takes them
+    "board.rows" = [5, 7, 9]
+
+An output directory::
+
+    OUT/tune.json               the study, every look of the search, the drops, the choice,
+                                the confirmation and the games spent (rewritten after every look)
+    OUT/candidates/<id>/        one glade play run directory per candidate looked at
+    OUT/confirm/<id>/           the chosen candidate on new deals (another root seed)
+
+Every candidate plays the study's seed, so deal ``d`` has the same game seed in
+every candidate (common random numbers); seats are rotated when the lineup is
+mixed. Resuming: the same command again replays the search's decisions from
+the records on disk and plays only what is missing, so it ends with the same
+result; a different study on the same directory is refused.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+from statsmodels.stats.weightstats import DescrStatsW
+from scipy import stats as scipy_stats
+
+from analysis import stats
+from analysis.stopping import mixture_half_width, mixture_rho
+from analysis.sweep import _NAME, flatten, label, toml_value
+from sims.core.files import exclusive, write_json
+from sims.core.play import resolve_bot, seat_labels
+from sims.core.rng import mix64, purpose_key
+from sims.core.spec import ConfigError, Float, Int, List, Optional, Str, parse_override, read_toml, validate
+from sims.records import load_records, now, read_manifest, versions
+from sims.registry import get_game
+from sims.runner import run, run_rotations
+
+TUNE_JSON = "tune.json"
+CANDIDATES = "candidates"
+CONFIRM = "confirm"
+FORMAT = 1
+TARGETS = ("seat-balance",)
+VERDICTS = ("balanced", "unbalanced", "undecided")
+ALPHA = 0.05  # the error of the drop rule (a good candidate ever dropped) and of the confirmation tests
+DEFAULTS = {"delta": 0.025, "budget": 60_000, "confirm": 4000, "start": 256, "target": "seat-balance"}
+_REAL_POINTS = 9  # values of a real range given without a step
+_MAX_VALUES = 1000
+_MAX_CANDIDATES = 4096
+# What must match for an output directory to be resumed.
+_IDENTITY = ("game", "bots", "players", "params", "target", "delta", "turns", "means", "seed", "start", "set")
+
+
+# ---------------------------------------------------------------- parameters and targets
+
+
+@dataclass(frozen=True)
+class Param:
+    """One config key to search: its values in order (``ordered``: a numeric range)."""
+
+    key: str
+    values: tuple[Any, ...]
+    ordered: bool
+    text: str  # as given: "rules.flowers=15..45:5"
+    names: tuple[str, ...] = ()  # a tune file's named values ([params.board] 9x5 = {rows = 9, columns = 5})
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return self.names or tuple(label(v) for v in self.values)
+
+
+def _number(text: str) -> int | float | None:
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            return None
+        return value if math.isfinite(value) else None
+
+
+def parse_band(text: str, source: str, key: str) -> tuple[float, float]:
+    """``"16..40"`` -> (16.0, 40.0); a ConfigError naming ``source`` and ``key`` otherwise."""
+    low, sep, high = str(text).partition("..")
+    lo, hi = _number(low.strip()), _number(high.strip())
+    if not sep or lo is None or hi is None or not lo <= hi:
+        raise ConfigError(source, key, "a band LO..HI of two numbers with LO <= HI, such as 16..40", text)
+    return float(lo), float(hi)
+
+
+def _range_values(key: str, spec: str, source: str, where: str) -> tuple[tuple[Any, ...], bool]:
+    """``LO..HI[:STEP]`` as its values; integers when all three are integers."""
+    expected = "LO..HI[:STEP] with numbers LO < HI and STEP > 0 (e.g. 15..45:5), or choices a|b|c"
+    bounds, _, step_text = spec.partition(":")
+    low, _, high = bounds.partition("..")
+    lo, hi = _number(low.strip()), _number(high.strip())
+    step = _number(step_text.strip()) if step_text else None
+    if lo is None or hi is None or not lo < hi or (step_text and (step is None or step <= 0)):
+        raise ConfigError(source, where, expected, f"{key}={spec}")
+    if isinstance(lo, int) and isinstance(hi, int) and (step is None or isinstance(step, int)):
+        step = step or 1
+        if (hi - lo) // step + 1 > _MAX_VALUES:
+            raise ConfigError(source, where, f"at most {_MAX_VALUES} values (a larger STEP)", f"{key}={spec}")
+        return tuple(range(lo, hi + 1, step)), True
+    if step is None:
+        values = np.linspace(float(lo), float(hi), _REAL_POINTS)
+    else:
+        if (hi - lo) / step + 1 > _MAX_VALUES:
+            raise ConfigError(source, where, f"at most {_MAX_VALUES} values (a larger STEP)", f"{key}={spec}")
+        count = int(math.floor((hi - lo) / step + 1e-9)) + 1
+        values = float(lo) + step * np.arange(count)
+    return tuple(round(float(v), 12) for v in values), True
+
+
+def parse_param(text: str, source: str = "--param", where: str | None = None) -> Param:
+    """``KEY=LO..HI[:STEP]`` or ``KEY=a|b|c`` as a :class:`Param`."""
+    where = where or text
+    key, sep, spec = str(text).partition("=")
+    key, spec = key.strip(), spec.strip()
+    if not sep or not key or not spec or any(not part for part in key.split(".")):
+        raise ConfigError(source, where, "KEY=LO..HI[:STEP] or KEY=a|b|c with a dotted config key "
+                          "(e.g. rules.flowers=15..45:5)", text)
+    if "|" in spec:
+        values = tuple(parse_override(f"v={part.strip()}")[1] for part in spec.split("|"))
+        return _param(key, values, False, text, source, where)
+    if ".." in spec:
+        values, ordered = _range_values(key, spec, source, where)
+        return _param(key, values, ordered, text, source, where)
+    raise ConfigError(source, where, "a range LO..HI[:STEP] or choices a|b|c", text)
+
+
+def _param(key: str, values: tuple, ordered: bool, text: str, source: str, where: str,
+           names: tuple[str, ...] = ()) -> Param:
+    labels = list(names) or [label(v) for v in values]
+    if len(set(labels)) != len(labels) or not values:
+        raise ConfigError(source, where, "distinct values", text)
+    return Param(key, values, ordered and len(values) > 1, text, names)
+
+
+def _file_param(key: str, value: Any, source: str) -> Param:
+    """A tune file's ``[params]`` entry: a range or choices string, or a list of values."""
+    where = f"params.{json.dumps(key) if '.' in key else key}"
+    if isinstance(value, str):
+        return parse_param(f"{key}={value}", source, where)
+    if isinstance(value, dict) and value:
+        for name in value:
+            if not _NAME.match(name):
+                raise ConfigError(source, f"{where}.{name}", "a name of letters, digits and . _ + - (it becomes "
+                                  "part of a folder name)", name)
+        text = f"{key}=" + "|".join(f"{n}:{toml_value(v)}" for n, v in value.items())
+        return _param(key, tuple(value.values()), False, text, source, where, tuple(value))
+    if isinstance(value, list) and value:
+        ordered = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value) and value == sorted(value)
+        text = f"{key}=" + "|".join(toml_value(v) for v in value)
+        return _param(key, tuple(value), ordered, text, source, where)
+    raise ConfigError(source, where, 'a range "LO..HI[:STEP]", choices "a|b|c", a list of values or a table of '
+                      'named values', value)
+
+
+@dataclass(frozen=True)
+class MeanTarget:
+    """A records column whose mean (per deal) should lie in ``[low, high]``."""
+
+    column: str
+    low: float
+    high: float
+
+    @property
+    def text(self) -> str:
+        return f"{self.column}={self.low:g}..{self.high:g}"
+
+
+def parse_mean(text: str, source: str = "--mean") -> MeanTarget:
+    column, sep, band = str(text).partition("=")
+    if not sep or not column.strip():
+        raise ConfigError(source, text, "COLUMN=LO..HI, a records column and a range, such as score=10..20",
+                          has_got=False)
+    low, high = parse_band(band, source, column.strip())
+    return MeanTarget(column.strip(), low, high)
+
+
+# ---------------------------------------------------------------- the study
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One setting of the searched keys: its id (a folder name) and ``--set`` overrides."""
+
+    index: int
+    id: str
+    settings: tuple[tuple[str, Any], ...]
+
+    @property
+    def overrides(self) -> tuple[str, ...]:
+        return tuple(s.override for k, v in self.settings for s in flatten(k, v))
+
+
+@dataclass(frozen=True)
+class Study:
+    """A validated tune study (from the command line, a tune file, or both)."""
+
+    game: str
+    bots: tuple[str, ...]  # one per player seat
+    players: int
+    params: tuple[Param, ...]
+    seed: int
+    target: str = "seat-balance"
+    delta: float = 0.025
+    turns: tuple[float, float] | None = None
+    means: tuple[MeanTarget, ...] = ()
+    budget: int = 60_000
+    confirm: int = 4000
+    start: int = 256
+    base: tuple[str, ...] = ()
+    description: str = ""
+    source: str = ""  # the tune file, if any
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        combos = itertools.product(*(tuple(zip(p.labels, p.values)) for p in self.params))
+        out = []
+        for index, combo in enumerate(combos):
+            cid = ",".join(f"{p.key}={name}" for p, (name, _) in zip(self.params, combo))
+            out.append(Candidate(index, cid, tuple((p.key, v) for p, (_, v) in zip(self.params, combo))))
+        return out
+
+    @property
+    def title(self) -> str:
+        """``rules.flowers 25..45 (3), board 7x7|9x5``: the keys and their values, short."""
+        return ", ".join(f"{p.key} " + (f"{p.labels[0]}..{p.labels[-1]} ({len(p.values)})" if p.ordered
+                                        else "|".join(p.labels)) for p in self.params)
+
+    @property
+    def ordered(self) -> bool:
+        """One numeric range: the search brackets it (the seat advantage is taken to be monotone in it)."""
+        return len(self.params) == 1 and self.params[0].ordered and len(self.params[0].values) > 3
+
+    def identity(self) -> dict:
+        return {"game": self.game, "bots": list(self.bots), "players": self.players,
+                "params": [p.text for p in self.params], "target": self.target, "delta": self.delta,
+                "turns": list(self.turns) if self.turns else None, "means": [m.text for m in self.means],
+                "seed": self.seed, "start": self.start, "set": list(self.base)}
+
+
+_FILE_SCHEMA = {
+    "game": Str(),
+    "description": Optional(Str(), ""),
+    "bots": Optional(List(Str(), 1)),
+    "players": Optional(Int(1, 64)),
+    "seed": Optional(Int()),
+    "target": Optional(Str()),
+    "delta": Optional(Float(0.0, 0.5)),
+    "turns": Optional(Str()),
+    "means": Optional(List(Str()), []),
+    "budget": Optional(Int(1)),
+    "confirm": Optional(Int(2)),
+    "start": Optional(Int(2)),
+    "set": Optional(List(Str()), []),
+}  # and [params], checked by hand
+
+
+def read_tune_file(path: str | Path) -> dict:
+    """A tune file's settings as the keyword arguments of :func:`make_study` (params as :class:`Param`)."""
+    path = Path(path)
+    raw = read_toml(path)
+    source = str(path)
+    params = raw.pop("params", None)
+    values = validate(raw, _FILE_SCHEMA, source)
+    if params is not None and (not isinstance(params, dict) or not params):
+        raise ConfigError(source, "params", "a [params] table of config keys, each a range or a list of values",
+                          params)
+    out = {k: v for k, v in values.items() if v is not None and k not in ("means", "set", "description")}
+    out["description"] = values["description"]
+    if values["means"]:
+        out["means"] = tuple(parse_mean(m, f"{source}: means") for m in values["means"])
+    if values["set"]:
+        out["base"] = tuple(values["set"])
+    if "turns" in out:
+        out["turns"] = parse_band(out["turns"], source, "turns")
+    if params:
+        out["params"] = tuple(_file_param(k, v, source) for k, v in params.items())
+    out["source"] = source
+    return out
+
+
+def make_study(game: str, bots: Sequence[str] | None, players: int | None, params: Sequence[Param],
+               seed: int | None, source: str = "", **options: Any) -> Study:
+    """Check a study's settings (the command line's, or a tune file's with the command line's on top)."""
+    where = source or "glade tune"
+    try:
+        definition = get_game(game)
+    except ConfigError as error:
+        raise ConfigError(where, "game", error.expected, game) from None
+    if not bots:
+        raise ConfigError(where, "--bots", "bots, one per player (e.g. greedy,greedy)", has_got=False)
+    if seed is None:
+        raise ConfigError(where, "--seed", "a root seed (an integer)", has_got=False)
+    if not params:
+        raise ConfigError(where, "--param", "at least one KEY=LO..HI[:STEP] or KEY=a|b|c to search",
+                          has_got=False)
+    keys = [p.key for p in params]
+    if len(set(keys)) != len(keys):
+        raise ConfigError(where, "--param", "each config key once", ", ".join(keys))
+    players = players if players is not None else len(bots)
+    if players < 2:
+        raise ConfigError(where, "--players", "at least 2 players (seat balance needs two seats)", players)
+    bots = list(bots) * players if len(bots) == 1 else list(bots)
+    labels = tuple(seat_labels(definition, players, bots))
+    target = options.get("target") or DEFAULTS["target"]
+    if target not in TARGETS:
+        raise ConfigError(where, "--target", "one of " + ", ".join(TARGETS), target)
+    delta = float(options.get("delta") or DEFAULTS["delta"])
+    if not 0 < delta < 1 / players:
+        raise ConfigError(where, "--delta", f"a margin between 0 and {1 / players:g} (the fair share)", delta)
+    study = Study(
+        game=definition.name, bots=labels, players=players, params=tuple(params), seed=int(seed), target=target,
+        delta=delta, turns=options.get("turns"), means=tuple(options.get("means") or ()),
+        budget=int(options.get("budget") or DEFAULTS["budget"]), confirm=int(options.get("confirm") or
+                                                                           DEFAULTS["confirm"]),
+        start=int(options.get("start") or DEFAULTS["start"]), base=tuple(options.get("base") or ()),
+        description=options.get("description") or "", source=source,
+    )
+    if len(study.candidates) > _MAX_CANDIDATES:
+        raise ConfigError(where, "--param", f"at most {_MAX_CANDIDATES:,} candidates (fewer values)",
+                          len(study.candidates))
+    return study
+
+
+def candidate_configs(study: Study) -> list[Any]:
+    """Each candidate's game config (the study's --set, then the candidate's keys), bots checked against it."""
+    game = get_game(study.game)
+    configs = []
+    where = study.source or "--param"
+    for candidate in study.candidates:
+        try:
+            config = game.load_config(None, study.base + candidate.overrides)
+        except ConfigError as error:
+            raise ConfigError(where, f"candidate {candidate.id}", str(error), has_got=False) from None
+        for bot in dict.fromkeys(study.bots):
+            resolve_bot(game, config, bot)
+        configs.append(config)
+    return configs
+
+
+# ---------------------------------------------------------------- one look at a candidate
+
+
+@dataclass(frozen=True)
+class Look:
+    """A candidate's first ``deals`` deals: per-seat shares with their confidence sequence, game length."""
+
+    candidate: str
+    deals: int
+    games: int
+    counted: int  # deals with a counted game (a decided one with 2 players)
+    share: tuple[float, ...]  # per seat, mean per-deal share of first places
+    half_width: float  # the confidence sequence's half-width (every seat)
+    median_turns: float
+    below: float  # share of games shorter than the turns band (nan without a band)
+    above: float
+    turns_half_width: float
+    means: tuple[float, ...] = ()
+
+    def deviation(self, fair: float) -> np.ndarray:
+        return np.asarray(self.share) - fair
+
+    def imbalance(self, fair: float) -> float:
+        """The largest |share - fair| over the seats."""
+        return float(np.max(np.abs(self.deviation(fair)))) if self.counted else math.inf
+
+    def bounds(self, fair: float) -> tuple[float, float]:
+        """The confidence sequence's range for the imbalance: (smallest, largest) it can be."""
+        if not self.counted:
+            return 0.0, 1.0
+        gaps = np.abs(self.deviation(fair))
+        return float(np.max(np.maximum(gaps - self.half_width, 0.0))), float(np.max(gaps + self.half_width))
+
+    def off_band(self) -> str:
+        """Why the median game length is clearly outside the band ("" when it is not shown to be)."""
+        if math.isnan(self.below):
+            return ""
+        if self.below - self.turns_half_width > 0.5:
+            return f"median turns clearly below the band ({_pct(self.below)} of games shorter)"
+        if self.above - self.turns_half_width > 0.5:
+            return f"median turns clearly above the band ({_pct(self.above)} of games longer)"
+        return ""
+
+    def to_dict(self, fair: float) -> dict:
+        lower, upper = self.bounds(fair)
+        return {"candidate": self.candidate, "deals": self.deals, "games": self.games, "counted": self.counted,
+                "share": list(self.share), "half_width": self.half_width,
+                "low": [max(0.0, s - self.half_width) for s in self.share],
+                "high": [min(1.0, s + self.half_width) for s in self.share],
+                "imbalance": self.imbalance(fair), "imbalance_low": lower, "imbalance_high": upper,
+                "median_turns": self.median_turns, "means": list(self.means)}
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def deal_matrix(records: pl.DataFrame, players: int) -> np.ndarray:
+    """float ``[deals, players]``: each deal's share of first places per seat, over its counted games.
+
+    Counted as :func:`analysis.stats.seat_advantage` counts: with 2 players the
+    games with one winner; with more, games with a result, a shared first
+    place split. Deals without a counted game are left out.
+    """
+    games = stats._per_game(records)
+    counted = stats._counted_shares(records, games, players)
+    if not counted.height:
+        return np.zeros((0, players))
+    return stats._seat_matrix(counted, players, "deal")
+
+
+class _Level:
+    """The confidence sequences' level: ``ALPHA`` split over candidates and the statistics each one has."""
+
+    def __init__(self, study: Study):
+        statistics = (1 if study.players == 2 else study.players) + (2 if study.turns else 0)
+        self.tests = len(study.candidates) * statistics
+        self.confidence = 1 - ALPHA / self.tests
+        self.rho = mixture_rho(study.delta, self.confidence)
+
+    def half_width(self, n: int) -> float:
+        return float(mixture_half_width(n, self.rho, self.confidence)) if n else 1.0
+
+
+def take_look(records: pl.DataFrame, study: Study, candidate: str, deals: int, level: _Level) -> Look:
+    """The look at the first ``deals`` deals of ``records`` (player seats only)."""
+    for target in study.means:
+        _check_column(records, target)
+    part = records.filter((pl.col("deal") < deals) & (pl.col("seat") < study.players))
+    shares = deal_matrix(part, study.players)
+    first = part.filter(pl.col("seat") == 0)
+    turns = first["turns"].cast(pl.Float64)
+    below = above = math.nan
+    if study.turns:
+        per_deal = first.group_by("deal").agg((pl.col("turns") < study.turns[0]).mean().alias("below"),
+                                              (pl.col("turns") > study.turns[1]).mean().alias("above"))
+        below, above = float(per_deal["below"].mean()), float(per_deal["above"].mean())
+    means = tuple(float(part[m.column].cast(pl.Float64).mean()) for m in study.means)
+    return Look(candidate=candidate, deals=deals, games=first.height, counted=shares.shape[0],
+                share=tuple(float(x) for x in (shares.mean(axis=0) if shares.shape[0] else
+                                               np.full(study.players, np.nan))),
+                half_width=level.half_width(shares.shape[0]), median_turns=float(turns.median()),
+                below=below, above=above, turns_half_width=level.half_width(first["deal"].n_unique()),
+                means=means)
+
+
+# ---------------------------------------------------------------- the search
+
+
+@dataclass
+class TuneResult:
+    """What :func:`run_tune` found (also written to ``OUT/tune.json``)."""
+
+    out_dir: Path
+    study: Study
+    data: dict  # tune.json
+    played: int
+    seconds: float
+
+    @property
+    def verdict(self) -> str:
+        return self.data["confirmation"]["verdict"]
+
+
+class _Search:
+    """The search's state: games per candidate, the looks, the drops; every step goes to tune.json."""
+
+    def __init__(self, study: Study, out: Path, configs: list[Any], manifest: dict, jobs: int, batch_size: int,
+                 progress: Callable[[str], None] | None):
+        self.study, self.out, self.configs, self.manifest = study, out, configs, manifest
+        self.jobs, self.batch_size, self.progress = jobs, batch_size, progress
+        self.candidates = study.candidates
+        self.level = _Level(study)
+        self.fair = 1 / study.players
+        self.deals = [0] * len(self.candidates)  # deals looked at, per candidate
+        self.rotations = [1] * len(self.candidates)
+        self.looks: dict[int, Look] = {}
+        self.records: dict[int, pl.DataFrame] = {}
+        self.played = 0
+        self.step = 0
+
+    # -- games
+
+    def spent(self) -> int:
+        return sum(d * r for d, r in zip(self.deals, self.rotations))
+
+    def cost(self, index: int, deals: int) -> int:
+        return max(0, deals - self.deals[index]) * self._rotations(index)
+
+    def _rotations(self, index: int) -> int:
+        candidate = self.candidates[index]
+        return run_rotations(self._dir(candidate), self.study.game, self.configs[index], self.study.bots,
+                             self.study.players, True)
+
+    def _dir(self, candidate) -> Path:
+        return self.out / CANDIDATES / candidate.id
+
+    def bring(self, index: int, deals: int, phase: str) -> Look:
+        """Play candidate ``index`` to ``deals`` deals (what is on disk is kept) and look at them."""
+        candidate = self.candidates[index]
+        held = read_manifest(self._dir(candidate)) or {}
+        playing = max(deals, int(held.get("games", 0)))  # a resumed search looks again at fewer deals than it played
+        summary = run(self.study.game, self.configs[index], self.study.bots, self.study.players, self.study.seed,
+                      playing, self._dir(candidate), jobs=self.jobs, rotate_seats=True,
+                      batch_size=min(self.batch_size, max(1, math.ceil(playing / self.jobs))))
+        self.played += summary.played
+        self.rotations[index] = summary.rotations
+        self.deals[index] = max(self.deals[index], deals)
+        if index not in self.records or self.records[index]["deal"].max() < deals - 1:
+            self.records[index] = load_records(self._dir(candidate))
+        look = take_look(self.records[index], self.study, candidate.id, deals, self.level)
+        self.looks[index] = look
+        self.step += 1
+        entry = {"step": self.step, "phase": phase, **look.to_dict(self.fair), "spent": self.spent()}
+        self.manifest["path"].append(entry)
+        self._save()
+        if self.progress:
+            self.progress(f"look {self.step}: {candidate.id}, {deals:,} deals, seat shares "
+                          + ", ".join(_pct(s) for s in look.share) + f" +-{100 * look.half_width:.1f} "
+                          f"({self.spent():,} games spent)")
+        return look
+
+    def affordable(self, index: int, deals: int) -> bool:
+        return self.spent() + self.cost(index, deals) <= self.study.budget
+
+    def drop(self, index: int, phase: str, reason: str) -> None:
+        look = self.looks[index]
+        self.manifest["dropped"].append({"candidate": self.candidates[index].id, "step": self.step, "phase": phase,
+                                         "deals": look.deals, "reason": reason})
+        self._save()
+
+    def _save(self) -> None:
+        self.manifest["games"]["search"] = self.spent()
+        self.manifest["updated"] = now()
+        write_json(self.manifest, self.out / TUNE_JSON)
+
+    # -- the bracket (one ordered parameter)
+
+    def sign(self, index: int) -> tuple[int, int]:
+        """Seat 0's side of fair, (decided, estimated): decided is +1 above, -1 below, or 0 when the probe's
+        games cannot tell it from fair (or show it within the band); estimated is the estimate's side.
+        Doubles the candidate's deals until decided or the probe's share of the budget is spent."""
+        deals = max(self.deals[index], self.study.start)
+        cap = max(self.study.start * self._rotations(index),
+                  self.study.budget // (2 * (math.ceil(math.log2(len(self.candidates))) + 2)))
+        while True:
+            look = self.bring(index, deals, "bracket")
+            gap = look.deviation(self.fair)[0]
+            estimated = 1 if gap > 0 else -1
+            if abs(gap) > look.half_width:
+                return estimated, estimated
+            more = deals * 2
+            if look.bounds(self.fair)[1] <= self.study.delta or self.cost(index, more) + \
+                    self.deals[index] * self.rotations[index] > cap or not self.affordable(index, more):
+                return 0, estimated
+            deals = more
+
+    def bracket(self) -> list[int]:
+        """Bisection on the grid for seat 0's crossing of the fair share: the final adjacent pair, and every
+        probe that could not be told apart from fair (near the crossing), go on to the race. An undecided
+        probe's estimate chooses the half to keep."""
+        low, high = 0, len(self.candidates) - 1
+        (decided_low, s_low), (decided_high, s_high) = self.sign(low), self.sign(high)
+        keep = {i for i, decided in ((low, decided_low), (high, decided_high)) if decided == 0}
+        if s_low == s_high:
+            note = "seat 0's share is on the same side of fair at both ends: no crossing in range"
+        else:
+            while high - low > 1:
+                middle = (low + high) // 2
+                decided, estimated = self.sign(middle)
+                if decided == 0:
+                    keep.add(middle)
+                if estimated == s_low:
+                    low = middle
+                else:
+                    high = middle
+            note = (f"seat 0's share crosses fair between {self.candidates[low].id} and "
+                    f"{self.candidates[high].id}")
+        keep = sorted(keep | {low, high})
+        self.manifest["bracket"] = {"kept": [self.candidates[i].id for i in keep], "note": note}
+        for index in range(len(self.candidates)):
+            if index not in keep and index in self.looks:
+                self.drop(index, "bracket", "outside the bracket (seat 0's advantage taken as monotone)")
+        self._save()
+        return keep
+
+    # -- the race
+
+    def race(self, alive: list[int]) -> list[int]:
+        """Rounds of doubling deals for every candidate still in the race; drop by the confidence sequences."""
+        deals = max([self.study.start] + [self.deals[i] for i in alive])
+        while True:
+            for index in alive:
+                if self.deals[index] < deals or index not in self.looks or self.looks[index].deals < deals:
+                    self.bring(index, deals, "race")
+            alive = self._drops(alive)
+            if self._decided(alive):
+                return alive
+            deals *= 2
+            while len(alive) > 1 and self.spent() + sum(self.cost(i, deals) for i in alive) > self.study.budget:
+                alive = self._halve(alive)
+            if len(alive) == 1:
+                self.manifest["stopped"] = "one candidate left after halving for the budget"
+                return alive
+            if self.spent() + sum(self.cost(i, deals) for i in alive) > self.study.budget:
+                self.manifest["stopped"] = "the budget cannot pay the next round"
+                return alive
+
+    def _decided(self, alive: list[int]) -> bool:
+        """Nothing more to learn for the target: one candidate left, the closest shown inside the band, or
+        every survivor shown outside it (then the closest by estimate is the answer: nothing in range is balanced)."""
+        bounds = [self.looks[i].bounds(self.fair) for i in alive]
+        best = min(alive, key=lambda i: (self.looks[i].imbalance(self.fair), i))
+        inside = self.looks[best].bounds(self.fair)[1] <= self.study.delta
+        outside = all(low > self.study.delta for low, _ in bounds)
+        if outside:
+            self.manifest["stopped"] = "every survivor is shown further than delta from fair"
+        elif inside:
+            self.manifest["stopped"] = f"{self.candidates[best].id} is shown within delta of fair"
+        elif len(alive) == 1:
+            self.manifest["stopped"] = "one candidate left"
+        return len(alive) == 1 or inside or outside
+
+    def _drops(self, alive: list[int]) -> list[int]:
+        off = {i: self.looks[i].off_band() for i in alive}
+        if self.study.turns and not all(off.values()):
+            for i in alive:
+                if off[i]:
+                    self.drop(i, "turns", off[i])
+            alive = [i for i in alive if not off[i]]
+        best_high = min(self.looks[i].bounds(self.fair)[1] for i in alive)
+        kept = []
+        for i in alive:
+            low = self.looks[i].bounds(self.fair)[0]
+            if low > best_high:
+                self.drop(i, "race", f"its seat imbalance is at least {100 * low:.1f} points, more than the "
+                          f"{100 * best_high:.1f} points another candidate is at most (confidence sequences)")
+            else:
+                kept.append(i)
+        return kept
+
+    def _halve(self, alive: list[int]) -> list[int]:
+        """The budget cannot pay the next round for all: keep the better half by the estimates (not a test)."""
+        ranked = sorted(alive, key=lambda i: (self.looks[i].imbalance(self.fair), i))
+        keep = ranked[:math.ceil(len(ranked) / 2)]
+        for i in ranked[len(keep):]:
+            self.drop(i, "halving", "the budget pays the next round for half the candidates: the worse half by "
+                      "estimated imbalance (successive halving, not an error-controlled drop)")
+        return sorted(keep)
+
+    def choose(self, alive: list[int]) -> int:
+        """The survivor with the smallest estimated imbalance, preferring one inside the other targets."""
+        def outside(i: int) -> int:
+            look = self.looks[i]
+            misses = 0
+            if self.study.turns and not self.study.turns[0] <= look.median_turns <= self.study.turns[1]:
+                misses += 1
+            misses += sum(not m.low <= v <= m.high for m, v in zip(self.study.means, look.means))
+            return misses
+        return min(alive, key=lambda i: (outside(i), self.looks[i].imbalance(self.fair), i))
+
+
+def confirm_seed(seed: int) -> int:
+    """The confirmation run's root seed: a hash of the study's, so its deals are new deals."""
+    return int(mix64(np.uint64(seed % (1 << 64)) ^ purpose_key("tune/confirm")))
+
+
+def _verdict(advantage: stats.SeatAdvantage) -> str:
+    return {stats.VERDICT_BALANCED: "balanced", stats.VERDICT_UNBALANCED: "unbalanced"}.get(advantage.verdict,
+                                                                                             "undecided")
+
+
+def confirmation(records: pl.DataFrame, study: Study) -> dict:
+    """The verdicts on the confirmation run: seat balance (TOST within delta), game length, means."""
+    records = records.filter(pl.col("seat") < study.players)
+    advantage = stats.seat_advantage(records, delta=study.delta, alpha=ALPHA)
+    seats = [{k: (float(v) if isinstance(v, float) else v) for k, v in row.items()}
+             for row in advantage.seats.select("seat", "share", "share_low", "share_high", "p_value", "tost_p")
+             .rename({"share_low": "low", "share_high": "high"}).to_dicts()]
+    out = {"verdict": _verdict(advantage), "seat_verdict": advantage.verdict, "seats": seats,
+           "test": advantage.test, "p_value": advantage.p_value, "tost_p": advantage.tost_p,
+           "equivalence": advantage.equivalence_method, "share_method": advantage.share_method,
+           "more_games": advantage.more_games, "unit": advantage.unit, "units": advantage.units_tested,
+           "describe": advantage.describe(), "targets": []}
+    first = records.filter(pl.col("seat") == 0)
+    if study.turns:
+        out["targets"].append(_turns_check(first, study.turns))
+    for target in study.means:
+        out["targets"].append(_mean_check(records, target))
+    return out
+
+
+def _turns_check(first: pl.DataFrame, band: tuple[float, float]) -> dict:
+    """The median game length inside ``band``: one-sided sign tests over deals (each deal's share of games
+    below and above the band, both below one half), ``DescrStatsW.ttost``-free: binomial on whole deals."""
+    per_deal = first.group_by("deal").agg((pl.col("turns") < band[0]).mean().alias("below"),
+                                          (pl.col("turns") > band[1]).mean().alias("above"))
+    n = per_deal.height
+    p_below = float(scipy_stats.binomtest(int((per_deal["below"] > 0.5).sum()), n, 0.5, alternative="less").pvalue)
+    p_above = float(scipy_stats.binomtest(int((per_deal["above"] > 0.5).sum()), n, 0.5, alternative="less").pvalue)
+    p = max(p_below, p_above)
+    median = float(first["turns"].median())
+    inside = band[0] <= median <= band[1]
+    return {"target": "turns", "band": list(band), "estimate": median, "p_inside": p,
+            "verdict": "inside" if p < ALPHA else "outside" if not inside else "undecided",
+            "method": "median turns; one-sided exact binomial tests that fewer than half the deals fall below "
+                      "and above the band (both must reject)"}
+
+
+def _check_column(records: pl.DataFrame, target: MeanTarget) -> None:
+    numeric = [name for name, dtype in records.schema.items() if dtype.is_numeric() or dtype == pl.Boolean]
+    if target.column not in numeric:
+        raise ConfigError("--mean", target.column, "a numeric records column: " + ", ".join(numeric),
+                          has_got=False)
+
+
+def _mean_check(records: pl.DataFrame, target: MeanTarget) -> dict:
+    """A column's mean (per deal) inside ``[low, high]``: two one-sided t tests (``DescrStatsW.ttost_mean``)."""
+    _check_column(records, target)
+    per_deal = records.group_by("deal").agg(pl.col(target.column).cast(pl.Float64).mean())[target.column]
+    values = per_deal.to_numpy()
+    estimate = float(values.mean())
+    p = float(DescrStatsW(values).ttost_mean(target.low, target.high)[0]) if values.std() > 0 else \
+        float(not target.low < estimate < target.high)
+    inside = target.low <= estimate <= target.high
+    return {"target": f"mean {target.column}", "band": [target.low, target.high], "estimate": estimate,
+            "p_inside": p, "verdict": "inside" if p < ALPHA else "outside" if not inside else "undecided",
+            "method": "mean of per-deal means; two one-sided t tests (statsmodels DescrStatsW.ttost_mean)"}
+
+
+def _seeds(records: pl.DataFrame) -> set[int]:
+    return set(records["seed"].unique().to_list())
+
+
+def _check_resume(held: dict, wanted: dict, path: Path) -> None:
+    for key in _IDENTITY:
+        if held.get("study", {}).get(key) != wanted["study"].get(key):
+            raise ConfigError(str(path), key, f"{json.dumps(held.get('study', {}).get(key))} (what this tune "
+                              f"directory holds; use another --out for a different study), got "
+                              f"{json.dumps(wanted['study'].get(key))}", has_got=False)
+    for key in ("budget", "confirm"):
+        if held.get("study", {}).get(key) != wanted["study"].get(key):
+            raise ConfigError(str(path), key, f"{held['study'][key]} (what this tune directory was searched with; "
+                              f"the search's path depends on it: use another --out), got {wanted['study'][key]}",
+                              has_got=False)
+
+
+def _manifest(study: Study) -> dict:
+    return {"format": FORMAT, "study": {**study.identity(), "budget": study.budget, "confirm": study.confirm},
+            "description": study.description, "source": study.source, "ordered": study.ordered,
+            "axes": [{"key": p.key, "values": list(p.labels)} for p in study.params],
+            "candidates": [{"id": c.id, "set": dict(c.settings), "dir": f"{CANDIDATES}/{c.id}"}
+                           for c in study.candidates],
+            "path": [], "dropped": [], "games": {"search": 0, "confirm": 0, "total": 0},
+            "versions": versions(), "created": now(), "updated": now()}
+
+
+def run_tune(study: Study, out_dir: str | Path, jobs: int = 1, batch_size: int = 4096,
+             progress: Callable[[str], None] | None = None) -> TuneResult:
+    """Search ``study``'s candidates into ``out_dir``, confirm the choice on new deals, write tune.json.
+
+    ``jobs`` and ``batch_size`` change speed only: the records, and so every
+    decision of the search, are the same for any value.
+    """
+    configs = candidate_configs(study)
+    out = Path(out_dir)
+    if (out / "manifest.json").exists() or (out / "sweep.json").exists():
+        raise ConfigError(str(out), "(directory)", "a tune directory, not a run or sweep directory (use another "
+                          "--out)", has_got=False)
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    manifest = _manifest(study)
+    with exclusive(out, "tune directory"):
+        if (out / TUNE_JSON).exists():
+            held = json.loads((out / TUNE_JSON).read_text())
+            _check_resume(held, manifest, out / TUNE_JSON)
+            manifest["created"] = held.get("created", manifest["created"])
+        search = _Search(study, out, configs, manifest, jobs, batch_size, progress)
+        alive = search.bracket() if study.ordered else list(range(len(search.candidates)))
+        alive = search.race(alive)
+        best = search.choose(alive)
+        candidate = search.candidates[best]
+        manifest["survivors"] = [search.candidates[i].id for i in alive]
+        manifest["best"] = {"id": candidate.id, "set": dict(candidate.settings),
+                            "search": search.looks[best].to_dict(search.fair)}
+        manifest["closest"] = manifest["best"]["id"]
+        confirm_dir = out / CONFIRM / candidate.id
+        seed = confirm_seed(study.seed)
+        summary = run(study.game, configs[best], study.bots, study.players, seed, study.confirm, confirm_dir,
+                      batch_size=min(batch_size, max(1, math.ceil(study.confirm / jobs))), jobs=jobs,
+                      rotate_seats=True)
+        records = load_records(confirm_dir)
+        overlap = _seeds(records) & _seeds(search.records[best])
+        if overlap:  # a 64-bit hash collision: never seen, but the promise is checked, not assumed
+            raise ConfigError(str(confirm_dir), "seed", "confirmation deals disjoint from the search's",
+                              sorted(overlap)[:3])
+        manifest["confirmation"] = {"candidate": candidate.id, "dir": f"{CONFIRM}/{candidate.id}", "seed": seed,
+                                    "deals": study.confirm, "games": summary.games, "disjoint": True,
+                                    **confirmation(records, study)}
+        manifest["games"] = {"search": search.spent(), "confirm": summary.games,
+                             "total": search.spent() + summary.games}
+        manifest["drop_rule"] = {"alpha": ALPHA, "tests": search.level.tests, "confidence": search.level.confidence,
+                                 "rho": search.level.rho}
+        manifest["updated"] = now()
+        write_json(manifest, out / TUNE_JSON)
+    return TuneResult(out, study, manifest, search.played + summary.played, time.perf_counter() - started)
+
+
+def load_tune(out_dir: str | Path) -> dict:
+    """``OUT/tune.json`` of a finished tune; a ConfigError otherwise."""
+    path = Path(out_dir) / TUNE_JSON
+    if not path.is_file():
+        raise ConfigError(str(path), "(file)", "a tune directory written by glade tune", has_got=False)
+    data = json.loads(path.read_text())
+    if "confirmation" not in data:
+        raise ConfigError(str(path), "confirmation", "a finished tune (run glade tune again to finish it)",
+                          has_got=False)
+    return data
+
+
+# ---------------------------------------------------------------- the outputs
+
+
+def tune_json(data: dict) -> dict:
+    """The ``--json`` object: best setting, verdict, per-seat shares of the confirmation, games spent."""
+    c = data["confirmation"]
+    return {"best": data["best"]["set"], "best_id": data["best"]["id"], "verdict": c["verdict"],
+            "seats": c["seats"], "games": data["games"], "delta": data["study"]["delta"],
+            "confirmation": {k: c[k] for k in ("candidate", "seed", "deals", "games", "disjoint", "test", "p_value",
+                                               "tost_p", "equivalence", "share_method", "more_games", "targets")},
+            "survivors": data["survivors"], "dropped": data["dropped"], "search": data["path"]}
+
+
+def candidate_rows(data: dict) -> list[dict]:
+    """Per candidate looked at: its last look, and whether it was dropped (and why) or survived."""
+    last = {}
+    for entry in data["path"]:
+        last[entry["candidate"]] = entry
+    dropped = {d["candidate"]: d for d in data["dropped"]}
+    rows = []
+    for candidate in data["candidates"]:
+        look = last.get(candidate["id"])
+        if look is None:
+            continue
+        status = ("best" if candidate["id"] == data["best"]["id"] else
+                  f"dropped ({dropped[candidate['id']]['phase']})" if candidate["id"] in dropped else "survived")
+        rows.append({**look, "status": status, "reason": dropped.get(candidate["id"], {}).get("reason", "")})
+    return rows
+
+
+def format_tune(data: dict, seconds: float | None = None) -> str:
+    """The printed table: candidates looked at, the choice, and its confirmation on new deals."""
+    study = data["study"]
+    fair = 1 / study["players"]
+    rows = candidate_rows(data)
+    width = max(len("candidate"), *(len(r["candidate"]) for r in rows))
+    lines = [f"{'candidate':<{width}}  {'deals':>7}  {'seat 0 share [conf. seq.]':<25}  "
+             f"{'imbalance':>9}  {'turns':>6}  status"]
+    for r in rows:
+        share = f"{_pct(r['share'][0])} [{_pct(r['low'][0])}, {_pct(r['high'][0])}]"
+        lines.append(f"{r['candidate']:<{width}}  {r['deals']:>7,}  {share:<25}  "
+                     f"{100 * r['imbalance']:>6.1f} pt  {r['median_turns']:>6.1f}  {r['status']}")
+    c = data["confirmation"]
+    lines.append("")
+    survivors = data["survivors"]
+    lines.append(f"best: {data['best']['id']} (of {len(data['candidates'])} candidates, {len(survivors)} "
+                 f"survived the search; stopped: {data.get('stopped', 'the search ended')})")
+    lines.append(f"confirmation on {c['deals']:,} new deals (seed {c['seed']}, none shared with the search):")
+    lines += ["  " + line for line in c["describe"].splitlines()]
+    for t in c["targets"]:
+        lines.append(f"  {t['target']}: {t['estimate']:.4g}, band {t['band'][0]:g}..{t['band'][1]:g}: "
+                     f"{t['verdict']} ({stats.format_p(t['p_inside'])})")
+    verdict = c["verdict"]
+    delta = f"+-{100 * study['delta']:g} points of {_pct(fair)}"
+    if verdict == "balanced":
+        lines.append(f"verdict: balanced: {data['best']['id']} keeps every seat within {delta} (TOST "
+                     f"{stats.format_p(c['tost_p'])})")
+    elif verdict == "unbalanced":
+        lines.append(f"verdict: unbalanced: no setting in range is shown balanced; the closest, "
+                     f"{data['best']['id']}, still favours a seat ({c['test'].split(' (')[0]} "
+                     f"{stats.format_p(c['p_value'])})")
+    else:
+        more = f"; about {c['more_games']:,} more {c['unit']} would decide it" if c.get("more_games") else ""
+        lines.append(f"verdict: undecided: {data['best']['id']} is neither shown balanced within {delta} nor "
+                     f"unbalanced{more}")
+    g = data["games"]
+    spent = f"games: {g['search']:,} searching (budget {study['budget']:,}) + {g['confirm']:,} confirming = {g['total']:,}"
+    lines.append(spent + (f"; {seconds:.1f} s" if seconds is not None else ""))
+    return "\n".join(lines)
+
+
+__all__ = ["CANDIDATES", "CONFIRM", "Candidate", "Look", "MeanTarget", "Param", "Study", "TUNE_JSON",
+           "TuneResult", "candidate_configs", "candidate_rows", "confirm_seed", "confirmation", "deal_matrix",
+           "format_tune", "load_tune", "make_study", "parse_band", "parse_mean", "parse_param", "read_tune_file",
+           "run_tune", "take_look", "tune_json"]

@@ -1,0 +1,258 @@
+"""The designer's report sections: why a seat wins, drama, content strength per item, the skill trace.
+
+Each statistic on a synthetic table whose right answer is known; the sections
+on tiny runs of every game and on a toy sweep over bot strengths.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import polars as pl
+import pytest
+
+from analysis import report as rp
+from analysis import stats
+from analysis.report.content import content_of, family_events, with_sources
+from analysis.report.designer import analyse_designer, drama_section, family_blocks, why_section
+from analysis.report.model import Section
+from analysis.sweep import load_sweep, read_sweep, run_sweep
+from sims.core.spec import ConfigError
+from sims.records import load_events, load_manifest, load_records
+from sims.registry import get_game
+from sims.runner import run
+from tests import toy_game  # noqa: F401 (registers the toy game)
+
+
+def records(rows: list[dict], rotations: int = 1) -> pl.DataFrame:
+    """Records from per-seat rows (game, seat, score, rank and extra columns); one game a deal unless rotated."""
+    frame = pl.DataFrame(rows)
+    return frame.with_columns(
+        (pl.col("game") // rotations).alias("deal"),
+        (pl.col("rank") == 1).alias("win"),
+        pl.lit(False).alias("tie"),
+        pl.col("turns") if "turns" in frame.columns else pl.lit(10).alias("turns"),
+        pl.lit("goal").alias("end") if "end" not in frame.columns else pl.col("end"),
+        pl.lit("greedy").alias("bot"),
+    )
+
+
+def two_seat_game(game: int, a0: float, b0: float, a1: float, b1: float, **extra) -> list[dict]:
+    s0, s1 = a0 + b0, a1 + b1
+    r0, r1 = (1, 2) if s0 > s1 else (2, 1) if s1 > s0 else (1, 1)
+    return [dict(game=game, seat=0, score=s0, rank=r0, points_a=a0, points_b=b0, **extra),
+            dict(game=game, seat=1, score=s1, rank=r1, points_a=a1, points_b=b1, **extra)]
+
+
+# ---------------------------------------------------------------- score by source
+
+
+def test_score_sources_finds_the_source_that_makes_the_lead():
+    rng = np.random.default_rng(1)
+    rows = []
+    for g in range(40):  # seat 0 gets exactly 2 more points of source a; source b is the same for both
+        a, b = float(rng.integers(0, 10)), float(rng.integers(0, 10))
+        rows += two_seat_game(g, a + 2, b, a, b)
+    s = stats.score_sources(records(rows))
+    assert s.leader == 0 and s.top_source == "a" and s.unit == "games"
+    lead = {r["source"]: r for r in s.lead.to_dicts()}
+    assert lead["a"]["mean"] == pytest.approx(2.0) and lead["a"]["share"] == pytest.approx(1.0)
+    assert lead["b"]["mean"] == pytest.approx(0.0) and lead["b"]["share"] == pytest.approx(0.0)
+    assert s.total["mean"][0] == pytest.approx(2.0)
+    seat0 = s.per_seat.filter(pl.col("seat") == 0)
+    assert seat0["deals"].to_list() == [40, 40]
+    assert stats.UNATTRIBUTED not in s.sources
+
+
+def test_score_sources_counts_deals_and_keeps_the_unattributed_rest():
+    rows = []
+    for g in range(8):  # 4 deals of 2 rotations; the score is 1 more than the sources say
+        for row in two_seat_game(g, 3.0, 1.0, 1.0, 1.0):
+            rows.append({**row, "score": row["score"] + 1})
+    s = stats.score_sources(records(rows, rotations=2))
+    assert s.unit == "deals" and s.per_seat["deals"].unique().to_list() == [4]
+    assert stats.UNATTRIBUTED in s.sources
+    rest = s.per_seat.filter(pl.col("source") == stats.UNATTRIBUTED)["mean"].to_list()
+    assert rest == pytest.approx([1.0, 1.0])
+    assert stats.score_sources(records(rows).drop("points_a", "points_b")) is None
+
+
+def test_overgrowth_and_vora_scores_are_split_from_their_record_columns():
+    og = records([dict(game=0, seat=0, score=8.0, rank=1, flowers_placed=10, flowers_lost=2),
+                  dict(game=0, seat=1, score=5.0, rank=2, flowers_placed=5, flowers_lost=0)])
+    derived, text = with_sources("overgrowth", og, {})
+    assert "flowers_placed" in text
+    assert stats.score_sources(derived).sources == ("flowers_placed", "flowers_lost")  # they add up to the score
+    config = {"kinds": [{"name": "pig"}, {"name": "crow"}], "scoring": {"thresholds": [1, 2, 3, 6, 9],
+                                                                         "points": [-1.0, 0.0, 1.0, 3.0, 9.0]}}
+    vora = records([dict(game=0, seat=0, score=8.0, rank=1, farm_pig=9, farm_crow=1),
+                    dict(game=0, seat=1, score=0.0, rank=2, farm_pig=2, farm_crow=0)])
+    derived, _ = with_sources("vora", vora, config)
+    assert derived["points_pig"].to_list() == [9.0, 0.0] and derived["points_crow"].to_list() == [-1.0, 0.0]
+    assert stats.UNATTRIBUTED not in stats.score_sources(derived).sources
+
+
+# ---------------------------------------------------------------- tempo
+
+
+def test_tempo_says_who_moved_last_and_counts_turns():
+    rows, events = [], []
+    for g in range(4):  # seat 0 moves on even turns; games 0-2 end on turn 4 (seat 0), game 3 on turn 5 (seat 1)
+        last = 4 if g < 3 else 5
+        winner = 0 if g < 3 else 1
+        rows += [dict(game=g, seat=s, score=5.0 if s == winner else 3.0, rank=1 if s == winner else 2)
+                 for s in (0, 1)]
+        events += [dict(game=g, turn=t, seat=t % 2, kind="move") for t in range(last + 1)]
+    t = stats.tempo(records(rows), pl.DataFrame(events), "turn")
+    all_games = t.last_mover.filter(pl.col("end") == "all").sort("seat")
+    assert all_games["games"].to_list() == [3, 1] and all_games["share"].to_list() == [0.75, 0.25]
+    assert t.on_winner.k == 4 and t.on_winner.n == 4 and t.on_leader.rate == 1.0
+    assert t.turns.sort("seat")["mean"].to_list() == pytest.approx([3.0, 2.25])
+    assert stats.tempo(records(rows), pl.DataFrame(events).drop("turn"), "turn") is None
+
+
+# ---------------------------------------------------------------- drama
+
+
+def test_drama_measures_margins_ties_and_the_spread_of_length():
+    rows = []
+    for g, (s0, s1, turns) in enumerate([(5, 4, 10), (6, 5, 12), (9, 6, 20), (4, 4, 14)]):
+        rows += [dict(game=g, seat=0, score=float(s0), rank=1, turns=turns),
+                 dict(game=g, seat=1, score=float(s1), rank=1 if s0 == s1 else 2, turns=turns)]
+    d = stats.drama(records(rows))
+    assert d.margin_median == pytest.approx(1.0) and d.margin_q3 == pytest.approx(1.5)
+    assert d.ties.k == 1 and d.close.k == 2  # one shared first place; two games won by 1, the smallest margin
+    assert d.turns_sd == pytest.approx(np.std([10, 12, 20, 14], ddof=1))
+    assert d.turns_sd_low <= d.turns_sd <= d.turns_sd_high
+    assert d.turns_iqr == pytest.approx(np.subtract(*np.quantile([10, 12, 20, 14], [0.75, 0.25])))
+    assert d.lead_changes is None
+
+
+# ---------------------------------------------------------------- content strength
+
+
+def test_item_strength_puts_an_item_only_winners_used_first_with_its_points():
+    rows, events = [], []
+    for g in range(60):
+        rows += [dict(game=g, seat=0, score=1.0, rank=1 if g % 2 else 2),
+                 dict(game=g, seat=1, score=1.0, rank=2 if g % 2 else 1)]
+        winner = 0 if g % 2 else 1  # seat 0 wins the odd games
+        events += [dict(game=g, seat=winner, card="crown", points=3), dict(game=g, seat=0, card="plain", points=1),
+                   dict(game=g, seat=1, card="plain", points=1)]
+        if g % 3 == 0:
+            events.append(dict(game=g, seat=0, card="odd", points=0))
+    table = stats.item_strength(records(rows), pl.DataFrame(events), "card", points="points")
+    assert table["card"].to_list()[0] == "crown"
+    crown = table.row(0, named=True)
+    assert crown["win_used"] == 1.0 and crown["win_not_used"] == 0.0 and crown["holm"] and crown["bh"]
+    assert crown["mean_points"] == 3.0
+    plain = table.filter(pl.col("card") == "plain").row(0, named=True)
+    assert np.isnan(plain["difference"]) and table["card"].to_list()[-1] == "plain"  # no comparison: last
+    assert crown["p_bh"] <= crown["p_holm"]
+
+
+def test_family_events_and_a_run_lacking_columns():
+    family = content_of("vorex").families[3]  # stump productions, with stump_points
+    events = pl.DataFrame({"game": [0, 0], "seat": [0, 1], "stump": ["water", ""], "stump_points": [0, 2]})
+    assert family_events(events, family)["stump"].to_list() == ["water"]
+    assert family_events(events.drop("stump"), family) is None
+    rows = []
+    for g in range(6):
+        rows += two_seat_game(g, 2.0, float(g % 3), 1.0, 1.0)
+    d = analyse_designer("vorex", {}, records(rows).drop("points_a", "points_b"), events.drop("stump"), 2)
+    assert d.sources is None and d.tempo is None
+    assert all(table is None for _, table in d.families)
+    sections = [rp.render_html(rp.Report("run", "t", "", [s], "")) for s in (why_section(d), drama_section(d))]
+    assert "not measured" in sections[0] and "Lead changes and comebacks" in sections[1]
+
+
+# ---------------------------------------------------------------- every game's run report
+
+
+GAMES = {"overgrowth": 2, "vora": 3, "vorex": 3, "reforest": 3}
+
+
+@pytest.fixture(scope="module")
+def game_runs(tmp_path_factory):
+    base = tmp_path_factory.mktemp("designer-runs")
+    for name, players in GAMES.items():
+        game = get_game(name)
+        run(name, game.load_config(None, ()), ["random"] * players, players, 3, 12, base / name, progress=False)
+    return base
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_every_game_gets_the_designer_sections_in_html(game_runs, name):
+    """The designer sections of each game's tiny run, rendered alone (the whole report is test_report's)."""
+    path = game_runs / name
+    manifest, records_, events = load_manifest(path), load_records(path), load_events(path)
+    d = analyse_designer(name, manifest, records_, events, GAMES[name])
+    components = Section("components", "Content", family_blocks(d))
+    page = rp.render_html(rp.Report("run", name, "", [why_section(d), drama_section(d), components], ""))
+    for section in ("why", "drama", "components"):
+        assert f'<section id="{section}">' in page
+    titles = [b.text for b in components.blocks if isinstance(b, rp.Heading)]
+    assert titles == [family.title for family in content_of(name).families]
+    assert all(table is not None for _, table in d.families)  # every declared family found its columns
+    assert "observational" in page.lower() and "Needs engine events that do not exist yet" in page
+    assert d.sources is not None and d.tempo is not None  # every game's score splits and its moves are ordered
+    assert "moved last" in page and "no engine records each seat&#x27;s score per turn" in page
+
+
+# ---------------------------------------------------------------- the skill trace
+
+
+def test_a_sweep_over_bot_strengths_draws_a_skill_trace(tmp_path):
+    path = tmp_path / "trace.toml"
+    path.write_text(textwrap.dedent("""
+        game = "toy"
+        players = 2
+        bots = ["greedy"]
+        seed = 4
+        games_per_cell = 60
+        baseline = "greedy"
+
+        [[cells]]
+        id = "random"
+        bots = "random"
+
+        [[cells]]
+        id = "greedy"
+        bots = "greedy"
+
+        [[cells]]
+        id = "bully"
+        bots = "bully"
+        games = 30
+    """))
+    run_sweep(path, tmp_path / "out", progress=False)
+    data = load_sweep(tmp_path / "out")
+    assert [c.status for c in data.cells] == ["done"] * 3
+    assert data.cell("bully").records()["deal"].max() == 29  # capped: the first 30 deals
+    report = rp.build_sweep_report(tmp_path / "out")
+    assert [s.id for s in report.sections][:2] == ["summary", "skill-trace"]
+    assert "bully the first 30" in report.section("summary").blocks[0].text
+    trace = report.section("skill-trace")
+    table = next(b for b in trace.blocks if isinstance(b, rp.Table))
+    assert [row[0] for row in table.rows] == ["random", "greedy", "bully"]
+    assert any(p.id == "skill-trace-0" for p in report.plots())
+    assert '<section id="cell-drama">' in rp.render_html(report)
+    flags = report.section("summary").blocks[1].items
+    assert any(f.title.startswith("Skill trace: seat 0's share") for f in flags)
+    report.close()
+
+
+def test_a_sweep_cell_games_key_must_be_a_positive_count(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text('game = "toy"\nbots = ["greedy", "random"]\nseed = 1\ngames_per_cell = 5\n'
+                    '[[cells]]\nid = "a"\ngames = 0\n')
+    with pytest.raises(ConfigError, match=r"cells\[0\]\.games"):
+        read_sweep(path)
+
+
+def test_the_shipped_skill_trace_studies_are_valid_sweeps():
+    for name in ("overgrowth", "vorex"):
+        sweep = read_sweep(f"configs/sweeps/{name}-skill-trace.toml")
+        assert "bots" in sweep.axes and sweep.players == 2
+        assert any(cell.games for cell in sweep.cells)  # the planner plays fewer deals
