@@ -15,6 +15,7 @@ from sims.reforest.kernels import (
     EVENT_FIELDS,
     POINTS,
     copy_game,
+    restore_game,
     finish_turn,
     legal_actions,
     measure,
@@ -26,11 +27,11 @@ WEIGHT_NAMES = ("points", "hand_card", "energy", "visitor_goal", "elevation")
 
 
 @njit(cache=True, inline="always")
-def visitor_goals(a, t, g, goals):
-    """Contested visitors each seat leads alone (solitaire: meets this round's threshold) into ``goals [P]``."""
+def visitor_goals(a, t, g, goals, values):
+    """Contested visitors each seat leads alone (solitaire: meets this round's threshold) into ``goals [P]``
+    (``values [P]``: scratch)."""
     players = goals.size
     goals[:] = 0
-    values = np.empty(players)
     for k in range(a.carried.shape[1] + 1):
         if k < a.carried.shape[1]:
             visitor = a.carried[g, k]
@@ -72,20 +73,27 @@ def row_lack(a, t, g, seat):
 def evaluate(a, t, me, weights, hand_value_share):
     """float64 ``[n]``: ``eval(me) - max over opponents eval(opponent)`` of each game (``me [n]``)."""
     out = np.empty(a.hand.shape[0])
+    work = evaluation_buffers(a)
     for g in range(out.size):
-        out[g] = evaluate_one(a, t, g, me[g], weights, hand_value_share)
+        out[g] = evaluate_one(a, t, g, me[g], weights, hand_value_share, work)
     return out
 
 
 @njit(cache=True, inline="always")
-def evaluate_one(a, t, g, me, weights, hand_value_share):
-    """``eval(me) - max over opponents eval(opponent)`` of game ``g``."""
+def evaluation_buffers(a):
+    """Scratch of :func:`evaluate_one`: the score parts, then per seat the goals, the values and the measures."""
+    players = a.hand.shape[1]
+    return np.empty(len(POINTS), dtype=np.int64), np.empty(players, dtype=np.int64), np.empty(players), \
+        np.empty(players)
+
+
+@njit(cache=True)
+def evaluate_one(a, t, g, me, weights, hand_value_share, work):
+    """``eval(me) - max over opponents eval(opponent)`` of game ``g`` (``work``: :func:`evaluation_buffers`)."""
     players, species_count = a.hand.shape[1], a.hand.shape[2]
     w_points, w_hand, w_energy, w_goal, w_elevation = weights[0], weights[1], weights[2], weights[3], weights[4]
-    parts = np.empty(len(POINTS), dtype=np.int64)
-    goals = np.empty(players, dtype=np.int64)
-    values = np.empty(players)
-    visitor_goals(a, t, g, goals)
+    parts, goals, values, measures = work
+    visitor_goals(a, t, g, goals, measures)
     for seat in range(players):
         score_parts_one(a, t, g, seat, parts)
         energy = 0
@@ -106,20 +114,20 @@ def evaluate_one(a, t, g, me, weights, hand_value_share):
     return mine - best
 
 
-@njit(cache=True, inline="always")
-def play_out_value(a, scratch, t, g, action, weights, hand_value_share, events, count, plays):
-    """The greedy value of ``action`` in game ``g``: played on a copy (slot 0 of ``scratch``), the turn
+@njit(cache=True)
+def play_out_value(scratch, t, action, weights, hand_value_share, events, count, plays, work):
+    """The greedy value of ``action`` in the game copied into slot 0 of ``scratch``: played there, the turn
     finished with the lowest legal actions, the position evaluated for the seat that moved."""
-    copy_game(a, g, scratch, 0)
-    me, start_turn = scratch.to_move[0], scratch.turn[0]
-    step_one(scratch, t, events, count, 0, action)
-    scratch.decisions[0] += 1
-    finish_turn(scratch, t, events, count, 0, start_turn, plays)
-    return evaluate_one(scratch, t, 0, me, weights, hand_value_share)
+    slot = np.int64(0)  # not the literal 0: a call with a literal compiles the callee once more for it
+    me, start_turn = scratch.to_move[slot], scratch.turn[slot]
+    step_one(scratch, t, events, count, slot, action)
+    scratch.decisions[slot] += 1
+    finish_turn(scratch, t, events, count, slot, start_turn, plays)
+    return evaluate_one(scratch, t, slot, me, weights, hand_value_share, work)
 
 
 @njit(cache=True)
-def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, legal, plays, events, count,
+def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, legal, plays, events, count, work,
                   games, actions, values, noises, scored):
     """The greedy action of game ``g`` (-1: none) and the count of scored pairs after it.
 
@@ -135,9 +143,12 @@ def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, le
         return (legal[0] if n == 1 else -1), scored
     stream = noise_stream(seed, purpose, a.decisions[g])
     best, best_value, best_noise = -1, -np.inf, -1.0
+    copy_game(a, g, scratch, 0)
     for j in range(n):
         action = legal[j]
-        value = play_out_value(a, scratch, t, g, action, weights, hand_value_share, events, count, plays)
+        if j:
+            restore_game(a, g, scratch, 0)
+        value = play_out_value(scratch, t, action, weights, hand_value_share, events, count, plays, work)
         tie_break = noise(stream, action)
         if value > best_value or (value == best_value and tie_break > best_noise):
             best, best_value, best_noise = action, value, tie_break
@@ -153,12 +164,38 @@ def greedy_choices(a, scratch, t, seeds, rows, weights, hand_value_share, purpos
     """:func:`greedy_choice` of each game of ``rows`` into ``chosen [R]``; how many pairs it wrote into
     ``games, actions, values, noises`` (empty: none; else room for every legal action of ``rows``)."""
     legal, plays, events, count = buffers(a)
+    work = evaluation_buffers(a)
     scored = 0
     for i in range(rows.size):
         g = rows[i]
         chosen[i], scored = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share, legal,
-                                          plays, events, count, games, actions, values, noises, scored)
+                                          plays, events, count, work, games, actions, values, noises, scored)
     return scored
+
+
+@njit(cache=True)
+def greedy_rollouts(a, scratch, t, seeds, horizon, purposes, weights, hand_value_share, me, win_bonus):
+    """float64 ``[n]``: every game of ``a`` played on by greedy bots (seat ``s`` with noise stream
+    ``purposes[s]``) until it is over or its turn reaches ``horizon``, then valued for seat ``me``:
+    :func:`evaluate_one`, plus ``sign(value) * win_bonus`` for a finished game of several players."""
+    legal, plays, events, count = buffers(a)
+    work = evaluation_buffers(a)
+    no_games = np.empty(0, dtype=np.int64)
+    no_values = np.empty(0)
+    worth = np.empty(a.hand.shape[0])
+    for g in range(worth.size):
+        while not a.done[g] and a.turn[g] < horizon[g]:
+            action, _ = greedy_choice(a, scratch, t, g, seeds[g], purposes[a.to_move[g]], weights,
+                                      hand_value_share, legal, plays, events, count, work, no_games, no_games,
+                                      no_values, no_values, np.int64(0))
+            if action < 0:
+                break
+            step_one(a, t, events, count, g, action)
+            a.decisions[g] += 1
+        worth[g] = evaluate_one(a, t, g, me, weights, hand_value_share, work)
+        if a.done[g] and a.hand.shape[1] > 1:
+            worth[g] += np.sign(worth[g]) * win_bonus
+    return worth
 
 
 @njit(cache=True, inline="always")

@@ -364,7 +364,7 @@ def kth_of(u, count):
     return min(int(u * count), max(count - 1, 0))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def legal_actions(a, t, g, out):
     """Every legal action of game ``g``, ascending, into ``out [S * 6 + 2]``; how many (0: a finished game).
 
@@ -553,21 +553,42 @@ def use_or_decline(a, t, events, count, g, use):
 # --- what follows a decision ----------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def set_queue(a, g, entries, places):
-    """The queued entries first, in order, then the empty slots (a stable partition)."""
+def queue_entry(a, t, g, i, covered, species, space):
+    """Slot ``i`` of a placement's effect queue, before the partition: (plant or -1, space).
+
+    Slot 0 is the covered plant, slots 1-6 the canopy plants of spaces 0-5 that
+    react to ``species`` (not the one on ``space``), slot 7 the played plant
+    (``species`` -1: the queue of a gather, each canopy plant of spaces 0-5
+    with an after-gather effect, then two empty slots).
+    """
+    me = a.to_move[g]
+    if species < 0:
+        if i >= SPACES:
+            return -1, 0
+        plant = a.canopy[g, me, i]
+        return (plant if t.after_gather[plant] else -1), i
+    if i == 0:
+        return (covered if t.covered_effect[covered] else -1), space
+    if i == QUEUE_SLOTS - 1:
+        return (species if t.played_effect[species] else -1), space
+    y = i - 1
+    plant = a.canopy[g, me, y]
+    return (plant if y != space and t.reacts[plant, species] else -1), y
+
+
+@njit(cache=True, inline="always")
+def set_queue(a, t, g, covered, species, space):
+    """The queue's entries (:func:`queue_entry`) first, in order, then the empty slots (a stable partition)."""
     n = 0
-    for i in range(QUEUE_SLOTS):
-        if entries[i] >= 0:
-            a.queue_species[g, n] = entries[i]
-            a.queue_space[g, n] = places[i]
-            n += 1
-    queued = n
-    for i in range(QUEUE_SLOTS):
-        if entries[i] < 0:
-            a.queue_species[g, n] = entries[i]
-            a.queue_space[g, n] = places[i]
-            n += 1
-    a.queue_len[g] = queued
+    for empty in (False, True):
+        for i in range(QUEUE_SLOTS):
+            entry, where = queue_entry(a, t, g, i, covered, species, space)
+            if (entry < 0) == empty:
+                a.queue_species[g, n] = entry
+                a.queue_space[g, n] = where
+                n += 1
+        if not empty:
+            a.queue_len[g] = n
     a.queue_pos[g] = 0
 
 
@@ -583,8 +604,7 @@ def place(a, t, events, count, g):
     me = a.to_move[g]
     species, space = a.play_species[g], a.play_space[g]
     size = a.stack_size[g, me, space]
-    canopies = a.canopy[g, me].copy()  # before placing
-    covered = canopies[space]
+    covered = a.canopy[g, me, space]
     has_cover = covered >= 0
     to_energy = has_cover and t.sun[covered]
     level = size - 1 if to_energy else size
@@ -594,25 +614,13 @@ def place(a, t, events, count, g):
         add_traits(a, t, g, me, covered, -1)
     a.stack[g, me, space, level] = species
     a.stack_size[g, me, space] = level + 1
-    a.canopy[g, me, space] = species
+    a.canopy[g, me, space] = species  # the other spaces' canopies, which react, are as before
     add_traits(a, t, g, me, species, 1)
     if has_cover:
         stat(a, g, me, ST_PLANTS_COVERED)
         stat(a, g, me, ST_ENERGY_FROM_COVER, 1 if to_energy else 0)
         log(a, events, count, g, EV_COVER, me, species=covered, space=space, amount=1 if to_energy else 0)
-    entries = np.full(QUEUE_SLOTS, -1, dtype=np.int64)
-    places = np.empty(QUEUE_SLOTS, dtype=np.int64)
-    if t.covered_effect[covered]:
-        entries[0] = covered
-    places[0] = space
-    for y in range(SPACES):
-        if y != space and t.reacts[canopies[y], species]:
-            entries[1 + y] = canopies[y]
-        places[1 + y] = y
-    if t.played_effect[species]:
-        entries[QUEUE_SLOTS - 1] = species
-    places[QUEUE_SLOTS - 1] = space
-    set_queue(a, g, entries, places)
+    set_queue(a, t, g, covered, species, space)
     a.play_species[g] = -1
     a.play_space[g] = -1
     a.phase[g] = MAIN
@@ -621,15 +629,7 @@ def place(a, t, events, count, g):
 
 @njit(cache=True, inline="always")
 def after_gather(a, t, g):
-    me = a.to_move[g]
-    entries = np.full(QUEUE_SLOTS, -1, dtype=np.int64)
-    places = np.zeros(QUEUE_SLOTS, dtype=np.int64)
-    for y in range(SPACES):
-        plant = a.canopy[g, me, y]
-        if t.after_gather[plant]:
-            entries[y] = plant
-        places[y] = y
-    set_queue(a, g, entries, places)
+    set_queue(a, t, g, -1, -1, 0)
     a.picks_left[g] = 0
     a.phase[g] = MAIN
     return QUEUE
@@ -794,6 +794,33 @@ def measures(a, t, rows):
 @njit(cache=True, inline="always")
 def copy_game(source, g, to, h):
     """Game ``g`` of ``source`` into slot ``h`` of ``to`` (all of :class:`Arrays`)."""
+    copy_turn(source, g, to, h)
+    copy_deck(source, g, to, h)
+    to.round_visitors[h] = source.round_visitors[g]
+    to.reset_order[h] = source.reset_order[g]
+    to.stats[h] = source.stats[g]
+
+
+@njit(cache=True, inline="always")
+def restore_game(source, g, to, h):
+    """Slot ``h`` of ``to``, a copy of game ``g`` of ``source`` played on since, back to game ``g``
+    (not its stats, which no play reads)."""
+    if to.resets[h] != source.resets[g]:
+        copy_deck(source, g, to, h)
+    copy_turn(source, g, to, h)
+
+
+@njit(cache=True, inline="always")
+def copy_deck(source, g, to, h):
+    """The deck's order and the tucked cards: only a deck reset changes them."""
+    to.deck[h] = source.deck[g]
+    to.tucked[h] = source.tucked[g]
+
+
+@njit(cache=True, inline="always")
+def copy_turn(source, g, to, h):
+    """What plays change of a game, a deck reset aside (all but the deck's order, the tucked cards, the
+    round visitors, the reset orders and the stats)."""
     to.done[h] = source.done[g]
     to.end[h] = source.end[g]
     to.to_move[h] = source.to_move[g]
@@ -806,19 +833,15 @@ def copy_game(source, g, to, h):
     to.canopy[h] = source.canopy[g]
     to.traits[h] = source.traits[g]
     to.stored[h] = source.stored[g]
-    to.deck[h] = source.deck[g]
     to.deck_top[h] = source.deck_top[g]
     to.deck_end[h] = source.deck_end[g]
     to.nursery[h] = source.nursery[g]
     to.discard[h] = source.discard[g]
-    to.tucked[h] = source.tucked[g]
-    to.round_visitors[h] = source.round_visitors[g]
     to.carried[h] = source.carried[g]
     to.won[h] = source.won[g]
     to.won_count[h] = source.won_count[g]
     to.rounds_ended[h] = source.rounds_ended[g]
     to.resets[h] = source.resets[g]
-    to.reset_order[h] = source.reset_order[g]
     to.round3_turn[h] = source.round3_turn[g]
     to.unawarded[h] = source.unawarded[g]
     to.phase[h] = source.phase[g]
@@ -830,4 +853,3 @@ def copy_game(source, g, to, h):
     to.queue_space[h] = source.queue_space[g]
     to.queue_len[h] = source.queue_len[g]
     to.queue_pos[h] = source.queue_pos[g]
-    to.stats[h] = source.stats[g]
