@@ -468,6 +468,59 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
     click.echo(format_tune(result.data, result.seconds))
 
 
+# ---------------------------------------------------------------- ablate
+
+
+@main.command()
+@click.argument("game_name", metavar="GAME")
+@click.option("--item", "items", multiple=True, required=True, metavar="KEY=VALUE|KEY+=N|KEY-=N",
+              help="One ablation: a --set expression, or += / -= on a numeric key (repeatable).")
+@click.option("--bots", required=True, help="Comma-separated bots, one per player (or one for every seat).")
+@click.option("--players", type=int, default=None, help="Players (default: the number of bots).")
+@click.option("--games", type=_POSITIVE, default=2000, show_default=True, help="Deals per run.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Root seed (the same deals in every run).")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Override a config key in the baseline and every ablation (repeatable).")
+@click.option("--rotate-seats", is_flag=True, help="Play each deal once per seat rotation.")
+@click.option("--out", "out_dir", required=True, metavar="DIR", help="Ablation directory (resumed if it exists).")
+@click.option("--jobs", type=_POSITIVE, default=1, show_default=True, help="Worker processes.")
+@click.option("--batch-size", type=_POSITIVE, default=4096, show_default=True, help="Most games a chunk.")
+@click.option("--json", "as_json", is_flag=True, help="Print the paired changes as JSON.")
+@click.option("--progress/--no-progress", default=True, help="Show progress on stderr.")
+def ablate(game_name: str, items: tuple[str, ...], bots: str, players: int | None, games: int, seed: int,
+           overrides: tuple[str, ...], rotate_seats: bool, out_dir: str, jobs: int, batch_size: int,
+           as_json: bool, progress: bool) -> None:
+    """Play the same deals with one item changed, and report the paired change (the causal check).
+
+    Each --item is one ablation, played beside the baseline on the same deals
+    (common random numbers); per ablation and seat: the paired change of the
+    share of first places and of the mean score, and the change of game
+    length, with intervals by deal and Holm across ablations (docs/ablate.md).
+    Run it again to resume; glade report DIR adds the figure and the items the
+    ablation confirmed against the baseline's content tables.
+
+    \b
+        glade ablate reforest --bots greedy --players 3 --games 2000 --seed 1 --out runs/ablate-fir \\
+            --item "species[Douglas Fir].count=0" --item "species[Douglas Fir].cost+=1"
+        glade ablate vora --bots greedy --players 3 --item "kinds[0].count-=2" --out runs/ablate-vora --json
+        glade report runs/ablate-fir
+    """
+    from analysis.ablate import ablate_json, analyse_ablate, format_ablate, run_ablate
+
+    game = _game(game_name)
+    labels = _bot_list(bots)
+    count = _players(game, players, labels)
+    try:
+        run_ablate(game.name, labels, count, seed, games, out_dir, items, overrides, rotate_seats, jobs, batch_size,
+                   progress)
+    except KeyboardInterrupt:
+        click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
+                   err=True)
+        sys.exit(130)
+    result = analyse_ablate(out_dir)
+    click.echo(json.dumps(ablate_json(result), indent=2) if as_json else format_ablate(result))
+
+
 def _sweep_dict(result: Any, data: Any, cell_table: Any) -> dict[str, Any]:
     """What ``glade sweep --json`` prints: the sweep, each cell's figures (``cell_table``'s columns), the speed."""
     spec = result.sweep
@@ -593,9 +646,12 @@ def bench(game_name: str | None, every_game: bool, players: int | None, batch_si
 @click.option("--bots", default=None, help="With GAME: comma-separated bots, one per seat (or one for every seat).")
 @click.option("--players", type=int, default=None, help="With GAME: players.")
 @click.option("--rotate-seats", is_flag=True, help="With GAME: number games as glade play --rotate-seats does.")
+@click.option("--board", type=click.Choice(["compact", "full"]), default="compact", show_default=True,
+              help="A few lines a position, or the game's whole board.")
+@click.option("--explain", is_flag=True, help="Before each decision, the bot's top 5 candidates and their scores.")
 @_config_options
 def replay(target: str, game_id: int, seed: int | None, bots: str | None, players: int | None, rotate_seats: bool,
-           overrides: tuple[str, ...], config_path: str | None) -> None:
+           board: str, explain: bool, overrides: tuple[str, ...], config_path: str | None) -> None:
     """Show one game of a run turn by turn, with every seat's running score.
 
     Given a run directory, the game, config, bots, players, seed and seat
@@ -603,9 +659,13 @@ def replay(target: str, game_id: int, seed: int | None, bots: str | None, player
     hold. Given a game name instead, pass the options glade play was given.
     The batched engine plays the game exactly as glade play did; its actions
     are then stepped through the reference engine, which draws each position.
+    With --explain, each decision is preceded by the bot's best candidates
+    (up to 5), best first, with the scores its reference implementation
+    gives them; the first is the action played.
 
     \b
         glade replay runs/demo --game 12
+        glade replay runs/demo --game 12 --explain --board full
         glade replay overgrowth --seed 1 --game 12 --bots greedy,random --rotate-seats
     """
     from sims.replay import replay_text, run_replay
@@ -617,7 +677,7 @@ def replay(target: str, game_id: int, seed: int | None, bots: str | None, player
         if given:
             raise ConfigError(given[0], "(option)", f"no {given[0]} with a run directory (its manifest says how "
                               "the run was played)", has_got=False)
-        click.echo(run_replay(target, game_id))
+        click.echo(run_replay(target, game_id, board=board, explain=explain))
         return
     if seed is None:
         raise ConfigError("glade replay", target, "a run directory (holding manifest.json), or a game name "
@@ -627,7 +687,8 @@ def replay(target: str, game_id: int, seed: int | None, bots: str | None, player
     players = _players(game, players, labels)
     labels = labels or [next(iter(game.bots))] * game.seats(players)
     config = _config(game, config_path, overrides)
-    click.echo(replay_text(game.name, config, players, seed, game_id, labels, rotate_seats, scores=True))
+    click.echo(replay_text(game.name, config, players, seed, game_id, labels, rotate_seats, scores=True, board=board,
+                           explain=explain))
 
 
 # ---------------------------------------------------------------- plan

@@ -460,6 +460,21 @@ def _text_color(rgba) -> str:
     return "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.55 else INK
 
 
+def _wrapped(label: str, width: int = 14) -> str:
+    """A long tick label broken at its separators (or every ``width`` characters) onto short lines."""
+    label = str(label)
+    if len(label) <= width:
+        return label
+    parts, line = [], ""
+    for piece in label.replace(",", ", ").replace("+", "+ ").split(" "):
+        if line and len(line) + len(piece) > width:
+            parts.append(line)
+            line = ""
+        line += piece
+    parts.append(line)
+    return "\n".join(p if len(p) <= 2 * width else p[: 2 * width - 1] + "\u2026" for p in parts)
+
+
 @_styled
 def sweep_heatmap(values: np.ndarray, annotations: Sequence[Sequence[str]], row_labels: Sequence[str],
                   col_labels: Sequence[str], row_axis: str, col_axis: str, baseline: tuple[int, int] | None,
@@ -476,9 +491,13 @@ def sweep_heatmap(values: np.ndarray, annotations: Sequence[Sequence[str]], row_
             ax.text(j, i, annotations[i][j], ha="center", va="center", fontsize=8, color=color, linespacing=1.35)
     if baseline is not None:
         ax.add_patch(Rectangle((baseline[1] - 0.5, baseline[0] - 0.5), 1, 1, fill=False, lw=2.4, ec=FAIR))
-    ax.set_xticks(range(cols), [f"{col_axis}={c}" for c in col_labels])
-    ax.set_yticks(range(rows), [f"{row_axis}={r}" for r in row_labels])
+    # The axis names once, the values on the ticks: "objectives.brown=B1" on every column overlapped.
+    ax.set_xticks(range(cols), [_wrapped(c) for c in col_labels], rotation=0 if cols <= 6 else 45,
+                  ha="center" if cols <= 6 else "left")
+    ax.set_yticks(range(rows), [_wrapped(r) for r in row_labels])
     ax.xaxis.tick_top()
+    ax.set_title(col_axis, fontsize=9, color=MUTED)
+    ax.set_ylabel(row_axis, fontsize=9, color=MUTED)
     ax.tick_params(length=0)
     ax.grid(False)
     for spine in ax.spines.values():
@@ -567,7 +586,7 @@ def diff_turns(hist_a: pl.DataFrame, hist_b: pl.DataFrame, label_a: str, label_b
 
 
 __all__ = [
-    "STYLE", "WIDTH", "cell_balance", "cell_turns", "component_strength", "convergence", "diff_seats",
+    "STYLE", "WIDTH", "ablation_changes", "cell_balance", "cell_turns", "component_strength", "convergence", "diff_seats",
     "diff_turns", "end_reasons", "game_length", "score_distributions", "seat_win_rates", "skill_gradient",
     "sweep_heatmap",
 ]
@@ -673,4 +692,15 @@ def skill_trace(strengths: Sequence[str], seats: Sequence[int], share: np.ndarra
     ax.set_ylabel(what)
     ax.set_title("Skill trace: seat shares by bot strength")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), ncols=min(5, len(seats) + 1))
+    return fig
+
+
+@_styled
+def ablation_changes(labels: Sequence[str], panels: Sequence[tuple[str, np.ndarray, np.ndarray, np.ndarray]]
+                     ) -> Figure:
+    """Paired changes (ablated minus baseline) with intervals, one panel per metric, one row per label."""
+    fig, axes = _figure(1.0 + 0.3 * len(labels), ncols=len(panels), sharey=True)
+    for ax, (title, value, low, high) in zip(axes[0], panels):
+        _forest(ax, list(labels), value, low, high, 0.0)
+        ax.set_title(title, fontsize=9.5)
     return fig

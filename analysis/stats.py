@@ -31,6 +31,7 @@ import numpy as np
 import polars as pl
 from scipy import stats
 from statsmodels.discrete.discrete_model import Logit
+from statsmodels.regression.linear_model import OLS
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.multivariate import test_mvmean
@@ -87,6 +88,7 @@ def _players(records: pl.DataFrame) -> int:
 def _per_game(records: pl.DataFrame) -> pl.DataFrame:
     """One row per game: turns, end, first places, and whether it stalled (no rank)."""
     return records.group_by("game").agg(
+        (pl.col("deal") if "deal" in records.columns else pl.col("game")).first().alias("deal"),
         pl.col("turns").first(),
         pl.col("end").first(),
         pl.col("win").sum().alias("first_places"),
@@ -185,6 +187,40 @@ def mean_interval(values: np.ndarray, confidence: float = CONFIDENCE, seed: int 
     )
     interval = result.confidence_interval
     return MeanInterval(n, mean, float(interval.low), float(interval.high), f"bootstrap percentile {level}")
+
+
+def _one_per_cluster(clusters: np.ndarray | None, n: int) -> bool:
+    return clusters is None or np.unique(clusters).size == n
+
+
+def _cluster_means(values: np.ndarray, clusters: np.ndarray) -> np.ndarray:
+    """The mean of ``values`` per cluster, clusters in sorted order."""
+    _, codes = np.unique(clusters, return_inverse=True)
+    return np.bincount(codes, weights=values) / np.bincount(codes)
+
+
+def clustered_mean(values: np.ndarray, clusters: np.ndarray | None, confidence: float = CONFIDENCE,
+                   seed: int = SEED) -> MeanInterval:
+    """:func:`mean_interval` with the cluster (deal) as the unit: a deal's values are averaged first when
+    some deal holds several (rotated games share their shuffles); ``n`` is then the number of deals."""
+    values = np.asarray(values, dtype=np.float64)
+    if _one_per_cluster(clusters, values.size):
+        return mean_interval(values, confidence, seed)
+    m = mean_interval(_cluster_means(values, np.asarray(clusters)), confidence, seed)
+    return MeanInterval(m.n, m.mean, m.low, m.high, f"{m.method} by deal")
+
+
+def clustered_proportion(flags: np.ndarray, clusters: np.ndarray | None, confidence: float = CONFIDENCE,
+                         seed: int = SEED) -> Proportion:
+    """The share of true ``flags``: Wilson with one value a deal, else the interval of the per-deal shares
+    (:func:`mean_interval` on them, method ``by deal``)."""
+    flags = np.asarray(flags, dtype=np.float64)
+    k, n = float(flags.sum()), int(flags.size)
+    if _one_per_cluster(clusters, n) or n == 0:
+        return proportion(k, n, confidence)
+    m = mean_interval(_cluster_means(flags, np.asarray(clusters)), confidence, seed)
+    return Proportion(k=k, n=n, rate=k / n, low=max(0.0, m.low), high=min(1.0, m.high), confidence=confidence,
+                      method=f"{m.method.split(' ')[0]} by deal")
 
 
 # ---------------------------------------------------------------- tables of rates
@@ -872,10 +908,13 @@ def score_margin(records: pl.DataFrame, confidence: float = CONFIDENCE, seed: in
 
     A shared first place gives 0. Places come from ``rank``, not from scores,
     so a game won on a goal can have a negative margin. Stalls are excluded.
+    When deals hold several games (rotated seats) the deal is the unit of every
+    interval (:func:`clustered_mean`, :func:`clustered_proportion`).
     """
     _require(records, ["game", "rank", "score"], "score_margin")
     ranked = records.filter(pl.col("rank").is_not_null())
     per_game = ranked.group_by("game").agg(
+        (pl.col("deal") if "deal" in ranked.columns else pl.col("game")).first().alias("_deal"),
         pl.col("score").filter(pl.col("rank") == 1).max().alias("first"),
         pl.col("score").filter(pl.col("rank") == pl.col("rank").filter(pl.col("rank") > 1).min()).max()
         .alias("second"),
@@ -885,17 +924,20 @@ def score_margin(records: pl.DataFrame, confidence: float = CONFIDENCE, seed: in
         pl.when(pl.col("first_places") > 1).then(0.0).otherwise(pl.col("first") - pl.col("second")).alias("margin")
     )["margin"].fill_null(0.0).to_numpy()
     shared = per_game["first_places"].to_numpy() > 1
+    deals = per_game["_deal"].to_numpy()
     n = margins.size
     stalls = records["game"].n_unique() - n
     positive = margins[(margins > 0) & ~shared]
     smallest = float(positive.min()) if positive.size else None
-    closest = int(np.sum(np.isclose(margins, smallest) & ~shared)) if smallest is not None else 0
+    closest = (np.isclose(margins, smallest) & ~shared) if smallest is not None else np.zeros(n, dtype=bool)
     distribution = (pl.DataFrame({"margin": margins}).group_by("margin").agg(pl.len().alias("games"))
                     .sort("margin"))
     return Margin(
-        games=n, stalls_excluded=stalls, mean=mean_interval(margins, confidence, seed), smallest=smallest,
-        smallest_share=proportion(closest, n, confidence), ties=proportion(int(shared.sum()), n, confidence),
-        not_outscored=proportion(int(np.sum((margins <= 0) & ~shared)), n, confidence), distribution=distribution,
+        games=n, stalls_excluded=stalls, mean=clustered_mean(margins, deals, confidence, seed), smallest=smallest,
+        smallest_share=clustered_proportion(closest, deals, confidence, seed),
+        ties=clustered_proportion(shared, deals, confidence, seed),
+        not_outscored=clustered_proportion((margins <= 0) & ~shared, deals, confidence, seed),
+        distribution=distribution,
     )
 
 
@@ -948,17 +990,19 @@ class GameLength:
         return "\n".join(lines)
 
 
-def end_reasons(records: pl.DataFrame, confidence: float = CONFIDENCE) -> pl.DataFrame:
-    """Why games ended: ``end``, ``games``, ``share``, ``share_low``, ``share_high`` (Wilson), most common first."""
+def end_reasons(records: pl.DataFrame, confidence: float = CONFIDENCE, seed: int = SEED) -> pl.DataFrame:
+    """Why games ended: ``end``, ``games``, ``share``, ``share_low``, ``share_high`` (Wilson; the interval of
+    per-deal shares when deals hold several games), most common first."""
     _require(records, ["game", "end"], "end_reasons")
-    per_game = records.group_by("game").agg(pl.col("end").first())
+    per_game = _per_game(records)
     total = per_game.height
     table = per_game.group_by("end").agg(pl.len().alias("games")).sort(["games", "end"], descending=[True, False])
-    low, high = _wilson(table["games"].to_numpy(), np.full(table.height, total), confidence)
+    ends, deals = per_game["end"].to_numpy(), per_game["deal"].to_numpy()
+    shares = [clustered_proportion(ends == end, deals, confidence, seed) for end in table["end"].to_list()]
     return table.with_columns(
         (pl.col("games") / total).alias("share"),
-        pl.Series("share_low", low, dtype=pl.Float64),
-        pl.Series("share_high", high, dtype=pl.Float64),
+        pl.Series("share_low", [s.low for s in shares], dtype=pl.Float64),
+        pl.Series("share_high", [s.high for s in shares], dtype=pl.Float64),
     )
 
 
@@ -975,15 +1019,15 @@ def game_length(records: pl.DataFrame, events: pl.DataFrame | None = None, confi
     histogram = games.group_by("turns").agg(pl.len().alias("games")).sort("turns")
     return GameLength(
         games=games.height,
-        mean=mean_interval(turns.to_numpy(), confidence, seed),
+        mean=clustered_mean(turns.to_numpy(), games["deal"].to_numpy(), confidence, seed),
         minimum=float(turns.min()),
         q1=float(turns.quantile(0.25, interpolation="linear")),
         median=float(turns.median()),
         q3=float(turns.quantile(0.75, interpolation="linear")),
         maximum=float(turns.max()),
         histogram=histogram,
-        ends=end_reasons(records, confidence),
-        stalls=proportion(int(games["stalled"].sum()), games.height, confidence),
+        ends=end_reasons(records, confidence, seed),
+        stalls=clustered_proportion(games["stalled"].to_numpy(), games["deal"].to_numpy(), confidence, seed),
         lead_changes=lead_changes(records, events, confidence=confidence, seed=seed),
     )
 
@@ -1280,6 +1324,71 @@ def _logit(y: np.ndarray, design: np.ndarray, groups: np.ndarray | None = None, 
 # ---------------------------------------------------------------- components
 
 
+@dataclass(frozen=True)
+class ClusteredDifference:
+    """A difference of two win rates whose rows come in clusters (the seat-games of one deal).
+
+    ``design_effect`` is the cluster-robust variance of the difference over the
+    variance it would have if every row were independent (at least 1);
+    ``low``/``high`` and ``p_value`` are Newcombe's interval and the score test
+    on the counts divided by it (effective counts, Rao and Scott's adjustment).
+    """
+
+    difference: float
+    low: float
+    high: float
+    p_value: float
+    design_effect: float
+    clusters: int
+
+
+def clustered_difference(win: np.ndarray, used: np.ndarray, cluster: np.ndarray,
+                         confidence: float = CONFIDENCE) -> ClusteredDifference:
+    """Win rate of the ``used`` rows minus the others', the ``cluster`` (deal) as the unit.
+
+    The seat-games of one deal are not independent: its games share their
+    shuffles (seat rotations), and in one game one seat's win is another's loss,
+    which makes an item's users and non-users of one deal move in opposite
+    directions. The variance of the difference is therefore the cluster-robust
+    (sandwich) variance of the slope of ``win ~ 1 + used`` (statsmodels OLS,
+    ``cov_type="cluster"`` by ``cluster``: the slope is exactly the difference of the
+    two rates). Its ratio to the independent-rows variance, floored at 1, is the
+    design effect; the counts of both arms are divided by it and Newcombe's
+    hybrid score interval (``confint_proportions_2indep(method="newcomb")``) and
+    the score test (``test_proportions_2indep(method="score")``) run on those
+    effective counts, which keeps Newcombe's good behaviour near 0% and 100%.
+    When neither arm varies (every user won, no one else did) the variance
+    cannot be estimated and the design effect is the mean rows per cluster
+    (as if a deal's rows were copies: the cautious choice). Either arm empty:
+    NaN everything.
+    """
+    win = np.asarray(win, dtype=np.float64)
+    used = np.asarray(used, dtype=bool)
+    clusters = int(np.unique(cluster).size)
+    n1, n0 = int(used.sum()), int((~used).sum())
+    if not n1 or not n0:
+        return ClusteredDifference(*(float("nan"),) * 5, clusters)
+    k1, k0 = float(win[used].sum()), float(win[~used].sum())
+    p1, p0 = k1 / n1, k0 / n0
+    independent = p1 * (1 - p1) / n1 + p0 * (1 - p0) / n0
+    deff = float("nan")
+    if independent > 0 and clusters > 1:
+        _, codes = np.unique(cluster, return_inverse=True)
+        fit = OLS(win, np.column_stack([np.ones(win.size), used.astype(np.float64)])).fit(
+            cov_type="cluster", cov_kwds={"groups": codes})
+        deff = float(fit.cov_params()[1, 1]) / independent
+    if not np.isfinite(deff) or deff <= 0:
+        deff = win.size / clusters
+    deff = max(1.0, deff)
+    # statsmodels also computes the ratio of the rates, which divides by zero when one is 0%.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low, high = confint_proportions_2indep(k1 / deff, n1 / deff, k0 / deff, n0 / deff, method="newcomb",
+                                               compare="diff", alpha=1 - confidence)
+        p = test_proportions_2indep(k1 / deff, n1 / deff, k0 / deff, n0 / deff, method="score",
+                                    compare="diff").pvalue
+    return ClusteredDifference(p1 - p0, float(low), float(high), float(p), deff, clusters)
+
+
 def component_strength(records: pl.DataFrame, events: pl.DataFrame, component: str = "kind", *,
                        values: Sequence[str] | None = None, by: str | None = None, alpha: float = 0.05,
                        dominant_gap: float = 0.10, unused_below: float = 0.01,
@@ -1298,7 +1407,9 @@ def component_strength(records: pl.DataFrame, events: pl.DataFrame, component: s
     ``win_used`` (rate), ``not_used``, ``wins_not_used``, ``win_not_used``,
     ``difference`` (used minus not used) with ``diff_low``/``diff_high``
     (Newcombe hybrid score, ``confint_proportions_2indep(method="newcomb")``),
-    ``p_value`` (``test_proportions_2indep(method="score")``), ``p_holm``
+    ``p_value`` (``test_proportions_2indep(method="score")``), both on counts
+    divided by ``design_effect``: the deal is the unit (the game when the
+    records have no ``deal``), see :func:`clustered_difference`; ``p_holm``
     (Holm across all rows, ``multipletests(method="holm")``), ``dominant``
     (``p_holm < alpha`` and ``difference >= dominant_gap``) and ``unused``
     (``use_rate < unused_below``). A component used in every seat-game (or in
@@ -1310,14 +1421,17 @@ def component_strength(records: pl.DataFrame, events: pl.DataFrame, component: s
     groups = [by] if by else []
     if by:
         _require(records, [by], "component_strength")
-    seat_games = records.select("game", pl.col("seat").cast(pl.Int64), "win", *groups)
+    cluster = "deal" if "deal" in records.columns else "game"
+    seat_games = records.select("game", pl.col("seat").cast(pl.Int64), "win", pl.col(cluster).alias("_cluster"),
+                                *groups).with_row_index("_row")
     totals = seat_games.group_by(groups or pl.lit(0).alias("_all")).agg(
         pl.len().cast(pl.Int64).alias("seat_games"), pl.col("win").sum().cast(pl.Int64).alias("wins"))
     uses = (events.select("game", pl.col("seat").cast(pl.Int64), pl.col(component).cast(pl.String))
             .group_by("game", "seat", component).agg(pl.len().alias("events")))
-    used = uses.join(seat_games, on=["game", "seat"], how="inner").group_by(*groups, component).agg(
+    joined = uses.join(seat_games, on=["game", "seat"], how="inner")
+    used = joined.group_by(*groups, component).agg(
         pl.len().cast(pl.Int64).alias("used"), pl.col("win").sum().cast(pl.Int64).alias("wins_used"),
-        pl.col("events").sum().cast(pl.Int64))
+        pl.col("events").sum().cast(pl.Int64), pl.col("_row"))
     names = sorted(set(uses[component].unique().to_list()) | set(values or ()))
     grid = pl.DataFrame({component: names}, schema={component: pl.String})
     if by:
@@ -1330,20 +1444,20 @@ def component_strength(records: pl.DataFrame, events: pl.DataFrame, component: s
              .with_columns((pl.col("seat_games") - pl.col("used")).alias("not_used"),
                            (pl.col("wins") - pl.col("wins_used")).alias("wins_not_used"))
              .sort(*groups, component))
+    win = seat_games["win"].cast(pl.Float64).to_numpy()
+    clusters = seat_games["_cluster"].to_numpy()
+    members = {None: np.arange(seat_games.height)} if not by else {
+        key[0]: part["_row"].to_numpy() for key, part in seat_games.group_by(by)}
     rows = []
     for row in table.to_dicts():
-        n1, k1, n0, k0 = row["used"], row["wins_used"], row["not_used"], row["wins_not_used"]
-        if n1 and n0:
-            # statsmodels also computes the ratio of the rates, which divides by zero when one is 0%.
-            with np.errstate(divide="ignore", invalid="ignore"):
-                low, high = confint_proportions_2indep(k1, n1, k0, n0, method="newcomb", compare="diff",
-                                                       alpha=1 - confidence)
-                p = test_proportions_2indep(k1, n1, k0, n0, method="score", compare="diff").pvalue
-            rows.append((k1 / n1 - k0 / n0, float(low), float(high), float(p)))
-        else:
-            rows.append((float("nan"),) * 4)
-    difference, low, high, p = (np.array(column, dtype=np.float64) for column in zip(*rows)) if rows else (
-        np.array([]),) * 4
+        rows_of = members[row[by] if by else None]
+        flags = np.zeros(seat_games.height, dtype=bool)
+        flags[np.asarray(row["_row"] or [], dtype=np.int64)] = True
+        d = clustered_difference(win[rows_of], flags[rows_of], clusters[rows_of], confidence)
+        rows.append((d.difference, d.low, d.high, d.p_value, d.design_effect))
+    difference, low, high, p, deff = (np.array(column, dtype=np.float64) for column in zip(*rows)) if rows else (
+        np.array([]),) * 5
+    table = table.drop("_row")
     p_holm = correct(p, "holm")
     table = table.with_columns(
         (pl.col("used") / pl.col("seat_games")).alias("use_rate"),
@@ -1354,13 +1468,14 @@ def component_strength(records: pl.DataFrame, events: pl.DataFrame, component: s
         pl.Series("diff_high", high, dtype=pl.Float64),
         pl.Series("p_value", p, dtype=pl.Float64),
         pl.Series("p_holm", p_holm, dtype=pl.Float64),
+        pl.Series("design_effect", deff, dtype=pl.Float64),
     ).with_columns(
         ((pl.col("p_holm") < alpha) & (pl.col("difference") >= dominant_gap)).fill_null(False).alias("dominant"),
         (pl.col("use_rate") < unused_below).alias("unused"),
     )
     return table.select(*groups, component, "seat_games", "used", "use_rate", "events", "wins_used", "win_used",
                         "not_used", "wins_not_used", "win_not_used", "difference", "diff_low", "diff_high",
-                        "p_value", "p_holm", "dominant", "unused")
+                        "p_value", "p_holm", "design_effect", "dominant", "unused")
 
 
 def format_component_strength(table: pl.DataFrame, component: str = "kind") -> str:
@@ -1874,8 +1989,27 @@ class Drama:
                 f"percentile {_confidence(CONFIDENCE)}), IQR {self.turns_iqr:g}, CV {self.turns_cv:.2f}")
 
 
-def _sd(values: np.ndarray, axis: int = -1) -> np.ndarray:
-    return np.std(values, axis=axis, ddof=1)
+def _pooled_sd(sums: np.ndarray, squares: np.ndarray, counts: np.ndarray, axis: int = -1) -> np.ndarray:
+    """The standard deviation of every value of a set of deals, from their per-deal sums."""
+    n = counts.sum(axis=axis)
+    mean = sums.sum(axis=axis) / n
+    return np.sqrt(np.maximum(squares.sum(axis=axis) - n * mean * mean, 0.0) / (n - 1))
+
+
+def _sd_interval(values: np.ndarray, deals: np.ndarray, confidence: float, seed: int) -> tuple[float, float]:
+    """Percentile bootstrap interval of the standard deviation, resampling whole deals (a deal's games
+    together: ``scipy.stats.bootstrap`` with ``paired=True`` over per-deal sums, squares and counts)."""
+    sd = float(values.std(ddof=1))
+    if np.ptp(values) == 0:
+        return sd, sd
+    _, codes = np.unique(deals, return_inverse=True)
+    sums, squares = np.bincount(codes, weights=values), np.bincount(codes, weights=values * values)
+    counts = np.bincount(codes).astype(np.float64)
+    ci = stats.bootstrap((sums, squares, counts), _pooled_sd, paired=True, n_resamples=BOOTSTRAP_RESAMPLES,
+                         vectorized=True, batch=max(1, _BOOTSTRAP_BATCH_VALUES // counts.size),
+                         confidence_level=confidence, method="percentile",
+                         rng=np.random.default_rng(seed)).confidence_interval
+    return float(ci.low), float(ci.high)
 
 
 def drama(records: pl.DataFrame, events: pl.DataFrame | None = None, confidence: float = CONFIDENCE,
@@ -1884,15 +2018,10 @@ def drama(records: pl.DataFrame, events: pl.DataFrame | None = None, confidence:
     _require(records, ["game", "rank", "score", "turns", "end"], "drama")
     margin = score_margin(records, confidence, seed)
     spread = margin.distribution.select(pl.col("margin").repeat_by("games").explode())["margin"]
-    turns = _per_game(records)["turns"].cast(pl.Float64).to_numpy()
+    games = _per_game(records)
+    turns = games["turns"].cast(pl.Float64).to_numpy()
     sd = float(turns.std(ddof=1)) if turns.size > 1 else float("nan")
-    low = high = sd
-    if turns.size > 1 and np.ptp(turns) > 0:
-        ci = stats.bootstrap((turns,), _sd, n_resamples=BOOTSTRAP_RESAMPLES, vectorized=True,
-                             batch=max(1, _BOOTSTRAP_BATCH_VALUES // turns.size),
-                             confidence_level=confidence, method="percentile",
-                             rng=np.random.default_rng(seed)).confidence_interval
-        low, high = float(ci.low), float(ci.high)
+    low, high = _sd_interval(turns, games["deal"].to_numpy(), confidence, seed) if turns.size > 1 else (sd, sd)
     q = np.quantile(turns, [0.25, 0.75]) if turns.size else (np.nan, np.nan)
     return Drama(
         games=int(turns.size), margin=margin,
@@ -1966,9 +2095,11 @@ def methods_used() -> list[str]:
         "first-seat edge; one bot fixed at 0); with 3-4 players each pair of seats in a game is one comparison; "
         "standard errors clustered by deal (cov_type='cluster'); under perfect separation a virtual-draw prior "
         "(two drawn comparisons per pairing).",
-        "Component strength (observational, biased): win rate when used vs not used per seat-game, Newcombe "
-        "hybrid score interval (statsmodels confint_proportions_2indep(method='newcomb')), score test "
-        "(test_proportions_2indep(method='score')), Holm correction across components.",
+        "Component strength (observational, biased): win rate when used vs not used per seat-game, the deal as the "
+        "unit: Newcombe hybrid score interval (statsmodels confint_proportions_2indep(method='newcomb')) and score "
+        "test (test_proportions_2indep(method='score')) on counts divided by the design effect, the cluster-robust "
+        "variance by deal (OLS win ~ used, cov_type='cluster') over the independent one, floored at 1; Holm "
+        "correction across components.",
         "Paired runs on the same seeds: differences averaged per deal when a deal holds several games; Wilcoxon "
         "signed-rank test on them (scipy.stats.wilcoxon, zero_method='wilcox'); for win/loss with one game a deal "
         "McNemar's test (statsmodels mcnemar, exact binomial under 25 discordant pairs); effect size Cohen's h (or "

@@ -120,7 +120,8 @@ def format_summary(summary: Summary, title: str | None = None, games_per_second:
     """
     lines = [title] if title else []
     lines.append(f"{summary.games:,} games, {summary.players} players")
-    lines.append("by seat")
+    lines.append("by seat (wins: first places, a shared first place counted for each tied seat; the report's "
+                 "headline counts shares of decided games)")
     for row in summary.by_seat.to_dicts():
         lines.append("  " + _line(f"seat {row['seat']}", row))
     lines.append("by bot")

@@ -869,14 +869,14 @@ def load_sweep(out_dir: str | Path) -> SweepData:
 def cell_table(data: SweepData) -> pl.DataFrame:
     """Per cell: games, seat 0 win rate with its Wilson 95% interval, mean turns, stall rate.
 
-    Columns: cell, baseline, games, seat0_wins, seat0_win_rate, seat0_low,
+    Columns: cell (id), title (the sweep's ``label`` template, else the id), baseline, games, seat0_wins, seat0_win_rate, seat0_low,
     seat0_high, mean_turns, stall_rate. Cells without records have 0 games and nulls.
     """
     from analysis.stats import proportion
 
     rows = []
     for cell in data.cells:
-        row = {"cell": cell.id, "baseline": cell.baseline, "games": 0, "seat0_wins": 0, "seat0_win_rate": None,
+        row = {"cell": cell.id, "title": cell.title, "baseline": cell.baseline, "games": 0, "seat0_wins": 0, "seat0_win_rate": None,
                "seat0_low": None, "seat0_high": None, "mean_turns": None, "stall_rate": None}
         if cell.status != "pending":
             seat0 = cell.records().filter(pl.col("seat") == 0)  # one row per game
@@ -886,14 +886,19 @@ def cell_table(data: SweepData) -> pl.DataFrame:
                        stall_rate=float(seat0["rank"].is_null().mean()))  # a stall has no rank
         rows.append(row)
     return pl.DataFrame(rows, schema={
-        "cell": pl.String, "baseline": pl.Boolean, "games": pl.Int64, "seat0_wins": pl.Int64,
+        "cell": pl.String, "title": pl.String, "baseline": pl.Boolean, "games": pl.Int64, "seat0_wins": pl.Int64,
         "seat0_win_rate": pl.Float64, "seat0_low": pl.Float64, "seat0_high": pl.Float64,
         "mean_turns": pl.Float64, "stall_rate": pl.Float64,
     })
 
 
 def format_cell_table(table: pl.DataFrame) -> str:
-    """:func:`cell_table` as text; the baseline is starred."""
+    """:func:`cell_table` as text, cells named by their title (the ``label`` template); the baseline is starred.
+    Wins count first places, a shared first place counted for each tied seat (the report's headline counts
+    shares of decided games, or per-deal shares when seats rotate)."""
+    names = [t if t else c for c, t in zip(table["cell"], table["title"])] if "title" in table.columns else list(
+        table["cell"])
+    table = table.with_columns(pl.Series("cell", names, dtype=pl.String))
     width = max(len("cell"), *(len(c) for c in table["cell"]))
     lines = [f"{'cell':<{width}}    {'games':>9}  {'seat 0 wins [Wilson 95%]':<24}  {'turns':>6}  {'stalls':>6}"]
     for row in table.iter_rows(named=True):
@@ -905,7 +910,7 @@ def format_cell_table(table: pl.DataFrame) -> str:
         else:
             wins, rest = "(not played)", ""
         lines.append(f"{row['cell']:<{width}}{mark}  {row['games']:>9,}  {wins:<24}  {rest}".rstrip())
-    lines.append("* baseline")
+    lines.append("* baseline; wins: first places, a shared first place counted for each tied seat")
     return "\n".join(lines)
 
 

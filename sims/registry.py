@@ -20,9 +20,15 @@ def register(game: GameDefinition) -> None:
     _EXTRA[game.name] = game
 
 
-def game_names() -> list[str]:
+def shipped_game_names() -> list[str]:
+    """The games in ``sims/`` (packages defining ``GAME``), sorted."""
     names = [m.name for m in pkgutil.iter_modules(sims.__path__) if m.ispkg and m.name != "core"]
-    return sorted(n for n in names if hasattr(importlib.import_module(f"sims.{n}"), "GAME")) + sorted(_EXTRA)
+    return sorted(n for n in names if hasattr(importlib.import_module(f"sims.{n}"), "GAME"))
+
+
+def game_names() -> list[str]:
+    """Every game: those shipped in ``sims/``, then those registered by :func:`register`."""
+    return shipped_game_names() + sorted(_EXTRA)
 
 
 def get_game(name: str) -> GameDefinition:

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from sims.core.engine import ReferenceBot
 from sims.core.play import batched_bots, play_batch, resolve_bot, seat_labels
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError, RecordedValues
@@ -27,6 +28,8 @@ def replay_text(
     rotate_seats: bool = False,
     rotations: int | None = None,
     scores: bool = False,
+    board: str = "full",
+    explain: bool = False,
 ) -> str:
     """The game ``game_id`` of a run with these options, played batched, shown on the reference engine.
 
@@ -36,6 +39,9 @@ def replay_text(
     ``rotations`` (a run's recorded rotations) numbers the games instead of
     ``rotate_seats``; ``scores`` adds every seat's running score after each
     turn and prints a board's ``legend:`` line once, not after every turn.
+    ``board`` is ``"full"`` (the game's whole board) or ``"compact"`` (a few
+    lines a position); ``explain`` adds each bot's top candidates and their
+    scores before its decision (:meth:`ReferenceBot.explain`).
     """
     game = get_game(game_name)
     choices = [resolve_bot(game, config, label) for label in seat_labels(game, players, bot_labels)]
@@ -52,13 +58,17 @@ def replay_text(
              "seats: " + ", ".join(f"{s} {c.label}" for s, c in enumerate(seats))]
     reference = game.reference(config, players, game_seed)
     shown: set[str] = set()
-    lines.append(_board(game.render_reference(reference), shown, scores))
+    render = game.render_compact if board == "compact" and game.render_compact else game.render_reference
+    explainers = _explainers(game, seats) if explain else None
+    lines.append(_board(render(reference), shown, scores))
     for action in trace.game_actions(0):
         if not reference.done and reference.turn >= max_turns:
             break
         seat = reference.to_move
         lines.append(f"\nturn {reference.turn}  seat {seat} ({seats[seat].label}): "
                      f"{game.describe_action(reference, action)}")
+        if explainers is not None:
+            lines += _explanation(game, reference, explainers[seat], seats[seat].label, game_seed, action)
         try:
             reference.apply(action)
         except ValueError as error:
@@ -66,7 +76,7 @@ def replay_text(
                               f"actions the reference engine accepts; it refuses {action} ({error}); "
                               f"run glade verify {game.name}", has_got=False) from None
         reference.decisions += 1
-        lines.append(_board(game.render_reference(reference), shown, scores))
+        lines.append(_board(render(reference), shown, scores))
         if scores:
             lines.append(_running_scores(reference, seats))
     if not reference.done and reference.turn >= max_turns:
@@ -89,13 +99,49 @@ def _board(text: str, shown: set[str], compact: bool) -> str:
     return "\n".join(kept)
 
 
+TOP_CANDIDATES = 5
+
+
+def _explainers(game: Any, seats: Sequence[Any]) -> list[ReferenceBot | None]:
+    """Each seat's reference bot (None where its kind has no reference implementation, as the planner)."""
+    factories = [game.bots[choice.kind].reference for choice in seats]
+    return [None if make is None else make(seat, choice.weights)
+            for seat, (make, choice) in enumerate(zip(factories, seats))]
+
+
+def _explanation(game: Any, reference: Any, bot: ReferenceBot | None, label: str, seed: int, action: int) -> list[str]:
+    """``  why:`` lines: the bot's top candidates with their scores, best first, each action in words."""
+    if bot is None:
+        return [f"  why: {label} has no reference implementation to explain its choice"]
+    ranked = bot.explain(reference, seed)
+    if ranked is None:
+        return [f"  why: {label} does not rank its candidates"]
+    if len(ranked) == 1:
+        lines = ["  why: the only legal action"]
+    elif bot.explains == "chance":
+        lines = [f"  why: uniform among {len(ranked)} legal actions"]
+    else:
+        width = len(str(min(len(ranked), TOP_CANDIDATES)))
+        lines = [f"  {'why:' if place == 1 else '    '} {place:>{width}}. {score:+.6g}  "
+                 f"{game.describe_action(reference, candidate)}"
+                 for place, (candidate, score) in enumerate(ranked[:TOP_CANDIDATES], start=1)]
+        lines[-1] += f"   ({len(ranked)} legal)"
+        if ranked[0][1] == ranked[1][1]:
+            lines[0] += "   (tied best: the bot's seeded tie-break ordered them)"
+    if ranked[0][0] != action:
+        lines.append(f"  note: the reference bot would play {game.describe_action(reference, ranked[0][0])}: "
+                     f"the engines disagree here (run glade verify {game.name})")
+    return lines
+
+
 def _running_scores(reference: Any, seats: Sequence[Any]) -> str:
     """``scores: 0 greedy 3, 1 random 2``: the score each seat would have if the game ended now."""
     now = copy.deepcopy(reference).result()["score"]
     return "scores: " + ", ".join(f"{seat} {choice.label} {now[seat]:g}" for seat, choice in enumerate(seats))
 
 
-def run_replay(out_dir: str | Path, game_id: int, scores: bool = True) -> str:
+def run_replay(out_dir: str | Path, game_id: int, scores: bool = True, board: str = "full",
+               explain: bool = False) -> str:
     """Game ``game_id`` of the run in ``out_dir``, from its manifest (game, config, bots, players, seed, rotations).
 
     The config is the one the manifest recorded, checked against the run's
@@ -115,4 +161,4 @@ def run_replay(out_dir: str | Path, game_id: int, scores: bool = True) -> str:
     if not 0 <= game_id < games:
         raise ConfigError("--game", str(game_id), f"a game id of {out_dir}: 0 to {games - 1}", has_got=False)
     return replay_text(game.name, config, manifest["players"], manifest["seed"], game_id, manifest["bots"],
-                       rotations=rotations, scores=scores)
+                       rotations=rotations, scores=scores, board=board, explain=explain)

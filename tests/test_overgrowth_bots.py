@@ -25,16 +25,24 @@ def make(kind: str, engine, seat: int, config):
     return factory(engine, seat, config.bot_weights.get(kind, {}))
 
 
-@pytest.mark.parametrize("kind", ["greedy", "planner"])
-def test_bot_takes_an_immediate_win(kind):
-    config = GAME.load_config(overrides=SMALL)
-    game = position(config, """
+WIN_IN_ONE = """
         . . x . .
         . . x o .
         . o x . .
         o . x o .
         . . : . .
-    """, markers=(4, 0))
+    """
+
+
+def win_in_one():
+    """A position (SMALL board, markers (4, 0)) where seat 0 wins with one placement."""
+    config = GAME.load_config(overrides=SMALL)
+    return config, position(config, WIN_IN_ONE, markers=(4, 0))
+
+
+@pytest.mark.parametrize("kind", ["greedy", "planner"])
+def test_bot_takes_an_immediate_win(kind):
+    config, game = win_in_one()
     engine, state = batched(game)
     action = make(kind, engine, 0, config).act(state, np.array([True]))[0]
     engine.step(state, np.array([action]))

@@ -209,9 +209,9 @@ def test_a_covered_sun_plant_cannot_pay_for_its_own_cover():
 def test_succession_discount_is_the_cost_of_the_top_plant_only():
     game = blank()
     stack(game, 0, 0, "Bunchberry", "Salal")  # costs 1 then 2
-    assert game.effective_cost(0, sp("Douglas Fir"), 0) == 4 - 2
-    assert game.effective_cost(0, sp("Red Huckleberry"), 0) == 0
-    assert game.effective_cost(0, sp("Douglas Fir"), 1) == 4
+    assert game.play_cost(0, sp("Douglas Fir"), 0) == 4 - 2
+    assert game.play_cost(0, sp("Red Huckleberry"), 0) == 0
+    assert game.play_cost(0, sp("Douglas Fir"), 1) == 4
 
 
 def test_on_play_discount_counts_the_region_and_the_plant_itself():
@@ -219,27 +219,27 @@ def test_on_play_discount_counts_the_region_and_the_plant_itself():
     stack(game, 0, 0, "Oregon Grape", "Salal")  # two berries plants (understory included)
     stack(game, 0, 1, "Deer Fern")
     # Red Elderberry: cost 3, 1 off per berries plant, itself berries: 3 - (2 + 1) = 0
-    assert game.effective_cost(0, sp("Red Elderberry"), 2) == 0
+    assert game.play_cost(0, sp("Red Elderberry"), 2) == 0
     # Western Hemlock: cost 3, 1 off per moss plant, itself not moss
-    assert game.effective_cost(0, sp("Western Hemlock"), 2) == 3
+    assert game.play_cost(0, sp("Western Hemlock"), 2) == 3
     stack(game, 0, 2, "Step Moss")
-    assert game.effective_cost(0, sp("Western Hemlock"), 4) == 2
+    assert game.play_cost(0, sp("Western Hemlock"), 4) == 2
     # the covered plant still counts (region before placement), and its cost is the succession discount
-    assert game.effective_cost(0, sp("Western Hemlock"), 2) == 3 - 1 - 0
+    assert game.play_cost(0, sp("Western Hemlock"), 2) == 3 - 1 - 0
 
 
 def test_passive_discount_from_canopy_plants_never_from_itself():
     game = blank()
     stack(game, 0, 0, "Oregon Grape")  # berries plants cost 1 less
-    assert game.effective_cost(0, sp("Red Huckleberry"), 1) == 1
-    assert game.effective_cost(0, sp("Deer Fern"), 1) == 1  # not berries
-    assert game.effective_cost(0, sp("Oregon Grape"), 1) == 0  # another grape is discounted by this one
+    assert game.play_cost(0, sp("Red Huckleberry"), 1) == 1
+    assert game.play_cost(0, sp("Deer Fern"), 1) == 1  # not berries
+    assert game.play_cost(0, sp("Oregon Grape"), 1) == 0  # another grape is discounted by this one
     # the plant about to be covered still discounts, on top of succession: 2 - 1 - 1
-    assert game.effective_cost(0, sp("Red Huckleberry"), 0) == 0
+    assert game.play_cost(0, sp("Red Huckleberry"), 0) == 0
     stack(game, 0, 0, "Oregon Grape", "Pacific Yew")  # covered: no more discount
-    assert game.effective_cost(0, sp("Red Huckleberry"), 1) == 2
+    assert game.play_cost(0, sp("Red Huckleberry"), 1) == 2
     game2 = blank()
-    assert game2.effective_cost(0, sp("Oregon Grape"), 0) == 1  # no discount from itself
+    assert game2.play_cost(0, sp("Oregon Grape"), 0) == 1  # no discount from itself
 
 
 def test_a_zero_cost_play_is_placed_at_once():

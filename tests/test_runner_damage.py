@@ -205,3 +205,30 @@ def test_a_flipped_byte_in_a_chunk_is_caught_by_its_recorded_digest(tmp_path, pr
     result = glade(*PLAY, "--out", out)
     assert result.exit_code == 0 and "its bytes differ from the sha256" in result.stderr
     assert_frame_equal(load_records(out), load_records(whole))
+
+
+HOLD_LOCK = """
+import sys
+from pathlib import Path
+from sims.core.files import exclusive
+with exclusive(Path(sys.argv[1]), "run directory"):
+    print("held", flush=True)
+    sys.stdin.read()  # until the test closes our stdin
+"""
+
+
+def test_a_second_writer_of_the_same_run_directory_is_one_error_line(tmp_path, whole):
+    """Another process writing to --out (a glade play still running) holds its lock: this play refuses."""
+    out = tmp_path / "run"
+    out.mkdir()
+    writer = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(out)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert writer.stdout.readline().strip() == "held"
+        one_error_line(glade(*PLAY, "--out", out), str(out), "no other glade command is writing to")
+        assert sorted(p.name for p in out.iterdir()) == [".lock"]  # nothing written beside the lock
+    finally:
+        writer.communicate("")
+    assert writer.returncode == 0
+    assert glade(*PLAY, "--out", out).exit_code == 0  # the lock went with its process
+    assert_frame_equal(load_records(out), load_records(whole))

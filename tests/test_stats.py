@@ -506,14 +506,23 @@ def test_component_strength_by_hand():
     assert (bloom["not_used"], bloom["wins_not_used"]) == (11, 4)
     p1, p0 = 6 / 9, 4 / 11
     assert bloom["difference"] == pytest.approx(p1 - p0)
-    # Newcombe's hybrid score interval from the two Wilson intervals.
-    l1, u1 = wilson_by_hand(6, 9)
-    l0, u0 = wilson_by_hand(4, 11)
+    # The deal (here the game) is the unit: the sandwich variance of the difference sums, per game, each
+    # seat-game's influence, (win - p1) / 9 for a user and -(win - p0) / 11 for a non-user; with the small-sample
+    # factor G / (G - 1) * (N - 1) / (N - 2). Its ratio to the independent variance is the design effect.
+    used = {(0, 0), (1, 0), (2, 0), (3, 0), (4, 1), (7, 1), (8, 1), (8, 0), (9, 0)}
+    influence = [sum(((1.0 if (g < 7) == (s == 0) else 0.0) - p1) / 9 if (g, s) in used
+                     else -((1.0 if (g < 7) == (s == 0) else 0.0) - p0) / 11 for s in (0, 1)) for g in range(10)]
+    sandwich = 10 / 9 * 19 / 18 * sum(u * u for u in influence)
+    deff = max(1.0, sandwich / (p1 * (1 - p1) / 9 + p0 * (1 - p0) / 11))
+    assert bloom["design_effect"] == pytest.approx(deff) and deff > 1  # users and non-users of a game move apart
+    # Newcombe's hybrid score interval from the two Wilson intervals, on the counts divided by the design effect.
+    l1, u1 = wilson_by_hand(6 / deff, 9 / deff)
+    l0, u0 = wilson_by_hand(4 / deff, 11 / deff)
     assert bloom["diff_low"] == pytest.approx(p1 - p0 - math.sqrt((p1 - l1) ** 2 + (u0 - p0) ** 2))
     assert bloom["diff_high"] == pytest.approx(p1 - p0 + math.sqrt((u1 - p1) ** 2 + (p0 - l0) ** 2))
     # Score test of no difference: pooled variance with the Miettinen-Nurminen n / (n - 1) factor.
-    pooled = 10 / 20
-    z = (p1 - p0) / math.sqrt(pooled * (1 - pooled) * (1 / 9 + 1 / 11) * 20 / 19)
+    pooled, n = 10 / 20, 20 / deff
+    z = (p1 - p0) / math.sqrt(pooled * (1 - pooled) * (deff / 9 + deff / 11) * n / (n - 1))
     assert bloom["p_value"] == pytest.approx(2 * sps.norm.sf(abs(z)))
     cut = table.filter(pl.col("kind") == "cut").row(0, named=True)
     graft = table.filter(pl.col("kind") == "graft").row(0, named=True)

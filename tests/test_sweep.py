@@ -12,7 +12,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from tests.cli_helpers import glade, one_error_line
-from analysis.sweep import cell_table, label, load_sweep, read_sweep, run_sweep
+from analysis.sweep import cell_table, format_cell_table, label, load_sweep, read_sweep, run_sweep
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError, project_root
 from sims.runner import Chunk, load_manifest, load_records
@@ -473,7 +473,10 @@ def test_label_template_names_cells_for_reports(tmp_path):
     sweep = read_sweep(path)
     assert [c.title for c in sweep.cells][:2] == ["goal 10 / bump true", "goal 10 / bump false"]
     run_sweep(path, tmp_path / "out", games_per_cell=10, progress=False)
-    assert load_sweep(tmp_path / "out").cells[3].title == "goal 14 / bump false"
+    data = load_sweep(tmp_path / "out")
+    assert data.cells[3].title == "goal 14 / bump false"
+    text = format_cell_table(cell_table(data))  # the terminal table names cells as the reports do
+    assert "goal 14 / bump false" in text and "race.goal=14" not in text
 
 
 def test_label_template_with_an_unknown_axis_is_refused(tmp_path):

@@ -9,6 +9,7 @@ of one game. Farms are written as strings of letters, one per cube.
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -600,7 +601,7 @@ def test_events_add_up_to_the_records():
 
 def test_a_duck_that_is_no_animal_may_swap_with_another_duck_but_not_itself(tmp_path):
     text = vora_config.load().loaded.source
-    toml = open(text).read().replace('name = "duck"\ncount = 12\nanimal = true', 'name = "duck"\ncount = 12\nanimal = false')
+    toml = Path(text).read_text().replace('name = "duck"\ncount = 12\nanimal = true', 'name = "duck"\ncount = 12\nanimal = false')
     path = tmp_path / "vora.toml"
     path.write_text(toml)
     engine, state = position(2, QUIET, {0: "cc", 1: "pp"}, config=vora_config.load(path))

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sims.core.choice import ScoredBot
 from sims.core.rng import game_seeds
 from sims.vorex import bots, config, reference_bots
-from sims.vorex.rules import VorexEngine
+from sims.vorex.rules import SETUP, VorexEngine
 
 CONFIG = config.load()
 GREEDY = CONFIG.bot_weights["greedy"]
@@ -128,3 +129,35 @@ def test_planner_plays_legal_actions():
         assert mask[live, actions[live]].all()
         engine.step(state, actions)
         state.decisions[live] += 1
+
+
+@pytest.mark.parametrize("players", [1, 3])
+def test_placement_values_match_played_placements_and_the_choice(players):
+    """Positions of random games (setup included): the kernel's placement values equal the evaluation after
+    playing each placement on a copy, and greedy's one-call choice is the best of its scored actions."""
+    engine = engine_for(players)
+    seeds = game_seeds(59, np.arange(2))
+    _, trace = play(engine, [bots.RandomBot(engine, seat) for seat in range(engine.players)], seeds)
+    state = engine.init(seeds)
+    checked = setup_checked = 0
+    for step in range(max(len(t) for t in trace)):
+        actions = np.array([t[step] if step < len(t) else -1 for t in trace])
+        if step % 3 == 0 or (state.phase == SETUP).any():
+            for seat in range(engine.players):
+                movers = ~state.done & (state.to_move == seat)
+                if not movers.any():
+                    continue
+                greedy = bots.GreedyBot(engine, seat, GREEDY)
+                games, acts, value, _ = greedy.scored_actions(state, movers)
+                place = (acts >= engine.offsets["place"]) & (acts < engine.offsets["draw"])
+                after = bots.branch(state, games[place])
+                movers_after = after.to_move.astype(np.int64)
+                engine.step(after, acts[place])
+                assert np.array_equal(value[place], bots.evaluate(engine, after, movers_after, GREEDY))
+                assert np.array_equal(greedy.act(state, movers), ScoredBot.act(greedy, state, movers))
+                checked += int(place.sum())
+                setup_checked += int((state.phase[games[place]] == SETUP).sum())
+        active = ~state.done
+        engine.step(state, actions)
+        state.decisions[active] += 1
+    assert checked >= 500 and setup_checked >= 100

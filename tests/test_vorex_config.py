@@ -271,3 +271,25 @@ def test_overrides_that_keep_the_rules_load():
     assert tuned.playable == 91 and tuned.num_actions == 19 * 91 + 2
     assert tuned.green == "none" and tuned.tiles[8].hexes[2].value == 5
     assert np.array_equal(tuned.tile_hex_kind, vc.load().tile_hex_kind)
+
+
+@pytest.mark.parametrize("kept", [0, 1])
+def test_a_forest_smaller_than_the_two_face_up_tiles_is_refused(kept):
+    path = default_config_path("vorex")
+    raw = read_toml(path)
+    forest = [t for t in raw["tiles"] if t.get("level", 0) >= 1 and t.get("players", 2) == 2]
+    raw["tiles"] = [t for t in raw["tiles"] if t.get("level", 0) == 0] + forest[:kept]
+    with pytest.raises(ConfigError) as error:
+        vc.build(LoadedConfig(values=validate(raw, vc.SCHEMA, str(path)), source=str(path)))
+    _one_line(error.value, "tiles", "at least 2 forest tiles", f"got {kept}")
+    raw["tiles"] += forest[kept:2]  # the minimum loads
+    assert vc.build(LoadedConfig(values=validate(raw, vc.SCHEMA, str(path)), source=str(path))).pile_size(2) == 2
+
+
+def test_marking_the_forest_for_more_players_is_refused_on_the_command_line():
+    cfg = vc.load()
+    two_player = [i for i, t in enumerate(cfg.tiles) if t.level >= 1 and t.players == 2]
+    overrides = [f"tiles[{i}].players=3" for i in two_player[1:]]
+    with pytest.raises(ConfigError) as error:
+        vc.load(overrides=overrides)
+    _one_line(error.value, "tiles", "at least 2 forest tiles", "got 1")

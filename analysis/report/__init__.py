@@ -32,7 +32,8 @@ analysis object -> sections):
   events, score sources), :mod:`~analysis.report.designer` (a run's "why a
   seat wins", drama and content-strength sections) and
   :mod:`~analysis.report.trace` (a sweep's drama per cell and skill trace):
-  the designer's questions (docs/reports.md);
+  the designer's questions (docs/reports.md); :mod:`~analysis.report.ablate`: the
+  section a ``glade ablate`` directory adds to its sweep report (docs/ablate.md);
 * :mod:`~analysis.report.html` (with ``report.css``), :mod:`~analysis.report.pdf`:
   the writers; :mod:`~analysis.report.files`: dispatch and files on disk.
 

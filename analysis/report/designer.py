@@ -37,14 +37,19 @@ DESIGNER_METHODS = [
     "Drama (analysis.stats.drama): decisiveness is the final margin (first place's score minus second's, stalls "
     "excluded) with its quartiles and the mean's interval; drawishness the share of shared first places (Wilson "
     "95%); the spread of game length the standard deviation of turns with a seeded percentile bootstrap 95% "
-    "interval (scipy.stats.bootstrap), the interquartile range and the coefficient of variation. Lead changes and "
+    "interval (scipy.stats.bootstrap), the interquartile range and the coefficient of variation. When deals hold "
+    "several games (rotated seats) the deal is the unit: the margin's and the shares' intervals are over per-deal "
+    "means (method 'by deal'), and the bootstrap of the standard deviation resamples whole deals. Lead changes and "
     "comeback rate need a per-turn score of every seat, which no engine records yet: they are not reported.",
     "Content strength per item (analysis.stats.item_strength), one table per component family: the win rate of "
-    "seat-games that used the item against those that did not, Newcombe hybrid score interval "
-    "(statsmodels confint_proportions_2indep(method='newcomb')), score test, Holm (family-wise) and "
-    "Benjamini-Hochberg (FDR) adjustments across the family's items (statsmodels multipletests); sorted by the "
-    "difference. Seat-games are the unit, so with rotated seats the games of one deal are counted as independent: "
-    "the intervals are then somewhat too narrow. Observational (see the section).",
+    "seat-games that used the item against those that did not. The deal is the unit: a deal's seat-games are not "
+    "independent (rotated games share their shuffles, and in one game one seat's win is another's loss), so the "
+    "variance of the difference is the cluster-robust (sandwich) variance of the slope of win ~ used, clustered by "
+    "deal (statsmodels OLS, cov_type='cluster'); its ratio to the independent-rows variance, floored at 1, is the "
+    "design effect, and the Newcombe hybrid score interval (statsmodels "
+    "confint_proportions_2indep(method='newcomb')) and the score test run on the counts divided by it (Rao-Scott "
+    "effective counts). Holm (family-wise) and Benjamini-Hochberg (FDR) adjustments across the family's items "
+    "(statsmodels multipletests); sorted by the difference. Observational (see the section).",
 ]
 
 
@@ -239,20 +244,23 @@ def family_table(family: Family, table: pl.DataFrame) -> Table:
     rows, marked = [], []
     for r in table.to_dicts():
         row = [str(r[item]), _int(r["used"]), _pct(r["use_rate"]), _pct(r["win_used"]), _pct(r["win_not_used"]),
-               _pts(r["difference"]), _ci_pts(r["diff_low"], r["diff_high"]), _p(r["p_holm"]), _p(r["p_bh"]),
-               _flag(r)]
+               _pts(r["difference"]), _ci_pts(r["diff_low"], r["diff_high"]), _num(r["design_effect"], 2),
+               _p(r["p_holm"]), _p(r["p_bh"]), _flag(r)]
         if points:
             row.append(_num(r["mean_points"]))
         rows.append(row)
         marked.append(bool(_flag(r)))
     columns = [Column("Item"), Column("Used (seat-games)", True), Column("Use rate", True),
                Column("Win when used", True), Column("Win when not", True), Column("Difference (points)", True),
-               Column("Newcombe 95%", True), Column("Holm p", True), Column("BH p", True), Column("Flag")]
+               Column("95% by deal", True), Column("Design effect", True), Column("Holm p", True),
+               Column("BH p", True), Column("Flag")]
     if points:
         columns.append(Column(f"Mean {family.points}", True))
     return Table(columns, rows, marked=marked, caption=(
         f"{family.title}: {family.text}. Sorted by the difference (largest first; n/a: used in every seat-game or in "
-        f"none). Holm and Benjamini-Hochberg across the {table.height} items of this family; Flag: adjusted p < 0.05. "
+        f"none). 95% by deal: Newcombe on counts divided by the design effect (the cluster-robust variance by deal "
+        "over the independent one). Holm and Benjamini-Hochberg across the "
+        f"{table.height} items of this family; Flag: adjusted p < 0.05. "
         "Observational." + (f" Mean {family.points}: per event of the item." if points else "")))
 
 

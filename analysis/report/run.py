@@ -248,7 +248,7 @@ def _component_flags(a: RunAnalysis) -> list[Flag]:
         bots = [r["bot"] for r in rows]
         evidence = "; ".join(
             f"{r['bot']}: seat-games that used it won {_pct(r['win_used'])} vs {_pct(r['win_not_used'])} when not, "
-            f"{_pts(r['difference'])} points {_ci_pts(r['diff_low'], r['diff_high'])} (Newcombe 95%), Holm "
+            f"{_pts(r['difference'])} points {_ci_pts(r['diff_low'], r['diff_high'])} (Newcombe 95% by deal), Holm "
             f"{stats.format_p(r['p_holm'])}, used in {_pct(r['use_rate'])} of {r['seat_games']:,} seat-games"
             for r in rows)
         flags.append(Flag(
@@ -578,9 +578,10 @@ def _component_section(a: RunAnalysis) -> Section:
                   "component removed or forced, compared with a paired difference), and say which bots it holds "
                   "for.", "lead"),
         Table([Column("Bot"), Column(c.capitalize()), Column("Use rate", True), Column("Win when used", True),
-               Column("Win when not", True), Column("Difference (points)", True), Column("Newcombe 95%", True),
+               Column("Win when not", True), Column("Difference (points)", True), Column("95% by deal", True),
                Column("Holm p", True), Column("Flag")], rows,
-              caption="n/a: used in every seat-game (or none), so there is nothing to compare. Holm across all rows.",
+              caption="n/a: used in every seat-game (or none), so there is nothing to compare. 95% by deal: Newcombe "
+                      "on counts divided by the design effect (the deal is the unit). Holm across all rows.",
               marked=marked),
         Plot("component-strength", plots.component_strength(t, c, *arrays["use"], *arrays["used"], *arrays["not"]),
              "Left: how often each component is used. Right: win rate when used (filled) and when not (open), with "

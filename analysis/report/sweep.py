@@ -16,6 +16,7 @@ from analysis.report.methods import _methods_section, _versions_now, target_band
 from analysis.report.model import (ALPHA, Block, Code, Column, DELTA, Facts, Flag, Flags, Paragraph, Plot, Report,
                                    STALL_FLAG, Section, Table)
 from analysis.report.run import _bot_rows, player_seats
+from analysis.report.ablate import ABLATE_METHODS, ablation_section, is_ablation
 from analysis.report.trace import TRACE_METHODS, drama_flags, trace_flags, trace_groups, trace_section
 from analysis.report.trace import drama_section as trace_drama_section
 from analysis.report.text import (_ci, _ci_num, _ci_pts, _g, _game_title, _int, _listing, _num, _p, _pct, _pts,
@@ -570,6 +571,9 @@ def build_sweep_report(path: str | Path, delta: float = DELTA) -> Report:
         Flags(flags),
     ])
     sections = [summary]
+    ablated = is_ablation(path)
+    if ablated:
+        sections.append(ablation_section(path))
     if groups:
         sections.append(trace_section(groups))
     if cells:
@@ -580,7 +584,8 @@ def build_sweep_report(path: str | Path, delta: float = DELTA) -> Report:
     heatmap = _sweep_heatmap(data, cells) if cells else None
     if heatmap is not None:
         sections.append(heatmap)
-    methods = _SWEEP_METHODS + ([_SOLITAIRE_METHOD] if solitaire else []) + TRACE_METHODS
+    methods = (_SWEEP_METHODS + ([_SOLITAIRE_METHOD] if solitaire else []) + TRACE_METHODS
+               + (ABLATE_METHODS if ablated else []))
     base = next((c for c in everything if c.baseline), everything[0])
     sections += [_sweep_section_length(data, everything), trace_drama_section(everything, base.id),
                  _methods_section(methods),

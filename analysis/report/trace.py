@@ -22,7 +22,8 @@ from analysis.report.text import _ci, _ci_num, _g, _int, _num, _pct, _pts
 
 TRACE_METHODS = [
     "Drama per cell (analysis.stats.drama): the final margin's quartiles and mean (interval as the mean score's), "
-    "shared first places (Wilson 95%) and the standard deviation of turns (seeded percentile bootstrap 95%); lead "
+    "shared first places (Wilson 95%) and the standard deviation of turns (seeded percentile bootstrap 95%), the "
+    "deal as the unit when a cell rotates seats (per-deal means; whole deals resampled); lead "
     "changes and comebacks need per-turn scores no engine records yet.",
     "Skill trace: in a sweep whose cells differ only in the bot that fills every seat, each cell's seat shares "
     "(the seat-advantage analysis of the cell, its interval method named in the table) drawn against bot strength "

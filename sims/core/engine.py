@@ -13,6 +13,9 @@ A game folder ``sims/<game>/`` provides:
   drawing the same random numbers, for benchmarks and bot cross-checks.
 * ``render.py``: text output for ``glade replay`` and golden playthroughs.
 * ``__init__.py``: a :class:`GameDefinition` named ``GAME`` tying them together.
+  It names the engines and bots by module path (:class:`Lazy`), so importing a
+  game package loads only its config and render; the batched modules (numpy
+  kernels, numba) load on first use, and the reference side never loads them.
 
 Actions are integers in ``range(engine.num_actions)``. Both engines number
 actions the same way, so a trace of batched actions replays on the reference.
@@ -21,12 +24,16 @@ actions the same way, so a trace of batched actions replays on the reference.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from sims.core.spec import LoadedConfig
 
 STALL = "stall"
 
@@ -167,6 +174,8 @@ class BatchedBot(ABC):
 class ReferenceBot(ABC):
     """One-game counterpart of a batched bot, used by the reference engine's loop."""
 
+    explains = "score"  # what the numbers of explain() are: "score", or "chance" (a random draw)
+
     def __init__(self, seat: int, weights: Mapping[str, float] | None = None):
         self.seat = seat
         self.weights = dict(weights or {})
@@ -174,6 +183,11 @@ class ReferenceBot(ABC):
     @abstractmethod
     def act(self, game: ReferenceGame, seed: int) -> int:
         """One legal action for ``game``."""
+
+    def explain(self, game: ReferenceGame, seed: int) -> list[tuple[int, float]] | None:
+        """The candidates ``act`` weighs for ``game``, best first, as ``(action, score)``; ``act`` plays the
+        first. None (the default): this bot does not rank its candidates (``glade replay --explain`` says so)."""
+        return None
 
 
 @dataclass
@@ -192,32 +206,139 @@ class Trace:
         return [int(a) for a in row[row >= 0]]
 
 
+@runtime_checkable
+class GameConfig(Protocol):
+    """What the runner, the command line and the records read of a game's typed config.
+
+    Each game's config (a frozen dataclass built by its ``config.load``) adds its
+    own fields; these two are the ones code outside the game relies on.
+    ``loaded`` gives the validated values (written into every run's manifest),
+    their hash (the run's identity, checked on resume and replay) and the source
+    file; ``max_turns`` is the turn cap after which a game ends as a stall.
+    A config may also carry ``bot_weights`` (bot kind -> weight name -> value)
+    and ``personas`` (name -> (bot kind, weights)); the game definition's
+    defaults read them when present.
+    """
+
+    @property
+    def loaded(self) -> LoadedConfig: ...
+
+    @property
+    def max_turns(self) -> int: ...
+
+
+class Lazy:
+    """A class or function named ``"package.module:name"``, imported on its first call.
+
+    It stands where the object itself would (an engine factory in a
+    :class:`GameDefinition`, a bot class in a :class:`BotSpec`), so declaring a
+    game imports none of its engine modules::
+
+        Lazy("sims.vora.rules:VoraEngine")(config, players)  # imports sims.vora.rules now
+    """
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: str):
+        module, _, name = path.partition(":")
+        if not module or not name:
+            raise ValueError(f"a lazy path is 'package.module:name', got {path!r}")
+        self.path = path
+
+    def resolve(self) -> Any:
+        """The named object (its module imported once, by Python's module cache)."""
+        module, _, name = self.path.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolve()(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"Lazy({self.path!r})"
+
+
+def lazy(target: Any) -> Any:
+    """``target`` itself, or a :class:`Lazy` for a ``"module:name"`` string."""
+    return Lazy(target) if isinstance(target, str) else target
+
+
 @dataclass(frozen=True)
 class BotSpec:
-    """A bot kind by name with its implementations and default weights."""
+    """A bot kind by name with its implementations (classes, or ``"module:Class"`` paths loaded on first use)."""
 
     name: str
-    batched: Callable[..., BatchedBot]
-    reference: Callable[..., ReferenceBot] | None = None
+    batched: Callable[..., BatchedBot] | str
+    reference: Callable[..., ReferenceBot] | str | None = None
     description: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "batched", lazy(self.batched))
+        object.__setattr__(self, "reference", lazy(self.reference))
+
+
+@dataclass(frozen=True)
+class GoldenGame:
+    """One seeded game kept as text in ``tests/golden/<file>``: ``glade replay`` of deal ``game`` of a run."""
+
+    file: str
+    players: int
+    seed: int
+    game: int
+    bots: tuple[str, ...]
+    rotate_seats: bool = False
+
+
+@dataclass(frozen=True)
+class VerifyRun:
+    """A ``glade verify`` run the test suite plays for a game (every game lists one per player count at least).
+
+    ``bots`` None: verify's default lineups (every mix of the bots with a
+    reference implementation); ``overrides`` are ``--set`` values; ``slow``
+    runs only in ``make test-all``; ``jobs`` worker processes (same report).
+    """
+
+    players: int
+    games: int
+    seed: int
+    bots: tuple[str, ...] | None = None
+    overrides: tuple[str, ...] = ()
+    jobs: int = 1
+    slow: bool = False
+
+
+def _config_max_turns(config: GameConfig) -> int:
+    return config.max_turns
+
+
+def _config_bot_weights(config: GameConfig, kind: str) -> Mapping[str, float]:
+    return getattr(config, "bot_weights", {}).get(kind, {})
+
+
+def _config_personas(config: GameConfig) -> Mapping[str, tuple[str, Mapping[str, float]]]:
+    return getattr(config, "personas", {})
 
 
 @dataclass(frozen=True)
 class GameDefinition:
-    """Everything the runner and command line need to know about one game."""
+    """Everything the runner and command line need to know about one game.
+
+    ``batched`` and ``reference`` are factories ``(config, players)`` and
+    ``(config, players, seed)``, or ``"module:name"`` paths of classes taking
+    those arguments, imported on first use (:class:`Lazy`).
+    """
 
     name: str
     title: str
     player_counts: tuple[int, ...]
-    load_config: Callable[..., Any]  # (path=None, overrides=()) -> typed config
-    batched: Callable[[Any, int], BatchedEngine]  # (config, players)
-    reference: Callable[[Any, int, int], ReferenceGame]  # (config, players, seed)
+    load_config: Callable[..., GameConfig]  # (path=None, overrides=()) -> typed config
+    batched: Callable[[GameConfig, int], BatchedEngine] | str
+    reference: Callable[[GameConfig, int, int], ReferenceGame] | str
     bots: Mapping[str, BotSpec]
     render_reference: Callable[[ReferenceGame], str]
     describe_action: Callable[[ReferenceGame, int], str]  # the action about to be applied to that game
-    max_turns: Callable[[Any], int]
-    bot_weights: Callable[[Any, str], Mapping[str, float]] = lambda config, kind: {}
-    personas: Callable[[Any], Mapping[str, tuple[str, Mapping[str, float]]]] = lambda config: {}
+    max_turns: Callable[[GameConfig], int] = _config_max_turns
+    bot_weights: Callable[[GameConfig, str], Mapping[str, float]] = _config_bot_weights
+    personas: Callable[[GameConfig], Mapping[str, tuple[str, Mapping[str, float]]]] = _config_personas
     describe: str = ""
     # The events column naming a player's choices and the values in it that are design
     # components (actions, specials, cards) for strength analysis; forced moves left out.
@@ -227,6 +348,17 @@ class GameDefinition:
     # opponent of its own (Vorex's solo weed); those seats play ``house_bot`` unless --bots names them.
     seats: Callable[[int], int] = lambda players: players
     house_bot: str | None = None
+    # a few lines per position for glade replay ("legend:" lines are shown once); None: the full render
+    render_compact: Callable[[ReferenceGame], str] | None = None
+
+    # The checks every game gets in the test suite (tests/test_games.py): golden playthroughs
+    # and verify runs. A shipped game must list at least one of each.
+    golden: tuple[GoldenGame, ...] = ()
+    verify_runs: tuple[VerifyRun, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "batched", lazy(self.batched))
+        object.__setattr__(self, "reference", lazy(self.reference))
 
 
 def take_games(state: BatchedState, rows: np.ndarray) -> BatchedState:

@@ -16,9 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-ORTHOGONAL = ((-1, 0), (1, 0), (0, -1), (0, 1))
-DIAGONAL = ((-1, -1), (-1, 1), (1, -1), (1, 1))
-KING = ORTHOGONAL + DIAGONAL
+from sims.core.directions import DIAGONAL, KING, ORTHOGONAL  # noqa: F401 (the grid's step tables)
 
 U64 = np.uint64
 

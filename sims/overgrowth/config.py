@@ -56,6 +56,8 @@ SCHEMA = {
         "overgrow_sides": Int(1, 4),
         "cast_distance": Int(1, 15),
     },
+    "setup": Optional({"head_start": Optional(Int(0, 14), 0), "head_start_cells": Optional(List(_CELL, 0, 14), [])},
+                      {"head_start": 0, "head_start_cells": []}),
     "limits": {"max_turns": Int(1, 1_000_000)},
     "report": {"target_turns": List(Int(0, 1_000_000), 2, 2)},
     "bots": {kind: _WEIGHTS for kind in BOT_KINDS},
@@ -77,6 +79,7 @@ class OvergrowthConfig:
     orthogonal_connection: bool
     overgrow_sides: int
     cast_distance: int
+    head_start: tuple[int, ...]  # cells of seat 1's flowers on the board at the start (a balancing variant)
     max_turns: int
     bot_weights: dict
     personas: dict
@@ -148,6 +151,32 @@ def _shaded_areas(values: dict, source: str) -> tuple[tuple[int, ...], tuple[int
     return areas[0], areas[1]
 
 
+def _head_start_cells(values: dict, source: str, shaded: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
+    """Seat 1's flowers on the board at the start: ``setup.head_start_cells``, or ``setup.head_start`` cells of
+    the middle column, from the row before seat 1's home row toward seat 0."""
+    setup, rows, columns = values["setup"], values["board"]["rows"], values["board"]["columns"]
+    key, count = "setup.head_start", setup["head_start"]
+    if setup["head_start_cells"]:
+        key, listed = "setup.head_start_cells", setup["head_start_cells"]
+        if any(r >= rows or c >= columns for r, c in listed):
+            raise ConfigError(source, key, f"cells inside the {rows}x{columns} board", listed)
+        cells = tuple(r * columns + c for r, c in listed)
+        if len(set(cells)) != len(cells):
+            raise ConfigError(source, key, "distinct cells", listed)
+        if count:
+            raise ConfigError(source, "setup.head_start", "0 when setup.head_start_cells lists the cells", count)
+        count = len(cells)
+    elif count > rows - 3:
+        raise ConfigError(source, key, f"an integer from 0 to {rows - 3} (board.rows - 3)", count)
+    else:
+        cells = tuple((rows - 2 - i) * columns + columns // 2 for i in range(count))
+    if count >= values["rules"]["flowers"]:
+        raise ConfigError(source, key, f"fewer than rules.flowers ({values['rules']['flowers']}) flowers", count)
+    if set(cells) & set(shaded[0] + shaded[1]):
+        raise ConfigError(source, key, "cells outside the shaded areas", setup["head_start_cells"] or count)
+    return cells
+
+
 def build(loaded: LoadedConfig) -> OvergrowthConfig:
     """Cross-check a validated config and derive the typed config."""
     values, source = loaded.values, loaded.source
@@ -171,6 +200,7 @@ def build(loaded: LoadedConfig) -> OvergrowthConfig:
     for name, persona in values["personas"].items():
         weights = {k: v for k, v in persona.items() if k != "bot" and v is not None}
         personas[name] = (persona["bot"], weights)
+    shaded = _shaded_areas(values, source)
     bot_weights = {kind: {k: v for k, v in weights.items() if v is not None}
                    for kind, weights in values["bots"].items()}
     for kind in BOT_KINDS:
@@ -180,7 +210,7 @@ def build(loaded: LoadedConfig) -> OvergrowthConfig:
     return OvergrowthConfig(
         rows=board["rows"],
         columns=board["columns"],
-        shaded=_shaded_areas(values, source),
+        shaded=shaded,
         track=tuple(track["spaces"]),
         start=(track["start"][0], track["start"][1]),
         moves=tuple(moves),
@@ -188,6 +218,7 @@ def build(loaded: LoadedConfig) -> OvergrowthConfig:
         orthogonal_connection=rules["orthogonal_connection"],
         overgrow_sides=rules["overgrow_sides"],
         cast_distance=rules["cast_distance"],
+        head_start=_head_start_cells(values, source, shaded),
         max_turns=values["limits"]["max_turns"],
         bot_weights=bot_weights,
         personas=personas,

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from sims.core.directions import KING, ORTHOGONAL
 from sims.core.engine import STALL, ReferenceGame
-from sims.core.grid import KING, ORTHOGONAL
 from sims.overgrowth.config import ACTION_KINDS, OvergrowthConfig
 
 EMPTY = -1
@@ -46,6 +46,7 @@ class OvergrowthGame(ReferenceGame):
         self.flowers_lost = [0, 0]
         self.actions_taken: dict[str, list[int]] = {kind: [0, 0] for kind in ACTION_KINDS}
         self.passes = [0, 0]
+        self.place(1, config.head_start)  # the balancing variant: seat 1's flowers already on the board
 
     def clone(self) -> "OvergrowthGame":
         """An independent copy of the position (sharing the immutable config)."""
@@ -68,7 +69,7 @@ class OvergrowthGame(ReferenceGame):
         return divmod(cell, self.config.columns)
 
     def step(self, cell: int, dr: int, dc: int, distance: int = 1) -> int | None:
-        """The cell ``distance`` steps from ``cell`` in direction ``(dr, dc)``; None off the board."""
+        """Rules §1.1: The cell ``distance`` steps from ``cell`` in direction ``(dr, dc)``; None off the board."""
         row, col = self.row_col(cell)
         row, col = row + dr * distance, col + dc * distance
         if 0 <= row < self.config.rows and 0 <= col < self.config.columns:
@@ -76,7 +77,7 @@ class OvergrowthGame(ReferenceGame):
         return None
 
     def neighbours(self, cell: int, directions=KING) -> list[int]:
-        """Cells one step from ``cell`` in ``directions`` that lie on the board."""
+        """Rules §1.1: Cells one step from ``cell`` in ``directions`` that lie on the board."""
         found = (self.step(cell, dr, dc) for dr, dc in directions)
         return [n for n in found if n is not None]
 
@@ -87,17 +88,18 @@ class OvergrowthGame(ReferenceGame):
         return sum(1 for owner in self.board if owner == seat)
 
     def flowers_placed(self, seat: int) -> int:
+        """Rules §1.3."""
         return self.config.flowers - self.supply[seat]
 
     # --- the action track ---------------------------------------------------
 
     def landing(self, seat: int, steps: int) -> int | None:
-        """The space ``steps`` clockwise from the seat's marker; None if the other marker is there."""
+        """Rules §1.4, §3.2: The space ``steps`` clockwise from the seat's marker; None if the other marker is there."""
         space = (self.markers[seat] + steps) % len(self.config.track)
         return None if space == self.markers[1 - seat] else space
 
     def pass_landing(self, seat: int) -> int:
-        """Where a passing marker goes: the shortest allowed move, or nowhere."""
+        """Rules §3.3: Where a passing marker goes: the shortest allowed move, or nowhere."""
         for steps in self.config.moves:
             space = self.landing(seat, steps)
             if space is not None:
@@ -105,7 +107,7 @@ class OvergrowthGame(ReferenceGame):
         return self.markers[seat]
 
     def action_kind(self, action: int) -> str | None:
-        """The action space ``action`` lands on in this position (None for first turn and pass)."""
+        """Rules §1.4: The action space ``action`` lands on in this position (None for first turn and pass)."""
         slot, _ = self.config.decode(action)
         if slot < 1:
             return None
@@ -115,15 +117,15 @@ class OvergrowthGame(ReferenceGame):
     # --- placement rules ----------------------------------------------------
 
     def is_first_turn(self) -> bool:
-        """Each player's first turn is the game's turn 0 (seat 0) or turn 1 (seat 1)."""
+        """Rules §3.1: Each player's first turn is the game's turn 0 (seat 0) or turn 1 (seat 1)."""
         return self.turn < self.players
 
     def first_turn_cells(self, seat: int) -> list[int]:
-        """First turn: any empty cell of the seat's own shaded area."""
+        """Rules §1.2, §3.1: First turn: any empty cell of the seat's own shaded area."""
         return [c for c in self.config.shaded[seat] if self.board[c] == EMPTY]
 
     def overgrow_targets(self, seat: int) -> list[int]:
-        """Opponent flowers with at least ``overgrow_sides`` orthogonal neighbours of ``seat``."""
+        """Rules §4.1: Opponent flowers with at least ``overgrow_sides`` orthogonal neighbours of ``seat``."""
         opponent = 1 - seat
         return [
             c for c in range(self.config.cells)
@@ -132,12 +134,12 @@ class OvergrowthGame(ReferenceGame):
         ]
 
     def grow_cells(self, seat: int) -> list[int]:
-        """Empty cells among the 8 neighbours of a flower of ``seat``."""
+        """Rules §4.2: Empty cells among the 8 neighbours of a flower of ``seat``."""
         return sorted({n for c in self.flowers_of(seat) for n in self.neighbours(c, KING)
                        if self.board[n] == EMPTY})
 
     def cast_cells(self, seat: int) -> list[int]:
-        """Empty cells exactly ``cast_distance`` away along a row, column or diagonal from a flower."""
+        """Rules §4.3: Empty cells exactly ``cast_distance`` away along a row, column or diagonal from a flower."""
         targets = set()
         for c in self.flowers_of(seat):
             for dr, dc in KING:
@@ -147,11 +149,11 @@ class OvergrowthGame(ReferenceGame):
         return sorted(targets)
 
     def touches_orthogonally(self, seat: int, cell: int) -> bool:
-        """Is ``cell`` orthogonally next to a flower of ``seat`` already on the board?"""
+        """Rules §4.4: Is ``cell`` orthogonally next to a flower of ``seat`` already on the board?"""
         return any(self.board[n] == seat for n in self.neighbours(cell, ORTHOGONAL))
 
     def spread_placements(self, seat: int) -> list[int]:
-        """Spread: one empty cell, or two side by side in a row, touching an earlier flower orthogonally.
+        """Rules §4.4: Spread: one empty cell, or two side by side in a row, touching an earlier flower orthogonally.
 
         The board is read before the action, so the partner of a pair never
         counts as the flower it touches.
@@ -169,7 +171,7 @@ class OvergrowthGame(ReferenceGame):
         return singles + pairs
 
     def breaks_shaded_rule(self, seat: int, cells: tuple[int, ...]) -> bool:
-        """Would placing ``cells`` leave ``seat`` with two flowers in one shaded area?"""
+        """Rules §5: Would placing ``cells`` leave ``seat`` with two flowers in one shaded area?"""
         for area in self.config.shaded:
             already = sum(1 for c in area if self.board[c] == seat)
             placed = sum(1 for c in cells if c in area)
@@ -190,7 +192,7 @@ class OvergrowthGame(ReferenceGame):
         raise ValueError(f"unknown action kind {kind!r}")
 
     def legal_placements(self, seat: int, kind: str) -> list[int]:
-        """Placements of ``kind`` the seat can afford and that keep the shaded-area rule."""
+        """Rules §5: Placements of ``kind`` the seat can afford and that keep the shaded-area rule."""
         legal = []
         for placement in self.kind_placements(seat, kind):
             cells = self.config.placement_cells(placement)
@@ -201,6 +203,7 @@ class OvergrowthGame(ReferenceGame):
     # --- the turn -----------------------------------------------------------
 
     def legal_actions(self) -> list[int]:
+        """Rules §3.3."""
         if self.done:
             return []
         config, me = self.config, self.to_move
@@ -218,6 +221,7 @@ class OvergrowthGame(ReferenceGame):
         return sorted(actions)
 
     def apply(self, action: int) -> None:
+        """Rules §3.4."""
         if action not in self.legal_actions():
             raise ValueError(f"action {action} is not legal (turn {self.turn}, seat {self.to_move})")
         config, me = self.config, self.to_move
@@ -242,18 +246,18 @@ class OvergrowthGame(ReferenceGame):
         self.to_move = 1 - me
 
     def place(self, seat: int, cells: tuple[int, ...]) -> None:
-        """Put flowers of ``seat`` on ``cells``, taking them from its supply."""
+        """Rules §1.3: Put flowers of ``seat`` on ``cells``, taking them from its supply."""
         for c in cells:
             self.board[c] = seat
         self.supply[seat] -= len(cells)
 
     def overgrow(self, seat: int, cell: int) -> None:
-        """Discard the opponent flower on ``cell`` from the game and put one of ``seat``'s there."""
+        """Rules §4.1: Discard the opponent flower on ``cell`` from the game and put one of ``seat``'s there."""
         self.flowers_lost[1 - seat] += 1
         self.place(seat, (cell,))
 
     def connects(self, seat: int) -> bool:
-        """Do the seat's flowers form a chain from shaded[0] to shaded[1]?"""
+        """Rules §6.1: Do the seat's flowers form a chain from shaded[0] to shaded[1]?"""
         directions = ORTHOGONAL if self.config.orthogonal_connection else KING
         start, goal = self.config.shaded
         reached = {c for c in start if self.board[c] == seat}
@@ -269,7 +273,7 @@ class OvergrowthGame(ReferenceGame):
         return False
 
     def check_end(self, seat: int) -> None:
-        """After ``seat``'s action: a connection wins; else an empty supply ends on flower count."""
+        """Rules §6.1, §6.2: After ``seat``'s action: a connection wins; else an empty supply ends on flower count."""
         if self.connects(seat):
             self.finish(CONNECTION, seat)
         elif self.supply[seat] == 0:
@@ -280,11 +284,13 @@ class OvergrowthGame(ReferenceGame):
         self.done, self.end, self.winner = True, end, winner
 
     def stall(self) -> None:
+        """Rules §6.3."""
         self.finish(STALL, None)
 
     # --- outcome ------------------------------------------------------------
 
     def result(self) -> dict[str, Any]:
+        """Rules §6.4."""
         if self.end in (CONNECTION, FLOWERS):
             rank = [1, 1] if self.winner is None else [1 if s == self.winner else 2 for s in range(2)]
         else:

@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Mapping, Sequence
 
-from sims.core.choice import ReferenceRandomBot  # noqa: F401 (the game's random bot)
-from sims.core.engine import ReferenceBot
-from sims.core.grid import KING, ORTHOGONAL
-from sims.core.rng import uniform_one
+from sims.core.directions import KING, ORTHOGONAL
+from sims.core.ranking import OnePlyReferenceBot
+from sims.core.reference_bots import ReferenceRandomBot  # noqa: F401 (the game's random bot)
 from sims.overgrowth.config import OvergrowthConfig
 from sims.overgrowth.reference import EMPTY, OvergrowthGame
 
@@ -69,7 +68,7 @@ def connection_distance(config: OvergrowthConfig, board: Sequence[int], seat: in
     return min(distance[c] for c in config.shaded[1])
 
 
-class ReferenceGreedyBot(ReferenceBot):
+class ReferenceGreedyBot(OnePlyReferenceBot):
     """One ply: an immediate win, else the best of connection distances and flower count.
 
     A position after my action is worth ``opponent_distance * d_opponent -
@@ -84,20 +83,15 @@ class ReferenceGreedyBot(ReferenceBot):
         self.opponent_distance = float(self.weights["opponent_distance"])
         self.flowers = float(self.weights["flowers"])
 
-    def act(self, game: OvergrowthGame, seed: int) -> int:
-        config = game.config
-        legal = game.legal_actions()
-        if legal == [config.pass_action]:
-            return config.pass_action
-        noise = uniform_one(seed, f"bot/{self.seat}", game.decisions, slots=config.num_actions)
-        best_action, best_score, best_noise = legal[0], float("-inf"), -1.0
-        for action in legal:
-            after = game.clone()
-            after.apply(action)
-            score = self.score(after)
-            if score > best_score or (score == best_score and noise[action] > best_noise):
-                best_action, best_score, best_noise = action, score, noise[action]
-        return best_action
+    def values(self, game: OvergrowthGame, seed: int, legal: Sequence[int]) -> list[float]:
+        return [self.score(self.after(game, action)) for action in legal]
+
+    @staticmethod
+    def after(game: OvergrowthGame, action: int) -> OvergrowthGame:
+        """A copy of ``game`` with ``action`` played."""
+        after = game.clone()
+        after.apply(action)
+        return after
 
     def score(self, game: OvergrowthGame) -> float:
         """Worth of the position ``game`` (just after this bot's action) to this bot."""

@@ -85,3 +85,24 @@ def describe_action(config: OvergrowthConfig, action: int, kind: str | None) -> 
     if kind is not None:
         move += f" to {kind}"
     return f"{move}: place at {cells}"
+
+
+def compact(game: "OvergrowthGame") -> str:
+    """Three lines for ``glade replay``: a legend (shown once), the rows left to right, the markers and supplies.
+
+    ``legend: . empty, : shaded, x seat 0, o seat 1; board rows 0..6 left to right``
+    ``board ..:x:.. ....... ...``
+    ``track x 0 overgrow, o 4 overgrow; supply x 24, o 24``
+    """
+    config = game.config
+    rows = ("".join(_cell_symbol(config, game.board, row * config.columns + col) for col in range(config.columns))
+            for row in range(config.rows))
+    markers = ", ".join(f"{SEAT_SYMBOLS[seat]} {game.markers[seat]} {config.track[game.markers[seat]]}"
+                        for seat in range(2))
+    supply = ", ".join(f"{SEAT_SYMBOLS[seat]} {game.supply[seat]}" for seat in range(2))
+    return "\n".join([
+        f"legend: {EMPTY_SYMBOL} empty, {SHADED_SYMBOL} shaded, {SEAT_SYMBOLS[0]} seat 0, {SEAT_SYMBOLS[1]} seat 1; "
+        f"board rows 0..{config.rows - 1} left to right",
+        "board " + " ".join(rows),
+        f"track {markers}; supply {supply}",
+    ])

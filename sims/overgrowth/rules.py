@@ -113,7 +113,7 @@ class OvergrowthEngine(BatchedEngine):
 
     def init(self, seeds: np.ndarray) -> OvergrowthState:
         size = len(seeds)
-        return OvergrowthState(
+        state = OvergrowthState(
             seeds=np.asarray(seeds, dtype=np.uint64),
             done=np.zeros(size, dtype=bool),
             to_move=np.zeros(size, dtype=np.int8),
@@ -129,6 +129,12 @@ class OvergrowthEngine(BatchedEngine):
             lost=np.zeros((size, 2), dtype=np.int32),
             kind_log=[],
         )
+        head_start = self.config.head_start  # the balancing variant: seat 1's flowers already on the board
+        for cell in head_start:
+            state.stones[:, 1] |= U64(1) << U64(cell)
+        state.supply[:, 1] -= len(head_start)
+        state.placed[:, 1] += len(head_start)
+        return state
 
     def options(self, state: OvergrowthState):
         """Per-slot legal placements of the player to move (all empty for finished games)."""

@@ -1,28 +1,38 @@
 """Reforest: grow a forest region of plant cards, cover and succeed, win the visitors."""
 
-from sims.core.engine import BotSpec, GameDefinition
-from sims.reforest import bots, config, reference, reference_bots, render, rules
+from sims.core.engine import BotSpec, GameDefinition, GoldenGame, VerifyRun
+from sims.reforest import config, render
 
 GAME = GameDefinition(
     name="reforest",
     title="Reforest",
     player_counts=(1, 2, 3, 4),
     load_config=config.load,
-    batched=lambda cfg, players: rules.ReforestEngine(cfg, players),
-    reference=lambda cfg, players, seed: reference.ReforestGame(cfg, players, seed),
+    batched="sims.reforest.rules:ReforestEngine",
+    reference="sims.reforest.reference:ReforestGame",
     bots={
-        "random": BotSpec("random", bots.RandomBot, reference_bots.ReferenceRandomBot,
+        "random": BotSpec("random", "sims.reforest.bots:RandomBot", "sims.reforest.reference_bots:ReferenceRandomBot",
                           "uniform among legal actions"),
-        "greedy": BotSpec("greedy", bots.GreedyBot, reference_bots.ReferenceGreedyBot,
+        "greedy": BotSpec("greedy", "sims.reforest.bots:GreedyBot", "sims.reforest.reference_bots:ReferenceGreedyBot",
                           "one ply to the end of the turn: points, elevation, visitor goals, cards in hand"),
-        "planner": BotSpec("planner", bots.PlannerBot, None,
+        "planner": BotSpec("planner", "sims.reforest.bots:PlannerBot", None,
                            "rollouts: the best greedy candidates, each played on by greedy bots"),
     },
     render_reference=render.render_game,
+    render_compact=render.compact,
     describe_action=lambda game, action: render.describe_action(game.config, action),
-    max_turns=lambda cfg: cfg.max_turns,
-    bot_weights=lambda cfg, kind: cfg.bot_weights.get(kind, {}),
-    personas=lambda cfg: cfg.personas,
     describe="1 (solitaire) to 4 players; 91 plant cards of 31 species, 10 visitors by default",
     components=("played", None),
+    golden=(
+        GoldenGame("reforest-seed2-game1-greedy-random.txt", 2, 2, 1, ("greedy", "random"), rotate_seats=True),
+        GoldenGame("reforest-solitaire-seed3-game0-greedy.txt", 1, 3, 0, ("greedy",)),
+    ),
+    verify_runs=(
+        VerifyRun(1, 300, seed=17, jobs=2),
+        VerifyRun(2, 300, seed=17, jobs=2),
+        VerifyRun(3, 300, seed=19, bots=("random",) * 3, jobs=2),
+        VerifyRun(3, 30, seed=23, bots=("greedy", "random", "random")),
+        VerifyRun(4, 300, seed=19, bots=("random",) * 4, jobs=2),
+        VerifyRun(4, 30, seed=23, bots=("greedy", "random", "random", "random")),
+    ),
 )

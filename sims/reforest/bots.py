@@ -36,11 +36,8 @@ from sims.core.planner import WIN_BONUS, Candidates, RolloutPlanner
 from sims.core.rng import purpose_key, seat_uniforms, uniforms
 from sims.reforest import bot_kernels, kernels
 from sims.reforest.bot_kernels import WEIGHT_NAMES
-from sims.reforest.config import SPACES
+from sims.reforest.config import DEFAULT_WEIGHTS, HAND_VALUE_SHARE, SPACES
 from sims.reforest.rules import ReforestEngine, ReforestState, take_rows
-
-HAND_VALUE_SHARE = 0.05  # the weight of the mover's held card values, as a share of hand_card
-DEFAULT_WEIGHTS = {"points": 1.0, "hand_card": 0.1, "energy": 0.3, "visitor_goal": 2.0, "elevation": 0.0}
 
 
 class RandomBot(BatchedBot):

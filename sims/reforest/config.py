@@ -64,9 +64,10 @@ Conventions both engines share (the rules themselves: docs/rules/reforest.md)
 ----------------------------------------------------------------------------
 * Setup with ``P`` players: the first ``deck.size[P-1]`` card ids of the
   setup shuffle are kept, position 0 the top of the deck; seat 0 takes the
-  top ``hand.start`` cards, then seat 1 the next, and so on; then the
-  nursery slots in slot order; then ``deck.tucked[P-1]`` cards under the
-  round-1 visitor and as many under the round-2 visitor. ``vorder[0..2]`` of
+  top ``hand.start + hand.start_extra[0]`` cards, then seat 1 its hand from
+  the next, and so on; then the nursery slots in slot order; then
+  ``deck.tucked[P-1]`` cards under the round-1 visitor and as many under
+  the round-2 visitor. ``vorder[0..2]`` of
   the visitor shuffle are the round-end visitors of rounds 1 to 3.
 * Phases (:data:`PHASES`): ``main``, ``pay`` (one decision per unit owed),
   ``gather``, ``solo_discard``, ``effect`` (use / decline), ``draw`` (one pick
@@ -264,6 +265,9 @@ GAME_COLUMNS = ("rounds_ended", "deck_resets", "visitors_unawarded", "solo_targe
 BOT_KINDS = ("greedy", "planner")
 WEIGHT_NAMES = ("points", "hand_card", "energy", "visitor_goal", "elevation", "candidates", "depth")
 _REQUIRED_WEIGHTS = {"greedy": WEIGHT_NAMES[:5], "planner": WEIGHT_NAMES}
+# The greedy evaluation's weights where a bot is given none (both engines' bots read them here).
+DEFAULT_WEIGHTS = {"points": 1.0, "hand_card": 0.1, "energy": 0.3, "visitor_goal": 2.0, "elevation": 0.0}
+HAND_VALUE_SHARE = 0.05  # the weight of the mover's held card values, as a share of hand_card
 
 _TRAIT_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _MAX_TRAITS = 62  # trait masks are int64
@@ -298,7 +302,8 @@ SCHEMA = {
         "size": List(Int(1, 100_000), _PER_PLAYERS, _PER_PLAYERS),
         "tucked": List(Int(0, 100_000), _PER_PLAYERS, _PER_PLAYERS),
     },
-    "hand": {"start": Int(0, 100), "limit": Int(0, 1000)},
+    "hand": {"start": Int(0, 100), "start_extra": Optional(List(Int(0, 20), MAX_PLAYERS, MAX_PLAYERS),
+                                                           [0] * MAX_PLAYERS), "limit": Int(0, 1000)},
     "nursery": {"size": Int(1, 10)},
     "gather": {"cards": Int(1, 10)},
     "scoring": {
@@ -374,6 +379,7 @@ class ReforestConfig(ActionBlocks):
     deck_sizes: tuple[int, ...]  # by player count 1..4
     tucked_counts: tuple[int, ...]  # per visitor, by player count 1..4
     hand_start: int
+    hand_start_extra: tuple[int, ...]  # cards added to each seat's starting hand (a balancing variant), by seat
     hand_limit: int
     nursery_size: int
     gather_cards: int
@@ -421,6 +427,10 @@ class ReforestConfig(ActionBlocks):
     def max_stack_plants(self) -> int:
         """Most plants one stack can hold: heights strictly increase up a stack."""
         return len({s.height for s in self.species})
+
+    def hand_size(self, seat: int) -> int:
+        """Cards dealt to ``seat`` at setup: ``hand.start`` plus the seat's ``hand.start_extra``."""
+        return self.hand_start + self.hand_start_extra[seat]
 
     def deck_size(self, players: int) -> int:
         """Plant cards kept for the game at setup."""
@@ -756,10 +766,11 @@ def build(loaded: LoadedConfig) -> ReforestConfig:
         if size > total:
             raise ConfigError(source, f"deck.size[{index}]",
                               f"at most the {total} plant cards of [[species]] ({players} players)", size)
-        needed = players * hand["start"] + nursery + (ROUNDS - 1) * tucked + 1
+        hands = [hand["start"] + extra for extra in hand["start_extra"][:players]]
+        needed = sum(hands) + nursery + (ROUNDS - 1) * tucked + 1
         if size < needed:
             raise ConfigError(source, f"deck.size[{index}]",
-                              f"at least {needed} cards ({players} players: hands of {hand['start']}, a nursery "
+                              f"at least {needed} cards ({players} players: hands of {hands}, a nursery "
                               f"of {nursery}, {tucked} tucked under each of 2 visitors, 1 left in the deck)", size)
 
     low, high = values["report"]["target_turns"]
@@ -776,6 +787,7 @@ def build(loaded: LoadedConfig) -> ReforestConfig:
         deck_sizes=tuple(deck["size"]),
         tucked_counts=tuple(deck["tucked"]),
         hand_start=hand["start"],
+        hand_start_extra=tuple(hand["start_extra"]),
         hand_limit=hand["limit"],
         nursery_size=nursery,
         gather_cards=values["gather"]["cards"],

@@ -64,6 +64,7 @@ HELD_COLUMNS = ("plants", "energy", "hand")  # seat columns read off the final p
 # --- geometry ------------------------------------------------------------------------------
 
 def _adjacent_spaces(space: int) -> tuple[int, ...]:
+    """Rules §2.1, §2.2."""
     return tuple(sorted({b for a, b in ADJACENT_PAIRS if a == space} | {a for a, b in ADJACENT_PAIRS if b == space}))
 
 
@@ -73,7 +74,7 @@ PAYMENT_SPACES: tuple[tuple[int, ...], ...] = tuple(tuple(sorted((space,) + ADJA
 
 
 def ranks(scores: Sequence[float]) -> list[int]:
-    """1 + the number of seats with a strictly higher score (equal scores share a rank)."""
+    """Rules §9.7: 1 + the number of seats with a strictly higher score (equal scores share a rank)."""
     return [1 + sum(other > mine for other in scores) for mine in scores]
 
 
@@ -91,7 +92,7 @@ class QueuedEffect:
 
 
 def effect_family(kind: str) -> str | None:
-    """DRAW_KIND, STORE_KIND or None for an effect kind of the config."""
+    """Rules §1.2: DRAW_KIND, STORE_KIND or None for an effect kind of the config."""
     if kind in DRAW_EFFECTS:
         return DRAW_KIND
     if kind in STORE_EFFECTS:
@@ -149,22 +150,25 @@ class ReforestGame(ReferenceGame):
     # --- setup --------------------------------------------------------------------------------
 
     def shuffled_deck(self) -> tuple[list[int], list[int]]:
-        """The kept card ids (setup shuffle order) and their species, position 0 the top of the deck."""
+        """Rules §3.1: The kept card ids (setup shuffle order) and their species, position 0 the top of the deck."""
         config = self.config
         order = shuffle_order(np.array([self.seed], dtype=np.uint64), "deck", 0, config.total_cards)[0]
         kept = [int(card) for card in order[: config.deck_size(self.players)]]
         return kept, [int(config.card_species[card]) for card in kept]
 
     def visitor_layout(self) -> list[int]:
-        """The round-end visitors of rounds 1, 2, 3; the rest of the visitor deck is never used."""
+        """Rules §3.4: The round-end visitors of rounds 1, 2, 3; the rest of the visitor deck is never used."""
         order = shuffle_order(np.array([self.seed], dtype=np.uint64), "visitors", 0, self.config.num_visitors)[0]
         return [int(v) for v in order[:ROUNDS]]
 
     def set_up(self) -> None:
-        """Deal a block of hand cards per seat, lay out the nursery, tuck cards under the first two visitors."""
+        """Deal a block of hand cards per seat, lay out the nursery, tuck cards under the first two visitors.
+
+        Rules §3.2, §3.3, §3.4.
+        """
         config = self.config
         for seat in range(self.players):
-            for _ in range(config.hand_start):
+            for _ in range(config.hand_size(seat)):
                 self.hands[seat][self.deck.pop(0)] += 1
         for slot in range(config.nursery_size):
             self.nursery[slot] = self.deck.pop(0)
@@ -183,28 +187,31 @@ class ReforestGame(ReferenceGame):
         return self.players == 1
 
     def canopy(self, seat: int, space: int) -> int:
-        """The top plant of a space, EMPTY for an empty space."""
+        """Rules §2.3: The top plant of a space, EMPTY for an empty space."""
         stack = self.regions[seat][space]
         return stack[-1] if stack else EMPTY
 
     def canopy_plants(self, seat: int) -> list[tuple[int, int]]:
-        """(space, species) of every canopy plant, spaces ascending."""
+        """Rules §2.3: (space, species) of every canopy plant, spaces ascending."""
         return [(space, stack[-1]) for space, stack in enumerate(self.regions[seat]) if stack]
 
     def plants(self, seat: int) -> list[int]:
-        """Every face-up plant of the region, canopy and understory."""
+        """Rules §2.3: Every face-up plant of the region, canopy and understory."""
         return [plant for stack in self.regions[seat] for plant in stack]
 
     def has_trait(self, species: int, trait: int) -> bool:
+        """Rules §1.1."""
         return trait in self.config.species[species].traits
 
     def plants_with_trait(self, seat: int, trait: int) -> int:
         return sum(self.has_trait(plant, trait) for plant in self.plants(seat))
 
     def energy_cards(self, seat: int) -> int:
+        """Rules §2.4."""
         return sum(sum(counts) for counts in self.energy[seat])
 
     def energy_in(self, seat: int, space: int) -> int:
+        """Rules §2.4."""
         return sum(self.energy[seat][space])
 
     def region_is_empty(self, seat: int) -> bool:
@@ -214,13 +221,13 @@ class ReforestGame(ReferenceGame):
         return sum(self.hands[seat])
 
     def hand_limit(self, seat: int) -> int:
-        """``hand.limit`` plus every canopy ``passive_hand_limit`` (automatic)."""
+        """Rules §4.4, §6.4: ``hand.limit`` plus every canopy ``passive_hand_limit`` (automatic)."""
         raise_by = sum(self.config.species[plant].effect.n for _, plant in self.canopy_plants(seat)
                        if self.config.species[plant].effect.kind == "passive_hand_limit")
         return self.config.hand_limit + raise_by
 
     def measure(self, seat: int, goal: Measure) -> float:
-        """A visitor goal's measure of a seat's region."""
+        """Rules §1.3: A visitor goal's measure of a seat's region."""
         if goal.kind == "plants":
             return len(self.plants(seat))
         if goal.kind == "trait":
@@ -239,14 +246,17 @@ class ReforestGame(ReferenceGame):
         return self.config.nursery_size
 
     def sources(self) -> list[int]:
-        """Non-empty nursery slots, then the deck (source N) if it holds a card."""
+        """Rules §4.2: Non-empty nursery slots, then the deck (source N) if it holds a card."""
         found = [slot for slot, card in enumerate(self.nursery) if card != EMPTY]
         if self.deck:
             found.append(self.deck_source)
         return found
 
     def take_from(self, source: int, place: Callable[[int], None]) -> int:
-        """Take a nursery slot's card or the deck's top card to where ``place`` puts it; returns the species."""
+        """Take a nursery slot's card or the deck's top card to where ``place`` puts it; returns the species.
+
+        Rules §6.3.
+        """
         if source == self.deck_source:
             return self.take_from_deck(place)
         card = self.nursery[source]
@@ -255,7 +265,10 @@ class ReforestGame(ReferenceGame):
         return card
 
     def take_from_deck(self, place: Callable[[int], None]) -> int:
-        """The deck's top card goes where ``place`` puts it; a take that empties the deck ends the round."""
+        """The deck's top card goes where ``place`` puts it; a take that empties the deck ends the round.
+
+        Rules §7.1, §7.5.
+        """
         card = self.deck.pop(0)
         # Spec question: the card reaches its destination before the round ends (a stored card counts
         # for the award, a solitaire-discarded card joins the reset pool), as the cascade rule's
@@ -266,7 +279,7 @@ class ReforestGame(ReferenceGame):
         return card
 
     def refill_nursery(self) -> None:
-        """Each empty slot, ascending, takes the deck's top card while the deck holds cards."""
+        """Rules §4.3: Each empty slot, ascending, takes the deck's top card while the deck holds cards."""
         for slot in range(self.config.nursery_size):
             if self.nursery[slot] == EMPTY and self.deck:
                 self.take_from_deck(self.into_slot(slot))
@@ -285,6 +298,7 @@ class ReforestGame(ReferenceGame):
         self.discard[card] += 1
 
     def into_energy(self, seat: int, space: int) -> Callable[[int], None]:
+        """Rules §2.4."""
         def place(card: int) -> None:
             self.energy[seat][space][card] += 1
         return place
@@ -292,7 +306,7 @@ class ReforestGame(ReferenceGame):
     # --- rounds ----------------------------------------------------------------------------------
 
     def end_round(self) -> None:
-        """The deck is empty: award the visitors, reset the deck, lay out a new nursery."""
+        """Rules §7.1: The deck is empty: award the visitors, reset the deck, lay out a new nursery."""
         round_number = self.rounds_ended + 1
         self.note("round_end", amount=round_number)
         self.award_visitors(round_number)
@@ -306,7 +320,7 @@ class ReforestGame(ReferenceGame):
         self.lay_out_nursery()
 
     def award_visitors(self, round_number: int) -> None:
-        """The carried visitors, then this round's round-end visitor, each to its goal's winner."""
+        """Rules §7.2: The carried visitors, then this round's round-end visitor, each to its goal's winner."""
         contenders = self.carried + [self.round_visitors[round_number - 1]]
         self.carried = []
         for visitor in contenders:
@@ -316,7 +330,7 @@ class ReforestGame(ReferenceGame):
                 self.award_multiplayer(visitor, round_number)
 
     def award_multiplayer(self, visitor: int, round_number: int) -> None:
-        """The single seat with the greatest measure wins; a tie carries it on (discarded after round 3)."""
+        """Rules §7.2: The single seat with the greatest measure wins; a tie carries it on (discarded after round 3)."""
         goal = self.config.visitors[visitor].goal
         measures = [self.measure(seat, goal) for seat in range(self.players)]
         best = max(measures)
@@ -333,7 +347,7 @@ class ReforestGame(ReferenceGame):
             self.note("visitor", seat=EMPTY, visitor=visitor, amount=-1)
 
     def award_solo(self, visitor: int, round_number: int) -> None:
-        """Earned iff the solitaire goal's measure reaches this round's threshold; otherwise removed."""
+        """Rules §10.3: Earned iff the solitaire goal's measure reaches this round's threshold; otherwise removed."""
         spec = self.config.visitors[visitor]
         if self.measure(0, spec.solo_goal) >= spec.solo_thresholds[round_number - 1]:
             self.visitors_won[0].append(visitor)
@@ -344,7 +358,10 @@ class ReforestGame(ReferenceGame):
             self.note("visitor", seat=EMPTY, visitor=visitor, amount=-1)
 
     def reset_deck(self) -> int:
-        """Discard pile, nursery and the just-ended round's tucked cards, shuffled, become the deck; the pool size."""
+        """Discard pile, nursery and the just-ended round's tucked cards, shuffled, become the deck; the pool size.
+
+        Rules §7.3.
+        """
         pool_counts = list(self.discard)
         for card in self.nursery:
             if card != EMPTY:
@@ -365,12 +382,16 @@ class ReforestGame(ReferenceGame):
         return len(pool)
 
     def lay_out_nursery(self) -> None:
+        """Rules §3.3, §7.3."""
         self.refill_nursery()
 
     # --- cost and placement -------------------------------------------------------------------
 
-    def effective_cost(self, seat: int, species: int, space: int) -> int:
-        """Printed cost minus succession, passive and when-played discounts, on the region before placement."""
+    def play_cost(self, seat: int, species: int, space: int) -> int:
+        """Printed cost minus succession, passive and when-played discounts, on the region before placement.
+
+        Rules §5.2, §6.4.
+        """
         card = self.config.species[species]
         covered = self.canopy(seat, space)
         succession = self.config.species[covered].cost if covered != EMPTY else 0
@@ -386,7 +407,10 @@ class ReforestGame(ReferenceGame):
         return max(0, card.cost - succession - passive - when_played)
 
     def may_place(self, seat: int, species: int, space: int) -> bool:
-        """Row allowed; the first plant in the low row; else next to a plant, or over a strictly shorter one."""
+        """Row allowed; the first plant in the low row; else next to a plant, or over a strictly shorter one.
+
+        Rules §5.1.
+        """
         card = self.config.species[species]
         if SPACE_ROW[space] not in card.rows:
             return False
@@ -398,18 +422,20 @@ class ReforestGame(ReferenceGame):
         return card.height > self.config.species[top].height
 
     def payment_energy(self, seat: int, space: int) -> int:
-        """Energy cards that may pay for a plant on ``space``."""
+        """Rules §2.2: Energy cards that may pay for a plant on ``space``."""
         return sum(self.energy_in(seat, other) for other in PAYMENT_SPACES[space])
 
     def may_play(self, seat: int, species: int, space: int) -> bool:
+        """Rules §5.1."""
         if self.hands[seat][species] == 0 or not self.may_place(seat, species, space):
             return False
         budget = self.hand_size(seat) - 1 + self.payment_energy(seat, space)
-        return self.effective_cost(seat, species, space) <= budget
+        return self.play_cost(seat, species, space) <= budget
 
     # --- legality -----------------------------------------------------------------------------
 
     def legal_actions(self) -> list[int]:
+        """Rules §4.1."""
         if self.done:
             return []
         config, me = self.config, self.to_move
@@ -437,6 +463,7 @@ class ReforestGame(ReferenceGame):
     # --- a decision ---------------------------------------------------------------------------
 
     def apply(self, action: int) -> None:
+        """Rules §4.1."""
         if action not in self.legal_actions():
             raise ValueError(f"action {action} is not legal (turn {self.turn}, seat {self.to_move}, "
                              f"phase {self.phase})")
@@ -481,12 +508,13 @@ class ReforestGame(ReferenceGame):
     # --- gather -------------------------------------------------------------------------------
 
     def start_gather(self) -> None:
-        """Gather: up to ``gather.cards`` picks from the nursery and/or the deck."""
+        """Rules §4.2: Gather: up to ``gather.cards`` picks from the nursery and/or the deck."""
         self.count("gathers")
         self.gather_left = self.config.gather_cards
         self.phase = GATHER
 
     def gather_pick(self, source: int) -> None:
+        """Rules §4.2."""
         self.note("gather", source=source)
         self.take_from(source, self.into_hand(self.to_move))
         self.count("cards_gathered")
@@ -495,7 +523,7 @@ class ReforestGame(ReferenceGame):
             self.finish_gather()
 
     def finish_gather(self) -> None:
-        """After the picks (or a stop): the solitaire discard, then the after-gather effects."""
+        """Rules §4.2, §10.2: After the picks (or a stop): the solitaire discard, then the after-gather effects."""
         self.gather_left = 0
         if self.solitaire and self.sources():
             self.phase = SOLO_DISCARD
@@ -503,13 +531,14 @@ class ReforestGame(ReferenceGame):
         self.queue_after_gather_effects()
 
     def solo_discard(self, source: int) -> None:
-        """Solitaire: after gathering, a nursery card or the deck's top card goes to the discard pile."""
+        """Rules §10.2: Solitaire: after gathering, a nursery card or the deck's top card goes to the discard pile."""
         self.note("solo_discard", source=source)
         self.take_from(source, self.into_discard)
         self.count("solo_discards")
         self.queue_after_gather_effects()
 
     def queue_after_gather_effects(self) -> None:
+        """Rules §6.2."""
         me = self.to_move
         for space, plant in self.canopy_plants(me):
             effect = self.config.species[plant].effect
@@ -520,9 +549,9 @@ class ReforestGame(ReferenceGame):
     # --- play ---------------------------------------------------------------------------------
 
     def start_play(self, species: int, space: int) -> None:
-        """The card leaves the hand; pay its effective cost, then place it."""
+        """Rules §5.3: The card leaves the hand; pay its effective cost, then place it."""
         me = self.to_move
-        cost = self.effective_cost(me, species, space)
+        cost = self.play_cost(me, species, space)
         self.hands[me][species] -= 1
         self.play_species, self.play_space, self.owed = species, space, cost
         self.count("cards_played")
@@ -534,6 +563,7 @@ class ReforestGame(ReferenceGame):
             self.place_plant()
 
     def pay_from_hand(self, species: int) -> None:
+        """Rules §5.3."""
         self.hands[self.to_move][species] -= 1
         self.discard[species] += 1
         self.count("paid_from_hand")
@@ -541,7 +571,7 @@ class ReforestGame(ReferenceGame):
         self.paid_one()
 
     def pay_from_energy(self, space: int) -> None:
-        """One energy card of ``space``: the lowest species id there (face-down energy is worth 1)."""
+        """Rules §5.3: One energy card of ``space``: the lowest species id there (face-down energy is worth 1)."""
         counts = self.energy[self.to_move][space]
         card = next(species for species, count in enumerate(counts) if count > 0)
         counts[card] -= 1
@@ -551,12 +581,16 @@ class ReforestGame(ReferenceGame):
         self.paid_one()
 
     def paid_one(self) -> None:
+        """Rules §5.3."""
         self.owed -= 1
         if self.owed == 0:
             self.place_plant()
 
     def place_plant(self) -> None:
-        """The plant goes on top; a covered sun plant becomes energy; the triggered effects are queued."""
+        """The plant goes on top; a covered sun plant becomes energy; the triggered effects are queued.
+
+        Rules §5.4, §5.5, §6.2.
+        """
         me, species, space = self.to_move, self.play_species, self.play_space
         config = self.config
         stack = self.regions[me][space]
@@ -583,6 +617,7 @@ class ReforestGame(ReferenceGame):
         self.continue_turn()
 
     def queue_effect(self, kind: str, kinds: tuple[str, ...], species: int, space: int) -> None:
+        """Rules §5.5."""
         if kind in kinds:
             self.queue.append(QueuedEffect(effect_family(kind), self.config.species[species].effect.n,
                                            species, space))
@@ -590,12 +625,13 @@ class ReforestGame(ReferenceGame):
     # --- the effect queue ------------------------------------------------------------------------
 
     def effect_can_act(self, effect: QueuedEffect) -> bool:
-        """A draw needs a card in the deck or the nursery; a store needs a card in the deck."""
+        """Rules §6.1: A draw needs a card in the deck or the nursery; a store needs a card in the deck."""
         if effect.kind == DRAW_KIND:
             return bool(self.sources())
         return bool(self.deck)
 
     def resolve_effect(self, use: bool) -> None:
+        """Rules §6.1."""
         effect = self.queue.pop(0)
         self.note("effect", species=effect.species, space=effect.space, amount=int(use))
         self.count("effects_used" if use else "effects_declined")
@@ -606,7 +642,10 @@ class ReforestGame(ReferenceGame):
         self.continue_turn()
 
     def store(self, n: int, space: int) -> None:
-        """``n`` times the deck's top card goes face down under ``space``; stops early only on an empty deck."""
+        """``n`` times the deck's top card goes face down under ``space``; stops early only on an empty deck.
+
+        Rules §6.3.
+        """
         me = self.to_move
         for _ in range(n):
             if not self.deck:
@@ -616,6 +655,7 @@ class ReforestGame(ReferenceGame):
             self.count("cards_stored")
 
     def draw_pick(self, source: int) -> None:
+        """Rules §6.3."""
         self.note("draw", source=source)
         self.take_from(source, self.into_hand(self.to_move))
         self.count("cards_drawn")
@@ -625,7 +665,7 @@ class ReforestGame(ReferenceGame):
     # --- the rest of the turn -------------------------------------------------------------------
 
     def continue_turn(self) -> None:
-        """Carry the turn on until the mover has a decision: draw picks, the queue, the hand limit."""
+        """Rules §7.4: Carry the turn on until the mover has a decision: draw picks, the queue, the hand limit."""
         if self.draw_left > 0 and self.sources():
             self.phase = DRAW
             return
@@ -641,6 +681,7 @@ class ReforestGame(ReferenceGame):
         self.end_turn()
 
     def discard_for_hand_limit(self, species: int) -> None:
+        """Rules §4.4."""
         self.hands[self.to_move][species] -= 1
         self.discard[species] += 1
         self.count("hand_discards")
@@ -648,7 +689,7 @@ class ReforestGame(ReferenceGame):
         self.continue_turn()
 
     def end_turn(self) -> None:
-        """Refill the nursery, count the turn, check the end, pass to the next seat."""
+        """Rules §4.4, §8.1: Refill the nursery, count the turn, check the end, pass to the next seat."""
         self.refill_nursery()
         self.turn += 1
         if self.game_over():
@@ -657,7 +698,10 @@ class ReforestGame(ReferenceGame):
         self.phase = MAIN
 
     def game_over(self) -> bool:
-        """Multiplayer: round 3 over and seat 0 would move next. Solitaire: one more turn after round 3's."""
+        """Multiplayer: round 3 over and seat 0 would move next. Solitaire: one more turn after round 3's.
+
+        Rules §8.1, §10.4.
+        """
         if self.rounds_ended < ROUNDS:
             return False
         if self.solitaire:
@@ -665,15 +709,17 @@ class ReforestGame(ReferenceGame):
         return (self.to_move + 1) % self.players == 0
 
     def stall(self) -> None:
+        """Rules §8.2."""
         self.done, self.end = True, STALL
 
     # --- scoring --------------------------------------------------------------------------------
 
     def points_plants(self, seat: int) -> int:
+        """Rules §9.1."""
         return sum(self.config.species[plant].value for plant in self.plants(seat))
 
     def points_effects(self, seat: int) -> int:
-        """The canopy plants' scoring effects."""
+        """Rules §9.2: The canopy plants' scoring effects."""
         total = 0
         for _, plant in self.canopy_plants(seat):
             effect = self.config.species[plant].effect
@@ -687,17 +733,23 @@ class ReforestGame(ReferenceGame):
         return total
 
     def points_energy(self, seat: int) -> int:
+        """Rules §9.3."""
         return self.config.energy_points * self.energy_cards(seat)
 
     def points_visitors(self, seat: int) -> int:
+        """Rules §9.4."""
         return sum(self.config.visitors[v].points for v in self.visitors_won[seat])
 
     def points_elevation(self, seat: int) -> int:
-        """Per row: ``elevation_per_plant`` x the plant count of its smallest stack (energy never counts)."""
+        """Per row: ``elevation_per_plant`` x the plant count of its smallest stack (energy never counts).
+
+        Rules §9.5.
+        """
         return sum(self.config.elevation_per_plant * min(len(self.regions[seat][space]) for space in spaces)
                    for spaces in ROW_SPACES)
 
     def points_hand(self, seat: int) -> int:
+        """Rules §9.6."""
         return self.hand_size(seat) // self.config.hand_cards_per_point
 
     def points(self, seat: int) -> dict[str, int]:
@@ -714,7 +766,10 @@ class ReforestGame(ReferenceGame):
         return sum(self.points(seat).values())
 
     def solo_target(self) -> int:
-        """Standard: the value of the kept cards; hard: plus the points of round-end visitors not earned."""
+        """Standard: the value of the kept cards; hard: plus the points of round-end visitors not earned.
+
+        Rules §10.1.
+        """
         config = self.config
         target = sum(config.species[int(config.card_species[card])].value for card in self.kept_cards)
         if config.difficulty == "hard":
@@ -725,6 +780,7 @@ class ReforestGame(ReferenceGame):
     # --- outcome --------------------------------------------------------------------------------
 
     def result(self) -> dict[str, Any]:
+        """Rules §9.7."""
         scores = [self.score(seat) for seat in range(self.players)]
         if self.end != COMPLETE:
             rank = [0] * self.players
@@ -773,7 +829,10 @@ class ReforestGame(ReferenceGame):
         }
 
     def cards_in_game(self) -> int:
-        """Every kept card wherever it is (hands, regions, energy, nursery, deck, discard, tucked, in play)."""
+        """Every kept card wherever it is (hands, regions, energy, nursery, deck, discard, tucked, in play).
+
+        Rules §1.4.
+        """
         in_play = 1 if self.play_species != EMPTY else 0
         return (sum(map(sum, self.hands)) + sum(len(self.plants(s)) for s in range(self.players))
                 + sum(self.energy_cards(s) for s in range(self.players)) + sum(c != EMPTY for c in self.nursery)

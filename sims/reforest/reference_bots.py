@@ -11,18 +11,16 @@ bit-identical values.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-
-from sims.core.choice import ReferenceRandomBot  # noqa: F401 (the game's random bot)
-from sims.core.engine import ReferenceBot, ReferenceGame
-from sims.core.rng import uniform_one
-from sims.reforest.bots import DEFAULT_WEIGHTS, HAND_VALUE_SHARE
-from sims.reforest.config import ROUNDS, ROW_SPACES, SPACE_ROW, ReforestConfig
+from sims.core.engine import ReferenceGame
+from sims.core.ranking import OnePlyReferenceBot
+from sims.core.reference_bots import ReferenceRandomBot  # noqa: F401 (the game's random bot)
+from sims.reforest.config import DEFAULT_WEIGHTS, HAND_VALUE_SHARE, ROUNDS, ROW_SPACES, SPACE_ROW, ReforestConfig
 
 
-class ReferenceGreedyBot(ReferenceBot):
+class ReferenceGreedyBot(OnePlyReferenceBot):
     """One ply: each legal action applied to a copy, the turn finished with the lowest legal
     action at every further decision, the snapshot valued by :func:`evaluate`; the highest
     value wins, ties to the highest ``uniform_one(seed, f"bot/{seat}", decisions, slots=A)[action]``
@@ -33,23 +31,16 @@ class ReferenceGreedyBot(ReferenceBot):
         for name, value in DEFAULT_WEIGHTS.items():
             self.weights.setdefault(name, value)
 
-    def act(self, game: ReferenceGame, seed: int) -> int:
-        legal = game.legal_actions()
-        if len(legal) == 1:
-            return legal[0]
-        config = game.config
+    def values(self, game: ReferenceGame, seed: int, legal: Sequence[int]) -> list[float]:
         me, start_turn = game.to_move, game.turn
-        noise = uniform_one(seed, f"bot/{self.seat}", game.decisions, slots=config.num_actions)
-        best_action, best_value, best_noise = legal[0], float("-inf"), -1.0
+        values = []
         for action in legal:
             after = copy.deepcopy(game)
             after.apply(action)
             while not after.done and after.turn == start_turn:
                 after.apply(after.legal_actions()[0])
-            value = evaluate(config, after.snapshot(), me, self.weights)
-            if value > best_value or (value == best_value and noise[action] > best_noise):
-                best_action, best_value, best_noise = action, value, noise[action]
-        return best_action
+            values.append(evaluate(game.config, after.snapshot(), me, self.weights))
+        return values
 
 
 def score(config: ReforestConfig, snap: Mapping[str, Any], seat: int) -> int:

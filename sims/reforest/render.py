@@ -123,3 +123,22 @@ def describe_action(config: ReforestConfig, action: int) -> str:
     if block == "discard":
         return f"discard {names[fields[0]]} (hand limit)"
     return f"solitaire discard: {_source(config, fields[0])}"
+
+
+def compact(game: "ReforestGame") -> str:
+    """A line of shared cards, then a line per seat: hand size, the plant on top of each space, visitors.
+
+    ``rounds ended 0; deck 21; nursery Red Elderberry, Western Red Cedar, -``
+    ``seat 0: hand 4; low Fireweed -  -, middle - -, high -; visitors -``
+    """
+    config = game.config
+    names = config.species_names
+    nursery = ", ".join(names[card] if card >= 0 else "-" for card in game.nursery)
+    lines = [f"rounds ended {game.rounds_ended}; deck {len(game.deck)}; nursery {nursery}"]
+    for seat in range(game.players):
+        region = game.regions[seat]
+        rows = ", ".join(ROWS[row] + " " + " / ".join(names[region[space][-1]] if region[space] else "-"
+                                                      for space in ROW_SPACES[row]) for row in range(len(ROWS)))
+        won = ", ".join(config.visitor_names[v] for v in game.visitors_won[seat]) or "-"
+        lines.append(f"seat {seat}: hand {game.hand_size(seat)}; {rows}; visitors {won}")
+    return "\n".join(lines)

@@ -223,13 +223,14 @@ class ReforestEngine(BatchedEngine):
     def init(self, seeds: np.ndarray) -> ReforestState:
         cfg, players = self.config, self.players
         seeds = np.asarray(seeds, dtype=np.uint64)
-        size, s, n, hand = len(seeds), cfg.num_species, cfg.nursery_size, cfg.hand_start
+        size, s, n = len(seeds), cfg.num_species, cfg.nursery_size
         kept = np.asarray(cfg.card_species)[shuffle_order(seeds, "deck", 0, cfg.total_cards)[:, : self.cap]]
         kept = kept.astype(np.int16)
         species = np.arange(s, dtype=np.int16)
         counts = lambda cards: (cards[..., None] == species).sum(axis=-2).astype(np.int16)  # noqa: E731
-        hands = np.stack([counts(kept[:, p * hand:(p + 1) * hand]) for p in range(players)], axis=1)
-        start = players * hand
+        ends = np.cumsum([cfg.hand_size(p) for p in range(players)])  # seat p takes cards ends[p-1]..ends[p]-1
+        hands = np.stack([counts(kept[:, ends[p] - cfg.hand_size(p):ends[p]]) for p in range(players)], axis=1)
+        start = int(ends[-1])
         nursery = kept[:, start:start + n].copy()
         start += n
         tucked_n = cfg.tucked(players)

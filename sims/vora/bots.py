@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cached_property
 
 import numpy as np
 
@@ -30,11 +31,12 @@ class RandomBot(BatchedBot):
         chosen = np.full(state.size, -1, dtype=np.int64)
         rows = (active & ~state.done).nonzero()[0]
         kernels.random_choices(self.engine.geo.tables, state_arrays(state), state.seeds, state.decisions, rows,
-                               self.seat_keys(), chosen)
+                               self.keys, chosen)
         return chosen
 
-    def seat_keys(self) -> np.ndarray:
-        """uint64 ``[players]``: the noise purpose key of each seat's stream ``bot/<seat>``."""
+    @cached_property
+    def keys(self) -> np.ndarray:
+        """uint64 ``[players]``: the noise purpose key of each seat's stream ``bot/<seat>`` (hashed once)."""
         return np.array([purpose_key(f"bot/{seat}") for seat in range(self.engine.players)], dtype=np.uint64)
 
 

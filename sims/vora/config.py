@@ -129,6 +129,7 @@ SCHEMA = {
     "setup": {
         "first_farm": Int(1, 64),
         "other_farm": Int(1, 64),
+        "farm_extra": Optional(List(Int(0, 16), MAX_PLAYERS, MAX_PLAYERS), [0] * MAX_PLAYERS),
         "max_attempts": Int(1, 10_000),
     },
     "formations": {
@@ -166,6 +167,7 @@ class VoraConfig(ActionBlocks):
     seats: dict  # player count -> tuple of side indices, one per seat
     first_farm: int
     other_farm: int
+    farm_extra: tuple[int, ...]  # cubes added to each seat's starting farm (a balancing variant), by seat
     max_setup_attempts: int
     min_line: int
     min_group: int
@@ -213,7 +215,7 @@ class VoraConfig(ActionBlocks):
 
     def farm_size(self, seat: int) -> int:
         """Cubes seat ``seat`` draws into its farm at setup."""
-        return self.first_farm if seat == 0 else self.other_farm
+        return (self.first_farm if seat == 0 else self.other_farm) + self.farm_extra[seat]
 
     # --- action numbering -----------------------------------------------------
 
@@ -344,7 +346,8 @@ def build(loaded: LoadedConfig) -> VoraConfig:
 
     setup = values["setup"]
     total = sum(kind.count for kind in kinds)
-    needed = size * size + setup["first_farm"] + setup["other_farm"] * (max(seats) - 1)
+    needed = (size * size + setup["first_farm"] + setup["other_farm"] * (max(seats) - 1)
+              + sum(setup["farm_extra"][:max(seats)]))
     if total < needed:
         raise ConfigError(source, "kinds", f"at least {needed} cubes in all (meadow and farms at setup)", total)
 
@@ -371,6 +374,7 @@ def build(loaded: LoadedConfig) -> VoraConfig:
         seats=seats,
         first_farm=setup["first_farm"],
         other_farm=setup["other_farm"],
+        farm_extra=tuple(setup["farm_extra"]),
         max_setup_attempts=setup["max_attempts"],
         min_line=formations["min_line"],
         min_group=formations["min_group"],

@@ -48,6 +48,14 @@ BAG_EMPTY = 1
  ACT_FALL_SIDE, ACT_WOLF_CELL, ACT_STAT, ACT_BLOCK, ACT_IS_PUSH) = range(14)
 WORD_LINEMASK, WORD_KEEP, WORD_LEFT, WORD_RIGHT, WORD_T1_BITS, WORD_T2_BITS = range(6)
 
+
+
+def helper(function):
+    """``njit`` for the helpers the loops over games call: compiled without reference counting of the arrays
+    they are given (they allocate none), which would cost some 7 ns an array on every call of the hot paths."""
+    return njit(cache=True, _nrt=False)(function)
+
+
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
 
@@ -55,7 +63,7 @@ ZERO = np.uint64(0)
 class Tables(NamedTuple):
     """Per config and player count: what the kernels need of ``rules.Geometry``, as fixed-dtype arrays."""
 
-    g: tuple  # SCALARS int64 (a tuple: passed by value, where arrays would cost reference counting)
+    g: np.ndarray  # int64 [SCALARS]
     act_int: np.ndarray  # int64 [main actions, 14]: the ACT_* columns
     act_word: np.ndarray  # uint64 [main actions, 6]: the WORD_* columns
     act_fall: np.ndarray  # int64 [main actions, P]: the turn's fall side by action and active seat
@@ -74,13 +82,13 @@ class Tables(NamedTuple):
 # --- bits -------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@helper
 def word(g, slot: int) -> np.uint64:
     """A board mask of the scalars."""
     return np.uint64(g[slot])
 
 
-@njit(cache=True)
+@helper
 def occupied(kinds) -> np.uint64:
     found = ZERO
     for kind in range(kinds.shape[0]):
@@ -88,7 +96,14 @@ def occupied(kinds) -> np.uint64:
     return found
 
 
-@njit(cache=True)
+@helper
+def copy_into(source, target) -> None:
+    """``target[:] = source`` for 1-d arrays (a slice assignment would need the reference-counted runtime)."""
+    for i in range(source.size):
+        target[i] = source[i]
+
+
+@helper
 def kind_at(kinds, cell: int) -> int:
     """Kind of the cube on ``cell`` (-1 if empty)."""
     for kind in range(kinds.shape[0]):
@@ -97,14 +112,14 @@ def kind_at(kinds, cell: int) -> int:
     return -1
 
 
-@njit(cache=True)
+@helper
 def dilate(g, board: np.uint64) -> np.uint64:
     n = g[I_N]
     return (board | ((board & word(g, W_NOT_LAST_COL)) << 1) | ((board & word(g, W_NOT_FIRST_COL)) >> 1)
             | ((board << n) & word(g, W_FULL)) | (board >> n))
 
 
-@njit(cache=True)
+@helper
 def flood(seed: np.uint64, links_h: np.uint64, links_v: np.uint64, n: int) -> np.uint64:
     """Cells reached from ``seed`` through links (bit c of ``links_h``: c joined to c+1; ``links_v``: c to c+N)."""
     region = seed
@@ -119,7 +134,7 @@ def flood(seed: np.uint64, links_h: np.uint64, links_v: np.uint64, n: int) -> np
 # --- formations -------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@helper
 def run_starts(g, board: np.uint64):
     """Cells where a horizontal / vertical run of ``min_line`` of ``board`` starts."""
     n = g[I_N]
@@ -131,7 +146,7 @@ def run_starts(g, board: np.uint64):
     return h, v
 
 
-@njit(cache=True)
+@helper
 def liquid_core(g, water: np.uint64) -> np.uint64:
     """Non-zero exactly where some liquid group is big enough: with ``min_group`` 3 the cells with two
     neighbours in the water (every cell of a group of 3+ is one or next to one), else the groups."""
@@ -158,7 +173,7 @@ def liquid_core(g, water: np.uint64) -> np.uint64:
     return found
 
 
-@njit(cache=True)
+@helper
 def liquid_groups(g, water: np.uint64) -> np.uint64:
     """Cells of ``water`` in orthogonally connected groups of at least ``min_group``."""
     core = liquid_core(g, water)
@@ -167,7 +182,7 @@ def liquid_groups(g, water: np.uint64) -> np.uint64:
     return core
 
 
-@njit(cache=True)
+@helper
 def has_formation(g, kinds) -> bool:
     """Does the meadow hold anything to collect?
 
@@ -194,7 +209,7 @@ def has_formation(g, kinds) -> bool:
     return liquid >= 0 and liquid_core(g, kinds[liquid]) != 0
 
 
-@njit(cache=True)
+@helper
 def formations(g, kinds, collected):
     """Fill ``collected[K]`` with what a collection takes; returns ``(extras, bigs)``, one combo per
     formation (runs joined by shared cubes; a liquid group) by its size."""
@@ -236,7 +251,7 @@ def formations(g, kinds, collected):
 # --- moves ------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@helper
 def fall(g, kinds, side: int, fixed: np.uint64) -> None:
     """Slide every cube towards ``side`` to close the gaps; the ``fixed`` cell (the wolf) stays."""
     left, right = g[FALL_LEFT + side], g[FALL_RIGHT + side]
@@ -252,7 +267,7 @@ def fall(g, kinds, side: int, fixed: np.uint64) -> None:
         taken = (taken & ~sources) | ((sources << left) >> right)
 
 
-@njit(cache=True)
+@helper
 def shift_lines(act_int, act_word, kinds, action: int) -> None:
     """The line shift of a main action (none but for pushes) and the toggle of the action's own kind."""
     linemask, keep = act_word[action, WORD_LINEMASK], act_word[action, WORD_KEEP]
@@ -262,7 +277,7 @@ def shift_lines(act_int, act_word, kinds, action: int) -> None:
     kinds[act_int[action, ACT_T1_KIND]] ^= act_word[action, WORD_T1_BITS]
 
 
-@njit(cache=True)
+@helper
 def steal_word(farms, me: int) -> np.uint64:
     """The steals open to ``me`` (bit seat*K + kind), never a victim's last cube."""
     k = farms.shape[1]
@@ -278,7 +293,7 @@ def steal_word(farms, me: int) -> np.uint64:
 # --- legal actions ----------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@helper
 def legal_words(t: Tables, kinds, farms, fields, words, scratch) -> None:
     """Fill ``words[groups]`` with the legal action flags of one game (groups as in ``rules.Geometry``)."""
     words[:] = 0
@@ -299,7 +314,7 @@ def legal_words(t: Tables, kinds, farms, fields, words, scratch) -> None:
             words[g[I_G_STEAL]] = steal_word(farms, me)
 
 
-@njit(cache=True)
+@helper
 def main_words(t: Tables, kinds, farms, me: int, words, scratch) -> None:
     g = t.g
     k, lines = g[I_K], g[I_LINES]
@@ -349,13 +364,13 @@ def main_words(t: Tables, kinds, farms, me: int, words, scratch) -> None:
             moles &= moles - ONE
 
 
-@njit(cache=True)
+@helper
 def last_cube_lines(t: Tables, kinds, me: int, first: int, scratch) -> np.uint64:
     """Lines (bit side*N + line) open to a push ``first + line`` of the last farm cube: onto your own or an
     unseated side, or when the push makes something to collect."""
     found = t.safe_lines[me]
     for line in t.unsafe_lines[me]:
-        scratch[:] = kinds
+        copy_into(kinds, scratch)
         shift_lines(t.act_int, t.act_word, scratch, first + line)
         if has_formation(t.g, scratch):
             found |= ONE << line
@@ -365,7 +380,7 @@ def last_cube_lines(t: Tables, kinds, me: int, first: int, scratch) -> np.uint64
 # --- one decision -----------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@helper
 def advance(g, act_int, act_word, act_fall, action_block, block_starts, kinds, farms, stats, fields, bag,
             action: int, refill: bool, log, scratch) -> None:
     """Apply one decision and resolve everything that needs no decision, up to the next one."""
@@ -381,7 +396,7 @@ def advance(g, act_int, act_word, act_fall, action_block, block_starts, kinds, f
     resolve(g, kinds, farms, stats, fields, bag, stage, refill, log, scratch)
 
 
-@njit(cache=True)
+@helper
 def main_action(g, act_int, act_word, act_fall, kinds, farms, stats, fields, action: int, log) -> int:
     me = fields[F_TO_MOVE]
     probe = kind_at(kinds, act_int[action, ACT_PROBE])
@@ -419,7 +434,7 @@ def main_action(g, act_int, act_word, act_fall, kinds, farms, stats, fields, act
     return stage
 
 
-@njit(cache=True)
+@helper
 def recipient(farms, stats, fields, seat: int, log) -> int:
     kind = fields[F_FALLEN0]
     farms[seat, kind] += 1
@@ -434,7 +449,7 @@ def recipient(farms, stats, fields, seat: int, log) -> int:
     return DONE
 
 
-@njit(cache=True)
+@helper
 def combo(g, kinds, farms, stats, fields, block: int, within: int, log) -> int:
     """An EXTRA or BIG decision: pick a meadow cube, or steal from a farm."""
     me, k = fields[F_TO_MOVE], g[I_K]
@@ -459,7 +474,7 @@ def combo(g, kinds, farms, stats, fields, block: int, within: int, log) -> int:
     return COMBOS
 
 
-@njit(cache=True)
+@helper
 def resolve(g, kinds, farms, stats, fields, bag, stage: int, refill: bool, log, scratch) -> None:
     """Combos, falls and collections until a decision is due or the turn is over."""
     me = fields[F_TO_MOVE]
@@ -487,7 +502,7 @@ def resolve(g, kinds, farms, stats, fields, bag, stage: int, refill: bool, log, 
             stage = DONE
 
 
-@njit(cache=True)
+@helper
 def collect(g, kinds, farms, stats, fields, me: int, log, collected) -> None:
     """Every formation into ``me``'s farm; the combos it earns become due."""
     extras, bigs = formations(g, kinds, collected)
@@ -507,7 +522,7 @@ def collect(g, kinds, farms, stats, fields, me: int, log, collected) -> None:
     log[L_BIGS] += bigs
 
 
-@njit(cache=True)
+@helper
 def next_combo(kinds, farms, fields) -> int:
     """EXTRA decisions first, then BIG ones; one with no legal option is dropped. FALL when none is due."""
     filled = occupied(kinds) != 0
@@ -524,7 +539,7 @@ def next_combo(kinds, farms, fields) -> int:
     return FALL
 
 
-@njit(cache=True)
+@helper
 def end_turn(g, kinds, fields, bag, refill: bool) -> None:
     """Refill the empty cells in row-major order from the bag (short: the game ends), next seat."""
     if refill:
@@ -551,7 +566,7 @@ def end_turn(g, kinds, fields, bag, refill: bool) -> None:
 # --- loading and storing a game of a batch ----------------------------------------------------------
 
 
-@njit(cache=True)
+@helper
 def load(state, row: int, kinds, fields) -> None:
     """Game ``row`` of ``state`` (the tuple of ``rules.state_arrays``) into ``kinds`` and ``fields``."""
     (meadow, farms, stats, bag, pointer, phase, fallen, extra_left, big_left, fall_side, wolf_cell, to_move,
@@ -572,7 +587,7 @@ def load(state, row: int, kinds, fields) -> None:
     fields[F_POINTER] = pointer[row]
 
 
-@njit(cache=True)
+@helper
 def store(state, row: int, kinds, fields) -> None:
     (meadow, farms, stats, bag, pointer, phase, fallen, extra_left, big_left, fall_side, wolf_cell, to_move,
      turn, done, end) = state
@@ -666,7 +681,7 @@ def random_choices(t: Tables, state, seeds, decisions, rows, keys, chosen) -> No
             k -= count
 
 
-@njit(cache=True)
+@helper
 def family_scores(count_score, farms, out) -> None:
     """``out[seat]``: the family score of each farm, kinds summed in kind order."""
     top = count_score.size - 1
@@ -708,11 +723,39 @@ def scratch_for(t: Tables, farms, stats) -> Scratch:
                    np.zeros(0))
 
 
-@njit(cache=True)
+@helper
+def seat_score(count_score, farm) -> float:
+    """The family score of one farm, kinds summed in kind order."""
+    top = count_score.size - 1
+    total = 0.0
+    for kind in range(farm.size):
+        total += count_score[min(farm[kind], top)]
+    return total
+
+
+@helper
+def other_seat(t: Tables, action: int) -> int:
+    """The one seat besides the mover whose farm a decision (played to the next decision) can change: a push's
+    taker, the recipient, a steal's victim; -1 for none."""
+    if action < t.g[I_MAIN_ACTIONS]:
+        return t.act_int[action, ACT_TAKER]
+    block = t.action_block[action]
+    within = action - t.block_starts[block]
+    if block == RECIPIENT_BLOCK:
+        return within
+    if block == STEAL:
+        return within // t.g[I_K]
+    return -1
+
+
+@helper
 def score_game(t: Tables, s: Scratch, farm, stream, actions, values, noises, first: int) -> int:
     """One ply for every legal action (flags ``s.words``) of the game loaded in ``s`` (farms ``farm``): each
     played on a copy without refill to its next decision or turn end, valued as my score change minus the
     best opponent's, with the noise ``noise(stream, action)``.
+
+    Only the mover's and :func:`other_seat`'s farms can change, so only they are rescored (an unchanged
+    farm's change is exactly 0.0) and put back after each action.
 
     With ``values`` of size 0 returns the best action (the highest value, ties to the highest noise, then
     the lowest action; -1 with none); else writes every action, value and noise from slot ``first`` on.
@@ -724,6 +767,8 @@ def score_game(t: Tables, s: Scratch, farm, stream, actions, values, noises, fir
     k, players = kinds.size, farm.shape[0]
     keep_all = values.size > 0
     family_scores(count_score, farm, before)
+    for seat in range(players):
+        copy_into(farm[seat], trial_farms[seat])
     me = fields[F_TO_MOVE]
     best, best_value, best_noise = -1, -np.inf, -1.0
     slot = first
@@ -734,8 +779,6 @@ def score_game(t: Tables, s: Scratch, farm, stream, actions, values, noises, fir
             flags &= flags - ONE
             for kind in range(k):
                 trial[kind] = kinds[kind]
-                for seat in range(players):
-                    trial_farms[seat, kind] = farm[seat, kind]
             for slot_ in range(FIELDS):
                 trial_fields[slot_] = fields[slot_]
             if action < g[I_MAIN_ACTIONS]:
@@ -747,12 +790,13 @@ def score_game(t: Tables, s: Scratch, farm, stream, actions, values, noises, fir
             else:
                 advance(g, act_int, act_word, act_fall, action_block, block_starts, trial, trial_farms, stats,
                         trial_fields, bag, action, False, entry, scratch)
-            family_scores(count_score, trial_farms, after)
-            rival = -np.inf
-            for seat in range(players):
-                if seat != me:
-                    rival = max(rival, after[seat] - before[seat])
-            value = (after[me] - before[me]) - rival
+            other = other_seat(t, action)
+            rival = 0.0 if players > 2 or other < 0 or other == me else -np.inf
+            if other >= 0 and other != me:
+                rival = max(rival, seat_score(count_score, trial_farms[other]) - before[other])
+                copy_into(farm[other], trial_farms[other])
+            value = (seat_score(count_score, trial_farms[me]) - before[me]) - rival
+            copy_into(farm[me], trial_farms[me])
             if keep_all:
                 actions[slot] = action
                 values[slot] = value
@@ -783,7 +827,7 @@ def greedy_values(t: Tables, state, seeds, decisions, key, rows, groups, first, 
                    first[i])
 
 
-@njit(cache=True)
+@helper
 def greedy_choice(t: Tables, s: Scratch, state, seeds, decisions, row: int, key) -> int:
     """The greedy action of game ``row`` (:func:`score_game`), with the noise
     ``uniforms_at(seeds[row], purpose, decisions[row], action)``; -1 with no legal action."""

@@ -72,7 +72,7 @@ ORTHOGONAL = ((-1, 0), (1, 0), (0, -1), (0, 1))
 
 @lru_cache(maxsize=None)
 def line_cells(size: int, side: int, line: int) -> tuple[int, ...]:
-    """The cells of line ``line`` entered from ``side``, from that side's edge inward.
+    """Rules §1.1: The cells of line ``line`` entered from ``side``, from that side's edge inward.
 
     N: column ``line`` top to bottom; S: bottom to top; W: row ``line`` left
     to right; E: right to left.
@@ -88,12 +88,12 @@ def line_cells(size: int, side: int, line: int) -> tuple[int, ...]:
 
 @lru_cache(maxsize=None)
 def all_lines(size: int) -> tuple[tuple[int, ...], ...]:
-    """Every row (left to right), then every column (top to bottom)."""
+    """Rules §1.1: Every row (left to right), then every column (top to bottom)."""
     return tuple(line_cells(size, 3, r) for r in range(size)) + tuple(line_cells(size, 0, c) for c in range(size))
 
 
 def neighbour(size: int, cell: int, step: tuple[int, int]) -> int | None:
-    """The cell one ``(row step, column step)`` from ``cell``; None off the meadow."""
+    """Rules §1.1: The cell one ``(row step, column step)`` from ``cell``; None off the meadow."""
     row, col = divmod(cell, size)
     row, col = row + step[0], col + step[1]
     if 0 <= row < size and 0 <= col < size:
@@ -125,11 +125,12 @@ class Formation:
 
     @property
     def size(self) -> int:
+        """Rules §6.3."""
         return len(self.cells)
 
 
 def straight_runs(config: VoraConfig, meadow: Sequence[int]) -> list[tuple[int, tuple[int, ...]]]:
-    """Maximal straight runs of ``min_line`` or more cubes of one non-liquid kind: (kind, cells)."""
+    """Rules §6.1: Maximal straight runs of ``min_line`` or more cubes of one non-liquid kind: (kind, cells)."""
     size, liquid = config.size, config.kind_with("liquid")
     found = []
     for cells in all_lines(size):
@@ -146,7 +147,7 @@ def straight_runs(config: VoraConfig, meadow: Sequence[int]) -> list[tuple[int, 
 
 
 def liquid_groups(config: VoraConfig, meadow: Sequence[int]) -> list[frozenset[int]]:
-    """Orthogonally connected groups of ``min_group`` or more cubes of the liquid kind."""
+    """Rules §5.7: Orthogonally connected groups of ``min_group`` or more cubes of the liquid kind."""
     liquid = config.kind_with("liquid")
     if liquid < 0:
         return []
@@ -169,7 +170,7 @@ def liquid_groups(config: VoraConfig, meadow: Sequence[int]) -> list[frozenset[i
 
 
 def join_runs(runs: list[tuple[int, tuple[int, ...]]]) -> list[tuple[int, set[int], int]]:
-    """Group runs that share a cube (a cross, T, L, Y) into formations: (kind, cells, number of runs)."""
+    """Rules §6.2: Group runs that share a cube (a cross, T, L, Y) into formations: (kind, cells, number of runs)."""
     groups: list[tuple[int, set[int], int]] = []
     for kind, cells in runs:
         merged_cells, merged_runs = set(cells), 1
@@ -185,7 +186,7 @@ def join_runs(runs: list[tuple[int, tuple[int, ...]]]) -> list[tuple[int, set[in
 
 
 def grazed_pasture(config: VoraConfig, meadow: Sequence[int], cells: set[int]) -> frozenset[int]:
-    """Pasture cubes orthogonally next to any of ``cells`` (a grazer formation's cubes)."""
+    """Rules §5.6: Pasture cubes orthogonally next to any of ``cells`` (a grazer formation's cubes)."""
     pasture = config.kind_with("pasture")
     if pasture < 0:
         return frozenset()
@@ -198,7 +199,7 @@ def grazed_pasture(config: VoraConfig, meadow: Sequence[int], cells: set[int]) -
 
 
 def find_formations(config: VoraConfig, meadow: Sequence[int]) -> list[Formation]:
-    """Every collectable formation of the meadow, ordered by their smallest cell."""
+    """Rules §6.1: Every collectable formation of the meadow, ordered by their smallest cell."""
     grazer = config.kind_with("grazer")
     formations = []
     for kind, cells, runs in join_runs(straight_runs(config, meadow)):
@@ -210,7 +211,7 @@ def find_formations(config: VoraConfig, meadow: Sequence[int]) -> list[Formation
 
 
 def combo_of(config: VoraConfig, formation: Formation) -> str | None:
-    """The combo a formation earns: ``"big"`` (size >= big), ``"extra"`` (size >= extra) or None."""
+    """Rules §6.4: The combo a formation earns: ``"big"`` (size >= big), ``"extra"`` (size >= extra) or None."""
     if formation.size >= config.big_size:
         return BIG
     if formation.size >= config.extra_size:
@@ -222,7 +223,7 @@ def combo_of(config: VoraConfig, formation: Formation) -> str | None:
 
 def push_line(meadow: Sequence[int], size: int, side: int, line: int, kind: int,
               double: bool = False) -> tuple[list[int], list[int]]:
-    """A push of ``kind`` from ``side`` into ``line``: (new meadow, fallen kinds, farthest first).
+    """Rules §4.1, §4.3: A push of ``kind`` from ``side`` into ``line``: (new meadow, fallen kinds, farthest first).
 
     Single: the cube enters the edge cell, the line shifts one cell, the far
     cube falls out. Double: the line shifts two cells, the cube lands on the
@@ -241,7 +242,7 @@ def push_line(meadow: Sequence[int], size: int, side: int, line: int, kind: int,
 
 
 def fall_meadow(meadow: Sequence[int], size: int, towards: int, fixed: int = EMPTY) -> list[int]:
-    """Cubes slide towards side ``towards`` to close gaps, every line parallel to that direction.
+    """Rules §6.5: Cubes slide towards side ``towards`` to close gaps, every line parallel to that direction.
 
     A cube on ``fixed`` (the wolf placed this turn) does not move: the cubes
     of its line compact on each side of it.
@@ -268,7 +269,7 @@ def fall_meadow(meadow: Sequence[int], size: int, towards: int, fixed: int = EMP
 # --- scoring ---------------------------------------------------------------------------
 
 def family_points(config: VoraConfig, count: int) -> float:
-    """Points of one kind held ``count`` times: ``points[i]`` for the largest ``thresholds[i] <= count``."""
+    """Rules §9.1: Points of one kind held ``count`` times: ``points[i]`` for the largest ``thresholds[i] <= count``."""
     points = 0.0
     for threshold, value in zip(config.thresholds, config.points):
         if count >= threshold:
@@ -277,7 +278,7 @@ def family_points(config: VoraConfig, count: int) -> float:
 
 
 def farm_score(config: VoraConfig, farm: Sequence[int]) -> float:
-    """Sum of :func:`family_points` over the kinds, in kind order."""
+    """Rules §9.1: Sum of :func:`family_points` over the kinds, in kind order."""
     total = 0.0
     for count in farm:
         total += family_points(config, count)
@@ -285,7 +286,7 @@ def farm_score(config: VoraConfig, farm: Sequence[int]) -> float:
 
 
 def ranks(scores: Sequence[float]) -> list[int]:
-    """1 + the number of seats with a strictly higher score (equal scores share a rank)."""
+    """Rules §9.2: 1 + the number of seats with a strictly higher score (equal scores share a rank)."""
     return [1 + sum(other > mine for other in scores) for mine in scores]
 
 
@@ -293,6 +294,8 @@ def ranks(scores: Sequence[float]) -> list[int]:
 
 def deal(config: VoraConfig, seed: int) -> tuple[list[int], int]:
     """The bag (kinds in drawing order) and the attempt used: the first shuffle whose meadow has no formation.
+
+    Rules §2.1.
 
     If every attempt up to ``max_setup_attempts`` holds a formation, the last
     one is used as it is.
@@ -376,9 +379,11 @@ class VoraGame(ReferenceGame):
         return self.meadow[cell]
 
     def is_animal(self, kind: int) -> bool:
+        """Rules §1.2."""
         return kind != EMPTY and self.config.kinds[kind].animal
 
     def has_special(self, kind: int, special: str) -> bool:
+        """Rules §1.2."""
         return kind != EMPTY and self.config.kinds[kind].special == special
 
     def edge_cell(self, side: int, line: int) -> int:
@@ -390,7 +395,7 @@ class VoraGame(ReferenceGame):
     # --- legality -----------------------------------------------------------------------
 
     def push_keeps_a_cube(self, side: int, line: int, kind: int, double: bool) -> bool:
-        """The forbidden rule for a push: does the mover surely end the turn with a farm cube?
+        """Rules §8: The forbidden rule for a push: does the mover surely end the turn with a farm cube?
 
         Only a push of the mover's last cube can empty their farm. It is legal
         if the cubes fall on the mover's own side or on an unseated side (the
@@ -407,7 +412,7 @@ class VoraGame(ReferenceGame):
         return bool(find_formations(self.config, after))
 
     def recipient_allowed(self, seat: int) -> bool:
-        """The forbidden rule for a RECIPIENT decision: giving the cube away must not strand the mover.
+        """Rules §8: The forbidden rule for a RECIPIENT decision: giving the cube away must not strand the mover.
 
         Giving to another seat is illegal when the mover's farm is empty, this
         is the push's last fallen cube, and no collection is coming.
@@ -418,7 +423,7 @@ class VoraGame(ReferenceGame):
         return bool(find_formations(self.config, self.meadow))
 
     def steal_allowed(self, seat: int, kind: int) -> bool:
-        """An opponent's cube of ``kind``, never the last cube of their farm."""
+        """Rules §6.4, §8: An opponent's cube of ``kind``, never the last cube of their farm."""
         return (seat != self.to_move and seat < self.players and self.farms[seat][kind] > 0
                 and self.farm_total(seat) > 1)
 
@@ -470,6 +475,7 @@ class VoraGame(ReferenceGame):
         return False
 
     def legal_actions(self) -> list[int]:
+        """Rules §3.1."""
         if self.done:
             return []
         config, me = self.config, self.to_move
@@ -516,6 +522,7 @@ class VoraGame(ReferenceGame):
     # --- a decision ------------------------------------------------------------------------
 
     def apply(self, action: int) -> None:
+        """Rules §3.1."""
         if not self.is_legal(action):
             raise ValueError(f"action {action} is not legal (turn {self.turn}, seat {self.to_move}, "
                              f"phase {self.phase})")
@@ -554,14 +561,14 @@ class VoraGame(ReferenceGame):
     # --- main actions -------------------------------------------------------------------------
 
     def do_push(self, kind: int, side: int, line: int) -> None:
-        """Push: a farm cube enters from ``side`` into ``line``; the far cube falls out opposite."""
+        """Rules §4.1: Push: a farm cube enters from ``side`` into ``line``; the far cube falls out opposite."""
         self.farms[self.to_move][kind] -= 1
         self.count("pushes", self.to_move)
         self.note("push", kind)
         self.push_and_drop(side, line, kind, double=False)
 
     def do_double(self, side: int, line: int) -> None:
-        """Double push: the pig shifts the line two cells; two cubes fall out, the farthest first."""
+        """Rules §4.3: Double push: the pig shifts the line two cells; two cubes fall out, the farthest first."""
         pig = self.config.kind_with("double_push")
         self.farms[self.to_move][pig] -= 1
         self.count("special_double_push", self.to_move)
@@ -569,7 +576,7 @@ class VoraGame(ReferenceGame):
         self.push_and_drop(side, line, pig, double=True)
 
     def push_and_drop(self, side: int, line: int, kind: int, double: bool) -> None:
-        """Move the line, set the fall side (the push direction) and hand out the fallen cubes."""
+        """Rules §4.2: Move the line, set the fall side (the push direction) and hand out the fallen cubes."""
         self.meadow, fallen = push_line(self.meadow, self.config.size, side, line, kind, double)
         self.fall_side = OPPOSITE[side]
         seat = self.side_seats[self.fall_side]
@@ -581,7 +588,7 @@ class VoraGame(ReferenceGame):
                 self.count("received", seat)
 
     def do_devour(self, cell: int) -> None:
-        """Crow: it takes the cell of any animal, which goes to the mover's farm."""
+        """Rules §5.1, §5.8: Crow: it takes the cell of any animal, which goes to the mover's farm."""
         me, crow = self.to_move, self.config.kind_with("devour")
         prey = self.meadow[cell]
         self.farms[me][crow] -= 1
@@ -592,7 +599,7 @@ class VoraGame(ReferenceGame):
         self.note("devour", prey)
 
     def do_wolf(self, side: int, line: int) -> None:
-        """Wolf: enters from ``side`` onto the edge animal of ``line``, devours it, stays put this turn."""
+        """Rules §5.2: Wolf: enters from ``side`` onto the edge animal of ``line``, devours it, stays put this turn."""
         me, wolf = self.to_move, self.config.kind_with("wolf")
         cell = self.edge_cell(side, line)
         prey = self.meadow[cell]
@@ -605,7 +612,7 @@ class VoraGame(ReferenceGame):
         self.note("wolf", prey)
 
     def do_pick_up(self, cell: int) -> None:
-        """Ladybug: into the mover's farm; the turn ends with a fall towards the mover, no collection."""
+        """Rules §5.3: Ladybug: into the mover's farm; the turn ends with a fall towards the mover, no collection."""
         me = self.to_move
         self.farms[me][self.meadow[cell]] += 1
         self.note("pick_up", self.meadow[cell])
@@ -615,14 +622,14 @@ class VoraGame(ReferenceGame):
         self.count("special_pick_up", me)
 
     def do_fly_swap(self, duck: int, target: int) -> None:
-        """Duck: swaps places with a non-animal cube anywhere."""
+        """Rules §5.4, §5.8: Duck: swaps places with a non-animal cube anywhere."""
         self.note("fly_swap", self.meadow[duck])
         self.meadow[duck], self.meadow[target] = self.meadow[target], self.meadow[duck]
         self.fall_side = self.seat_sides[self.to_move]
         self.count("special_fly_swap", self.to_move)
 
     def do_dig(self, mole: int, direction: int) -> None:
-        """Mole: swaps places with one of its 8 neighbours."""
+        """Rules §5.5, §5.8: Mole: swaps places with one of its 8 neighbours."""
         other = neighbour(self.config.size, mole, DIRECTIONS[direction])
         self.note("dig", self.meadow[mole])
         self.meadow[mole], self.meadow[other] = self.meadow[other], self.meadow[mole]
@@ -632,14 +639,14 @@ class VoraGame(ReferenceGame):
     # --- sub-decisions ----------------------------------------------------------------------------
 
     def give_fallen(self, seat: int) -> None:
-        """RECIPIENT: the first waiting fallen cube goes into ``seat``'s farm."""
+        """Rules §4.2: RECIPIENT: the first waiting fallen cube goes into ``seat``'s farm."""
         cube = self.recipients.pop(0)
         self.farms[seat][cube] += 1
         self.count("received", seat)
         self.note("recipient", cube, seat)
 
     def pick(self, cell: int, kind: str) -> None:
-        """EXTRA or BIG: a meadow cube into the mover's farm."""
+        """Rules §6.4: EXTRA or BIG: a meadow cube into the mover's farm."""
         cube = self.meadow[cell]
         self.farms[self.to_move][cube] += 1
         self.meadow[cell] = EMPTY
@@ -649,7 +656,7 @@ class VoraGame(ReferenceGame):
         self.note(kind, cube)
 
     def steal(self, seat: int, kind: int) -> None:
-        """BIG: a cube of ``kind`` from ``seat``'s farm into the mover's."""
+        """Rules §6.4: BIG: a cube of ``kind`` from ``seat``'s farm into the mover's."""
         self.farms[seat][kind] -= 1
         self.farms[self.to_move][kind] += 1
         self.count("steals", self.to_move)
@@ -659,7 +666,7 @@ class VoraGame(ReferenceGame):
     # --- the rest of the turn -----------------------------------------------------------------------
 
     def run_turn(self) -> None:
-        """Carry the turn on until the mover has a decision to take, or the turn is over."""
+        """Rules §3.2, §6.6: Carry the turn on until the mover has a decision to take, or the turn is over."""
         while True:
             if self.recipients:
                 self.phase = RECIPIENT
@@ -690,7 +697,7 @@ class VoraGame(ReferenceGame):
                 return
 
     def collect(self) -> int:
-        """Take every formation into the mover's farm and queue their combos; the number of cubes taken."""
+        """Rules §6.1: Take every formation into the mover's farm and queue their combos; the number of cubes taken."""
         formations = find_formations(self.config, self.meadow)
         if not formations:
             return 0
@@ -717,11 +724,11 @@ class VoraGame(ReferenceGame):
         return len(taken)
 
     def fall(self) -> None:
-        """Close the gaps towards the turn's fall side, the wolf placed this turn staying put."""
+        """Rules §6.5: Close the gaps towards the turn's fall side, the wolf placed this turn staying put."""
         self.meadow = fall_meadow(self.meadow, self.config.size, self.fall_side, self.fixed_cell)
 
     def refill(self) -> bool:
-        """Fill the empty cells row by row from the bag; True if the bag ran short."""
+        """Rules §7.1: Fill the empty cells row by row from the bag; True if the bag ran short."""
         for cell in range(self.config.cells):
             if self.meadow[cell] == EMPTY:
                 if self.bag_pointer == len(self.bag):
@@ -731,6 +738,7 @@ class VoraGame(ReferenceGame):
         return False
 
     def end_turn(self, bag_short: bool) -> None:
+        """Rules §7.2."""
         self.phase = MAIN
         self.stage = COLLECT
         self.fixed_cell = EMPTY
@@ -740,11 +748,13 @@ class VoraGame(ReferenceGame):
             self.done, self.end = True, BAG_EMPTY
 
     def stall(self) -> None:
+        """Rules §7.3."""
         self.done, self.end = True, STALL
 
     # --- outcome ----------------------------------------------------------------------------------------
 
     def result(self) -> dict[str, Any]:
+        """Rules §9.2."""
         scores = [self.score(seat) for seat in range(self.players)]
         rank = ranks(scores) if self.end == BAG_EMPTY else [0] * self.players
         columns: dict[str, list[int]] = {

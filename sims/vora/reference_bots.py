@@ -9,13 +9,14 @@ sub-decisions (RECIPIENT, EXTRA, BIG) included.
 
 from __future__ import annotations
 
-from sims.core.choice import ReferenceRandomBot  # noqa: F401 (the game's random bot)
-from sims.core.engine import ReferenceBot
-from sims.core.rng import uniform_one
+from collections.abc import Sequence
+
+from sims.core.ranking import OnePlyReferenceBot
+from sims.core.reference_bots import ReferenceRandomBot  # noqa: F401 (the game's random bot)
 from sims.vora.reference import VoraGame, farm_score
 
 
-class ReferenceGreedyBot(ReferenceBot):
+class ReferenceGreedyBot(OnePlyReferenceBot):
     """One ply on every decision: the action that most improves my family score against the best opponent.
 
     For each legal action ``a`` the game is cloned and ``a`` applied (the
@@ -34,21 +35,15 @@ class ReferenceGreedyBot(ReferenceBot):
     nothing hidden.
     """
 
-    def act(self, game: VoraGame, seed: int) -> int:
-        legal = game.legal_actions()
-        if len(legal) == 1:
-            return legal[0]
+    def values(self, game: VoraGame, seed: int, legal: Sequence[int]) -> list[float]:
         me = game.to_move
         before = [farm_score(game.config, farm) for farm in game.farms]
-        noise = uniform_one(seed, f"bot/{self.seat}", game.decisions, slots=game.config.num_actions)
-        best_action, best_value, best_noise = legal[0], float("-inf"), -1.0
+        values = []
         for action in legal:
             after = game.clone()
             after.apply(action)
-            value = self.value(after, me, before)
-            if value > best_value or (value == best_value and noise[action] > best_noise):
-                best_action, best_value, best_noise = action, value, noise[action]
-        return best_action
+            values.append(self.value(after, me, before))
+        return values
 
     @staticmethod
     def value(after: VoraGame, me: int, before: list[float]) -> float:

@@ -142,3 +142,18 @@ def describe_action(config: VoraConfig, action: int) -> str:
         return f"pick the cube at {_cell(config, fields[0])}"
     seat, kind = fields
     return f"steal {names[kind]} from seat {seat}"
+
+
+def compact(game: "VoraGame") -> str:
+    """Three lines for ``glade replay``: the legend (shown once), the meadow's rows and the bag, the farms.
+
+    ``meadow ~wwcc pdwml wsldp mlg~g pmw~w; bag 79``
+    ``farms 0 (N) d1 s1 | 1 (E) ~1 | 2 (S) p1``
+    """
+    config = game.config
+    rows = ("".join(EMPTY_SYMBOL if k < 0 else config.kinds[k].letter
+                    for k in game.meadow[row * config.size:(row + 1) * config.size]) for row in range(config.size))
+    farms = " | ".join(f"{seat} ({SIDES[side]}) {render_farm(config, game.farms[seat])}"
+                       for seat, side in enumerate(game.seat_sides))
+    return "\n".join([legend(config) + f"; meadow rows 0..{config.size - 1} left to right",
+                      "meadow " + " ".join(rows) + f"; bag {game.bag_left()}", "farms " + farms])

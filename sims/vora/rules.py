@@ -381,8 +381,8 @@ class Geometry:
             scalars[kernels.FALL_LEFT + side] = self.fall_left[side]
             scalars[kernels.FALL_RIGHT + side] = self.fall_right[side]
             scalars[kernels.FALL_CANMOVE + side] = self.fall_canmove[side]
-        # uint64 masks as int64 of the same bits: one integer type, a tuple numba types as UniTuple(int64)
-        scalars = tuple(int(np.array(value, dtype=np.uint64).view(np.int64)) for value in scalars)
+        # uint64 masks as int64 of the same bits: one integer type
+        scalars = np.array([np.array(value, dtype=np.uint64).view(np.int64) for value in scalars], dtype=np.int64)
 
         def u64(values):
             return np.ascontiguousarray(values, dtype=np.uint64)

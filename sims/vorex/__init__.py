@@ -1,30 +1,45 @@
 """Vorex: grow a shared hex forest from tiles and bloom carnivorous flowers on its stumps (solo against the weed)."""
 
-from sims.core.engine import BotSpec, GameDefinition
-from sims.vorex import bots, config, reference, reference_bots, render, rules
+from sims.core.engine import BotSpec, GameDefinition, GoldenGame, VerifyRun
+from sims.vorex import config, render
+
+
+def _seats(players: int) -> int:
+    """Solo play seats the weed, an opponent of the game's own."""
+    return 2 if players == 1 else players
+
 
 GAME = GameDefinition(
     name="vorex",
     title="Vorex",
     player_counts=(1, 2, 3, 4),
     load_config=config.load,
-    batched=lambda cfg, players: rules.VorexEngine(cfg, players),
-    reference=lambda cfg, players, seed: reference.VorexGame(cfg, players, seed),
+    batched="sims.vorex.rules:VorexEngine",
+    reference="sims.vorex.reference:VorexGame",
     bots={
-        "random": BotSpec("random", bots.RandomBot, reference_bots.ReferenceRandomBot,
+        "random": BotSpec("random", "sims.vorex.bots:RandomBot", "sims.vorex.reference_bots:ReferenceRandomBot",
                           "uniform among legal actions"),
-        "greedy": BotSpec("greedy", bots.GreedyBot, reference_bots.ReferenceGreedyBot,
+        "greedy": BotSpec("greedy", "sims.vorex.bots:GreedyBot", "sims.vorex.reference_bots:ReferenceGreedyBot",
                           "one ply: points, objective gain, production, resources, tiles"),
-        "planner": BotSpec("planner", bots.PlannerBot, None,
+        "planner": BotSpec("planner", "sims.vorex.bots:PlannerBot", None,
                            "rollouts: the best greedy candidates, each played on by greedy bots"),
     },
     render_reference=render.render_game,
+    render_compact=render.compact,
     describe_action=lambda game, action: render.describe_action(game.config, action),
-    max_turns=lambda cfg: cfg.max_turns,
-    bot_weights=lambda cfg, kind: cfg.bot_weights.get(kind, {}),
-    personas=lambda cfg: cfg.personas,
     describe="1 (solo against the weed, a seat of its own) to 4 players; 26 forest tiles, 13 flowers each",
     components=("kind", ("draw", "expand", "bloom", "bonus_expand", "bonus_bloom")),
-    seats=lambda players: 2 if players == 1 else players,
+    seats=_seats,
     house_bot="greedy",
+    golden=(
+        GoldenGame("vorex-seed2-game1-greedy-random.txt", 2, 2, 1, ("greedy", "random"), rotate_seats=True),
+        GoldenGame("vorex-solo-seed4-game0-greedy-weed-random.txt", 1, 4, 0, ("greedy", "random")),
+    ),
+    # Random play at 4 players takes the reference engine ~1 minute for 300 games: 100 in make test.
+    verify_runs=tuple(VerifyRun(players, games, seed=5, bots=("random",) * _seats(players), jobs=2, slow=games > 100)
+                      for games in (100, 300) for players in (1, 2, 3, 4)) + (
+        VerifyRun(1, 12, seed=9, bots=("greedy", "greedy")),
+        VerifyRun(2, 12, seed=9, bots=("greedy", "random")),
+        VerifyRun(3, 12, seed=9, bots=("random", "greedy", "random")),
+    ),
 )

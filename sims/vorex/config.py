@@ -58,7 +58,8 @@ tiles only), ``mushroom``, ``water``, ``insect``, action ``bloom``, ``draw``,
 ``expand``, and ``points`` (``value`` >= 1 victory points). ``cost`` is a
 multiset of ``mushroom``/``water``/``insect`` (a light stump's cost is never
 used: it is occupied at setup). *Level-0 tiles* are the non-starting tiles of
-level 0. *Forest tiles* are the tiles of levels 1-3.
+level 0. *Forest tiles* are the tiles of levels 1-3; at least two must be
+marked ``players = 2`` (the pile of 2 players and solo), as setup turns two face up.
 
 Resources, indexed by :data:`RESOURCES`: 0 light, 1 mushroom, 2 water,
 3 insect. A production stump of hex kind ``light/mushroom/water/insect``
@@ -187,6 +188,7 @@ from sims.core.spec import (
 )
 
 MAX_PLAYERS = 4
+FACE_UP = 2  # forest tiles face up beside the pile (setup turns up the pile's top two)
 TILE_HEXES = 4
 ROTATIONS = 6
 SETUP_SLOTS = 3
@@ -274,6 +276,7 @@ SCHEMA = {
     "resources": {
         "supply": {name: Int(0, 1000) for name in RESOURCES},
         "start_light": Int(0, 100),
+        "start_light_extra": Optional(List(Int(0, 20), MAX_PLAYERS, MAX_PLAYERS), [0] * MAX_PLAYERS),
         "reminders_from_supply": Bool(),
     },
     "objectives": {
@@ -369,6 +372,7 @@ class VorexConfig(ActionBlocks):
     setup_beetles: bool
     supply: tuple[int, int, int, int]  # physical totals, by RESOURCES index
     start_light: int
+    start_light_extra: tuple[int, ...]  # light added to each seat's start (a balancing variant), by seat
     reminders_from_supply: bool
     green: str  # "random", "none" or G1..G5
     brown: str  # "random" or B1..B5
@@ -395,11 +399,17 @@ class VorexConfig(ActionBlocks):
     def player_start_light(self, players: int) -> int:
         return self.easy_start_light if players == 1 and self.solo_easy else self.start_light
 
+    def seat_start_light(self, players: int) -> tuple[int, ...]:
+        """Light each seat starts with: the start plus the seat's ``start_light_extra`` (the solo weed: 0)."""
+        if players == 1:
+            return (self.player_start_light(players) + self.start_light_extra[0], 0)
+        return tuple(self.start_light + self.start_light_extra[seat] for seat in range(players))
+
     def initial_supply(self, players: int) -> tuple[int, int, int, int]:
         """The supply after every player board took its reminders and starting light."""
         boards = 1 if players == 1 else players
         reminders = boards if self.reminders_from_supply else 0
-        light = self.supply[0] - boards * self.player_start_light(players)
+        light = self.supply[0] - sum(self.seat_start_light(players))
         return (light,) + tuple(count - reminders for count in self.supply[1:])
 
     @cached_property
@@ -667,14 +677,20 @@ def build(loaded: LoadedConfig) -> VorexConfig:
     level0 = sum(t.level == 0 and not t.starting for t in tiles)
     if level0 < MAX_PLAYERS:
         raise ConfigError(source, "tiles", f"at least {MAX_PLAYERS} level-0 tiles (one per player)", level0)
+    forest = sum(t.level >= 1 and t.players <= 2 for t in tiles)
+    if forest < FACE_UP:
+        raise ConfigError(source, "tiles", f"at least {FACE_UP} forest tiles (levels 1-3) marked players = 2: setup "
+                          f"turns {FACE_UP} face up from the pile of the fewest players", forest)
 
     resources = values["resources"]
     supply = tuple(resources["supply"][name] for name in RESOURCES)
     solo = values["solo"]
-    light_needed = max(MAX_PLAYERS * resources["start_light"], solo["easy_start_light"])
+    extra = resources["start_light_extra"]
+    light_needed = max(MAX_PLAYERS * resources["start_light"] + sum(extra), solo["easy_start_light"] + extra[0])
     if supply[0] < light_needed:
         raise ConfigError(source, "resources.supply.light",
-                          f"at least {light_needed} (the starting light of every player)", supply[0])
+                          f"at least {light_needed} (the starting light of every player, "
+                          "resources.start_light_extra included)", supply[0])
     if resources["reminders_from_supply"]:
         for name, count in zip(RESOURCES[1:], supply[1:]):
             if count < MAX_PLAYERS:
@@ -697,6 +713,7 @@ def build(loaded: LoadedConfig) -> VorexConfig:
         setup_beetles=values["rules"]["setup_beetles"],
         supply=supply,
         start_light=resources["start_light"],
+        start_light_extra=tuple(extra),
         reminders_from_supply=resources["reminders_from_supply"],
         green=values["objectives"]["green"],
         brown=values["objectives"]["brown"],

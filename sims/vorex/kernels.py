@@ -2,8 +2,9 @@
 
 Each kernel replaces the numpy code of one piece (the batched engine stays
 one reading of the rules): end-of-game points, the greedy evaluation's
-features, the features after a tile placement computed without playing it,
-and placement legality. Inputs are the state's arrays (C-contiguous, their
+features, the greedy values of the legal placements (computed without playing
+them where that is quick) and the greedy choice among them, and placement
+legality. Inputs are the state's arrays (C-contiguous, their
 fixed dtypes) and the board's tables; ``rows`` picks the games to read.
 Hex arrays have ``W = H + 2`` columns: ``H`` is an empty hex outside the
 window, ``H + 1`` a covered one.
@@ -14,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import lowest_bit_index
+from sims.core.kernels import lowest_bit_index, noise, noise_stream, popcount
 from sims.vorex.config import ARID, HEX_KINDS, LIGHT, POINTS, ROTATIONS
 
 EMPTY, RUIN = -1, -2
@@ -243,7 +244,7 @@ def _formed_ruins(g, s, p, tile, open_nb, around, around_touch, out):
 def _placement_change(g, s, p, t, scorer, tile, kind, flower, green, flowers_left, open_nb, arid_nb, tile_kind,
                       cells, around, around_touch, around_cell_bits, arid_cells, neighbours_ext, formed, seen, owners):
     """(needs playing, the scorer's point change) of placement ``p`` of tile ``t`` (shape ``s``) in game row ``g``,
-    from the counts of empty and arid neighbours before it: see :func:`placement_features`. ``formed``,
+    from the counts of empty and arid neighbours before it: see :func:`placement_choice`. ``formed``,
     ``seen`` (``[W]``, all False on entry and on return) and ``owners`` are scratch."""
     count = _formed_ruins(g, s, p, tile, open_nb, around, around_touch, formed)
     for k in range(count):
@@ -357,6 +358,12 @@ def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, covered, count, plac
     """Another setup tile of ``mover`` (not slot ``slot``) has a legal placement once hexes ``covered[:count]``
     are covered too (``base_states``: the hex states before, :func:`_hex_states`; ``grid``: the scratch of
     :func:`_open_hexes`)."""
+    others = 0
+    for k in range(setup_tiles.shape[2]):
+        if k != slot and setup_tiles[g, mover, k] >= 0:
+            others += 1
+    if others == 0:
+        return False
     neighbours_ext = place_tables[1]
     window = neighbours_ext.shape[0] - 2  # the sentinels keep their states
     states[:] = base_states
@@ -378,12 +385,13 @@ def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, covered, count, plac
 
 
 @njit(cache=True)
-def _played_placement(g, s, p, t, slot, mover, got, game, tables, place_tables, setup_tiles, light_hex, open_nb,
-                      base_states, found, one, scratch):
+def _played_placement(g, s, p, t, slot, goes_on, mover, got, game, tables, place_tables, setup_tiles, light_hex,
+                      open_nb, base_states, found, one, scratch):
     """``found [6]``: the features for ``mover`` after placement ``p`` of tile ``t`` (shape ``s``) in game row ``g``,
     played on a one-game copy ``one`` of the map: the ruins it forms settle (ascending), and after a setup
     placement (``slot`` >= 0) that ends the mover's setup (no other setup tile fits) a flower lands on the light
-    stump of the starting tile, and the ruins next to it settle. ``got [4]``: the beetles the mover takes;
+    stump of the starting tile, and the ruins next to it settle (``goes_on``: another setup tile is known to
+    fit). ``got [4]``: the beetles the mover takes;
     ``open_nb`` and ``base_states``: the empty neighbours and the hex states of the game's map."""
     tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled = game
     neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
@@ -402,7 +410,8 @@ def _played_placement(g, s, p, t, slot, mover, got, game, tables, place_tables, 
     tiles1[0] = tiles_on_map[g] + 1
     left1[:] = flowers_left[g]
     count = _formed_ruins(g, s, p, tile, open_nb, around, around_touch, ruins)
-    ruins[:count] = np.sort(ruins[:count])
+    if count > 1:
+        ruins[:count] = np.sort(ruins[:count])
     for c in range(cells.shape[2]):
         h = cells[s, p, c]
         tile1[0, h] = t
@@ -415,7 +424,7 @@ def _played_placement(g, s, p, t, slot, mover, got, game, tables, place_tables, 
     _settle_ruins(ruins, count, flower1, group1, kind1, settled1, left1, neighbours, solo)
     for c in range(cells.shape[2]):
         ruins[count + c] = cells[s, p, c]  # every hex the placement covers
-    if slot >= 0 and not _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, ruins, count + cells.shape[2],
+    if slot >= 0 and not goes_on and not _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, ruins, count + cells.shape[2],
                                         place_tables, base_states, states, grid, row):
         light = light_hex[g, mover]
         if slot == 0:  # the starting tile's (first) light hex
@@ -433,39 +442,87 @@ def _played_placement(g, s, p, t, slot, mover, got, game, tables, place_tables, 
                 if tile1[0, n] == RUIN:
                     ruins[count] = n
                     count += 1
-            ruins[:count] = np.sort(ruins[:count])
+            if count > 1:
+                ruins[:count] = np.sort(ruins[:count])
             _settle_ruins(ruins, count, flower1, group1, kind1, settled1, left1, neighbours, solo)
     _seat_features(0, mover, tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, neighbours,
                    tile_value, tile_stumps, solo, found, columns, per_tile, group_size, group_prod)
 
 
 @njit(cache=True)
-def placement_features(games, actions, first_place, last_place, tile, part, kind, flower, group, green, brown,
-                       resources, tiles_on_map, flowers_left, settled, phase, to_move, face_up, setup_tiles,
-                       light_hex, supply, neighbours, tile_value, tile_stumps, solo, tile_shape, tile_kind,
-                       tile_beetles, setup_beetles, arid_cells, around, around_touch, around_cell_bits, place_tables,
-                       setup, weed_expand):
-    """The features after ``place`` actions (pairs ``games[i], actions[i]``, by game; actions ``first_place`` to
-    ``last_place``), computed without playing them.
+def _setup_certain(places, slot, tiles, tile_shape, cells, boundary, zone, stamp):
+    """A legal placement of another setup tile (bits of ``places [slots, words]``, tiles ``tiles [slots]``, -1:
+    none; not slot ``slot``) whose cells and boundary walk avoid the hexes marked ``zone[h] == stamp``: it stays
+    legal once the marked hexes' states change (legality reads only the states of a placement's cells and walk).
+    Tries a few placements only (false: not known)."""
+    tries = 0
+    for k in range(places.shape[0]):
+        if k == slot or tiles[k] < 0:
+            continue
+        s = tile_shape[tiles[k]]
+        for w in range(places.shape[1]):
+            bits = places[k, w]
+            while bits:
+                q = w * 64 + lowest_bit_index(bits)
+                bits &= bits - np.uint64(1)
+                near = False
+                for c in range(cells.shape[2]):
+                    near |= zone[cells[s, q, c]] == stamp
+                for j in range(boundary.shape[2]):
+                    near |= zone[boundary[s, q, j]] == stamp
+                if not near:
+                    return True
+                tries += 1
+                if tries == 16:
+                    return False
+    return False
 
-    Returns ``direct [m]`` (the pairs computed) and their features ``[m, 6]``.
-    Unless a ruin it forms takes a flower, an expand only adds the tile (its
-    hexes and ``tiles``), its beetles and the ruins; no flower, group or other
-    tile changes, so among the points only G1 (the scorer's flowers whose last
-    empty neighbours the tile and the ruins take), G3 (those reaching 2 arid
-    neighbours; ``arid_cells[t]``: bit c set iff cell c of tile t is arid) and
-    G4 (new ruins next to the scorer's flowers) move. Other placements (setup
-    ones, and those whose ruins take a flower) are played on a one-game copy
-    of the map (:func:`_played_placement`) and the features counted there.
+
+@njit(cache=True)
+def placement_choice(rows, places, every, weights, seeds, key, decisions, first_place, tile, part, kind, flower,
+                     group, green, brown, resources, tiles_on_map, flowers_left, settled, phase, to_move, face_up,
+                     setup_tiles, light_hex, supply, neighbours, tile_value, tile_stumps, solo, tile_shape, tile_kind,
+                     tile_beetles, setup_beetles, arid_cells, around, around_touch, around_cell_bits, place_tables,
+                     setup, weed_expand):
+    """The greedy values of the legal placements of games ``rows`` (``places [n, slots, words]``: bit p % 64 of
+    word p // 64 of slot ``slot`` is action ``first_place + slot * placements + p``) for the mover:
+    ``sum(weights[c] * features[c])`` over the features after the placement, summed in feature order, and the
+    noise ``noise(noise_stream(seeds[g], key, decisions[g]), action)``.
+
+    Returns ``(index, action, value, noise)``: with ``every``, one entry per legal placement, by row then action
+    (``index``: the row number ``i`` of ``rows``); else the greedy choice of each row (the highest value, ties to
+    the highest noise, then the lowest action; action -1: no legal placement).
+
+    The features are computed without playing the placement where that is
+    quick. Unless a ruin it forms takes a flower, an expand only adds the
+    tile (its hexes and ``tiles``), its beetles and the ruins; no flower,
+    group or other tile changes, so among the points only G1 (the scorer's
+    flowers whose last empty neighbours the tile and the ruins take), G3 (those
+    reaching 2 arid neighbours; ``arid_cells[t]``: bit c set iff cell c of tile
+    t is arid) and G4 (new ruins next to the scorer's flowers) move. Other
+    placements are played on a one-game copy of the map (:func:`_played_placement`): those whose ruins take a
+    flower, and setup ones unless another setup tile of the mover surely still
+    fits (:func:`_setup_certain`; then a setup placement is an expand).
     """
-    m = games.size
+    n = rows.size
+    slots, words = places.shape[1], places.shape[2]
+    size = n
+    if every:
+        size = 0
+        for i in range(n):
+            for slot in range(slots):
+                for w in range(words):
+                    size += popcount(places[i, slot, w])
+    index = np.full(size, -1, np.int64)
+    action = np.full(size, -1, np.int64)
+    value = np.full(size, -np.inf)
+    tie = np.full(size, -1.0)
     players = resources.shape[1]
     placements = around.shape[1]
     W = tile.shape[1]
     neighbours_ext = place_tables[1]
-    cells_per_tile = place_tables[2].shape[2]
-    direct = np.zeros(m, np.bool_)
-    found = np.zeros((m, 6), np.int64)
+    cells = place_tables[2]
+    found = np.zeros(6, np.int64)
     base = np.zeros(6, np.int64)
     columns = np.zeros((4, players), np.int64)
     per_tile = np.zeros((players, tile_value.shape[0]), np.int64)
@@ -487,49 +544,85 @@ def placement_features(games, actions, first_place, last_place, tile, part, kind
     G = place_tables[6].size
     grid = (np.zeros(G, np.int64), np.zeros(-(-G // 64), np.uint64), np.zeros(-(-G // 64), np.uint64))
     scratch = (columns, per_tile, group_size, group_prod, np.zeros(W, np.int64), grid,
-               np.zeros(-(-placements // 64), np.uint64), np.zeros(around.shape[2] + cells_per_tile, np.int64))
-    last = -1
-    for i in range(m):
-        g, a = games[i], actions[i]
-        if a < first_place or a > last_place:
-            continue
+               np.zeros(-(-placements // 64), np.uint64), np.zeros(around.shape[2] + cells.shape[2], np.int64))
+    zone = np.zeros(W, np.int64)
+    stamp = 0
+    j = 0
+    for i in range(n):
+        g = rows[i]
         mover = np.int64(to_move[g])
         weed = solo and mover == 1
-        if g != last:
-            _seat_features(g, mover, tile, part, kind, flower, group, green, brown, resources, tiles_on_map,
-                           neighbours, tile_value, tile_stumps, solo, base, columns, per_tile, group_size,
-                           group_prod)
-            _neighbour_counts(g, tile, kind, neighbours_ext, open_nb, arid_nb)
-            _hex_states(g, tile, neighbours_ext, base_states)
-            last = g
-        slot = (a - first_place) // placements
-        p = (a - first_place) % placements
-        direct[i] = True
-        if phase[g] == setup:
-            slot = min(slot, setup_tiles.shape[2] - 1)
-            t = setup_tiles[g, mover, slot]
+        in_setup = phase[g] == setup
+        stream = noise_stream(seeds[g], key, decisions[g])
+        ready = False
+        for slot in range(slots):
+            t = setup_tiles[g, mover, slot] if in_setup else face_up[g, slot] if slot < face_up.shape[1] else -1
+            if t < 0:
+                continue  # no tile, no legal placement
+            s = tile_shape[t]
             for r in range(4):
-                got[r] = min(tile_beetles[t, r], supply[g, r]) if setup_beetles else 0
-            _played_placement(g, tile_shape[t], p, t, slot, mover, got, game, tables, place_tables, setup_tiles,
-                              light_hex, open_nb, base_states, found[i], one, scratch)
-            continue
-        t = face_up[g, slot]
-        s = tile_shape[t]
-        for r in range(4):
-            got[r] = 0 if phase[g] == weed_expand else min(tile_beetles[t, r], supply[g, r])
-        full, delta = _placement_change(g, s, p, t, 0 if weed else mover, tile, kind, flower, green, flowers_left,
-                                        open_nb, arid_nb, tile_kind, place_tables[2], around, around_touch,
-                                        around_cell_bits, arid_cells[t], neighbours_ext, formed, seen, owners)
-        if full:
-            _played_placement(g, s, p, t, -1, mover, got, game, tables, place_tables, setup_tiles, light_hex,
-                              open_nb, base_states, found[i], one, scratch)
-            continue
-        found[i] = base
-        found[i, SCORE] += -delta if weed else delta
-        found[i, RESOURCES] += got[0] + got[1] + got[2] + got[3]
-        found[i, LIGHT_HELD] += got[0]
-        found[i, TILES] += 1
-    return direct, found
+                if in_setup:
+                    got[r] = min(tile_beetles[t, r], supply[g, r]) if setup_beetles else 0
+                else:
+                    got[r] = 0 if phase[g] == weed_expand else min(tile_beetles[t, r], supply[g, r])
+            for w in range(words):
+                bits = places[i, slot, w]
+                while bits:
+                    p = w * 64 + lowest_bit_index(bits)
+                    bits &= bits - np.uint64(1)
+                    a = first_place + slot * placements + p
+                    if not ready:
+                        _seat_features(g, mover, tile, part, kind, flower, group, green, brown, resources,
+                                       tiles_on_map, neighbours, tile_value, tile_stumps, solo, base, columns,
+                                       per_tile, group_size, group_prod)
+                        _neighbour_counts(g, tile, kind, neighbours_ext, open_nb, arid_nb)
+                        if in_setup:
+                            _hex_states(g, tile, neighbours_ext, base_states)
+                        ready = True
+                    count = _formed_ruins(g, s, p, tile, open_nb, around, around_touch, formed)
+                    full = False
+                    goes_on = False
+                    delta = 0
+                    if in_setup and tiles_on_map[g] > 0:  # a legal placement away from the changed hexes goes on
+                        stamp += 1
+                        for k in range(cells.shape[2] + count):
+                            h = cells[s, p, k] if k < cells.shape[2] else formed[k - cells.shape[2]]
+                            zone[h] = stamp
+                            for d in range(6):
+                                zone[neighbours_ext[h, d]] = stamp
+                        goes_on = _setup_certain(places[i], slot, setup_tiles[g, mover], tile_shape, cells,
+                                                 place_tables[3], zone, stamp)
+                    if in_setup and not goes_on:
+                        full = True  # it may end the mover's setup
+                    elif count > 0 or green[g] == G1 or green[g] == G3:
+                        # otherwise nothing the placement changes moves the points
+                        full, delta = _placement_change(g, s, p, t, 0 if weed else mover, tile, kind, flower, green,
+                                                        flowers_left, open_nb, arid_nb, tile_kind, cells, around,
+                                                        around_touch, around_cell_bits, arid_cells[t],
+                                                        neighbours_ext, formed, seen, owners)
+                    if full:
+                        _played_placement(g, s, p, t, slot if in_setup else -1, goes_on, mover, got, game, tables,
+                                          place_tables, setup_tiles, light_hex, open_nb, base_states, found, one,
+                                          scratch)
+                    else:
+                        found[:] = base
+                        found[SCORE] += -delta if weed else delta
+                        found[RESOURCES] += got[0] + got[1] + got[2] + got[3]
+                        found[LIGHT_HELD] += got[0]
+                        found[TILES] += 1
+                    v = 0.0
+                    for c in range(6):
+                        v = v + weights[c] * np.float64(found[c])
+                    if every:
+                        index[j], action[j], value[j], tie[j] = i, a, v, noise(stream, a)
+                        j += 1
+                    elif v >= value[i]:
+                        u = noise(stream, a)
+                        if v > value[i] or u > tie[i]:
+                            action[i], value[i], tie[i] = a, v, u
+    if not every:
+        index[:] = np.arange(n)
+    return index, action, value, tie
 
 
 COVERED = 7  # hex state of a covered hex (an empty one: its covered neighbours, 0 to 6)

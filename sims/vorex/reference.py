@@ -86,7 +86,7 @@ _GEOMETRY_KEPT = 8
 
 
 def geometry(config: VorexConfig) -> Geometry:
-    """The plain tables of ``config`` (cached per config object)."""
+    """Rules §1.1: The plain tables of ``config`` (cached per config object)."""
     cached = _GEOMETRY.get(id(config))
     if cached is not None and cached[0] is config:
         return cached[1]
@@ -108,7 +108,7 @@ def geometry(config: VorexConfig) -> Geometry:
 
 
 def flower_groups(hexes: set[int], neighbours: tuple[tuple[int, ...], ...]) -> list[set[int]]:
-    """The 6-connected components of ``hexes`` (one seat's flowers), ordered by their smallest hex."""
+    """Rules §5.1, §8.4: The 6-connected components of ``hexes`` (one seat's flowers), ordered by their smallest hex."""
     groups, seen = [], set()
     for start in sorted(hexes):
         if start in seen:
@@ -155,7 +155,7 @@ class Payment:
 
 
 def bloom_payment(cost: tuple[int, ...], reductions: list[int], wild: int, held: list[int]) -> Payment:
-    """The deterministic payment of the spec (keep the most light, then spend kinds in resource order).
+    """Rules §5.2: The deterministic payment of the spec (keep the most light, then spend kinds in resource order).
 
     ``cost`` and ``reductions`` are [mushroom, water, insect] counts, ``wild``
     the connected light stumps, ``held`` the seat's resources by RESOURCES index.
@@ -176,7 +176,7 @@ def bloom_payment(cost: tuple[int, ...], reductions: list[int], wild: int, held:
 
 
 def ranks_by(pairs: list[tuple[int, int]]) -> list[int]:
-    """1 + the number of seats with a higher (score, resources left) pair; equal pairs share a rank."""
+    """Rules §8.5: 1 + the number of seats with a higher (score, resources left) pair; equal pairs share a rank."""
     return [1 + sum(other > mine for other in pairs) for mine in pairs]
 
 
@@ -190,13 +190,17 @@ def one_shuffle(seed: int, purpose: str, n: int) -> list[int]:
 
 
 def choose_objectives(config: VorexConfig, seed: int) -> tuple[str, str]:
+    """Rules §1.7, §2.2."""
     green = GREEN[one_shuffle(seed, "objectives/green", len(GREEN))[0]] if config.green == "random" else config.green
     brown = BROWN[one_shuffle(seed, "objectives/brown", len(BROWN))[0]] if config.brown == "random" else config.brown
     return green, brown
 
 
 def build_pile(config: VorexConfig, players: int, seed: int) -> list[int]:
-    """The forest tiles for this player count, top first: shuffled level 1, then level 2, then level 3."""
+    """The forest tiles for this player count, top first: shuffled level 1, then level 2, then level 3.
+
+    Rules §1.4, §2.1.
+    """
     pile: list[int] = []
     for level, selected in zip((1, 2, 3), config.pile_levels(players)):
         order = one_shuffle(seed, f"pile/level{level}", len(selected))
@@ -205,7 +209,10 @@ def build_pile(config: VorexConfig, players: int, seed: int) -> list[int]:
 
 
 def deal_setup_tiles(config: VorexConfig, players: int, seed: int) -> list[list[int]]:
-    """Each seat's setup slots: [starting tile, level-0 tile, second level-0 tile (solo) or EMPTY]."""
+    """Each seat's setup slots: [starting tile, level-0 tile, second level-0 tile (solo) or EMPTY].
+
+    Rules §1.4, §2.4, §9.1.
+    """
     level0 = config.level0_tiles
     order = one_shuffle(seed, "setup/level0", len(level0))
     if players == 1:
@@ -233,9 +240,7 @@ class VorexGame(ReferenceGame):
 
         self.green, self.brown = choose_objectives(config, self.seed)
         self.supply: list[int] = list(config.initial_supply(players))
-        start_light = config.player_start_light(players)
-        self.resources: list[list[int]] = [[start_light, 0, 0, 0] if seat != self.weed else [0, 0, 0, 0]
-                                           for seat in range(self.players)]
+        self.resources: list[list[int]] = [[light, 0, 0, 0] for light in config.seat_start_light(players)]
         self.flowers_left: list[int] = [config.weed_flowers if seat == self.weed else config.flowers
                                         for seat in range(self.players)]
         self.setup_tiles = deal_setup_tiles(config, players, self.seed)
@@ -306,13 +311,14 @@ class VorexGame(ReferenceGame):
     # --- small queries ----------------------------------------------------------------------
 
     def hex_kind(self, hex_: int) -> str:
-        """The kind of the tile hex on ``hex_`` (``""`` for an empty hex or a ruin)."""
+        """Rules §1.2: The kind of the tile hex on ``hex_`` (``""`` for an empty hex or a ruin)."""
         tile = self.tile_at[hex_]
         if tile < 0:
             return ""
         return self.config.tiles[tile].hexes[self.part_at[hex_]].kind
 
     def is_stump(self, hex_: int) -> bool:
+        """Rules §1.2."""
         return self.tile_at[hex_] >= 0 and self.hex_kind(hex_) != "arid"
 
     def is_covered(self, hex_: int) -> bool:
@@ -326,11 +332,12 @@ class VorexGame(ReferenceGame):
         return {h for h in range(self.geo.playable) if self.flower_at[h] == seat}
 
     def produced_resource(self, hex_: int) -> int:
-        """The RESOURCES index a production stump produces; EMPTY for any other hex."""
+        """Rules §1.2: The RESOURCES index a production stump produces; EMPTY for any other hex."""
         kind = self.hex_kind(hex_)
         return RESOURCES.index(kind) if kind in PRODUCTION_KINDS else EMPTY
 
     def is_weed(self, seat: int) -> bool:
+        """Rules §9.2."""
         return seat == self.weed
 
     def tiles_left(self) -> int:
@@ -339,10 +346,11 @@ class VorexGame(ReferenceGame):
     # --- tile placement -------------------------------------------------------------------------
 
     def placement_cells(self, tile: int, anchor: int, rotation: int) -> tuple[int, ...] | None:
+        """Rules §1.1."""
         return self.geo.cells[self.geo.tile_shape[tile]][anchor][rotation]
 
     def placement_ruins(self, cells: tuple[int, ...] | None) -> list[int] | None:
-        """The ruins placing a tile on ``cells`` forms, or None if the placement is illegal.
+        """Rules §3.2: The ruins placing a tile on ``cells`` forms, or None if the placement is illegal.
 
         Needs: every cell playable and uncovered; the very first tile covers
         the centre, any other touches the forest; no closed empty region of 2
@@ -380,7 +388,7 @@ class VorexGame(ReferenceGame):
         return ruins
 
     def empty_region(self, start: int, new: set[int], open_hexes: set[int]) -> tuple[set[int], bool]:
-        """Search the empty region of ``start`` once ``new`` is covered: (hexes seen, reaches the ring).
+        """Rules §3.2: Search the empty region of ``start`` once ``new`` is covered: (hexes seen, reaches the ring).
 
         Farthest from the centre first, so an open region reaches the ring in
         a few steps; the search stops at the first hex known to be open (on
@@ -400,7 +408,7 @@ class VorexGame(ReferenceGame):
         return seen, False
 
     def legal_placements(self, tile: int) -> list[tuple[int, int]]:
-        """Every legal (anchor, rotation) of ``tile`` on the current map, ascending."""
+        """Rules §3.1: Every legal (anchor, rotation) of ``tile`` on the current map, ascending."""
         key = (tile, self.map_version)
         found = self._placements.get(key)
         if found is None:
@@ -410,7 +418,7 @@ class VorexGame(ReferenceGame):
         return found
 
     def can_place(self, tiles: list[int]) -> bool:
-        """Has any of ``tiles`` (EMPTY entries skipped) a legal placement? Stops at the first found."""
+        """Rules §3.1: Has any of ``tiles`` (EMPTY entries skipped) a legal placement? Stops at the first found."""
         for tile in tiles:
             if tile == EMPTY:
                 continue
@@ -425,7 +433,7 @@ class VorexGame(ReferenceGame):
         return False
 
     def put_tile(self, tile: int, anchor: int, rotation: int) -> list[int]:
-        """Cover the tile's hexes and form its ruins; returns the ruins formed."""
+        """Rules §3.2: Cover the tile's hexes and form its ruins; returns the ruins formed."""
         cells = self.placement_cells(tile, anchor, rotation)
         ruins = self.placement_ruins(cells)
         for part, hex_ in enumerate(cells):
@@ -443,7 +451,7 @@ class VorexGame(ReferenceGame):
         return ruins
 
     def gain(self, seat: int, resource: int, amount: int) -> int:
-        """Take up to ``amount`` of a resource from the supply; returns what was taken."""
+        """Rules §1.3, §1.5: Take up to ``amount`` of a resource from the supply; returns what was taken."""
         taken = min(amount, self.supply[resource])
         self.supply[resource] -= taken
         self.resources[seat][resource] += taken
@@ -452,7 +460,10 @@ class VorexGame(ReferenceGame):
         return taken
 
     def place_tile(self, tile: int, anchor: int, rotation: int, beetles: bool, refill_slot: int) -> None:
-        """A tile placement: ruins form, beetles (if any are taken), the face-up slot refills, ruins resolve."""
+        """A tile placement: ruins form, beetles (if any are taken), the face-up slot refills, ruins resolve.
+
+        Rules §1.3, §4.3.
+        """
         self.put_tile(tile, anchor, rotation)
         self.note(tile=self.config.tile_names[tile], level=self.config.tiles[tile].level)
         if beetles:
@@ -463,7 +474,7 @@ class VorexGame(ReferenceGame):
         self.resolve_ruins()
 
     def refill(self, slot: int) -> None:
-        """The face-up slot takes the top of the pile (empty once the pile is used up)."""
+        """Rules §2.1, §4.3: The face-up slot takes the top of the pile (empty once the pile is used up)."""
         if self.pile_pointer < len(self.pile):
             self.face_up[slot] = self.pile[self.pile_pointer]
             self.pile_pointer += 1
@@ -473,7 +484,10 @@ class VorexGame(ReferenceGame):
     # --- flowers, blooms and ruins --------------------------------------------------------------------
 
     def put_flower(self, seat: int, hex_: int) -> None:
-        """A flower of ``seat`` goes on ``hex_`` (any way: bloom, setup, ruin); solo ends are checked at once."""
+        """A flower of ``seat`` goes on ``hex_`` (any way: bloom, setup, ruin); solo ends are checked at once.
+
+        Rules §1.6, §7.1, §9.3.
+        """
         self.flower_at[hex_] = seat
         self.flowers_left[seat] -= 1
         self.stats["flowers_placed"][seat] += 1
@@ -483,11 +497,14 @@ class VorexGame(ReferenceGame):
                 self.finish(WEED_LAST_FLOWER if self.is_weed(seat) else SOLO_WIN)
 
     def complete(self, ruin: int) -> bool:
-        """Every stump around the ruin holds a flower (true at once with no stump around)."""
+        """Rules §6.1: Every stump around the ruin holds a flower (true at once with no stump around)."""
         return all(self.flower_at[n] != EMPTY for n in self.geo.neighbours[ruin] if self.is_stump(n))
 
     def resolve_ruins(self) -> None:
-        """Settle each complete unsettled ruin: a unique most-flowers seat with a flower left blooms it for free."""
+        """Settle each complete unsettled ruin: a unique most-flowers seat with a flower left blooms it for free.
+
+        Rules §6.1.
+        """
         for ruin in sorted(self.ruins):
             if self.done:
                 return
@@ -507,15 +524,16 @@ class VorexGame(ReferenceGame):
             self.put_flower(leaders[0], ruin)
 
     def seat_groups(self, seat: int) -> list[set[int]]:
+        """Rules §5.1."""
         return flower_groups(self.flowers_of(seat), self.geo.neighbours)
 
     def connected_flowers(self, groups: list[set[int]], target: int) -> list[int]:
-        """The seat's flowers in groups holding a hex next to ``target``."""
+        """Rules §5.1: The seat's flowers in groups holding a hex next to ``target``."""
         around = set(self.geo.neighbours[target])
         return [h for group in groups if group & around for h in group]
 
     def payment_for(self, seat: int, target: int, groups: list[set[int]]) -> Payment:
-        """What blooming ``target`` costs ``seat`` after its connected production stumps' reductions."""
+        """Rules §5.1: What blooming ``target`` costs ``seat`` after its connected production stumps' reductions."""
         tile = self.tile_at[target]
         cost = self.config.tiles[tile].hexes[self.part_at[target]].cost
         reductions, wild = [0] * len(COST_RESOURCES), 0
@@ -528,7 +546,7 @@ class VorexGame(ReferenceGame):
         return bloom_payment(cost, reductions, wild, self.resources[seat])
 
     def affordable_blooms(self, seat: int) -> list[int]:
-        """The stumps ``seat`` may bloom: a flower left, an unoccupied stump, a payable reduced cost."""
+        """Rules §4.4: The stumps ``seat`` may bloom: a flower left, an unoccupied stump, a payable reduced cost."""
         if self.flowers_left[seat] == 0:
             return []
         groups = self.seat_groups(seat)
@@ -536,7 +554,7 @@ class VorexGame(ReferenceGame):
         return [h for h in self.free_stumps() if self.payment_for(seat, h, groups).light <= light]
 
     def bloom(self, target: int, pay: bool) -> str:
-        """Pay (unless the weed), place the flower, resolve ruins; returns the stump's kind."""
+        """Rules §4.4, §6.2, §9.2: Pay (unless the weed), place the flower, resolve ruins; returns the stump's kind."""
         seat = self.to_move
         kind = self.hex_kind(target)
         tile = self.config.tiles[self.tile_at[target]]
@@ -557,7 +575,7 @@ class VorexGame(ReferenceGame):
         return kind
 
     def draw(self, seat: int) -> None:
-        """Gain one resource per own flower on a production stump, by kind, capped by the supply."""
+        """Rules §4.2: Gain one resource per own flower on a production stump, by kind, capped by the supply."""
         produced = [0] * len(RESOURCES)
         for hex_ in self.flowers_of(seat):
             resource = self.produced_resource(hex_)
@@ -567,7 +585,10 @@ class VorexGame(ReferenceGame):
             self.gain(seat, resource, amount)
 
     def player_bonus(self, kind: str) -> None:
-        """The bonus of the action stump just bloomed by a player: draw at once, expand or bloom pending."""
+        """The bonus of the action stump just bloomed by a player: draw at once, expand or bloom pending.
+
+        Rules §5.3, §6.2.
+        """
         if kind == "draw":
             self.stats["bonus_draws"][self.to_move] += 1
             self.draw(self.to_move)
@@ -577,24 +598,29 @@ class VorexGame(ReferenceGame):
     # --- legal actions --------------------------------------------------------------------------------
 
     def face_up_places(self) -> list[int]:
+        """Rules §4.3."""
         config = self.config
         return [config.encode_place(slot, anchor, rotation)
                 for slot, tile in enumerate(self.face_up) if tile != EMPTY
                 for anchor, rotation in self.legal_placements(tile)]
 
     def setup_places(self) -> list[int]:
+        """Rules §2.5."""
         config = self.config
         return [config.encode_place(slot, anchor, rotation)
                 for slot, tile in enumerate(self.setup_tiles[self.to_move]) if tile != EMPTY
                 for anchor, rotation in self.legal_placements(tile)]
 
     def blooms(self) -> list[int]:
+        """Rules §4.4."""
         return [self.config.encode_bloom(h) for h in self.affordable_blooms(self.to_move)]
 
     def weed_blooms(self) -> list[int]:
+        """Rules §9.2."""
         return [self.config.encode_bloom(h) for h in self.free_stumps()]
 
     def legal_actions(self) -> list[int]:
+        """Rules §4.1."""
         if self.done:
             return []
         if self._legal is None:
@@ -662,7 +688,7 @@ class VorexGame(ReferenceGame):
         self.continue_turn()
 
     def take_action(self, block: str, fields: tuple[int, ...]) -> None:
-        """A player's draw, expand or bloom (an ACTION decision or a bonus)."""
+        """Rules §4.1: A player's draw, expand or bloom (an ACTION decision or a bonus)."""
         seat = self.to_move
         if block == "draw":
             self.stats["draws"][seat] += 1
@@ -693,7 +719,7 @@ class VorexGame(ReferenceGame):
     # --- the rest of the turn ------------------------------------------------------------------------
 
     def continue_turn(self) -> None:
-        """Carry the turn on until the seat to move has a decision to take, or the game is over."""
+        """Rules §4.1: Carry the turn on until the seat to move has a decision to take, or the game is over."""
         while not self.done:
             if self.phase == SETUP:
                 if self.can_place(self.setup_tiles[self.to_move]):
@@ -716,7 +742,10 @@ class VorexGame(ReferenceGame):
             self.end_turn()
 
     def offer_bonus(self) -> bool:
-        """Open the pending bonus's decision if it has an option; False when it was skipped (or the game ended)."""
+        """Open the pending bonus's decision if it has an option; False when it was skipped (or the game ended).
+
+        Rules §5.3.
+        """
         kind, weed = self.pending_bonus, self.is_weed(self.to_move)
         if weed and kind == "bloom":
             if not self.free_stumps():
@@ -734,7 +763,7 @@ class VorexGame(ReferenceGame):
         return False
 
     def finish_setup_turn(self) -> None:
-        """Unplaceable setup tiles are set aside; the free flower on the starting tile's light stump.
+        """Rules §2.5: Unplaceable setup tiles are set aside; the free flower on the starting tile's light stump.
 
         Reading: a setup tile is set aside only when none of the seat's
         unplaced setup tiles has a legal placement (placing one may open
@@ -777,7 +806,10 @@ class VorexGame(ReferenceGame):
             self.end_of_round(setup_round)
 
     def end_of_round(self, setup_round: bool) -> None:
-        """2-4 players: the last flower ends the game after its round; so does a normal round without progress."""
+        """2-4 players: the last flower ends the game after its round; so does a normal round without progress.
+
+        Rules §7.1, §7.2.
+        """
         if self.last_flower:
             self.finish(LAST_FLOWER)
         elif not setup_round and not self.round_offered_progress:
@@ -789,22 +821,25 @@ class VorexGame(ReferenceGame):
         self._legal = None
 
     def stall(self) -> None:
+        """Rules §7.3."""
         self.finish(STALL)
 
     # --- scoring ---------------------------------------------------------------------------------------
 
     def neighbours_of(self, hex_: int) -> tuple[int, ...]:
+        """Rules §1.1."""
         return self.geo.neighbours[hex_]
 
     def tile_stumps(self, tile: int) -> list[int]:
         return [h for h in self.tile_hexes[tile] if self.hex_kind(h) != "arid"]
 
     def points_stumps(self, seat: int) -> int:
+        """Rules §8.2."""
         return sum(self.config.tiles[self.tile_at[h]].hexes[self.part_at[h]].value
                    for h in self.flowers_of(seat) if self.hex_kind(h) == "points")
 
     def green_points(self, seat: int) -> int:
-        """The green objective's points (0 in family mode)."""
+        """Rules §8.3: The green objective's points (0 in family mode)."""
         flowers = self.flowers_of(seat)
         if self.green == "G1":
             return sum(any(not self.is_covered(n) for n in self.neighbours_of(h)) for h in flowers)
@@ -820,6 +855,7 @@ class VorexGame(ReferenceGame):
         return 0
 
     def brown_points(self, seat: int) -> int:
+        """Rules §8.4."""
         flowers = self.flowers_of(seat)
         groups = self.seat_groups(seat)
         if self.brown == "B1":
@@ -836,7 +872,7 @@ class VorexGame(ReferenceGame):
         return 3 * sum(len(group) >= 3 for group in groups)  # B5
 
     def score_sheet(self, seat: int) -> dict[str, int]:
-        """The four score lines of a seat (all 0 for the weed)."""
+        """Rules §8.1: The four score lines of a seat (all 0 for the weed)."""
         if self.is_weed(seat):
             return {"points_flowers": 0, "points_stumps": 0, "points_green": 0, "points_brown": 0}
         return {"points_flowers": self.stats["flowers_placed"][seat], "points_stumps": self.points_stumps(seat),
@@ -849,6 +885,7 @@ class VorexGame(ReferenceGame):
                 "stumps_points": sum(k == "points" for k in kinds)}
 
     def result(self) -> dict[str, Any]:
+        """Rules §8.5, §9.4."""
         sheets = [self.score_sheet(seat) for seat in range(self.players)]
         scores = [sum(sheet.values()) for sheet in sheets]
         left = [sum(self.resources[seat]) for seat in range(self.players)]

@@ -11,13 +11,14 @@ decision counter.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from sims.core.choice import ReferenceRandomBot  # noqa: F401 (the game's random bot)
-from sims.core.engine import ReferenceBot, ReferenceGame
-from sims.core.rng import shuffle_order, uniform_one
+from sims.core.engine import ReferenceGame
+from sims.core.ranking import OnePlyReferenceBot
+from sims.core.reference_bots import ReferenceRandomBot  # noqa: F401 (the game's random bot)
+from sims.core.rng import shuffle_order
 from sims.vorex.config import ARID, BROWN, GREEN, HEX_KINDS, POINTS, WEIGHT_NAMES, VorexConfig
 
 RUIN = -2
@@ -119,7 +120,7 @@ def evaluate(config: VorexConfig, snapshot: Mapping, seat: int, green: str, brow
     return value
 
 
-class ReferenceGreedyBot(ReferenceBot):
+class ReferenceGreedyBot(OnePlyReferenceBot):
     """One ply: the legal action whose resulting position evaluates best for the mover.
 
     For each legal action (ascending) the game is deep-copied, the action
@@ -128,20 +129,14 @@ class ReferenceGreedyBot(ReferenceBot):
     ``uniform_one(seed, f"bot/{seat}", game.decisions, slots=num_actions)[action]``.
     """
 
-    def act(self, game: ReferenceGame, seed: int) -> int:
-        legal = game.legal_actions()
-        if len(legal) == 1:
-            return legal[0]
+    def values(self, game: ReferenceGame, seed: int, legal: Sequence[int]) -> list[float]:
         config = game.config
         solo = getattr(game, "player_count", game.players) == 1
         green, brown = objectives(config, seed)
         me = game.to_move
-        noise = uniform_one(seed, f"bot/{self.seat}", game.decisions, slots=config.num_actions)
-        best_action, best_value, best_noise = legal[0], float("-inf"), -1.0
+        values = []
         for action in legal:
             after = copy.deepcopy(game)
             after.apply(action)
-            value = evaluate(config, after.snapshot(), me, green, brown, solo, self.weights)
-            if value > best_value or (value == best_value and noise[action] > best_noise):
-                best_action, best_value, best_noise = action, value, noise[action]
-        return best_action
+            values.append(evaluate(config, after.snapshot(), me, green, brown, solo, self.weights))
+        return values

@@ -125,3 +125,22 @@ def describe_action(config: VorexConfig, action: int) -> str:
         slot, anchor, rotation = fields
         return f"place slot {slot} at {_hex(config, anchor)}, rotation {rotation} ({60 * rotation} degrees clockwise)"
     return block
+
+
+def compact(game: "VorexGame") -> str:
+    """Two or three lines for ``glade replay``: the forest in counts, then each seat's flowers and resources.
+
+    ``forest 4 tiles, 3 flowers; face-up l1_bar, l1_wave; pile 10``
+    ``seat 0 flowers 2 (11 left) l4 m0 w0 i0 | seat 1 flowers 1 (12 left) l3 m1 w0 i0``
+    """
+    config = game.config
+    tiles = len({t for t in game.tile_at if t >= 0})
+    placed = [sum(1 for f in game.flower_at if f == seat) for seat in range(game.players)]
+    face_up = ", ".join(config.tile_names[t] if t >= 0 else "-" for t in game.face_up)
+    seats = " | ".join(f"{'weed' if seat == game.weed else f'seat {seat}'} flowers {placed[seat]} "
+                       f"({game.flowers_left[seat]} left) {resource_text(game.resources[seat])}"
+                       for seat in range(game.players))
+    lines = ["legend: resources l light, m mushroom, w water, i insect",
+             f"forest {tiles} tiles, {sum(placed)} flowers; face-up {face_up}; pile {len(game.pile) - game.pile_pointer}",
+             seats]
+    return "\n".join(lines)

@@ -346,7 +346,7 @@ class VorexEngine(BatchedEngine):
             brown = np.full(B, BROWN.index(cfg.brown), dtype=np.int8)
         boards = 1 if self.solo else S
         resources = np.zeros((B, S, 4), dtype=np.int16)
-        resources[:, :boards, 0] = cfg.player_start_light(self.player_count)
+        resources[:, :, 0] = cfg.seat_start_light(self.player_count)
         supply = np.tile(np.array(cfg.initial_supply(self.player_count), dtype=np.int16), (B, 1))
         flowers_left = np.full((B, S), cfg.flowers, dtype=np.int16)
         if self.solo:
@@ -1082,9 +1082,8 @@ class VorexEngine(BatchedEngine):
 
     def invariants(self, state: VorexState) -> dict[str, np.ndarray]:
         cfg, H = self.config, self.H
-        boards = 1 if self.solo else self.players
         start = np.array(cfg.initial_supply(self.player_count), dtype=np.int64)
-        start[0] += boards * cfg.player_start_light(self.player_count)
+        start[0] += sum(cfg.seat_start_light(self.player_count))
         total = state.supply.astype(np.int64) + state.resources.sum(axis=1)
         flowers = np.stack([(state.flower[:, :H] == s).sum(axis=1) for s in range(self.players)], axis=1)
         budget = np.full(self.players, cfg.flowers)

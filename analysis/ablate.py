@@ -1,0 +1,386 @@
+"""``glade ablate``: the causal check of an item, on the same deals with one thing changed.
+
+An ablation is one ``--item``: an ordinary ``--set`` expression, or ``+=`` /
+``-=`` on a numeric config key (read from the game's config with the ``--set``
+overrides applied)::
+
+    species[Douglas Fir].count=0      Reforest without Douglas Fir (named list items work)
+    tiles[3].cost+=1                  one tile dearer
+    bots.greedy.progress-=0.5         any numeric key
+
+The baseline (the config with ``--set``) and every ablation are played on the
+same deals (common random numbers: the root seed gives deal ``d`` the same game
+seed in every run), as a sweep whose cells are the baseline and the ablations
+(:mod:`analysis.sweep` plays them, resumably)::
+
+    DIR/ablate.toml        the generated sweep file (the ablations as [[cells]])
+    DIR/ablate.json        the ablations as given: text, resolved overrides, the item they concern
+    DIR/sweep.json         the sweep's state (see analysis.sweep)
+    DIR/cells/baseline/    the baseline run; DIR/cells/<id>/ one run per ablation
+
+Run the same command again and only what is missing is played; other ablations
+or settings need another ``--out``.
+
+:func:`analyse_ablate` compares each ablation with the baseline deal by deal
+(:func:`analysis.stats.paired_difference`: a deal's rotations are averaged
+first, so the deal is the unit): per seat the change of its share of first
+places (a shared first place split) and of its mean score, and the change of
+game length, each with its interval and test, Holm-adjusted across the
+ablations. Where the ablation names an item (the ``[Name]`` in its key, or the
+``name`` of the list item it indexes) that the baseline's events show in a
+content family (:mod:`analysis.report.content`), it also measures the change
+for the seats that used the item in the baseline, and :func:`confirmation`
+holds it against the observational content table.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from analysis import stats
+from analysis.sweep import load_sweep, run_sweep, toml_value
+from sims.core.files import write_json
+from sims.core.spec import ConfigError, _Named, _steps, parse_override
+from sims.registry import get_game
+
+ABLATE_JSON = "ablate.json"
+ABLATE_TOML = "ablate.toml"
+BASELINE = "baseline"
+FORMAT = 1
+METRICS = ("share", "score", "turns")
+METRIC_TEXT = {"share": "share of first places", "score": "mean score", "turns": "game length (turns)"}
+_OPERATOR = re.compile(r"^(?P<key>[^=]+?)\s*(?P<op>\+=|-=|=)(?P<value>.*)$")
+_ID_CHARS = re.compile(r"[^A-Za-z0-9_.+-]+")
+
+
+@dataclass(frozen=True)
+class Ablation:
+    """One ``--item``: as given, its cell id, the ``--set`` override it becomes, and the item it names."""
+
+    text: str
+    id: str
+    override: str  # key with numeric list indices, and the value (what += / -= computed)
+    item: str | None  # the item the key names ([Name], or the name of the list item it indexes)
+
+
+def _item_error(text: str, expected: str) -> ConfigError:
+    return ConfigError("--item", text, expected, has_got=False)
+
+
+def _resolve(values: dict, key: str, text: str) -> tuple[str, Any, str | None]:
+    """The key with numeric indices, its current value, and the item name it concerns."""
+    node: Any = values
+    parts, item = [], None
+    for part in key.split("."):
+        steps = _steps(part.strip())
+        if steps is None:
+            raise _item_error(text, "KEY=VALUE, KEY+=NUMBER or KEY-=NUMBER with a dotted config key such as "
+                                    "kinds[2].count")
+        name = steps[0]
+        if not isinstance(node, dict) or name not in node:
+            known = ", ".join(sorted(node)) if isinstance(node, dict) else "(not a table)"
+            raise _item_error(text, f"a config key; {'.'.join(parts + [name]) or name} is not one (keys here: "
+                                    f"{known})")
+        node, written = node[name], name
+        for step in steps[1:]:
+            if not isinstance(node, list):
+                raise _item_error(text, f"a list to index at {written}")
+            if isinstance(step, _Named):
+                names = [x.get("name") if isinstance(x, dict) else None for x in node]
+                if step.name not in names:
+                    raise _item_error(text, f"the name of an item of {written}: "
+                                            + ", ".join(str(n) for n in names if n is not None))
+                step = names.index(step.name)
+            if step >= len(node):
+                raise _item_error(text, f"an index below {len(node)} at {written}")
+            node = node[step]
+            written += f"[{step}]"
+            if isinstance(node, dict) and isinstance(node.get("name"), str):
+                item = node["name"]
+        parts.append(written)
+    return ".".join(parts), node, item
+
+
+def parse_item(text: str, values: dict, index: int) -> Ablation:
+    """One ``--item`` against the base config's ``values``; a ConfigError names the item and what was expected."""
+    match = _OPERATOR.match(text.strip())
+    if match is None:
+        raise _item_error(text, "KEY=VALUE, KEY+=NUMBER or KEY-=NUMBER")
+    key, op, value_text = match["key"].strip(), match["op"], match["value"].strip()
+    resolved, current, item = _resolve(values, key, text)
+    _, value = parse_override(f"x={value_text}", "--item")
+    if op != "=":
+        numeric = (int, float)
+        if isinstance(current, bool) or not isinstance(current, numeric):
+            raise _item_error(text, f"a numeric config key for {op} ({resolved} is {current!r})")
+        if isinstance(value, bool) or not isinstance(value, numeric):
+            raise _item_error(text, f"a number after {op}, such as {key}{op}1")
+        value = current + value if op == "+=" else current - value
+    override = f"{resolved}={toml_value(value)}"
+    slug = _ID_CHARS.sub("_", text.strip()).strip("_.+-")[:60] or "item"
+    return Ablation(text=text, id=f"a{index}-{slug}", override=override, item=item)
+
+
+def make_ablations(game: str, items: list[str] | tuple[str, ...], base: tuple[str, ...] = ()) -> list[Ablation]:
+    """Every ``--item`` resolved and checked: the game loads its config with each one."""
+    if not items:
+        raise ConfigError("--item", "(none)", "one or more --item KEY=VALUE (the ablations to play)", has_got=False)
+    definition = get_game(game)
+    values = definition.load_config(None, base).loaded.values
+    ablations = [parse_item(text, values, i) for i, text in enumerate(items, 1)]
+    for a in ablations:
+        try:
+            definition.load_config(None, base + (a.override,))
+        except ConfigError as error:
+            raise _item_error(a.text, f"a value the game accepts ({error.key}: expected {error.expected})") from None
+    return ablations
+
+
+def sweep_text(game: str, bots: list[str], players: int, seed: int, games: int, base: tuple[str, ...],
+               rotate: bool, ablations: list[Ablation]) -> str:
+    """The sweep file that plays the baseline and the ablations on the same deals."""
+    lines = [f"game = {toml_value(game)}", 'description = "glade ablate: the baseline and one run per ablation"',
+             f"bots = {toml_value(list(bots))}", f"players = {players}", f"rotate_seats = {toml_value(rotate)}",
+             f"seed = {seed}", f"games_per_cell = {games}", f"base = {toml_value(list(base))}",
+             f'baseline = "{BASELINE}"', "", "[[cells]]", f'id = "{BASELINE}"']
+    for a in ablations:
+        lines += ["", "[[cells]]", f"id = {toml_value(a.id)}", f"set = {toml_value([a.override])}"]
+    return "\n".join(lines) + "\n"
+
+
+def run_ablate(game: str, bots: list[str], players: int, seed: int, games: int, out_dir: str | Path,
+               items: list[str] | tuple[str, ...], base: tuple[str, ...] = (), rotate: bool = False, jobs: int = 1,
+               batch_size: int = 4096, progress: bool = False) -> Any:
+    """Play the baseline and every ablation into ``out_dir`` (resuming); returns the sweep's summary."""
+    ablations = make_ablations(game, list(items), tuple(base))
+    out = Path(out_dir)
+    text = sweep_text(game, bots, players, seed, games, tuple(base), rotate, ablations)
+    path = out / ABLATE_TOML
+    if path.exists() and path.read_text() != text:
+        held = json.loads((out / ABLATE_JSON).read_text()) if (out / ABLATE_JSON).exists() else {}
+        raise ConfigError(str(out), "(directory)", "the same game, bots, players, seed, --set, --games and --item "
+                          f"as the ablation study it holds ({' | '.join(held.get('items_given', [])) or 'see '}"
+                          f"{'' if held else path}); use another --out for a different study", has_got=False)
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    write_json({"format": FORMAT, "game": game, "base": list(base), "items_given": [a.text for a in ablations],
+                "ablations": [a.__dict__ for a in ablations]}, out / ABLATE_JSON)
+    return run_sweep(path, out, jobs=jobs, batch_size=batch_size, progress=progress)
+
+
+# ---------------------------------------------------------------- analysis
+
+
+@dataclass(frozen=True)
+class Change:
+    """One paired change: an ablation against the baseline, for one seat (None: the whole game) and metric."""
+
+    ablation: str  # the --item text
+    seat: int | None
+    metric: str
+    paired: stats.PairedDifference
+    p_holm: float = float("nan")
+
+    def row(self) -> dict:
+        p = self.paired
+        return {"ablation": self.ablation, "seat": self.seat, "metric": self.metric, "base": p.base_mean,
+                "ablated": p.other_mean, "change": p.difference, "low": p.mean.low, "high": p.mean.high,
+                "interval": p.mean.method, "units": p.units, "unit": p.unit, "test": p.test, "p": p.p_value,
+                "p_holm": self.p_holm}
+
+
+@dataclass(frozen=True)
+class Users:
+    """The change for the seats that used the ablation's item in the baseline, beside its observational row."""
+
+    ablation: str
+    item: str
+    family: str | None  # the content family whose table names the item; None when no table does
+    observed: dict | None  # the family table's row for the item (baseline run)
+    change: stats.PairedDifference | None  # paired change of the users' share of first places
+
+    @property
+    def verdict(self) -> str:
+        """``confirmed``: the observational sign and the causal change agree (removing or weakening a strong item
+        lowers its users' share) and the causal interval excludes 0."""
+        if self.observed is None or self.change is None:
+            return "not comparable"
+        observed = self.observed["difference"]
+        if not np.isfinite(observed) or observed == 0:
+            return "not comparable"
+        m = self.change.mean
+        if m.low <= 0 <= m.high:
+            return "not confirmed (interval holds 0)"
+        return "confirmed" if np.sign(m.mean) == -np.sign(observed) else "contradicted"
+
+
+@dataclass(frozen=True)
+class AblateResult:
+    out_dir: Path
+    game: str
+    ablations: tuple[Ablation, ...]
+    deals: int
+    changes: tuple[Change, ...]
+    users: tuple[Users, ...]
+
+    def table(self) -> pl.DataFrame:
+        return pl.DataFrame([c.row() for c in self.changes], schema={
+            "ablation": pl.String, "seat": pl.Int64, "metric": pl.String, "base": pl.Float64, "ablated": pl.Float64,
+            "change": pl.Float64, "low": pl.Float64, "high": pl.Float64, "interval": pl.String, "units": pl.Int64,
+            "unit": pl.String, "test": pl.String, "p": pl.Float64, "p_holm": pl.Float64})
+
+
+def load_ablations(out_dir: str | Path) -> list[Ablation]:
+    path = Path(out_dir) / ABLATE_JSON
+    if not path.is_file():
+        raise ConfigError(str(path), "(file)", "an ablation directory written by glade ablate", has_got=False)
+    return [Ablation(**a) for a in json.loads(path.read_text())["ablations"]]
+
+
+def _with_share(records: pl.DataFrame) -> pl.DataFrame:
+    """Each seat's share of its game's first places (a shared first place split; a stall gives 0)."""
+    firsts = pl.col("win").cast(pl.Float64).sum().over("game")
+    return records.with_columns(pl.when(firsts > 0).then(pl.col("win").cast(pl.Float64) / firsts)
+                                .otherwise(0.0).alias("share"))
+
+
+def _paired(base: pl.DataFrame, other: pl.DataFrame, metric: str, key: tuple[str, ...]) -> stats.PairedDifference:
+    return stats.paired_difference(base, other, metric, key=key)
+
+
+def _changes(text: str, base: pl.DataFrame, other: pl.DataFrame) -> list[Change]:
+    key = ("deal", "rotation", "seat")
+    out = []
+    for seat in sorted(base["seat"].unique().to_list()):
+        b, o = base.filter(pl.col("seat") == seat), other.filter(pl.col("seat") == seat)
+        for metric in ("share", "score"):
+            out.append(Change(text, int(seat), metric, _paired(b, o, metric, key)))
+    first = int(base["seat"].min())
+    out.append(Change(text, None, "turns", _paired(base.filter(pl.col("seat") == first),
+                                                   other.filter(pl.col("seat") == first), "turns", key)))
+    return out
+
+
+def _holm(changes: list[Change]) -> list[Change]:
+    """Holm across the ablations, separately per seat and metric."""
+    groups: dict[tuple, list[int]] = {}
+    for i, c in enumerate(changes):
+        groups.setdefault((c.seat, c.metric), []).append(i)
+    adjusted = [float("nan")] * len(changes)
+    for indices in groups.values():
+        for i, p in zip(indices, stats.correct(np.array([changes[i].paired.p_value for i in indices]), "holm")):
+            adjusted[i] = float(p)
+    return [Change(c.ablation, c.seat, c.metric, c.paired, p) for c, p in zip(changes, adjusted)]
+
+
+def _users(ablation: Ablation, game: str, base: pl.DataFrame, other: pl.DataFrame, events: pl.DataFrame | None,
+           players: int) -> Users:
+    from analysis.report.content import content_of, family_events
+
+    if events is None or not events.height:
+        return Users(ablation.text, ablation.item, None, None, None)
+    for family in content_of(game, events).families:
+        used = family_events(events, family)
+        if used is None or ablation.item not in used[family.item].cast(pl.String).to_list():
+            continue
+        table = stats.item_strength(base, used, family.item)
+        observed = table.filter(pl.col(family.item) == ablation.item).to_dicts()
+        users = (used.filter(pl.col(family.item).cast(pl.String) == ablation.item).select("game", "seat").unique()
+                 .join(base.select("game", "seat", "deal", "rotation"), on=["game", "seat"]))
+        key = ("deal", "rotation", "seat")
+        picked = users.select(*key)
+        change = None
+        if users.height > 1:
+            change = _paired(base.join(picked, on=list(key)), other.join(picked, on=list(key)), "share", key)
+        return Users(ablation.text, ablation.item, family.title, observed[0] if observed else None, change)
+    return Users(ablation.text, ablation.item, None, None, None)
+
+
+def analyse_ablate(out_dir: str | Path) -> AblateResult:
+    """Every ablation against the baseline on their common deals (see the module docstring)."""
+    ablations = load_ablations(out_dir)
+    data = load_sweep(out_dir)
+    baseline = data.cell(BASELINE)
+    base = _with_share(baseline.records())
+    events = baseline.events()
+    changes, users = [], []
+    for a in ablations:
+        other = _with_share(data.cell(a.id).records())
+        common = base.select("deal").unique().join(other.select("deal").unique(), on="deal")
+        b, o = base.join(common, on="deal"), other.join(common, on="deal")
+        changes += _changes(a.text, b, o)
+        if a.item is not None:
+            users.append(_users(a, data.game, b, o, events, data.players))
+    return AblateResult(Path(out_dir), data.game, tuple(ablations), int(base["deal"].n_unique()),
+                        tuple(_holm(changes)), tuple(users))
+
+
+# ---------------------------------------------------------------- text and JSON
+
+
+def _value(metric: str, x: float) -> str:
+    return f"{100 * x:.1f}%" if metric == "share" else f"{x:.2f}"
+
+
+def _change(metric: str, c: float, low: float, high: float) -> str:
+    if metric == "share":
+        return f"{100 * c:+.1f} [{100 * low:+.1f}, {100 * high:+.1f}] points"
+    return f"{c:+.2f} [{low:+.2f}, {high:+.2f}]"
+
+
+def format_ablate(result: AblateResult) -> str:
+    """One line per ablation, seat and metric: baseline -> ablated, paired change [95%], Holm p."""
+    from analysis.report.text import format_p
+
+    lines = [f"{result.game}: {len(result.ablations)} ablation(s) on {result.deals:,} common deals "
+             f"({result.out_dir}); paired changes (ablated minus baseline), the deal as the unit"]
+    for a in result.ablations:
+        lines.append(f"{a.text}  (set {a.override})")
+        for c in (c for c in result.changes if c.ablation == a.text):
+            p = c.paired
+            who = f"seat {c.seat}" if c.seat is not None else "game"
+            lines.append(f"  {who:<7} {METRIC_TEXT[c.metric]:<22} {_value(c.metric, p.base_mean):>7} -> "
+                         f"{_value(c.metric, p.other_mean):>7}  {_change(c.metric, p.difference, p.mean.low, p.mean.high)}"
+                         f"  Holm {format_p(c.p_holm)}")
+        for u in (u for u in result.users if u.ablation == a.text):
+            lines.append("  " + users_text(u))
+    return "\n".join(lines)
+
+
+def users_text(u: Users) -> str:
+    if u.family is None:
+        return f"item {u.item}: in no content table of the baseline's events (not compared)"
+    obs = u.observed
+    seen = (f"observational {100 * obs['difference']:+.1f} [{100 * obs['diff_low']:+.1f}, "
+            f"{100 * obs['diff_high']:+.1f}] points" if obs else "no observational row")
+    causal = (f"its baseline users' share {_change('share', u.change.difference, u.change.mean.low, u.change.mean.high)}"
+              if u.change is not None else "too few users to pair")
+    return f"item {u.item} ({u.family}): {seen}; {causal}: {u.verdict}"
+
+
+def ablate_json(result: AblateResult) -> dict:
+    """What ``glade ablate --json`` prints."""
+    def clean(row: dict) -> dict:
+        return {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in row.items()}
+
+    users = []
+    for u in result.users:
+        users.append(clean({"ablation": u.ablation, "item": u.item, "family": u.family, "verdict": u.verdict,
+                            "observed_difference": u.observed["difference"] if u.observed else None,
+                            "users_change": u.change.difference if u.change else None,
+                            "users_low": u.change.mean.low if u.change else None,
+                            "users_high": u.change.mean.high if u.change else None}))
+    return {"game": result.game, "out_dir": str(result.out_dir), "deals": result.deals,
+            "ablations": [a.__dict__ for a in result.ablations],
+            "changes": [clean(r) for r in result.table().to_dicts()], "items": users}
+
+
+__all__ = ["Ablation", "AblateResult", "Change", "Users", "ablate_json", "analyse_ablate", "format_ablate",
+           "load_ablations", "make_ablations", "parse_item", "run_ablate", "sweep_text"]

@@ -1,0 +1,117 @@
+"""``glade ablate``: items parsed against the config, the same deals in every run, known effects, resuming.
+
+The toy dice race (tests/toy_game.py) with greedy against random: the greedy
+bot's progress weight is its strength, so turning it negative must cost seat 0
+most of its wins; a longer track must lengthen games; and an ablation that
+changes nothing must give exactly zero change on every deal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from analysis import stats
+from analysis.ablate import Users, analyse_ablate, format_ablate, make_ablations, parse_item, run_ablate
+from analysis.report import Report
+from analysis.report.ablate import ablation_section
+from analysis.report.html import render_html
+from analysis.sweep import load_sweep
+from sims.core.spec import ConfigError
+from tests import toy_game  # noqa: F401 (registers the toy game)
+from tests.cli_helpers import glade, one_error_line
+
+ITEMS = ("race.goal+=0", "bots.greedy.progress=-1", "race.goal+=12")
+
+
+@pytest.fixture(scope="module")
+def ablated(tmp_path_factory) -> tuple:
+    out = tmp_path_factory.mktemp("ablate")
+    first = run_ablate("toy", ["greedy", "random"], 2, 5, 120, out, ITEMS)
+    again = run_ablate("toy", ["greedy", "random"], 2, 5, 120, out, ITEMS)
+    return out, first, again, analyse_ablate(out)
+
+
+def change(result, item: str, seat: int | None, metric: str) -> stats.PairedDifference:
+    return next(c.paired for c in result.changes if c.ablation == item and c.seat == seat and c.metric == metric)
+
+
+def test_parse_item_resolves_names_and_sugar():
+    values = {"race": {"goal": 12, "bump": True}, "kinds": [{"name": "fir", "count": 4}, {"name": "oak", "count": 2}]}
+    fir = parse_item("kinds[fir].count-=3", values, 1)
+    assert (fir.override, fir.item, fir.id) == ("kinds[0].count=1", "fir", "a1-kinds_fir_.count-_3")
+    assert parse_item("kinds[1].count=0", values, 2).item == "oak"
+    assert parse_item("race.goal+=2", values, 3).override == "race.goal=14"
+    assert parse_item("race.goal = 20", values, 4).item is None
+    for text, fragment in (("race.nope=1", "race.nope is not one"), ("race.bump+=1", "a numeric config key"),
+                           ("race.goal+=x", "a number after +="), ("kinds[elm].count=0", "fir, oak"),
+                           ("kinds[5].count=0", "an index below 2"), ("race.goal", "KEY=VALUE")):
+        with pytest.raises(ConfigError, match="--item") as error:
+            parse_item(text, values, 1)
+        assert fragment in str(error.value)
+    with pytest.raises(ConfigError, match="a value the game accepts"):
+        make_ablations("toy", ["race.goal=1000"])
+
+
+def test_bad_item_is_one_error_line(tmp_path):
+    for item, fragment in (("race.nope=1", "race.nope"), ("race.bump+=1", "numeric")):
+        result = glade("ablate", "toy", "--bots", "greedy,random", "--games", 4, "--out", tmp_path / "x",
+                       "--item", item)
+        one_error_line(result, "--item", fragment)
+    assert not (tmp_path / "x").exists()
+
+
+def test_every_run_plays_the_same_deals_and_resuming_plays_nothing(ablated):
+    out, first, again, _ = ablated
+    assert first.played == 4 * 120 and again.played == 0
+    data = load_sweep(out)
+    seeds = [c.records().filter(pl.col("seat") == 0).sort("deal").select("deal", "seed") for c in data.cells]
+    assert all(s.equals(seeds[0]) for s in seeds[1:])
+    base, same = data.cell("baseline").records(), data.cell(data.cells[1].id).records()
+    assert base.drop("game").sort("deal", "seat").equals(same.drop("game").sort("deal", "seat"))
+    with pytest.raises(ConfigError, match="use another --out"):
+        run_ablate("toy", ["greedy", "random"], 2, 5, 120, out, ITEMS[:2])
+
+
+def test_known_effects_of_the_ablations(ablated):
+    result = ablated[3]
+    for seat, metric in ((0, "share"), (1, "share"), (0, "score"), (None, "turns")):
+        nothing = change(result, "race.goal+=0", seat, metric)
+        assert nothing.difference == 0 and nothing.mean.low == nothing.mean.high == 0
+    weak = change(result, "bots.greedy.progress=-1", 0, "share")
+    assert weak.base_mean > 0.6 and weak.mean.high < -0.3  # greedy's strength was its progress weight
+    assert change(result, "bots.greedy.progress=-1", 1, "share").difference == pytest.approx(-weak.difference)
+    longer = change(result, "race.goal+=12", None, "turns")
+    assert longer.mean.low > 0 and change(result, "race.goal+=12", 0, "score").mean.low > 10
+    holm = {c.ablation: c.p_holm for c in result.changes if c.seat == 0 and c.metric == "score"}
+    assert holm["race.goal+=0"] == 1.0 and holm["race.goal+=12"] < 0.01
+    text = format_ablate(result)
+    assert "bots.greedy.progress=-1" in text and "seat 0  share of first places" in text
+
+
+def test_the_report_has_the_ablation_section(ablated):
+    report = Report("sweep", "toy ablations", "", [ablation_section(ablated[0])], "")
+    try:
+        page = render_html(report)
+    finally:
+        report.close()
+    assert '<section id="ablation">' in page and "Ablations" in page and "No ablation names an item" in page
+    assert page.count("race.goal+=12") >= 2 and "ablation-changes" in page  # the table and the figure
+
+
+def users(observed: float, shares_base: list[float], shares_other: list[float]) -> Users:
+    frame = pl.DataFrame({"deal": range(len(shares_base)), "rotation": 0, "seat": 0})
+    paired = stats.paired_difference(frame.with_columns(pl.Series("share", shares_base)),
+                                     frame.with_columns(pl.Series("share", shares_other)), "share")
+    return Users("x", "fir", "Cards played", {"difference": observed}, paired)
+
+
+def test_an_ablation_confirms_an_item_when_signs_agree_and_the_interval_excludes_0():
+    rng = np.random.default_rng(2)
+    base = list((rng.random(200) < 0.6).astype(float))
+    weaker = [b if rng.random() < 0.7 else 0.0 for b in base]  # users lose some of their wins without the item
+    assert users(0.2, base, weaker).verdict == "confirmed"
+    assert users(-0.2, base, weaker).verdict == "contradicted"
+    assert users(0.2, base, base).verdict.startswith("not confirmed")
+    assert Users("x", "fir", None, None, None).verdict == "not comparable"
