@@ -87,7 +87,7 @@ def evaluation_buffers(a):
         np.empty(players)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def evaluate_one(a, t, g, me, weights, hand_value_share, work):
     """``eval(me) - max over opponents eval(opponent)`` of game ``g`` (``work``: :func:`evaluation_buffers`)."""
     players, species_count = a.hand.shape[1], a.hand.shape[2]
@@ -114,7 +114,7 @@ def evaluate_one(a, t, g, me, weights, hand_value_share, work):
     return mine - best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_out_value(scratch, t, action, weights, hand_value_share, events, count, plays, work):
     """The greedy value of ``action`` in the game copied into slot 0 of ``scratch``: played there, the turn
     finished with the lowest legal actions, the position evaluated for the seat that moved."""
@@ -165,7 +165,7 @@ def greedy_choices(a, scratch, t, seeds, rows, weights, hand_value_share, purpos
     ``games, actions, values, noises`` (empty: none; else room for every legal action of ``rows``)."""
     legal, plays, events, count = buffers(a)
     work = evaluation_buffers(a)
-    scored = 0
+    scored = np.int64(0)  # not the literal 0: greedy_choice would compile once more for it
     for i in range(rows.size):
         g = rows[i]
         chosen[i], scored = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share, legal,
