@@ -42,7 +42,8 @@ GAME = GameDefinition(
         GoldenGame("overgrowth-seed2-game1-planner-greedy.txt", 2, 2, 1, ("planner", "greedy"), rotate_seats=True),
     ),
     verify_runs=(
-        VerifyRun(2, 600, seed=3),
+        VerifyRun(2, 300, seed=3),
+        VerifyRun(2, 600, seed=3, slow=True),
         VerifyRun(2, 160, seed=4, overrides=("rules.orthogonal_connection=true",)),
         VerifyRun(2, 160, seed=4, overrides=("board.rows=5", "board.columns=6", "rules.flowers=12", "track.moves=[1,2]")),
         VerifyRun(2, 160, seed=4, overrides=("board.rows=8", "board.columns=8", "board.shaded_width=1",

@@ -28,11 +28,13 @@ GAME = GameDefinition(
         GoldenGame("reforest-solitaire-seed3-game0-greedy.txt", 1, 3, 0, ("greedy",)),
     ),
     verify_runs=(
-        VerifyRun(1, 300, seed=17, jobs=2),
-        VerifyRun(2, 300, seed=17, jobs=2),
-        VerifyRun(3, 300, seed=19, bots=("random",) * 3, jobs=2),
+        VerifyRun(1, 200, seed=17, jobs=2),
+        VerifyRun(2, 200, seed=17, jobs=2),
+        VerifyRun(3, 200, seed=19, bots=("random",) * 3, jobs=2),
         VerifyRun(3, 30, seed=23, bots=("greedy", "random", "random")),
-        VerifyRun(4, 300, seed=19, bots=("random",) * 4, jobs=2),
+        VerifyRun(4, 200, seed=19, bots=("random",) * 4, jobs=2),
         VerifyRun(4, 30, seed=23, bots=("greedy", "random", "random", "random")),
+        *(VerifyRun(players, 300, seed=17, jobs=2, slow=True) for players in (1, 2)),
+        *(VerifyRun(players, 300, seed=19, bots=("random",) * players, jobs=2, slow=True) for players in (3, 4)),
     ),
 )

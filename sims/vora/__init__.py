@@ -27,5 +27,6 @@ GAME = GameDefinition(
         GoldenGame("vora-seed2-game1-greedy-random-planner.txt", 3, 2, 1, ("greedy", "random", "planner"),
                    rotate_seats=True),
     ),
-    verify_runs=tuple(VerifyRun(players, 500, seed=3, jobs=2) for players in (2, 3, 4)),
+    verify_runs=tuple(VerifyRun(players, games, seed=3, jobs=2, slow=games > 300)
+                      for games in (300, 500) for players in (2, 3, 4)),
 )
