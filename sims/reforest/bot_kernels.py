@@ -115,19 +115,19 @@ def evaluate_one(a, t, g, me, weights, hand_value_share, work):
 
 
 @njit(cache=True, inline="always")
-def play_out_value(scratch, t, action, weights, hand_value_share, events, count, plays, work):
+def play_out_value(scratch, t, action, weights, hand_value_share, events, count, work):
     """The greedy value of ``action`` in the game copied into slot 0 of ``scratch``: played there, the turn
     finished with the lowest legal actions, the position evaluated for the seat that moved."""
     slot = np.int64(0)  # not the literal 0: a call with a literal compiles the callee once more for it
     me, start_turn = scratch.to_move[slot], scratch.turn[slot]
     step_one(scratch, t, events, count, slot, action)
     scratch.decisions[slot] += 1
-    finish_turn(scratch, t, events, count, slot, start_turn, plays)
+    finish_turn(scratch, t, events, count, slot, start_turn)
     return evaluate_one(scratch, t, slot, me, weights, hand_value_share, work)
 
 
 @njit(cache=True)
-def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, legal, plays, events, count, work,
+def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, legal, events, count, work,
                   games, actions, values, noises, scored):
     """The greedy action of game ``g`` (-1: none) and the count of scored pairs after it.
 
@@ -148,7 +148,7 @@ def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, le
         action = legal[j]
         if j:
             restore_game(a, g, scratch, 0)
-        value = play_out_value(scratch, t, action, weights, hand_value_share, events, count, plays, work)
+        value = play_out_value(scratch, t, action, weights, hand_value_share, events, count, work)
         tie_break = noise(stream, action)
         if value > best_value or (value == best_value and tie_break > best_noise):
             best, best_value, best_noise = action, value, tie_break
@@ -163,13 +163,13 @@ def greedy_choices(a, scratch, t, seeds, rows, weights, hand_value_share, purpos
                    noises):
     """:func:`greedy_choice` of each game of ``rows`` into ``chosen [R]``; how many pairs it wrote into
     ``games, actions, values, noises`` (empty: none; else room for every legal action of ``rows``)."""
-    legal, plays, events, count = buffers(a)
+    legal, events, count = buffers(a)
     work = evaluation_buffers(a)
     scored = np.int64(0)  # not the literal 0: greedy_choice would compile once more for it
     for i in range(rows.size):
         g = rows[i]
         chosen[i], scored = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share, legal,
-                                          plays, events, count, work, games, actions, values, noises, scored)
+                                          events, count, work, games, actions, values, noises, scored)
     return scored
 
 
@@ -178,7 +178,7 @@ def greedy_rollouts(a, scratch, t, seeds, horizon, purposes, weights, hand_value
     """float64 ``[n]``: every game of ``a`` played on by greedy bots (seat ``s`` with noise stream
     ``purposes[s]``) until it is over or its turn reaches ``horizon``, then valued for seat ``me``:
     :func:`evaluate_one`, plus ``sign(value) * win_bonus`` for a finished game of several players."""
-    legal, plays, events, count = buffers(a)
+    legal, events, count = buffers(a)
     work = evaluation_buffers(a)
     no_games = np.empty(0, dtype=np.int64)
     no_values = np.empty(0)
@@ -186,7 +186,7 @@ def greedy_rollouts(a, scratch, t, seeds, horizon, purposes, weights, hand_value
     for g in range(worth.size):
         while not a.done[g] and a.turn[g] < horizon[g]:
             action, _ = greedy_choice(a, scratch, t, g, seeds[g], purposes[a.to_move[g]], weights,
-                                      hand_value_share, legal, plays, events, count, work, no_games, no_games,
+                                      hand_value_share, legal, events, count, work, no_games, no_games,
                                       no_values, no_values, np.int64(0))
             if action < 0:
                 break
@@ -200,7 +200,6 @@ def greedy_rollouts(a, scratch, t, seeds, horizon, purposes, weights, hand_value
 
 @njit(cache=True, inline="always")
 def buffers(a):
-    """Scratch of the greedy kernels: legal actions, the finishing plays, and an event buffer that logs nothing."""
-    width = a.hand.shape[2] * SPACES + 2
-    return (np.empty(width, dtype=np.int64), np.empty(width, dtype=np.int64),
+    """Scratch of the greedy kernels: legal actions and an event buffer that logs nothing."""
+    return (np.empty(a.hand.shape[2] * SPACES + 2, dtype=np.int64),
             np.zeros((0, len(EVENT_FIELDS)), dtype=np.int64), np.zeros(2, dtype=np.int64))

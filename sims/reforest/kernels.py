@@ -423,10 +423,53 @@ def legal_actions(a, t, g, out):
 
 
 @njit(cache=True, inline="always")
+def lowest_in_hand(a, g, me):
+    """The lowest species seat ``me`` holds, -1 for none."""
+    for s in range(a.hand.shape[2]):
+        if a.hand[g, me, s] > 0:
+            return s
+    return -1
+
+
+@njit(cache=True, inline="always")
+def lowest_legal(a, t, g):
+    """The lowest legal action of game ``g`` (the first of :func:`legal_actions`, read without listing them); -1
+    for none."""
+    if a.done[g]:
+        return -1
+    phase = a.phase[g]
+    me = a.to_move[g]
+    if phase == MAIN:
+        return t.off_gather
+    if phase == EFFECT:
+        return t.off_use
+    if phase == PAY or phase == HAND_LIMIT:
+        s = lowest_in_hand(a, g, me)
+        if s >= 0:
+            return (t.off_pay_hand if phase == PAY else t.off_discard) + s
+        if phase == HAND_LIMIT:
+            return -1
+        space = a.play_space[g]
+        for y in range(SPACES):
+            if a.stored[g, me, y] > 0 and t.payment[space, y]:
+                return t.off_pay_hand + a.hand.shape[2] + y
+        return -1
+    first = t.off_solo_discard if phase == SOLO_DISCARD else t.off_take
+    for slot in range(t.nursery_size):
+        if a.nursery[g, slot] >= 0:
+            return first + slot
+    if deck_left(a, g):
+        return first + t.nursery_size
+    if phase == GATHER:
+        return first + t.nursery_size + 1  # stop: no card to take
+    return -1
+
+
+@njit(cache=True, inline="always")
 def choose_one(a, t, g, u, plays):
     """Legal action number ``min(floor(u * n), n - 1)`` of game ``g`` in ascending order (u < 0: the lowest)."""
-    if u < 0 and not a.done[g] and a.phase[g] == MAIN:
-        return t.off_gather  # the lowest without listing the plays
+    if u < 0:
+        return lowest_legal(a, t, g)
     n = legal_actions(a, t, g, plays)
     k = kth_of(u, n)
     return plays[k] if n > k else -1
@@ -710,18 +753,17 @@ def step(a, t, events, count, rows, actions):
 @njit(cache=True)
 def finish_turns(a, t, rows, start_turn):
     """Play the lowest legal action in games ``rows`` until the turn ``start_turn`` (per row) is over (no log)."""
-    plays = np.empty(a.hand.shape[2] * SPACES + 2, dtype=np.int64)
     events = np.zeros((0, len(EVENT_FIELDS)), dtype=np.int64)
     count = np.zeros(2, dtype=np.int64)
     for i in range(rows.size):
-        finish_turn(a, t, events, count, rows[i], start_turn[i], plays)
+        finish_turn(a, t, events, count, rows[i], start_turn[i])
 
 
 @njit(cache=True, inline="always")
-def finish_turn(a, t, events, count, g, start_turn, plays):
+def finish_turn(a, t, events, count, g, start_turn):
     """Play the lowest legal action in game ``g`` until the turn ``start_turn`` is over."""
     while not a.done[g] and a.turn[g] == start_turn:
-        action = choose_one(a, t, g, -1.0, plays)
+        action = lowest_legal(a, t, g)
         if action < 0:
             break
         step_one(a, t, events, count, g, action)
