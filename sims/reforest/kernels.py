@@ -67,6 +67,12 @@ POINTS = ("points_plants", "points_effects", "points_energy", "points_visitors",
 MEASURE_PLANTS, MEASURE_TRAIT, MEASURE_ROW, MEASURE_ENERGY, MEASURE_TALLEST = range(5)
 
 
+def helper(function):
+    """``njit`` for a decision and what follows it: compiled without the reference counting of the arrays it is
+    given (it allocates none), which costs a few ns an array on every call, and a call passes ~80 arrays."""
+    return njit(cache=True, _nrt=False)(function)
+
+
 # --- events and counts ----------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
@@ -168,7 +174,7 @@ def measure(a, t, g, seat, visitor):
     return total
 
 
-@njit(cache=True)
+@helper
 def visitor_winner(a, t, g, visitor, round_index):
     """The seat winning (or earning) a visitor now, -1 for none; and whether it is a tie."""
     if t.solo:
@@ -186,12 +192,13 @@ def visitor_winner(a, t, g, visitor, round_index):
     return -1, True
 
 
-@njit(cache=True)
+@helper
 def award(a, t, events, count, g):
-    """The carried visitors in order, then this round's: won by the single greatest measure (or earned)."""
+    """The carried visitors in order, then this round's: won by the single greatest measure (or earned).
+
+    The visitors carried on are written back in place from slot 0 (never past the slot being read)."""
     round_index = a.rounds_ended[g]
-    carried = a.carried[g].copy()
-    a.carried[g, :] = -1
+    carried = a.carried[g]
     kept = 0
     for k in range(carried.size + 1):
         if k < carried.size and carried[k] < 0:
@@ -200,6 +207,7 @@ def award(a, t, events, count, g):
             visitor = a.round_visitors[g, round_index]
         else:
             visitor = carried[k]
+            carried[k] = -1
         winner, tie = visitor_winner(a, t, g, visitor, round_index)
         outcome = -1
         if winner >= 0:
@@ -216,11 +224,13 @@ def award(a, t, events, count, g):
         log(a, events, count, g, EV_VISITOR, winner, amount=outcome, visitor=visitor)
 
 
-@njit(cache=True)
+@helper
 def reset_deck(a, g):
-    """Discard pile, nursery and the ended round's tucked cards, sorted by species, then shuffled into the deck."""
+    """Discard pile, nursery and the ended round's tucked cards, sorted by species, then shuffled into the deck.
+
+    The pool is gathered on the discard pile (a count per species), which ends empty."""
     species_count = a.discard.shape[1]
-    pool = a.discard[g].astype(np.int64)
+    pool = a.discard[g]
     for slot in range(a.nursery.shape[1]):
         if a.nursery[g, slot] >= 0:
             pool[a.nursery[g, slot]] += 1
@@ -230,23 +240,31 @@ def reset_deck(a, g):
         for s in range(species_count):
             pool[s] += a.tucked[g, ended - 1, s]
             a.tucked[g, ended - 1, s] = 0
-    sorted_pool = np.empty(pool.sum(), dtype=np.int64)
     n = 0
     for s in range(species_count):
-        for _ in range(pool[s]):
-            sorted_pool[n] = s
-            n += 1
-        a.discard[g, s] = 0
+        n += pool[s]
     a.resets[g] += 1
     order = a.reset_order[g, a.resets[g] - 1]
     position = 0
     for i in range(order.size):  # the shuffle's positions beyond the pool's size drop out
         if order[i] < n:
-            a.deck[g, position] = sorted_pool[order[i]]
+            a.deck[g, position] = sorted_pool_card(pool, order[i])
             position += 1
+    for s in range(species_count):
+        pool[s] = 0
     a.deck[g, position:] = -1
     a.deck_top[g] = 0
     a.deck_end[g] = n
+
+
+@njit(cache=True, inline="always")
+def sorted_pool_card(pool, index):
+    """The species at ``index`` of the pool (a count per species) laid out in species order."""
+    s, rest = 0, np.int64(index)
+    while rest >= pool[s]:
+        rest -= pool[s]
+        s += 1
+    return s
 
 
 @njit(cache=True, inline="always")
@@ -256,7 +274,7 @@ def check_round_end(a, t, events, count, g):
         end_rounds(a, t, events, count, g)
 
 
-@njit(cache=True)
+@helper
 def end_rounds(a, t, events, count, g):
     """End the round, and the next while a reset leaves the deck empty (a cascade)."""
     while not deck_left(a, g) and a.rounds_ended[g] < ROUNDS:
@@ -272,26 +290,26 @@ def end_rounds(a, t, events, count, g):
 # --- costs and legality ---------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def base_costs(a, t, g, me):
-    """float64 ``[S]``: printed cost minus the passive and when-played discounts of seat ``me``."""
-    base = t.base_cost.copy()
+def base_cost(a, t, g, me, species):
+    """float64: printed cost of ``species`` minus the passive and when-played discounts of seat ``me``."""
+    base = t.base_cost[species]
     row = 0
     for p in t.passive_species:
         plants = 0
         for x in range(SPACES):
             if a.canopy[g, me, x] == p:
                 plants += 1
-        base -= plants * t.discount_matrix[row]
+        base -= plants * t.discount_matrix[row, species]
         row += 1
     for trait in t.when_traits:
-        base -= a.traits[g, me, trait] * t.discount_matrix[row]
+        base -= a.traits[g, me, trait] * t.discount_matrix[row, species]
         row += 1
     return base
 
 
 @njit(cache=True, inline="always")
 def play_cost(a, t, g, me, species, space):
-    base = base_costs(a, t, g, me)[species]
+    base = base_cost(a, t, g, me, species)
     return max(int(base - t.cost[a.canopy[g, me, space]]), 0)
 
 
@@ -339,13 +357,13 @@ def legal_plays(a, t, g, me, out):
     """The legal plays of seat ``me`` into ``out [S * 6]`` (species * 6 + space); how many."""
     where = place_states(a, t, g, me)
     budget = play_budgets(a, t, g, me)
-    base = base_costs(a, t, g, me)
     n = 0
     for s in range(a.hand.shape[2]):
         if a.hand[g, me, s] <= 0:
             continue
+        base = base_cost(a, t, g, me, s)
         for x in range(SPACES):
-            if t.place_table[x, where[x], s] and base[s] <= budget[x]:
+            if t.place_table[x, where[x], s] and base <= budget[x]:
                 out[n] = s * SPACES + x
                 n += 1
     return n
@@ -722,7 +740,7 @@ def end_turn(a, t, events, count, g):
     return DECIDE
 
 
-@njit(cache=True)
+@helper
 def step_one(a, t, events, count, g, action):
     """One decision of game ``g`` and everything that follows it, until the game waits on a decision."""
     todo = decide(a, t, events, count, g, t.block_of[action], t.field_of[action])
