@@ -58,11 +58,12 @@ def resolve_bot(game: GameDefinition, config, label: str) -> BotChoice:
 def strong_choice(game: GameDefinition, config) -> BotChoice:
     """The built-in ``strong`` bot of a game with a planner (a config's ``[personas.strong]`` replaces it):
     the planner with :data:`STRONG_SCALE` times its ``candidates`` and rollout ``depth``."""
-    planner = game.bots["planner"].batched
-    planner = planner.resolve() if isinstance(planner, Lazy) else planner
     weights = dict(game.bot_weights(config, "planner"))
-    for key, default in (("candidates", planner.default_candidates), ("depth", planner.default_depth)):
-        weights[key] = STRONG_SCALE * float(weights.get(key, default))
+    if "candidates" not in weights or "depth" not in weights:  # the planner class's defaults count
+        planner = game.bots["planner"].batched
+        planner = planner.resolve() if isinstance(planner, Lazy) else planner
+        weights = {"candidates": planner.default_candidates, "depth": planner.default_depth} | weights
+    weights.update({key: STRONG_SCALE * float(weights[key]) for key in ("candidates", "depth")})
     return BotChoice(STRONG, "planner", weights)
 
 
