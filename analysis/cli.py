@@ -366,11 +366,13 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
 @click.option("--ladder", "ladder_file", default=None, metavar="PATH",
               help="Ladder file for --save (default: configs/ladder.toml).")
 @click.option("--note", default="", help="With --save: a note stored with the entry.")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Override a config key, e.g. --set bots.greedy.flowers=1 (repeatable; not with --save).")
 @click.option("--json", "as_json", is_flag=True, help="Print the pairs and ratings as JSON.")
 @_progress_options
 def ladder(game_name: str, players: int | None, games_: int, seed: int, bots: str | None, out_dir: str, jobs: int,
-           batch_size: int, save: bool, ladder_file: str | None, note: str, as_json: bool, progress: bool,
-           quiet: bool) -> None:
+           batch_size: int, save: bool, ladder_file: str | None, note: str, overrides: tuple[str, ...],
+           as_json: bool, progress: bool, quiet: bool) -> None:
     """Play the skill ladder (each bot against the next one up, seats split and rotated on the same deals);
     print each pair's share and each bot's rating.
 
@@ -378,15 +380,20 @@ def ladder(game_name: str, players: int | None, games_: int, seed: int, bots: st
         glade ladder overgrowth --players 2 --games 1000 --seed 1 --out runs/ladder-og2
         glade ladder vora --players 3 --games 200 --seed 1 --out runs/ladder-vora3 --save
         glade ladder vorex --games 100 --seed 1 --bots greedy,planner --out runs/ladder-vx --json
+        glade ladder vorex --games 200 --seed 11 --bots greedy_v1,greedy --set bots.greedy.flowers=1 \\
+            --out runs/vorex-flowers-1
     """
     from analysis.ladder import LADDER, play_ladder, save_ladder
 
+    if save and overrides:
+        raise ConfigError("--save", "true", "no --set beside it (the ladder file rates the shipped configs)",
+                          has_got=False)
     game = _game(game_name)
     labels = _bot_list(bots) or list(LADDER)
     players = _players(game, players, None)
     show = click_progress if progress and not quiet else None
     result = play_ladder(game.name, players, games_, seed, out_dir, labels, jobs=jobs, batch_size=batch_size,
-                         progress=show)
+                         progress=show, overrides=overrides)
     if save:
         command = (f"glade ladder {game.name} --players {players} --games {games_} --seed {seed}"
                    + ("" if bots is None else f" --bots {','.join(labels)}") + " --out DIR --save")

@@ -153,15 +153,18 @@ def _pair(pairwise: pl.DataFrame, lower: str, upper: str) -> Pair:
 
 def play_ladder(game_name: str, players: int, games: int, seed: int, out_dir: str | Path,
                 bots: Sequence[str] = LADDER, jobs: int = 1, batch_size: int = 512,
-                progress: Any = None) -> Ladder:
+                progress: Any = None, overrides: Sequence[str] = ()) -> Ladder:
     """Play every adjacent pair of ``bots`` on ``games`` deals of ``seed`` (seats split and rotated) into
-    ``out_dir`` (resumed if there), and measure the ladder; writes ``OUT/ladder.json``."""
+    ``out_dir`` (resumed if there), and measure the ladder; writes ``OUT/ladder.json``.
+
+    ``overrides`` are ``--set`` config keys (a weight study: ``bots.greedy.flowers=1`` against a persona
+    holding the old weights)."""
     if len(bots) < 2 or len(set(bots)) != len(bots):
         raise ConfigError("--bots", ",".join(bots), "at least two different bots, weakest first", has_got=False)
     game = get_game(game_name)
     if players < 2:
         raise ConfigError("--players", str(players), "at least 2 (the ladder seats two bots)", has_got=False)
-    config = game.load_config(None, ())
+    config = game.load_config(None, tuple(overrides))
     out = Path(out_dir)
     frames = []
     for lower, upper in zip(bots, bots[1:]):
