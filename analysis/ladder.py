@@ -259,9 +259,14 @@ def strength_lines(entry: dict) -> list[str]:
         text = f"{r['bot']}: {r['elo']:,.0f}"
         if r["bot"] in beats:
             p = beats[r["bot"]]
-            text += (f" (beats {p['lower']} {100 * p['share']:.0f}% "
-                     f"[{100 * p['low']:.0f}, {100 * p['high']:.0f}])")
+            text += f" (beats {p['lower']} {_whole(p['share'])}% [{_whole(p['low'])}, {_whole(p['high'])}])"
         lines.append(text)
     if entry.get("note"):
         lines.append(f"note: {entry['note']}")
     return lines
+
+
+def _whole(share: float) -> str:
+    """A share in whole percent, one decimal where rounding would show 0 or 100 for what is neither."""
+    text = f"{100 * share:.0f}"
+    return f"{100 * share:.1f}" if text in ("0", "100") and 0 < share < 1 else text
