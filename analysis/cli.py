@@ -170,17 +170,23 @@ def _backend(backend: str | None, scheduler: str | None) -> str:
 
 @main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
-def games(as_json: bool) -> None:
-    """List games, player counts, config files, bots and personas.
+@click.option("--ladder", "ladder_file", default=None, metavar="PATH",
+              help="Ladder file with the bots' measured strengths (default: configs/ladder.toml).")
+def games(as_json: bool, ladder_file: str | None) -> None:
+    """List games, player counts, config files, bots, personas and each bot's measured strength.
 
     \b
         glade games
         glade games --json
+        glade games --ladder configs/ladder.toml
     """
+    from analysis.ladder import entries_of, read_ladder
     from sims.registry import game_names
 
+    ladder = read_ladder(Path(ladder_file) if ladder_file else None)
     if as_json:
-        click.echo(json.dumps([_game_dict(_game(name)) for name in game_names()], indent=2))
+        click.echo(json.dumps([_game_dict(_game(name), entries_of(ladder, name)) for name in game_names()],
+                              indent=2))
         return
     for name in game_names():
         game = _game(name)
@@ -192,6 +198,12 @@ def games(as_json: bool) -> None:
         for bot in game.bots.values():
             note = "" if bot.reference is not None else " (batched only)"
             click.echo(f"  bot      {bot.name}: {bot.description}{note}")
+        if "planner" in game.bots:
+            from sims.core.play import STRONG_SCALE
+
+            click.echo(f"  bot      strong: the planner with {STRONG_SCALE}x its candidates and rollout depth "
+                       "(batched only)")
+        _echo_strength(entries_of(ladder, name))
         try:
             personas = game.personas(game.load_config(None, ()))
         except ConfigError as error:
@@ -202,13 +214,27 @@ def games(as_json: bool) -> None:
             click.echo(f"  persona  {persona}: {kind} with {shown}")
 
 
-def _game_dict(game: GameDefinition) -> dict[str, Any]:
+def _echo_strength(entries: Sequence[dict]) -> None:
+    """The ladder's ratings of one game, or "not measured"."""
+    from analysis.ladder import strength_lines
+
+    if not entries:
+        click.echo("  strength not measured (glade ladder GAME --save; docs/bots.md)")
+    for entry in entries:
+        heading, *rest = strength_lines(entry)
+        click.echo(f"  strength {heading}")
+        for line in rest:
+            click.echo(f"             {line}")
+
+
+def _game_dict(game: GameDefinition, ladder: Sequence[dict] = ()) -> dict[str, Any]:
     """What ``glade games --json`` says of one game."""
     data: dict[str, Any] = {
         "name": game.name, "title": game.title, "player_counts": list(game.player_counts),
         "describe": game.describe or "", "config": str(default_config_path(game.name)),
         "bots": [{"name": bot.name, "description": bot.description, "reference": bot.reference is not None}
                  for bot in game.bots.values()],
+        "ladder": list(ladder),
     }
     try:
         personas = game.personas(game.load_config(None, ()))
@@ -327,6 +353,59 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
     title = (f"{game.name}: bots {','.join(labels)}, seed {seed}, {result.deals:,} deals{rotation}; "
              f"config {config.loaded.hash}; {result.out_dir}")
     click.echo(format_summary(summary, title, speed, seconds, played, manifest))
+
+
+# ---------------------------------------------------------------- ladder
+
+
+@main.command()
+@click.argument("game_name", metavar="GAME")
+@click.option("--players", type=int, default=None, help="Players (default: the game's smallest multiplayer count).")
+@click.option("--games", "games_", type=_POSITIVE, required=True, help="Deals per pair (each played in every rotation).")
+@click.option("--seed", type=int, required=True, help="Root seed (the same deals for every pair).")
+@click.option("--bots", default=None, help="The ladder, weakest first (default: random,greedy,planner,strong).")
+@click.option("--out", "out_dir", required=True, metavar="DIR", help="Ladder directory (resumed if it exists).")
+@click.option("--jobs", type=_POSITIVE, default=1, show_default=True, help="Worker processes.")
+@click.option("--batch-size", type=_POSITIVE, default=512, show_default=True, help="Most games a chunk.")
+@click.option("--save", is_flag=True, help="Store the result in the ladder file, replacing this game and count.")
+@click.option("--ladder", "ladder_file", default=None, metavar="PATH",
+              help="Ladder file for --save (default: configs/ladder.toml).")
+@click.option("--note", default="", help="With --save: a note stored with the entry.")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Override a config key, e.g. --set bots.greedy.flowers=1 (repeatable; not with --save).")
+@click.option("--json", "as_json", is_flag=True, help="Print the pairs and ratings as JSON.")
+@_progress_options
+def ladder(game_name: str, players: int | None, games_: int, seed: int, bots: str | None, out_dir: str, jobs: int,
+           batch_size: int, save: bool, ladder_file: str | None, note: str, overrides: tuple[str, ...],
+           as_json: bool, progress: bool, quiet: bool) -> None:
+    """Play the skill ladder (each bot against the next one up, seats split and rotated on the same deals);
+    print each pair's share and each bot's rating.
+
+    \b
+        glade ladder overgrowth --players 2 --games 1000 --seed 1 --out runs/ladder-og2
+        glade ladder vora --players 3 --games 200 --seed 1 --out runs/ladder-vora3 --save
+        glade ladder vorex --games 100 --seed 1 --bots greedy,planner --out runs/ladder-vx --json
+        glade ladder vorex --games 200 --seed 11 --bots greedy_v1,greedy --set bots.greedy.flowers=1 \\
+            --out runs/vorex-flowers-1
+    """
+    from analysis.ladder import LADDER, play_ladder, save_ladder
+
+    if save and overrides:
+        raise ConfigError("--save", "true", "no --set beside it (the ladder file rates the shipped configs)",
+                          has_got=False)
+    game = _game(game_name)
+    labels = _bot_list(bots) or list(LADDER)
+    players = _players(game, players, None)
+    show = click_progress if progress and not quiet else None
+    result = play_ladder(game.name, players, games_, seed, out_dir, labels, jobs=jobs, batch_size=batch_size,
+                         progress=show, overrides=overrides)
+    if save:
+        command = (f"glade ladder {game.name} --players {players} --games {games_} --seed {seed}"
+                   + ("" if bots is None else f" --bots {','.join(labels)}") + " --out DIR --save")
+        saved = save_ladder(result, seed, command, Path(ladder_file) if ladder_file else None, note)
+        if not as_json:
+            click.echo(f"saved to {saved}")
+    click.echo(json.dumps(result.to_dict(), indent=2) if as_json else result.describe())
 
 
 # ---------------------------------------------------------------- sweep

@@ -18,11 +18,16 @@ from sims.core.engine import (
     BatchedEngine,
     BatchedState,
     GameDefinition,
+    Lazy,
     ReferenceBot,
     ReferenceGame,
     Trace,
 )
 from sims.core.spec import ConfigError
+
+
+STRONG = "strong"  # the top of the skill ladder (docs/bots.md)
+STRONG_SCALE = 2
 
 
 @dataclass(frozen=True)
@@ -44,8 +49,22 @@ def resolve_bot(game: GameDefinition, config, label: str) -> BotChoice:
         merged = dict(game.bot_weights(config, kind))
         merged.update(weights)
         return BotChoice(label, kind, merged)
-    known = ", ".join(list(game.bots) + sorted(personas))
+    if label == STRONG and "planner" in game.bots:
+        return strong_choice(game, config)
+    known = ", ".join(list(game.bots) + sorted(personas) + ([STRONG] if "planner" in game.bots else []))
     raise ConfigError("--bots", label, f"a bot or persona of {game.name} ({known})", has_got=False)
+
+
+def strong_choice(game: GameDefinition, config) -> BotChoice:
+    """The built-in ``strong`` bot of a game with a planner (a config's ``[personas.strong]`` replaces it):
+    the planner with :data:`STRONG_SCALE` times its ``candidates`` and rollout ``depth``."""
+    weights = dict(game.bot_weights(config, "planner"))
+    if "candidates" not in weights or "depth" not in weights:  # the planner class's defaults count
+        planner = game.bots["planner"].batched
+        planner = planner.resolve() if isinstance(planner, Lazy) else planner
+        weights = {"candidates": planner.default_candidates, "depth": planner.default_depth} | weights
+    weights.update({key: STRONG_SCALE * float(weights[key]) for key in ("candidates", "depth")})
+    return BotChoice(STRONG, "planner", weights)
 
 
 def check_players(game: GameDefinition, players: int) -> None:
