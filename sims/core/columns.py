@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sims.core.engine import GameConfig
+
 
 @dataclass(frozen=True)
 class Column:
@@ -85,7 +87,7 @@ def base_columns(end: Mapping[str, str]) -> list[Column]:
     ]
 
 
-def dictionary(game_name: str, config: Any = None) -> Dictionary | None:
+def dictionary(game_name: str, config: GameConfig | None = None) -> Dictionary | None:
     """The data dictionary of a game (for ``config``, default its default config), or None if it has none.
 
     A game has one when its package holds a ``columns`` module (``sims/<game>/columns.py``).
