@@ -22,6 +22,7 @@ section. Bootstraps are seeded (:data:`SEED`), so a report is reproducible.
 
 from __future__ import annotations
 
+from analysis.report.text import format_p  # read as stats.format_p by the reports
 from analysis.stats.common import (
     BOOTSTRAP_MAX_N,
     BOOTSTRAP_RESAMPLES,
@@ -110,6 +111,7 @@ from analysis.stats.methods import (
 )
 
 __all__ = [
+    "format_p",
     "BOOTSTRAP_MAX_N",
     "BOOTSTRAP_RESAMPLES",
     "CONFIDENCE",
