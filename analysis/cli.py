@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from sims.core.engine import GameDefinition
+from sims.core.engine import GameConfig, GameDefinition
 from sims.core.play import check_players, seat_labels
 from sims.core.spec import ConfigError, default_config_path
 
@@ -91,7 +91,7 @@ def _game(name: str) -> GameDefinition:
     return get_game(name)
 
 
-def _config(game: GameDefinition, path: str | None, overrides: Sequence[str]) -> Any:
+def _config(game: GameDefinition, path: str | None, overrides: Sequence[str]) -> GameConfig:
     return game.load_config(Path(path) if path else None, tuple(overrides))
 
 

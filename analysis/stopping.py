@@ -34,7 +34,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import click
 import numpy as np
@@ -43,6 +42,7 @@ from scipy import stats
 from statsmodels.stats.weightstats import DescrStatsW
 
 from analysis.stats import CONFIDENCE, max_half_width
+from sims.core.engine import GameConfig
 from sims.core.spec import ConfigError
 from sims.records import MANIFEST, RECORDS, load_manifest, load_records, set_manifest_key
 from sims.runner import RunSummary, run
@@ -261,7 +261,7 @@ class UntilResult:
 
 def play_until(
     game_name: str,
-    config: Any,
+    config: GameConfig,
     bot_labels: Sequence[str],
     players: int,
     seed: int,

@@ -93,6 +93,7 @@ from typing import Any
 
 import polars as pl
 
+from sims.core.engine import GameConfig
 from sims.core.files import exclusive, write_json
 from sims.core.play import resolve_bot, seat_labels
 from sims.core.spec import Bool, ConfigError, Field, Int, List, Optional, Str, parse_override, read_toml, validate
@@ -209,7 +210,7 @@ class Sweep:
         players = self.cell_players(cell)
         return bots * players if len(bots) == 1 and players > 1 else bots
 
-    def cell_rotations(self, cell: CellSpec, config: Any, cell_dir: Path) -> int:
+    def cell_rotations(self, cell: CellSpec, config: GameConfig, cell_dir: Path) -> int:
         """Rotations of the cell's deals: one when the same bot sits in every seat (see ``sims.runner.run``)."""
         return run_rotations(cell_dir, self.game, config, self.cell_bots(cell), self.cell_players(cell),
                              self.rotate_seats)
@@ -632,7 +633,7 @@ def run_sweep(
                         seconds=time.perf_counter() - started)
 
 
-def _play_cell(sweep: Sweep, cell: CellSpec, config: Any, cell_dir: Path, deals: int, missing: int,
+def _play_cell(sweep: Sweep, cell: CellSpec, config: GameConfig, cell_dir: Path, deals: int, missing: int,
                batch_size: int, jobs: int, bar: Any, backend: str, scheduler: str | None) -> CellRun:
     """Bring one cell to ``deals`` deals; each finished chunk moves the sweep's bar.
 

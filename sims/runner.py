@@ -46,6 +46,7 @@ import numpy as np
 import polars as pl
 
 from sims.core.columns import dictionary
+from sims.core.engine import GameConfig
 from sims.core.files import exclusive
 from sims.core.play import BotChoice, batched_bots, play_batch, resolve_bot, seat_labels
 from sims.core.rng import game_seeds
@@ -123,7 +124,7 @@ def seat_rotations(choices: Sequence[BotChoice], players: int, rotate_seats: boo
     return players, None
 
 
-def run_rotations(out_dir: str | Path, game_name: str, config: Any, bot_labels: Sequence[str], players: int,
+def run_rotations(out_dir: str | Path, game_name: str, config: GameConfig, bot_labels: Sequence[str], players: int,
                   rotate_seats: bool) -> int:
     """The rotations :func:`run` plays in ``out_dir``: those its manifest records, else those the lineup calls for."""
     held = recorded_rotations(out_dir)
@@ -205,7 +206,7 @@ def check_deals(option: str, games: int) -> None:
 
 def play_chunk(
     game_name: str,
-    config: Any,
+    config: GameConfig,
     players: int,
     choices: tuple[BotChoice, ...],
     seed: int,
@@ -263,7 +264,7 @@ def _plain(value: Any) -> str:
     return json.dumps(value).strip('"')
 
 
-def _config_values(config: Any) -> tuple[dict, str, str, list[str]]:
+def _config_values(config: GameConfig) -> tuple[dict, str, str, list[str]]:
     loaded = config.loaded
     return loaded.values, loaded.hash, loaded.source, list(loaded.overrides)
 
@@ -273,7 +274,7 @@ def _config_values(config: Any) -> tuple[dict, str, str, list[str]]:
 
 def run(
     game_name: str,
-    config: Any,
+    config: GameConfig,
     bot_labels: Sequence[str],
     players: int,
     seed: int,

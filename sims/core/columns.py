@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sims.core.engine import GameConfig
+
 
 @dataclass(frozen=True)
 class Column:
@@ -102,7 +104,7 @@ def trajectory_columns() -> list[Column]:
     ]
 
 
-def dictionary(game_name: str, config: Any = None) -> Dictionary | None:
+def dictionary(game_name: str, config: GameConfig | None = None) -> Dictionary | None:
     """The data dictionary of a game (for ``config``, default its default config), or None if it has none.
 
     A game has one when its package holds a ``columns`` module (``sims/<game>/columns.py``).

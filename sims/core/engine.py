@@ -129,6 +129,21 @@ class BatchedEngine(ABC):
     def describe_action(self, action: int) -> str:
         return str(action)
 
+    def branch(self, state: BatchedState, rows: np.ndarray) -> BatchedState:
+        """Copies of games ``rows`` (any order, repeats allowed) for bots to play on, keeping no event log: a
+        planner's candidates and rollouts. The default (:func:`branch_games`) copies every per-game array;
+        a game overrides it only when a copy needs more."""
+        return branch_games(state, rows)
+
+    def choose_uniform(self, state: BatchedState, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """int64 ``[len(rows)]``: in each game of ``rows`` (running), legal action number
+        ``min(floor(u * n), n - 1)`` in ascending order, ``n`` its legal actions and ``u`` float64 in [0, 1)
+        per row; what :class:`sims.core.bots.RandomBot` plays. The default reads :meth:`legal_mask`; a game
+        overrides it with a faster choice that picks the same actions."""
+        from sims.core.choice import choose_uniform  # sims.core.choice imports this module
+
+        return choose_uniform(self.legal_mask(state)[rows], u)
+
 
 class ReferenceGame(ABC):
     """One game in plain Python: the rules as the rulebook states them."""
@@ -393,3 +408,11 @@ def take_games(state: BatchedState, rows: np.ndarray) -> BatchedState:
         else:
             values[item.name] = value
     return type(state)(**values)
+
+
+def branch_games(state: BatchedState, rows: np.ndarray) -> BatchedState:
+    """Copies of games ``rows`` for bots to play on, keeping no event log (:meth:`BatchedEngine.branch`)."""
+    branch = take_games(state, rows)
+    if hasattr(branch, "logging"):
+        branch.logging = False
+    return branch

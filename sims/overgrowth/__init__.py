@@ -26,7 +26,7 @@ GAME = GameDefinition(
     batched=_batched,
     reference=_reference,
     bots={
-        "random": BotSpec("random", "sims.overgrowth.bots:RandomBot", "sims.overgrowth.reference_bots:ReferenceRandomBot",
+        "random": BotSpec("random", "sims.core.bots:RandomBot", "sims.overgrowth.reference_bots:ReferenceRandomBot",
                           "uniform among legal actions"),
         "greedy": BotSpec("greedy", "sims.overgrowth.bots:GreedyBot", "sims.overgrowth.reference_bots:ReferenceGreedyBot",
                           "one ply: immediate win, else connection distances and flower count"),
