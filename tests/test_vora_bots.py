@@ -66,27 +66,58 @@ def test_greedy_declines_a_combo_only_when_every_take_loses_points(grass, declin
     assert action == (config.encode_decline() if declines else config.encode_pick(0))
 
 
-def test_greedy_does_not_push_back_what_the_last_push_pushed():
-    """Seat 0 pushes a sheep into column 0 from N: the duck falls to seat 1 (S). Pushing that duck back from S
-    restores the meadow (and gives seat 0 its sheep back): worth +2 to seat 1 one ply deep, but a repeat of the
-    previous position, so it is worth -inf and neither seat 1's greedy nor its planner plays it."""
+def pushed_back(engine, state):
+    """From QUIET: seat 0 pushes a sheep into column 0 from N (the duck falls to seat 1, S), then seat 1 pushes
+    the duck back from S (the meadow is QUIET again, the sheep falls back to seat 0). Returns the push that
+    would restore the meadow of seat 1's push-back: the sheep from N again."""
+    config = engine.config
+    sheep, duck = config.kind_names.index("sheep"), config.kind_names.index("duck")
+    push, back = config.encode_push(sheep, 0, 0), config.encode_push(duck, 2, 0)
+    engine.step(state, np.array([push]))
+    state.decisions += 1
+    greedy = make("greedy", engine, 1)
+    _, actions, value, _ = greedy.scored_actions(state, np.array([True]))
+    assert value[actions == back][0] == 2.0  # a single push-back is allowed (+2 one ply deep)
+    engine.step(state, np.array([back]))
+    state.decisions += 1
+    return push
+
+
+def test_greedy_pushes_back_once_but_not_back_again():
+    """After seat 0's push and seat 1's push-back, seat 0's same push again would restore the meadow the
+    push-back found: a loop, worth -inf, and neither seat 0's greedy nor its planner plays it."""
     from tests.test_vora_rules import QUIET
 
     engine, state = position(2, QUIET, {0: "sg", 1: "p"})
-    config = engine.config
-    sheep, duck = config.kind_names.index("sheep"), config.kind_names.index("duck")
-    engine.step(state, np.array([config.encode_push(sheep, 0, 0)]))
-    state.decisions += 1
-    back = config.encode_push(duck, 2, 0)
-    greedy = make("greedy", engine, 1)
+    again = pushed_back(engine, state)
+    greedy = make("greedy", engine, 0)
     _, actions, value, _ = greedy.scored_actions(state, np.array([True]))
-    assert value[actions == back][0] == -np.inf and np.isfinite(value[actions != back]).all()
+    assert value[actions == again][0] == -np.inf and np.isfinite(value[actions != again]).all()
+    assert greedy.act(state, np.array([True]))[0] != again
+    assert make("planner", engine, 0).act(state, np.array([True]))[0] != again
     forgetful = take_games(state, np.array([0]))
-    forgetful.previous[:] = 0  # no previous turn to repeat
+    forgetful.previous[:, 1:] = 0  # forgotten: the last push was no push-back, pushing again is allowed
     _, actions, value, _ = greedy.scored_actions(forgetful, np.array([True]))
-    assert value[actions == back][0] == 2.0
-    assert greedy.act(state, np.array([True]))[0] != back
-    assert make("planner", engine, 1).act(state, np.array([True]))[0] != back
+    assert np.isfinite(value[actions == again][0])
+
+
+def test_greedy_plays_the_loop_push_when_it_is_the_only_action(monkeypatch):
+    """A ruled-out push is still valued (at -inf) when it is the only legal action, and so chosen."""
+    from tests.test_vora_rules import QUIET
+
+    engine, state = position(2, QUIET, {0: "sg", 1: "p"})
+    again = pushed_back(engine, state)
+    legal = engine.legal_groups(state, np.array([0]))
+    only = np.zeros_like(legal)
+    for group, bit in zip(*np.nonzero(np.unpackbits(legal.view(np.uint8), bitorder="little").reshape(
+            legal.shape[1], 64))):
+        flag = np.zeros_like(legal)
+        flag[0, group] = np.uint64(1) << np.uint64(bit)
+        if engine.expand(flag)[0, again]:
+            only = flag
+    monkeypatch.setattr(engine, "legal_groups", lambda state, rows: only)
+    _, actions, value, _ = make("greedy", engine, 0).scored_actions(state, np.array([True]))
+    assert actions.tolist() == [again] and value.tolist() == [-np.inf]
 
 
 def test_planner_takes_an_immediate_gain():

@@ -945,18 +945,44 @@ def test_greedy_bot_declines_a_combo_only_when_every_take_loses_points(grass, de
     assert ranked == expected
 
 
-def test_greedy_bot_does_not_push_back_what_the_last_push_pushed():
+def pushed_back_game() -> tuple[VoraGame, int]:
+    """QUIET; seat 0 pushes a sheep into column 0 from N (the duck at (4,0) falls to seat 1, S), seat 1 pushes the
+    duck back from S (allowed once: +2 one ply deep). Returns the game and seat 0's same push again."""
     game = position(QUIET, farms=("s1 g1", "p1"))
-    run_turn(game, CONFIG.encode_push(K("sheep"), NORTH, 0))  # the duck at (4,0) falls to seat 1 (S)
-    back = CONFIG.encode_push(K("duck"), SOUTH, 0)  # would restore the meadow and return seat 0's sheep
-    after = game.clone()
-    after.apply(back)
-    assert after.meadow == game.previous_meadow == meadow(QUIET)
+    push, back = CONFIG.encode_push(K("sheep"), NORTH, 0), CONFIG.encode_push(K("duck"), SOUTH, 0)
+    run_turn(game, push)
     legal = game.legal_actions()
     values = dict(zip(legal, ReferenceGreedyBot(1).values(game, 3, legal)))
-    assert values[back] == -math.inf and all(math.isfinite(v) for a, v in values.items() if a != back)
-    assert ReferenceGreedyBot.value(after, 1, [farm_score(CONFIG, f) for f in game.farms]) == 2.0
-    assert ReferenceGreedyBot(1).act(game, 3) != back
+    assert values[back] == 2.0
+    run_turn(game, back)
+    assert game.meadow == game.meadows_before[1] == meadow(QUIET)
+    return game, push
+
+
+def played(game: VoraGame, action: int) -> VoraGame:
+    after = game.clone()
+    after.apply(action)
+    return after
+
+
+def test_greedy_bot_pushes_back_once_but_not_back_again():
+    game, again = pushed_back_game()
+    assert played(game, again).meadow == game.meadows_before[0]  # the meadow seat 1's push-back found
+    legal = game.legal_actions()
+    values = dict(zip(legal, ReferenceGreedyBot(0).values(game, 3, legal)))
+    assert values[again] == -math.inf
+    for action, value in values.items():  # the others ruled out leave the meadow as it is (digs of a mole)
+        assert math.isfinite(value) or action == again or played(game, action).meadow == game.meadow
+    assert ReferenceGreedyBot(0).act(game, 3) != again
+    game.meadows_before = game.meadows_before[:1] + [[EMPTY] * CONFIG.cells] * (len(game.meadows_before) - 1)
+    assert math.isfinite(ReferenceGreedyBot(0).values(game, 3, [again])[0])  # forgotten: no push-back
+
+
+def test_greedy_bot_plays_the_loop_push_when_it_is_the_only_action(monkeypatch):
+    game, again = pushed_back_game()
+    assert ReferenceGreedyBot(0).values(game, 3, [again]) == [-math.inf]
+    monkeypatch.setattr(game, "legal_actions", lambda: [again])
+    assert ReferenceGreedyBot(0).act(game, 3) == again
 
 
 # --- rendering ----------------------------------------------------------------------------------------

@@ -49,8 +49,8 @@ class GreedyBot(ScoredBot):
     farm), and valued ``(S_me_after - S_me_before) - max over opponents (S_o_after - S_o_before)``;
     the highest value wins, equal values go to the highest noise
     ``uniforms_at(seed, "bot/<seat>", decisions, action)``. A main action that
-    leaves the meadow as the previous turn's main action found it is worth
-    -inf (no repeats, :func:`kernels.repeats_previous`). The same choice as
+    pushes back a push-back, or returns to another meadow one of the last main
+    actions found, is worth -inf (no loops, :func:`kernels.repeats_previous`). The same choice as
     ``reference_bots.ReferenceGreedyBot``.
     """
 

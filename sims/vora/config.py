@@ -112,6 +112,8 @@ ACTION_SPECIALS = ("double_push", "devour", "wolf", "pick_up", "fly_swap", "dig"
 BLOCKS = ("push", "double", "devour", "wolf", "pick_up", "fly_swap", "dig", "recipient", "pick", "steal", "decline")
 PHASES = ("main", "recipient", "extra", "big")
 END_REASONS = ("", "bag_empty", "stall")
+# Not a rule: how many meadows (before the last main actions) the bots' no-loop rule remembers.
+LOOP_MEMORY = 8
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 

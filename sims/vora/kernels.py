@@ -632,21 +632,40 @@ def store(state, row: int, kinds, fields) -> None:
 
 @helper
 def remember_turn_start(kinds, fields, previous) -> None:
-    """Before a main action: keep the meadow it starts from in ``previous`` (the bots' no-repeat rule,
-    :func:`repeats_previous`, reads it on the next turn)."""
+    """Before a main action: keep the meadow it starts from in ``previous[0]``, the older ones one row further
+    (the bots' no-loop rule, :func:`repeats_previous`, reads them)."""
     if fields[F_PHASE] == MAIN and not fields[F_DONE]:
+        for back in range(previous.shape[0] - 1, 0, -1):
+            for kind in range(kinds.shape[0]):
+                previous[back, kind] = previous[back - 1, kind]
         for kind in range(kinds.shape[0]):
-            previous[kind] = kinds[kind]
+            previous[0, kind] = kinds[kind]
 
 
 @helper
-def repeats_previous(trial, previous) -> bool:
-    """The bots' no-repeat rule: does a main action leave the meadow (before any refill) exactly as the previous
-    turn's main action found it? Such a move undoes the previous turn (two pushes back and forth)."""
+def seen_before(meadow, previous) -> bool:
+    """Is ``meadow`` one of the remembered meadows ``previous``?"""
+    for back in range(previous.shape[0]):
+        same = True
+        for kind in range(meadow.size):
+            if meadow[kind] != previous[back, kind]:
+                same = False
+                break
+        if same:
+            return True
+    return False
+
+
+@helper
+def repeats_previous(trial, kinds, previous) -> bool:
+    """The bots' no-loop rule for a main action from meadow ``kinds`` that leaves ``trial`` (before any refill):
+    a push-back (``trial`` is ``previous[0]``, the meadow the last main action found) is a loop only when
+    ``kinds`` was seen before (the last action was itself a push-back or a return); any other move is a loop when
+    ``trial`` is a remembered meadow (``previous``: the meadows the last main actions found, last first)."""
     for kind in range(trial.size):
-        if trial[kind] != previous[kind]:
-            return False
-    return True
+        if trial[kind] != previous[0, kind]:
+            return seen_before(trial, previous)
+    return seen_before(kinds, previous)
 
 
 # --- loops over games -------------------------------------------------------------------------------
@@ -795,9 +814,9 @@ def other_seat(t: Tables, action: int) -> int:
 def score_game(t: Tables, s: Scratch, farm, previous, stream, actions, values, noises, first: int) -> int:
     """One ply for every legal action (flags ``s.words``) of the game loaded in ``s`` (farms ``farm``): each
     played on a copy without refill to its next decision or turn end, valued as my score change minus the
-    best opponent's, with the noise ``noise(stream, action)``. A main action that leaves the meadow as
-    ``previous`` (the meadow the previous turn's main action started from) is worth -inf
-    (:func:`repeats_previous`): it is played only when every legal action repeats.
+    best opponent's, with the noise ``noise(stream, action)``. A main action that loops
+    (``previous``: the meadows the last main actions started from) is worth -inf
+    (:func:`repeats_previous`): it is played only when every legal action does.
 
     Only the mover's and :func:`other_seat`'s farms can change, so only they are rescored (an unchanged
     farm's change is exactly 0.0) and put back after each action.
@@ -832,7 +851,7 @@ def score_game(t: Tables, s: Scratch, farm, previous, stream, actions, values, n
                 if stage == COLLECT and not has_formation(g, trial):
                     stage = DONE  # the turn would end here, and a turn's end changes no farm
                 run_turn(g, trial, trial_farms, stats, trial_fields, bag, stage, False, entry, scratch)
-                repeat = repeats_previous(trial, previous)
+                repeat = repeats_previous(trial, kinds, previous)
             else:
                 repeat = False
                 advance(g, act_int, act_word, act_fall, action_block, block_starts, trial, trial_farms, stats,

@@ -58,7 +58,7 @@ import numpy as np
 
 from sims.core.engine import STALL, ReferenceGame
 from sims.core.rng import shuffle_order
-from sims.vora.config import ACTION_SPECIALS, DIRECTIONS, OPPOSITE, VoraConfig
+from sims.vora.config import ACTION_SPECIALS, DIRECTIONS, LOOP_MEMORY, OPPOSITE, VoraConfig
 
 EMPTY = -1
 BAG_EMPTY = "bag_empty"
@@ -347,8 +347,8 @@ class VoraGame(ReferenceGame):
         self.bigs_pending = 0
         self.fall_side = 0
         self.fixed_cell = EMPTY
-        # the meadow before the last main action (not a rule: the bots' no-repeat rule reads it)
-        self.previous_meadow: list[int] = [EMPTY] * config.cells
+        # the meadows before the last main actions, last first (not a rule: the bots' no-loop rule reads them)
+        self.meadows_before: list[list[int]] = [[EMPTY] * config.cells] * LOOP_MEMORY
         # records
         self.stats: dict[str, list[int]] = {name: [0] * players for name in self.stat_names()}
         self.events: list[dict[str, Any]] = []
@@ -536,7 +536,7 @@ class VoraGame(ReferenceGame):
                             "action": action, "kind": block, "cube": "", "target": EMPTY,
                             "collected": 0, "extras": 0, "bigs": 0})
         if self.phase == MAIN:
-            self.previous_meadow = list(self.meadow)
+            self.meadows_before = [list(self.meadow)] + self.meadows_before[:-1]
             self.stage = COLLECT
             getattr(self, f"do_{block}")(*fields)
         elif self.phase == RECIPIENT:

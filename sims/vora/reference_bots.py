@@ -39,11 +39,11 @@ class ReferenceGreedyBot(OnePlyReferenceBot):
     noise). Farms are public and the refill changes no farm, so the value uses
     nothing hidden.
 
-    No repeats: a main action that leaves the meadow (before any refill) exactly
-    as the previous turn's main action found it is worth -inf
-    (:func:`repeats_previous`), so it is played only when every legal action
-    repeats. Without this rule two greedy players can push one cube back and
-    forth until the turn cap.
+    No loops: a main action that pushes back a push-back, or returns to a
+    meadow of the last main actions, is worth -inf (:func:`repeats_previous`),
+    so it is played only when every legal action does. A single push-back
+    stays allowed. Without this rule two greedy
+    players can push one cube back and forth until the turn cap.
     """
 
     def values(self, game: VoraGame, seed: int, legal: Sequence[int]) -> list[float]:
@@ -65,12 +65,16 @@ class ReferenceGreedyBot(OnePlyReferenceBot):
 
 
 def repeats_previous(game: VoraGame, action: int, after: VoraGame) -> bool:
-    """The bots' no-repeat rule: does main ``action`` (``game`` before it, ``after`` once applied) leave the meadow,
-    before any refill, exactly as the previous turn's main action found it (``game.previous_meadow``)?
+    """The bots' no-loop rule: does main ``action`` (``game`` before it, ``after`` once applied, before any
+    refill) loop? A push-back (back to ``game.meadows_before[0]``, the meadow the last main action found) loops
+    only when ``game.meadow`` is a remembered meadow (the last action was itself a push-back or a return); any
+    other action loops when it leaves a remembered meadow (``game.meadows_before``, last first).
 
     Only an action that collects nothing and empties no cell can (a refill then has nothing to fill), so for
     the others the meadow after the refill is not compared.
     """
     if game.phase != MAIN or game.config.decode(action)[0] in EMPTYING or after.events[-1]["collected"]:
         return False
-    return after.meadow == game.previous_meadow
+    if after.meadow == game.meadows_before[0]:
+        return game.meadow in game.meadows_before
+    return after.meadow in game.meadows_before

@@ -41,7 +41,7 @@ from sims.core.engine import BatchedEngine, BatchedState, GameResults, Trace
 from sims.core.rng import shuffle_order
 from sims.vora import kernels
 from sims.vora.kernels import MAIN, RECIPIENT
-from sims.vora.config import ACTION_SPECIALS, BLOCKS, PHASES, SIDES, VoraConfig
+from sims.vora.config import ACTION_SPECIALS, BLOCKS, LOOP_MEMORY, PHASES, SIDES, VoraConfig
 from sims.vora.tables import Geometry
 
 U64 = np.uint64
@@ -100,7 +100,7 @@ class VoraState(BatchedState):
     fall_side: np.ndarray  # int8 [B]: where this turn's falls go
     wolf_cell: np.ndarray  # int8 [B]: the wolf fixed this turn, -1 if none
     stats: np.ndarray  # int32 [B, P, len(STAT_NAMES)]
-    previous: np.ndarray  # Geometry.board [B, K]: the meadow before the last main action (bots: no repeats)
+    previous: np.ndarray  # Geometry.board [B, LOOP_MEMORY, K]: the meadows before the last main actions, last first (bots)
     quiet: np.ndarray  # int16 [B]: turns in a row that drew nothing from the bag (bots: no-progress streaks)
     event_log: list  # per step: (seat, phase, block, kind, collected, extras, bigs, victim) arrays [B]
     logging: bool = True  # branches of the bots skip the event log
@@ -171,7 +171,7 @@ class VoraEngine(BatchedEngine):
             fall_side=np.zeros(size, dtype=np.int8),
             wolf_cell=np.full(size, -1, dtype=np.int8),
             stats=np.zeros((size, players, len(STAT_NAMES)), dtype=np.int32),
-            previous=np.zeros((size, k), dtype=geo.board),
+            previous=np.zeros((size, LOOP_MEMORY, k), dtype=geo.board),
             quiet=np.zeros(size, dtype=np.int16),
             event_log=[],
         )
