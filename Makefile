@@ -25,7 +25,7 @@ test-all: setup
 # sweep (board size x action track, 2,000 deals a cell), the engine check, then both reports:
 # reports/demo/report.{html,pdf} (the run) and reports/demo-sweep/report.{html,pdf} (the sweep).
 demo: setup
-	$(BIN)/glade play overgrowth --games 5000 --seed 1 --bots greedy,blocker --rotate-seats --jobs 2 --out runs/demo/greedy-blocker
+	$(BIN)/glade play overgrowth --games 5000 --seed 1 --bots greedy,blocker --rotate-seats --trajectories --jobs 2 --out runs/demo/greedy-blocker
 	$(BIN)/glade sweep configs/sweeps/overgrowth-board-track.toml --games-per-cell 2000 --jobs 2 --out runs/demo/board-track
 	$(BIN)/glade verify overgrowth --games 500 --seed 3
 	$(BIN)/glade report runs/demo/board-track --out reports/demo-sweep
@@ -33,16 +33,21 @@ demo: setup
 
 # Look at every report as a reader would: each reports/*/report.html as a headless Chromium screenshot
 # (reports/*/check/report.png) and each report.pdf as PNG pages (reports/*/check/page-N.png).
-# Needs chromium and pdftoppm: apt-get update && apt-get install -y chromium poppler-utils. Not part of make test.
+# PDF pages: pdftoppm (poppler-utils) if installed, else pypdfium2 (the dev extra, installed here if missing).
+# Without chromium (apt-get install -y chromium) the HTML's figures are written out instead (check/figure-N.svg).
 # The screenshot shows the first SCREEN_HEIGHT pixels; make report-check SCREEN_HEIGHT=12000 shows a whole report.
+# Not part of make test.
 CHROMIUM ?= chromium
 SCREEN_HEIGHT ?= 4000
-report-check:
-	@command -v $(CHROMIUM) >/dev/null || { echo "report-check: $(CHROMIUM) not found (apt-get update && apt-get install -y chromium poppler-utils)"; exit 1; }
-	@command -v pdftoppm >/dev/null || { echo "report-check: pdftoppm not found (apt-get update && apt-get install -y poppler-utils)"; exit 1; }
+report-check: setup
 	@ls reports/*/report.html reports/*/report.pdf >/dev/null 2>&1 || { echo "report-check: no reports/*/report.html or .pdf (run make demo, or glade report)"; exit 1; }
+	@command -v pdftoppm >/dev/null || $(BIN)/python -c "import pypdfium2" 2>/dev/null || $(BIN)/python -m pip install --quiet -e '.[dev]'
 	@for html in reports/*/report.html; do \
 	  dir=$$(dirname $$html); mkdir -p $$dir/check; profile=$$(mktemp -d); \
+	  if ! command -v $(CHROMIUM) >/dev/null; then \
+	    echo "report-check: $(CHROMIUM) not found (apt-get install -y chromium): the HTML's figures only"; \
+	    $(BIN)/python -m analysis.report.pages figures $$html $$dir/check || exit 1; continue; \
+	  fi; \
 	  $(CHROMIUM) --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
 	    --disable-component-update --disable-sync --user-data-dir=$$profile --hide-scrollbars \
 	    --screenshot=$(CURDIR)/$$dir/check/report.png --window-size=1280,$(SCREEN_HEIGHT) file://$(CURDIR)/$$html 2>/dev/null \
@@ -52,8 +57,12 @@ report-check:
 	done
 	@for pdf in reports/*/report.pdf; do \
 	  dir=$$(dirname $$pdf); mkdir -p $$dir/check; rm -f $$dir/check/page-*.png; \
-	  pdftoppm -png -r 80 $$pdf $$dir/check/page || { echo "report-check: pdftoppm failed on $$pdf"; exit 1; }; \
-	  echo "$$dir/check/page-*.png ($$(ls $$dir/check/page-*.png | wc -l) pages)"; \
+	  if command -v pdftoppm >/dev/null; then \
+	    pdftoppm -png -r 80 $$pdf $$dir/check/page || { echo "report-check: pdftoppm failed on $$pdf"; exit 1; }; \
+	    echo "$$dir/check/page-*.png ($$(ls $$dir/check/page-*.png | wc -l) pages)"; \
+	  else \
+	    $(BIN)/python -m analysis.report.pages pdf $$pdf $$dir/check || exit 1; \
+	  fi; \
 	done
 
 bench: setup

@@ -47,7 +47,8 @@ import polars as pl
 from analysis import stats
 from analysis.sweep import load_sweep, run_sweep, toml_value
 from sims.core.files import write_json
-from sims.core.spec import ConfigError, _Named, _steps, parse_override
+from sims.core.spec import (Bool, ConfigError, Int, List, Optional, Str, _Named, _steps, parse_override, read_toml,
+                            validate)
 from sims.registry import get_game
 
 ABLATE_JSON = "ablate.json"
@@ -128,13 +129,39 @@ def parse_item(text: str, values: dict, index: int) -> Ablation:
     return Ablation(text=text, id=f"a{index}-{slug}", override=override, item=item)
 
 
-def make_ablations(game: str, items: list[str] | tuple[str, ...], base: tuple[str, ...] = ()) -> list[Ablation]:
+def remove_item(name: str, values: dict) -> str:
+    """``--remove NAME`` as an ``--item``: the named item's ``count`` set to 0 (``LIST[NAME].count=0``).
+
+    The item is looked up by ``name`` in every top-level list of named tables of the config (Reforest's
+    species, Vora's kinds); a ConfigError says why it cannot be removed: no such name, or an item without a
+    count (a Vorex tile is one of a kind: change it with ``--item`` instead)."""
+    lists = {key: node for key, node in values.items()
+             if isinstance(node, list) and node and all(isinstance(x, dict) and "name" in x for x in node)}
+    for key, node in lists.items():
+        for entry in node:
+            if entry["name"] != name:
+                continue
+            if "count" not in entry:
+                raise ConfigError("--remove", name, f"an item with a count to set to 0 ({key}[{name}] has none: "
+                                  f"it is one of a kind; change it with --item, e.g. {key}[{name}].<key>=VALUE)",
+                                  has_got=False)
+            return f"{key}[{name}].count=0"
+    where = ", ".join(f"{key} ({', '.join(str(x['name']) for x in node[:6])}{', ...' if len(node) > 6 else ''})"
+                      for key, node in lists.items())
+    raise ConfigError("--remove", name, "the name of an item of the config with a count: "
+                      + (where or "this game's config has no list of named items"), has_got=False)
+
+
+def make_ablations(game: str, items: list[str] | tuple[str, ...], base: tuple[str, ...] = (),
+                   remove: list[str] | tuple[str, ...] = ()) -> list[Ablation]:
     """Every ``--item`` resolved and checked: the game loads its config with each one."""
-    if not items:
-        raise ConfigError("--item", "(none)", "one or more --item KEY=VALUE (the ablations to play)", has_got=False)
+    if not items and not remove:
+        raise ConfigError("--item", "(none)", "one or more --item KEY=VALUE or --remove NAME (the ablations to play)",
+                          has_got=False)
     definition = get_game(game)
     values = definition.load_config(None, base).loaded.values
-    ablations = [parse_item(text, values, i) for i, text in enumerate(items, 1)]
+    texts = list(items) + [remove_item(name, values) for name in remove]
+    ablations = [parse_item(text, values, i) for i, text in enumerate(texts, 1)]
     for a in ablations:
         try:
             definition.load_config(None, base + (a.override,))
@@ -155,11 +182,67 @@ def sweep_text(game: str, bots: list[str], players: int, seed: int, games: int, 
     return "\n".join(lines) + "\n"
 
 
+@dataclass(frozen=True)
+class Study:
+    """An ablation study file (``configs/ablate/*.toml``): the arguments of one ``glade ablate``."""
+
+    path: Path
+    game: str
+    bots: tuple[str, ...]
+    players: int
+    games: int
+    seed: int
+    rotate_seats: bool
+    base: tuple[str, ...]
+    items: tuple[str, ...]
+    remove: tuple[str, ...]
+
+    def ablations(self) -> list[Ablation]:
+        """The study's ablations, resolved and checked against the game's config."""
+        return make_ablations(self.game, self.items, self.base, self.remove)
+
+    def sweep(self) -> str:
+        """The sweep file that plays the study's runs (the baseline and one run per ablation)."""
+        return sweep_text(self.game, list(self.bots), self.players, self.seed, self.games, self.base,
+                          self.rotate_seats, self.ablations())
+
+
+_STUDY = {
+    "game": Str(),
+    "description": Optional(Str(), ""),
+    "bots": List(Str(), 1),
+    "players": Optional(Int(1, 64)),
+    "games": Optional(Int(1), 2000),
+    "seed": Optional(Int(), 1),
+    "rotate_seats": Optional(Bool(), False),
+    "set": Optional(List(Str()), []),
+    "items": Optional(List(Str()), []),
+    "remove": Optional(List(Str()), []),
+}
+
+
+def read_study(path: str | Path) -> Study:
+    """Read and check an ablation study file; a ConfigError names the file and key."""
+    path = Path(path)
+    values = validate(read_toml(path), _STUDY, str(path))
+    try:
+        game = get_game(values["game"]).name
+    except ConfigError as error:
+        raise ConfigError(str(path), "game", error.expected, values["game"]) from None
+    bots = tuple(values["bots"])
+    players = values["players"] if values["players"] is not None else len(bots)
+    if not values["items"] and not values["remove"]:
+        raise ConfigError(str(path), "items", "a list of ablations (or remove = a list of item names)",
+                          has_got=False)
+    return Study(path, game, bots, players, values["games"], values["seed"], values["rotate_seats"],
+                 tuple(values["set"]), tuple(values["items"]), tuple(values["remove"]))
+
+
 def run_ablate(game: str, bots: list[str], players: int, seed: int, games: int, out_dir: str | Path,
                items: list[str] | tuple[str, ...], base: tuple[str, ...] = (), rotate: bool = False, jobs: int = 1,
-               batch_size: int = 4096, progress: bool = False) -> Any:
+               batch_size: int = 4096, progress: bool = False, remove: list[str] | tuple[str, ...] = ()) -> Any:
     """Play the baseline and every ablation into ``out_dir`` (resuming); returns the sweep's summary."""
-    ablations = make_ablations(game, list(items), tuple(base))
+    ablations = make_ablations(game, list(items), tuple(base), tuple(remove))
     out = Path(out_dir)
     text = sweep_text(game, bots, players, seed, games, tuple(base), rotate, ablations)
     path = out / ABLATE_TOML

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from sims.core.engine import GameDefinition
+from sims.core.engine import GameConfig, GameDefinition
 from sims.core.play import check_players, seat_labels
 from sims.core.spec import ConfigError, default_config_path
 
@@ -91,7 +91,7 @@ def _game(name: str) -> GameDefinition:
     return get_game(name)
 
 
-def _config(game: GameDefinition, path: str | None, overrides: Sequence[str]) -> Any:
+def _config(game: GameDefinition, path: str | None, overrides: Sequence[str]) -> GameConfig:
     return game.load_config(Path(path) if path else None, tuple(overrides))
 
 
@@ -170,17 +170,23 @@ def _backend(backend: str | None, scheduler: str | None) -> str:
 
 @main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
-def games(as_json: bool) -> None:
-    """List games, player counts, config files, bots and personas.
+@click.option("--ladder", "ladder_file", default=None, metavar="PATH",
+              help="Ladder file with the bots' measured strengths (default: configs/ladder.toml).")
+def games(as_json: bool, ladder_file: str | None) -> None:
+    """List games, player counts, config files, bots, personas and each bot's measured strength.
 
     \b
         glade games
         glade games --json
+        glade games --ladder configs/ladder.toml
     """
+    from analysis.ladder import entries_of, read_ladder
     from sims.registry import game_names
 
+    ladder = read_ladder(Path(ladder_file) if ladder_file else None)
     if as_json:
-        click.echo(json.dumps([_game_dict(_game(name)) for name in game_names()], indent=2))
+        click.echo(json.dumps([_game_dict(_game(name), entries_of(ladder, name)) for name in game_names()],
+                              indent=2))
         return
     for name in game_names():
         game = _game(name)
@@ -192,6 +198,12 @@ def games(as_json: bool) -> None:
         for bot in game.bots.values():
             note = "" if bot.reference is not None else " (batched only)"
             click.echo(f"  bot      {bot.name}: {bot.description}{note}")
+        if "planner" in game.bots:
+            from sims.core.play import STRONG_SCALE
+
+            click.echo(f"  bot      strong: the planner with {STRONG_SCALE}x its candidates and rollout depth "
+                       "(batched only)")
+        _echo_strength(entries_of(ladder, name))
         try:
             personas = game.personas(game.load_config(None, ()))
         except ConfigError as error:
@@ -202,13 +214,27 @@ def games(as_json: bool) -> None:
             click.echo(f"  persona  {persona}: {kind} with {shown}")
 
 
-def _game_dict(game: GameDefinition) -> dict[str, Any]:
+def _echo_strength(entries: Sequence[dict]) -> None:
+    """The ladder's ratings of one game, or "not measured"."""
+    from analysis.ladder import strength_lines
+
+    if not entries:
+        click.echo("  strength not measured (glade ladder GAME --save; docs/bots.md)")
+    for entry in entries:
+        heading, *rest = strength_lines(entry)
+        click.echo(f"  strength {heading}")
+        for line in rest:
+            click.echo(f"             {line}")
+
+
+def _game_dict(game: GameDefinition, ladder: Sequence[dict] = ()) -> dict[str, Any]:
     """What ``glade games --json`` says of one game."""
     data: dict[str, Any] = {
         "name": game.name, "title": game.title, "player_counts": list(game.player_counts),
         "describe": game.describe or "", "config": str(default_config_path(game.name)),
         "bots": [{"name": bot.name, "description": bot.description, "reference": bot.reference is not None}
                  for bot in game.bots.values()],
+        "ladder": list(ladder),
     }
     try:
         personas = game.personas(game.load_config(None, ()))
@@ -230,6 +256,8 @@ def _game_dict(game: GameDefinition) -> dict[str, Any]:
 @click.option("--bots", required=True, help="Comma-separated bots or personas, one per seat.")
 @click.option("--players", type=int, default=None, help="Players (default: the number of bots).")
 @click.option("--rotate-seats", is_flag=True, help="Play every deal once per seat rotation (paired games).")
+@click.option("--trajectories", is_flag=True, help="Also record each seat's score at each round end (lead changes, "
+              "comebacks and score trajectories in the report; about 5-8% more play time).")
 @click.option("--batch-size", type=_POSITIVE, default=4096, show_default=True, help="Games per chunk.")
 @click.option("--jobs", type=_POSITIVE, default=1, show_default=True, help="Worker processes.")
 @_backend_options
@@ -247,14 +275,15 @@ def _game_dict(game: GameDefinition) -> dict[str, Any]:
               help="With --until-ci: stop on a 95% confidence sequence valid at every look (normal-mixture "
               "boundary for a mean in [0, 1], Robbins 1970, Howard et al. 2021) instead of a fixed-level interval.")
 def play(game_name: str, games_: int, seed: int, bots: str, players: int | None, rotate_seats: bool,
-         batch_size: int, jobs: int, backend: str | None, scheduler: str | None, overrides: tuple[str, ...],
-         config_path: str | None, out_dir: str, as_json: bool, progress: bool, quiet: bool, until_ci: float | None,
-         max_games: int | None, anytime: bool) -> None:
+         trajectories: bool, batch_size: int, jobs: int, backend: str | None, scheduler: str | None,
+         overrides: tuple[str, ...], config_path: str | None, out_dir: str, as_json: bool, progress: bool,
+         quiet: bool, until_ci: float | None, max_games: int | None, anytime: bool) -> None:
     """Play seeded games into a run directory; print the summary.
 
     \b
         glade play overgrowth --games 20000 --seed 1 --bots greedy,random --rotate-seats --out runs/demo
         glade play overgrowth --games 5000 --seed 2 --bots racer,blocker --set rules.flowers=20 --out runs/f20
+        glade play vora --games 2000 --seed 1 --bots greedy,greedy,greedy --trajectories --out runs/vora-course
         glade play overgrowth --games 4096 --seed 4 --bots greedy,greedy --until-ci 0.01 --max-games 100000 \\
             --jobs 2 --out runs/seats
         glade play overgrowth --games 4096 --seed 4 --bots greedy,random --rotate-seats --until-ci 0.01 \\
@@ -288,13 +317,15 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
         if until_ci is None:
             result = run(game.name, config, labels, players, seed, games_, out_dir, batch_size=batch_size,
                          jobs=jobs, rotate_seats=rotate_seats, progress=click_progress if progress else None,
-                         backend=backend, scheduler=scheduler, warn=(lambda line: None) if quiet else _warn)
+                         backend=backend, scheduler=scheduler, warn=(lambda line: None) if quiet else _warn,
+                         trajectories=trajectories)
         else:
             from analysis.stopping import play_until
 
             until = play_until(game.name, config, labels, players, seed, games_, out_dir, until_ci,
                                max_games=max_games, batch_size=batch_size, jobs=jobs, rotate_seats=rotate_seats,
-                               progress=progress, backend=backend, scheduler=scheduler, anytime=anytime)
+                               progress=progress, backend=backend, scheduler=scheduler, anytime=anytime,
+                               trajectories=trajectories)
             result = until.run
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
@@ -322,6 +353,59 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
     title = (f"{game.name}: bots {','.join(labels)}, seed {seed}, {result.deals:,} deals{rotation}; "
              f"config {config.loaded.hash}; {result.out_dir}")
     click.echo(format_summary(summary, title, speed, seconds, played, manifest))
+
+
+# ---------------------------------------------------------------- ladder
+
+
+@main.command()
+@click.argument("game_name", metavar="GAME")
+@click.option("--players", type=int, default=None, help="Players (default: the game's smallest multiplayer count).")
+@click.option("--games", "games_", type=_POSITIVE, required=True, help="Deals per pair (each played in every rotation).")
+@click.option("--seed", type=int, required=True, help="Root seed (the same deals for every pair).")
+@click.option("--bots", default=None, help="The ladder, weakest first (default: random,greedy,planner,strong).")
+@click.option("--out", "out_dir", required=True, metavar="DIR", help="Ladder directory (resumed if it exists).")
+@click.option("--jobs", type=_POSITIVE, default=1, show_default=True, help="Worker processes.")
+@click.option("--batch-size", type=_POSITIVE, default=512, show_default=True, help="Most games a chunk.")
+@click.option("--save", is_flag=True, help="Store the result in the ladder file, replacing this game and count.")
+@click.option("--ladder", "ladder_file", default=None, metavar="PATH",
+              help="Ladder file for --save (default: configs/ladder.toml).")
+@click.option("--note", default="", help="With --save: a note stored with the entry.")
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Override a config key, e.g. --set bots.greedy.flowers=1 (repeatable; not with --save).")
+@click.option("--json", "as_json", is_flag=True, help="Print the pairs and ratings as JSON.")
+@_progress_options
+def ladder(game_name: str, players: int | None, games_: int, seed: int, bots: str | None, out_dir: str, jobs: int,
+           batch_size: int, save: bool, ladder_file: str | None, note: str, overrides: tuple[str, ...],
+           as_json: bool, progress: bool, quiet: bool) -> None:
+    """Play the skill ladder (each bot against the next one up, seats split and rotated on the same deals);
+    print each pair's share and each bot's rating.
+
+    \b
+        glade ladder overgrowth --players 2 --games 1000 --seed 1 --out runs/ladder-og2
+        glade ladder vora --players 3 --games 200 --seed 1 --out runs/ladder-vora3 --save
+        glade ladder vorex --games 100 --seed 1 --bots greedy,planner --out runs/ladder-vx --json
+        glade ladder vorex --games 200 --seed 11 --bots greedy_v1,greedy --set bots.greedy.flowers=1 \\
+            --out runs/vorex-flowers-1
+    """
+    from analysis.ladder import LADDER, play_ladder, save_ladder
+
+    if save and overrides:
+        raise ConfigError("--save", "true", "no --set beside it (the ladder file rates the shipped configs)",
+                          has_got=False)
+    game = _game(game_name)
+    labels = _bot_list(bots) or list(LADDER)
+    players = _players(game, players, None)
+    show = click_progress if progress and not quiet else None
+    result = play_ladder(game.name, players, games_, seed, out_dir, labels, jobs=jobs, batch_size=batch_size,
+                         progress=show, overrides=overrides)
+    if save:
+        command = (f"glade ladder {game.name} --players {players} --games {games_} --seed {seed}"
+                   + ("" if bots is None else f" --bots {','.join(labels)}") + " --out DIR --save")
+        saved = save_ladder(result, seed, command, Path(ladder_file) if ladder_file else None, note)
+        if not as_json:
+            click.echo(f"saved to {saved}")
+    click.echo(json.dumps(result.to_dict(), indent=2) if as_json else result.describe())
 
 
 # ---------------------------------------------------------------- sweep
@@ -472,10 +556,12 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
 
 
 @main.command()
-@click.argument("game_name", metavar="GAME")
-@click.option("--item", "items", multiple=True, required=True, metavar="KEY=VALUE|KEY+=N|KEY-=N",
+@click.argument("game_name", metavar="GAME|STUDY.toml")
+@click.option("--item", "items", multiple=True, metavar="KEY=VALUE|KEY+=N|KEY-=N",
               help="One ablation: a --set expression, or += / -= on a numeric key (repeatable).")
-@click.option("--bots", required=True, help="Comma-separated bots, one per player (or one for every seat).")
+@click.option("--remove", "removed", multiple=True, metavar="NAME",
+              help="One ablation: the named item's count set to 0 (species, kinds; repeatable).")
+@click.option("--bots", default=None, help="Comma-separated bots, one per player (or one for every seat).")
 @click.option("--players", type=int, default=None, help="Players (default: the number of bots).")
 @click.option("--games", type=_POSITIVE, default=2000, show_default=True, help="Deals per run.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Root seed (the same deals in every run).")
@@ -487,9 +573,9 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
 @click.option("--batch-size", type=_POSITIVE, default=4096, show_default=True, help="Most games a chunk.")
 @click.option("--json", "as_json", is_flag=True, help="Print the paired changes as JSON.")
 @click.option("--progress/--no-progress", default=True, help="Show progress on stderr.")
-def ablate(game_name: str, items: tuple[str, ...], bots: str, players: int | None, games: int, seed: int,
-           overrides: tuple[str, ...], rotate_seats: bool, out_dir: str, jobs: int, batch_size: int,
-           as_json: bool, progress: bool) -> None:
+def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], bots: str | None, players: int | None,
+           games: int, seed: int, overrides: tuple[str, ...], rotate_seats: bool, out_dir: str, jobs: int,
+           batch_size: int, as_json: bool, progress: bool) -> None:
     """Play the same deals with one item changed, and report the paired change (the causal check).
 
     Each --item is one ablation, played beside the baseline on the same deals
@@ -497,22 +583,32 @@ def ablate(game_name: str, items: tuple[str, ...], bots: str, players: int | Non
     share of first places and of the mean score, and the change of game
     length, with intervals by deal and Holm across ablations (docs/ablate.md).
     Run it again to resume; glade report DIR adds the figure and the items the
-    ablation confirmed against the baseline's content tables.
+    ablation confirmed against the baseline's content tables. A study file
+    (configs/ablate/*.toml) holds the game, bots, deals and ablations instead.
 
     \b
         glade ablate reforest --bots greedy --players 3 --games 2000 --seed 1 --out runs/ablate-fir \\
             --item "species[Douglas Fir].count=0" --item "species[Douglas Fir].cost+=1"
+        glade ablate reforest --bots greedy --players 2 --remove "Douglas Fir" --out runs/no-fir
         glade ablate vora --bots greedy --players 3 --item "kinds[0].count-=2" --out runs/ablate-vora --json
+        glade ablate configs/ablate/reforest-canopy.toml --out runs/reforest-canopy --jobs 2
         glade report runs/ablate-fir
     """
-    from analysis.ablate import ablate_json, analyse_ablate, format_ablate, run_ablate
+    from analysis.ablate import ablate_json, analyse_ablate, format_ablate, read_study, run_ablate
 
-    game = _game(game_name)
-    labels = _bot_list(bots)
-    count = _players(game, players, labels)
+    if game_name.endswith(".toml"):
+        study = read_study(game_name)
+        game, labels, count, seed, games = _game(study.game), list(study.bots), study.players, study.seed, study.games
+        items, removed, overrides, rotate_seats = study.items, study.remove, study.base, study.rotate_seats
+    else:
+        if bots is None:
+            raise ConfigError("--bots", "(none)", "comma-separated bots (or a study file as GAME)", has_got=False)
+        game = _game(game_name)
+        labels = _bot_list(bots)
+        count = _players(game, players, labels)
     try:
         run_ablate(game.name, labels, count, seed, games, out_dir, items, overrides, rotate_seats, jobs, batch_size,
-                   progress)
+                   progress, removed)
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
                    err=True)

@@ -652,6 +652,29 @@ def margin_distribution(distribution: pl.DataFrame) -> Figure:
 
 
 @_styled
+def score_trajectories(bands: pl.DataFrame, what: str = "score") -> Figure:
+    """Each seat's median ``what`` (line) and 25-75% band (shade) against the round (``bands`` of
+    :func:`analysis.drama.score_bands`)."""
+    fig, axes = _figure(2.6)
+    ax = axes[0, 0]
+    if not bands.height:
+        _empty(ax, "no trajectories recorded")
+        return fig
+    for seat in sorted(bands["seat"].unique().to_list()):
+        part = bands.filter(pl.col("seat") == seat).sort("round")
+        rounds = part["round"].to_numpy()
+        color = PALETTE[seat % len(PALETTE)]
+        ax.fill_between(rounds, part["q25"].to_numpy(), part["q75"].to_numpy(), color=color, alpha=0.18, lw=0)
+        ax.plot(rounds, part["median"].to_numpy(), color=color, ls=LINESTYLES[seat % len(LINESTYLES)],
+                marker=MARKERS[seat % len(MARKERS)], ms=3, label=f"seat {seat}")
+    ax.set_xlabel("round (a round ends when seat 0 is to move again; the last point of a game is its end)")
+    ax.set_ylabel(what)
+    ax.set_title("Score trajectories: median and 25-75% band per seat")
+    ax.legend(fontsize=8, frameon=False, ncol=min(4, bands["seat"].n_unique()))
+    return fig
+
+
+@_styled
 def cell_drama(cells: Sequence[str], margin: tuple[np.ndarray, np.ndarray, np.ndarray],
                ties: tuple[np.ndarray, np.ndarray, np.ndarray], spread: tuple[np.ndarray, np.ndarray, np.ndarray],
                baseline: str) -> Figure:

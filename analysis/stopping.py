@@ -34,7 +34,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import click
 import numpy as np
@@ -43,6 +42,7 @@ from scipy import stats
 from statsmodels.stats.weightstats import DescrStatsW
 
 from analysis.stats import CONFIDENCE, max_half_width
+from sims.core.engine import GameConfig
 from sims.core.spec import ConfigError
 from sims.records import MANIFEST, RECORDS, load_manifest, load_records, set_manifest_key
 from sims.runner import RunSummary, run
@@ -261,7 +261,7 @@ class UntilResult:
 
 def play_until(
     game_name: str,
-    config: Any,
+    config: GameConfig,
     bot_labels: Sequence[str],
     players: int,
     seed: int,
@@ -276,6 +276,7 @@ def play_until(
     backend: str = "loky",
     scheduler: str | None = None,
     anytime: bool = False,
+    trajectories: bool = False,
 ) -> UntilResult:
     """Play ``games`` deals, then ``batch_size * jobs`` more at a time, until the largest
     per-seat win-rate half-width is at most ``target`` or the run holds ``max_games``
@@ -304,7 +305,7 @@ def play_until(
         new_chunks = []
         summary = run(game_name, config, bot_labels, players, seed, deals, out, batch_size=batch_size, jobs=jobs,
                       rotate_seats=rotate_seats, progress=False, on_chunk=lambda chunk, count: new_chunks.append(chunk),
-                      backend=backend, scheduler=scheduler)
+                      backend=backend, scheduler=scheduler, trajectories=trajectories)
         played += summary.played
         seconds += summary.seconds
         results = _extend(results, out, new_chunks)

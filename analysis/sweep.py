@@ -8,6 +8,7 @@ the cells to play::
     players = 2                      # optional, default: the number of bots
     bots = ["greedy", "greedy"]
     rotate_seats = false             # optional, default false
+    trajectories = false             # optional: record each seat's score per round (lead changes, comebacks)
     seed = 11
     games_per_cell = 2000            # deals per cell
     base = ["rules.flowers=25"]      # optional: overrides applied to every cell
@@ -92,12 +93,13 @@ from typing import Any
 
 import polars as pl
 
+from sims.core.engine import GameConfig
 from sims.core.files import exclusive, write_json
 from sims.core.play import resolve_bot, seat_labels
 from sims.core.spec import Bool, ConfigError, Field, Int, List, Optional, Str, parse_override, read_toml, validate
 from sims.registry import get_game
-from sims.records import (Chunk, finished_chunks, load_events, load_manifest, load_records, now, recorded_rotations,
-                          versions)
+from sims.records import (Chunk, finished_chunks, load_events, load_manifest, load_records, load_trajectories, now,
+                          recorded_rotations, versions)
 from sims.runner import check_deals, plan_chunks, run, run_rotations
 
 SWEEP_JSON = "sweep.json"
@@ -130,6 +132,7 @@ _SCHEMA = {
     "players": Optional(Int(1, 64)),
     "bots": List(Str(), 1),
     "rotate_seats": Optional(Bool(), False),
+    "trajectories": Optional(Bool(), False),
     "seed": Int(),
     "games_per_cell": Int(1),
     "base": Optional(List(Str()), []),
@@ -192,6 +195,7 @@ class Sweep:
     cells: tuple[CellSpec, ...]
     baseline: str  # a cell id
     axes: tuple[str, ...]  # grid keys in order, or the keys explicit cells set
+    trajectories: bool = False  # cells record each seat's score at each round end
 
     @property
     def rotations(self) -> int:
@@ -206,7 +210,7 @@ class Sweep:
         players = self.cell_players(cell)
         return bots * players if len(bots) == 1 and players > 1 else bots
 
-    def cell_rotations(self, cell: CellSpec, config: Any, cell_dir: Path) -> int:
+    def cell_rotations(self, cell: CellSpec, config: GameConfig, cell_dir: Path) -> int:
         """Rotations of the cell's deals: one when the same bot sits in every seat (see ``sims.runner.run``)."""
         return run_rotations(cell_dir, self.game, config, self.cell_bots(cell), self.cell_players(cell),
                              self.rotate_seats)
@@ -251,7 +255,7 @@ def read_sweep(path: str | Path) -> Sweep:
         path=path, text=data.decode("utf-8", errors="replace"), hash=hashlib.sha256(data).hexdigest()[:16],
         game=game.name, description=values["description"], players=players, bots=bots,
         rotate_seats=values["rotate_seats"], seed=values["seed"], games_per_cell=values["games_per_cell"],
-        base=base, cells=tuple(cells), baseline=baseline, axes=tuple(axes),
+        base=base, cells=tuple(cells), baseline=baseline, axes=tuple(axes), trajectories=values["trajectories"],
     )
     if values["label"] is not None:
         cells = [dataclasses.replace(c, title=_title(values["label"], c, source)) for c in cells]
@@ -629,7 +633,7 @@ def run_sweep(
                         seconds=time.perf_counter() - started)
 
 
-def _play_cell(sweep: Sweep, cell: CellSpec, config: Any, cell_dir: Path, deals: int, missing: int,
+def _play_cell(sweep: Sweep, cell: CellSpec, config: GameConfig, cell_dir: Path, deals: int, missing: int,
                batch_size: int, jobs: int, bar: Any, backend: str, scheduler: str | None) -> CellRun:
     """Bring one cell to ``deals`` deals; each finished chunk moves the sweep's bar.
 
@@ -640,7 +644,8 @@ def _play_cell(sweep: Sweep, cell: CellSpec, config: Any, cell_dir: Path, deals:
     batch = max(1, min(batch_size, math.ceil(missing / jobs))) if missing else batch_size
     result = run(sweep.game, config, sweep.cell_bots(cell), sweep.cell_players(cell), sweep.seed, deals, cell_dir,
                  batch_size=batch, jobs=jobs, rotate_seats=sweep.rotate_seats, progress=False,
-                 on_chunk=lambda chunk, count: bar.update(count), backend=backend, scheduler=scheduler)
+                 on_chunk=lambda chunk, count: bar.update(count), backend=backend, scheduler=scheduler,
+                 trajectories=sweep.trajectories)
     return CellRun(cell.id, cell_dir, result.games, result.played, result.seconds)
 
 
@@ -789,6 +794,10 @@ class SweepCell:
 
     def events(self) -> pl.DataFrame | None:
         return load_events(self.path)
+
+    def trajectories(self) -> pl.DataFrame | None:
+        """Each seat's score at each round end (see ``sims.records.load_trajectories``), or None."""
+        return load_trajectories(self.path)
 
     def manifest(self) -> dict:
         """The cell's run manifest: its whole config, bots, seeds, chunks."""

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from sims.core.engine import GameConfig, GameDefinition
 from sims.core.play import batched_bots, check_players, play_batch, play_reference, reference_bots, resolve_bot
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError
@@ -101,7 +102,7 @@ def _check_sizes(**sizes: int | float | None) -> None:
 
 def bench(
     game_name: str,
-    config: Any,
+    config: GameConfig,
     players: int,
     batch_size: int = BATCH_SIZE,
     repeats: int | None = None,
@@ -138,7 +139,7 @@ def bench(
     return result
 
 
-def _bench_kind(result: dict[str, Any], game: Any, config: Any, players: int, kind: str, seeds: np.ndarray,
+def _bench_kind(result: dict[str, Any], game: GameDefinition, config: GameConfig, players: int, kind: str, seeds: np.ndarray,
                 repeats: int | None, budget: float) -> None:
     """Time one bot kind in every seat, batched and on the reference, into ``result``."""
     max_turns = game.max_turns(config)
@@ -185,7 +186,7 @@ def affordable_batch(seconds_of: Callable[[int], float], size: int, least: int, 
     return played, seconds
 
 
-def _reference_speed(game: Any, config: Any, players: int, choices: Sequence[Any], deals: Sequence[int],
+def _reference_speed(game: GameDefinition, config: GameConfig, players: int, choices: Sequence[Any], deals: Sequence[int],
                      max_turns: int, repeats: int | None, budget: float) -> tuple[float, int, int]:
     """Reference decisions/s (CPU), runs and decisions of the last run: ``repeats`` runs of whole games, or one
     run until the deals end or ``budget`` seconds are spent."""

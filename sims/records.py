@@ -6,6 +6,7 @@ The one place that knows how a run directory is laid out (see
     OUT/manifest.json                                  what was run, and what is finished
     OUT/records/r{rotation}-{start:09d}-{stop:09d}.parquet   one file per chunk
     OUT/events/r{rotation}-{start:09d}-{stop:09d}.parquet    the same chunk's events, if the game has any
+    OUT/trajectories/r{rotation}-{start:09d}-{stop:09d}.parquet  each seat's score at each round end, likewise
 
 The runner writes through it, analysis reads through it. It imports neither
 click nor the parallel backends.
@@ -38,6 +39,9 @@ if TYPE_CHECKING:
 MANIFEST = "manifest.json"
 RECORDS = "records"
 EVENTS = "events"
+TRAJECTORIES = "trajectories"
+# Tables written beside a chunk's records (before them), one row per event or per round and seat, with a game column.
+SIDE_TABLES = (EVENTS, TRAJECTORIES)
 DAMAGED = "damaged"
 _CHUNK_NAME = re.compile(r"^r(\d+)-(\d{9})-(\d{9})\.parquet$")
 
@@ -133,28 +137,42 @@ def _extra_name(name: str, columns: dict) -> str:
 
 
 def write_chunk(out_dir: Path, chunk: Chunk, records: pl.DataFrame, events: pl.DataFrame | None,
-                columns: Dictionary | None = None) -> None:
-    """Events first, then records: a records file on disk marks a finished chunk.
+                columns: Dictionary | None = None, trajectories: pl.DataFrame | None = None) -> None:
+    """Events and trajectories first, then records: a records file on disk marks a finished chunk.
 
     ``columns`` (the game's data dictionary) describes each column in the files' Parquet schema.
     """
     described = (lambda kind: columns.descriptions(kind)) if columns is not None else (lambda kind: None)
-    if events is not None:
-        write_parquet(events, Path(out_dir) / EVENTS / chunk.name, described(EVENTS))
+    for kind, table in ((EVENTS, events), (TRAJECTORIES, trajectories)):
+        if table is not None:
+            write_parquet(table, Path(out_dir) / kind / chunk.name, described(kind))
     write_parquet(records, Path(out_dir) / RECORDS / chunk.name, described(RECORDS))
+
+
+def trajectories_frame(progress: dict[str, np.ndarray] | None, deals: np.ndarray, rotation: int,
+                       rotations: int) -> pl.DataFrame | None:
+    """The trajectories table of a chunk from a trace's ``progress`` (batch game indices become the records'
+    ``game`` ids), or None when the engine records none."""
+    if progress is None:
+        return None
+    game = deals[np.asarray(progress["game"], dtype=np.int64)] * rotations + rotation
+    return pl.DataFrame({"game": pl.Series(game, dtype=pl.Int64),
+                         "round": pl.Series(progress["round"], dtype=pl.Int16),
+                         "seat": pl.Series(progress["seat"], dtype=pl.Int8),
+                         "value": pl.Series(progress["value"], dtype=pl.Float64)})
 
 
 def tidy(out: Path, finished: Sequence[Chunk]) -> None:
     """Remove what a stopped run left half-done: temporary files, and events files
-    whose chunk has no records file (stopped between the two writes)."""
+    or trajectories files whose chunk has no records file (stopped between the writes)."""
     names = {c.name for c in finished}
-    for kind in (RECORDS, EVENTS):
+    for kind in (RECORDS, *SIDE_TABLES):
         folder = out / kind
         if not folder.is_dir():
             continue
         for path in folder.iterdir():
             stale = is_temporary(path)
-            orphan = kind == EVENTS and Chunk.parse(path.name) is not None and path.name not in names
+            orphan = kind != RECORDS and Chunk.parse(path.name) is not None and path.name not in names
             if stale or orphan:
                 path.unlink()
 
@@ -290,8 +308,9 @@ def file_digest(path: Path) -> str:
 
 
 def chunk_files(out: Path, chunk: Chunk) -> list[str]:
-    """The chunk's files on disk, as ``records/NAME`` and ``events/NAME`` (the keys of a manifest's ``digests``)."""
-    return [f"{kind}/{chunk.name}" for kind in (EVENTS, RECORDS) if (out / kind / chunk.name).exists()]
+    """The chunk's files on disk, as ``records/NAME``, ``events/NAME`` and ``trajectories/NAME`` (the keys of a
+    manifest's ``digests``)."""
+    return [f"{kind}/{chunk.name}" for kind in (*SIDE_TABLES, RECORDS) if (out / kind / chunk.name).exists()]
 
 
 def set_aside_damaged(out: Path, seats: int, warn: Any, digests: dict[str, str] | None = None) -> list[Chunk]:
@@ -303,7 +322,7 @@ def set_aside_damaged(out: Path, seats: int, warn: Any, digests: dict[str, str] 
     whole (records and events) when either of its files is damaged.
     """
     damaged = []
-    for kind in (RECORDS, EVENTS):
+    for kind in (RECORDS, *SIDE_TABLES):
         folder = out / kind
         if not folder.is_dir():
             continue
@@ -321,7 +340,7 @@ def set_aside_damaged(out: Path, seats: int, warn: Any, digests: dict[str, str] 
             warn(f"warning: {path} is damaged ({problem}); moved to {aside}, its deals are played again")
             damaged.append(chunk)
     for chunk in damaged:  # the other file of a damaged chunk goes too, to be written afresh
-        for kind in (RECORDS, EVENTS):
+        for kind in (RECORDS, *SIDE_TABLES):
             other = out / kind / chunk.name
             if other.exists():
                 other.unlink()
@@ -422,7 +441,17 @@ def scan_records(out_dir: str | Path) -> pl.LazyFrame:
 
 def load_events(out_dir: str | Path) -> pl.DataFrame | None:
     """The run's events table sorted by ``game`` (stable), or None if the game writes none."""
-    parts = _chunk_parts(out_dir, EVENTS)
+    return _load_side_table(out_dir, EVENTS)
+
+
+def load_trajectories(out_dir: str | Path) -> pl.DataFrame | None:
+    """The run's trajectories (``game``, ``round``, ``seat``, ``value``) sorted by game, round and seat, or None
+    if the run has none (a game without a progress measure, or a run played before trajectories were recorded)."""
+    return _load_side_table(out_dir, TRAJECTORIES)
+
+
+def _load_side_table(out_dir: str | Path, kind: str) -> pl.DataFrame | None:
+    parts = _chunk_parts(out_dir, kind)
     if not parts:
         return None
     rotations = int(load_manifest(out_dir)["rotations"])

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from sims.core.engine import ReferenceBot
+from sims.core.engine import GameConfig, ReferenceBot
 from sims.core.play import batched_bots, play_batch, resolve_bot, seat_labels
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError, RecordedValues
@@ -20,7 +20,7 @@ from sims.runner import lineup, seat_rotations
 
 def replay_text(
     game_name: str,
-    config: Any,
+    config: GameConfig,
     players: int,
     seed: int,
     game_id: int,

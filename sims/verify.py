@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from sims.core.engine import GameDefinition, GameResults, ReferenceGame
+from sims.core.engine import GameConfig, GameDefinition, GameResults, ReferenceGame
 from sims.core.play import batched_bots, check_players, play_batch, replay_on_reference, resolve_bot, seat_labels
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError
@@ -84,7 +84,7 @@ def default_lineups(game: GameDefinition, players: int) -> list[tuple[str, ...]]
 
 def verify(
     game_name: str,
-    config: Any,
+    config: GameConfig,
     players: int,
     games: int,
     seed: int,
@@ -135,7 +135,7 @@ def verify(
     return report
 
 
-def verify_chunk(game_name: str, config: Any, players: int, labels: Sequence[str], seed: int, start: int,
+def verify_chunk(game_name: str, config: GameConfig, players: int, labels: Sequence[str], seed: int, start: int,
                  stop: int) -> tuple[list[int], MismatchDetail | None]:
     """Deals ``[start, stop)`` played batched by ``labels`` and replayed on the reference: the deals
     that disagree, and the first disagreement in detail."""

@@ -115,3 +115,41 @@ def test_an_ablation_confirms_an_item_when_signs_agree_and_the_interval_excludes
     assert users(-0.2, base, weaker).verdict == "contradicted"
     assert users(0.2, base, base).verdict.startswith("not confirmed")
     assert Users("x", "fir", None, None, None).verdict == "not comparable"
+
+
+# ---------------------------------------------------------------- --remove and the ready studies
+
+
+def test_remove_sets_the_named_items_count_to_zero_or_says_why_not(tmp_path):
+    from pathlib import Path
+
+    (fir,) = make_ablations("reforest", [], ("deck.size[3]=86",), ["Douglas Fir"])
+    assert fir.override == "species[24].count=0" and fir.item == "Douglas Fir"
+    one_error_line(glade("ablate", "vorex", "--bots", "greedy", "--players", "2", "--remove", "l1_bar",
+                         "--out", tmp_path / "v"), "--remove: l1_bar", "one of a kind")
+    one_error_line(glade("ablate", "reforest", "--bots", "greedy", "--players", "2", "--remove", "Oak",
+                         "--out", tmp_path / "r"), "--remove: Oak", "species (Step Moss")
+    # the game's own check: without Douglas Fir the 4-player deck of 90 cards cannot be dealt
+    one_error_line(glade("ablate", "reforest", "--bots", "greedy", "--players", "2", "--remove", "Douglas Fir",
+                         "--out", tmp_path / "d"), "species[Douglas Fir].count=0", "deck.size[3]")
+    assert not Path(tmp_path / "d").exists()
+
+
+@pytest.mark.parametrize("name", ["reforest-douglas-fir.toml", "vorex-actions.toml"])
+def test_each_ready_study_loads_and_builds_its_runs(tmp_path, name):
+    from pathlib import Path
+
+    from analysis.ablate import read_study
+    from analysis.sweep import read_sweep
+
+    study = read_study(Path(__file__).resolve().parents[1] / "configs" / "ablate" / name)
+    (tmp_path / "ablate.toml").write_text(study.sweep())
+    sweep = read_sweep(tmp_path / "ablate.toml")  # every cell's config loads
+    assert [c.id for c in sweep.cells][0] == "baseline"
+    assert len(sweep.cells) == 1 + len(study.items) + len(study.remove)
+
+
+def test_a_study_file_without_ablations_is_one_error_line(tmp_path):
+    path = tmp_path / "empty.toml"
+    path.write_text('game = "reforest"\nbots = ["greedy"]\nplayers = 2\n')
+    one_error_line(glade("ablate", path, "--out", tmp_path / "o"), "empty.toml: items")

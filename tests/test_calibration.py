@@ -25,6 +25,7 @@ import polars as pl
 import pytest
 
 import analysis.stats as S
+from analysis.stats import seats
 
 ALPHA = 0.05
 LEVEL = 0.95
@@ -372,6 +373,6 @@ def _fast(monkeypatch):
     """Two costs that no check here depends on: the "games still needed" estimate (a power root-finder per
     seat, most of a seat analysis' time) is skipped, and statsmodels' Holm branch of ``multipletests`` runs
     a full ``gc.collect()`` on every call (0.1-0.3 s each in a process this size), which is made a no-op."""
-    monkeypatch.setattr(S, "_tost_games", lambda *args: None)
-    monkeypatch.setattr(S, "_more_units", lambda *args: None)
+    monkeypatch.setattr(seats, "_tost_games", lambda *args: None)
+    monkeypatch.setattr(seats, "_more_units", lambda *args: None)
     monkeypatch.setattr(gc, "collect", lambda *args: 0)  # multipletests imports gc inside the function

@@ -7,6 +7,7 @@ import copy
 import numpy as np
 import pytest
 
+from sims.core.bots import RandomBot
 from sims.core.play import play_batch, play_reference
 from sims.core.rng import game_seeds
 from sims.overgrowth import GAME, bots, reference, reference_bots
@@ -21,7 +22,7 @@ def config():
 
 
 def make(kind: str, engine, seat: int, config):
-    factory = {"random": bots.RandomBot, "greedy": bots.GreedyBot, "planner": bots.PlannerBot}[kind]
+    factory = {"random": RandomBot, "greedy": bots.GreedyBot, "planner": bots.PlannerBot}[kind]
     return factory(engine, seat, config.bot_weights.get(kind, {}))
 
 

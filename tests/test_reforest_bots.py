@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sims.core.planner import RolloutPlanner, branch_games
 from sims.core.play import play_batch, play_reference
 from sims.core.rng import game_seeds
 from sims.reforest import bots
@@ -16,6 +17,21 @@ from sims.reforest.rules import ReforestEngine
 @pytest.fixture(scope="module")
 def cfg() -> reforest.ReforestConfig:
     return reforest.load()
+
+
+def random_midgame(engine: ReforestEngine, seeds: np.ndarray, decisions: int):
+    """Games of ``seeds`` after ``decisions`` decisions of random bots in every seat."""
+    state = engine.init(seeds)
+    lineup = [bots.RandomBot(engine, s) for s in range(engine.players)]
+    for _ in range(decisions):
+        live = ~state.done
+        actions = np.full(state.size, -1)
+        for seat in range(engine.players):
+            movers = live & (state.to_move == seat)
+            actions[movers] = lineup[seat].act(state, movers)[movers]
+        engine.step(state, actions)
+        state.decisions[live] += 1
+    return state
 
 
 def test_greedy_beats_random_with_seats_rotated(cfg):
@@ -33,16 +49,7 @@ def test_greedy_beats_random_with_seats_rotated(cfg):
 
 def test_evaluation_reads_the_same_from_a_snapshot(cfg):
     engine = ReforestEngine(cfg, 3)
-    state = engine.init(game_seeds(4, np.arange(6)))
-    lineup = [bots.RandomBot(engine, s) for s in range(3)]
-    for _ in range(120):  # a mid-game position
-        live = ~state.done
-        actions = np.full(state.size, -1)
-        for seat in range(3):
-            movers = live & (state.to_move == seat)
-            actions[movers] = lineup[seat].act(state, movers)[movers]
-        engine.step(state, actions)
-        state.decisions[live] += 1
+    state = random_midgame(engine, game_seeds(4, np.arange(6)), 120)
     weights = cfg.weights("greedy")
     for me in range(3):
         batched = bots.evaluate(engine, state, np.full(state.size, me), weights)
@@ -64,3 +71,15 @@ def test_reference_bots_play_the_same_games(cfg, players, kind):
         play_reference(game, [reference_kind(s, cfg.weights("greedy")) for s in range(players)], int(seed),
                        cfg.max_turns)
         assert game.snapshot() == engine.snapshot(state, index)
+
+
+def test_planner_rollout_kernel_values_as_the_shared_rollout(cfg):
+    """The planner's one-kernel rollout gives every branch the worth the shared (numpy) rollout loop gives."""
+    engine = ReforestEngine(cfg, 3)
+    state = random_midgame(engine, game_seeds(8, np.arange(5)), 60)
+    planner = bots.PlannerBot(engine, 1, cfg.weights("greedy"))
+    start_turn = state.turn.copy()
+    kernel = planner.roll_out(branch_games(state, np.arange(state.size)), start_turn)
+    shared = RolloutPlanner.roll_out(planner, branch_games(state, np.arange(state.size)), start_turn)
+    assert np.array_equal(kernel, shared)
+    assert np.unique(kernel).size > 1

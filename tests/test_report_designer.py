@@ -18,10 +18,12 @@ from analysis.report.content import content_of, family_events, with_sources
 from analysis.report.designer import analyse_designer, drama_section, family_blocks, why_section
 from analysis.report.model import Section
 from analysis.sweep import load_sweep, read_sweep, run_sweep
+from sims.core.components import ComponentFamily
 from sims.core.spec import ConfigError
-from sims.records import load_events, load_manifest, load_records
+from sims.records import load_events, load_manifest, load_records, load_trajectories
 from sims.registry import get_game
 from sims.runner import run
+from tests.golden_files import assert_golden
 from tests import toy_game  # noqa: F401 (registers the toy game)
 
 
@@ -165,6 +167,7 @@ def test_family_events_and_a_run_lacking_columns():
     assert all(table is None for _, table in d.families)
     sections = [rp.render_html(rp.Report("run", "t", "", [s], "")) for s in (why_section(d), drama_section(d))]
     assert "not measured" in sections[0] and "Lead changes and comebacks" in sections[1]
+    assert "this run has no trajectories" in sections[1]
 
 
 # ---------------------------------------------------------------- every game's run report
@@ -178,7 +181,8 @@ def game_runs(tmp_path_factory):
     base = tmp_path_factory.mktemp("designer-runs")
     for name, players in GAMES.items():
         game = get_game(name)
-        run(name, game.load_config(None, ()), ["random"] * players, players, 3, 12, base / name, progress=False)
+        run(name, game.load_config(None, ()), ["random"] * players, players, 3, 12, base / name, progress=False,
+            trajectories=True)
     return base
 
 
@@ -187,7 +191,7 @@ def test_every_game_gets_the_designer_sections_in_html(game_runs, name):
     """The designer sections of each game's tiny run, rendered alone (the whole report is test_report's)."""
     path = game_runs / name
     manifest, records_, events = load_manifest(path), load_records(path), load_events(path)
-    d = analyse_designer(name, manifest, records_, events, GAMES[name])
+    d = analyse_designer(name, manifest, records_, events, GAMES[name], trajectories=load_trajectories(path))
     components = Section("components", "Content", family_blocks(d))
     page = rp.render_html(rp.Report("run", name, "", [why_section(d), drama_section(d), components], ""))
     for section in ("why", "drama", "components"):
@@ -197,7 +201,26 @@ def test_every_game_gets_the_designer_sections_in_html(game_runs, name):
     assert all(table is not None for _, table in d.families)  # every declared family found its columns
     assert "observational" in page.lower() and "Needs engine events that do not exist yet" in page
     assert d.sources is not None and d.tempo is not None  # every game's score splits and its moves are ordered
-    assert "moved last" in page and "no engine records each seat&#x27;s score per turn" in page
+    assert "moved last" in page and "Lead changes per game" in page  # every game's engine has a progress measure
+    assert d.course is not None and d.course.games == 12
+    assert any(p.id == "trajectories" for s in (drama_section(d),) for p in s.blocks if isinstance(p, rp.Plot))
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_the_families_declared_by_the_games_give_the_tables_of_before(game_runs, name):
+    """Families moved from the report code into each GameDefinition: the same tables on the same seeded run
+    (tests/golden/families-GAME.csv was written by the report code's own declarations before the move)."""
+    path = game_runs / name
+    d = analyse_designer(name, load_manifest(path), load_records(path), load_events(path), GAMES[name])
+    assert [f.title for f, _ in d.families] == [f.title for f in get_game(name).families]
+    frames = [table.select(pl.lit(family.title).alias("family"), pl.col(family.item).cast(pl.String).alias("item"),
+                           "used", "win_used", "win_not_used") for family, table in d.families]
+    assert_golden(f"families-{name}.csv", pl.concat(frames).write_csv())
+
+
+def test_a_family_condition_with_an_unknown_operator_is_refused():
+    with pytest.raises(ValueError, match="expected one of"):
+        ComponentFamily("Cards", "card", (("event", "=", "play"),))
 
 
 # ---------------------------------------------------------------- the skill trace

@@ -48,6 +48,47 @@ def test_greedy_takes_the_action_of_highest_one_ply_value():
     assert values[int(action)] == max(values.values()) > 0
 
 
+@pytest.mark.parametrize("grass, declines", [("", True), ("gg", False)])
+def test_greedy_declines_a_combo_only_when_every_take_loses_points(grass, declines):
+    """The wolf eats the pig and makes w w w w (an EXTRA); the one cube to take is a grass: a first grass
+    scores -1, a third +1."""
+    engine, state = position(2, """
+        g . . . .
+        . . . . .
+        . . . . .
+        . . . . .
+        . w w w p
+    """, {0: "w" + grass, 1: "p"}, bag="g" * 30)
+    config = engine.config
+    engine.step(state, np.array([config.encode_wolf(1, 4)]))
+    assert engine.snapshot(state, 0)["phase"] == "extra"
+    action = make("greedy", engine, 0).act(state, np.array([True]))[0]
+    assert action == (config.encode_decline() if declines else config.encode_pick(0))
+
+
+def test_greedy_does_not_push_back_what_the_last_push_pushed():
+    """Seat 0 pushes a sheep into column 0 from N: the duck falls to seat 1 (S). Pushing that duck back from S
+    restores the meadow (and gives seat 0 its sheep back): worth +2 to seat 1 one ply deep, but a repeat of the
+    previous position, so it is worth -inf and neither seat 1's greedy nor its planner plays it."""
+    from tests.test_vora_rules import QUIET
+
+    engine, state = position(2, QUIET, {0: "sg", 1: "p"})
+    config = engine.config
+    sheep, duck = config.kind_names.index("sheep"), config.kind_names.index("duck")
+    engine.step(state, np.array([config.encode_push(sheep, 0, 0)]))
+    state.decisions += 1
+    back = config.encode_push(duck, 2, 0)
+    greedy = make("greedy", engine, 1)
+    _, actions, value, _ = greedy.scored_actions(state, np.array([True]))
+    assert value[actions == back][0] == -np.inf and np.isfinite(value[actions != back]).all()
+    forgetful = take_games(state, np.array([0]))
+    forgetful.previous[:] = 0  # no previous turn to repeat
+    _, actions, value, _ = greedy.scored_actions(forgetful, np.array([True]))
+    assert value[actions == back][0] == 2.0
+    assert greedy.act(state, np.array([True]))[0] != back
+    assert make("planner", engine, 1).act(state, np.array([True]))[0] != back
+
+
 def test_planner_takes_an_immediate_gain():
     engine, state = position(2, CASCADE, {0: "dd", 1: "c"}, bag="pcwldmsg~" * 8)
     action = make("planner", engine, 0).act(state, np.array([True]))[0]
@@ -153,6 +194,30 @@ def test_greedy_kernel_choice_is_the_best_of_its_scored_actions(players, config)
         greedy = bots.GreedyBot(engine, seat)
         movers = active & (state.to_move == seat)
         assert np.array_equal(greedy.act(state, movers), ScoredBot.act(greedy, state, movers))
+
+
+def test_planner_on_a_no_progress_streak_plays_its_greedy_choice(config):
+    engine, state = mid_game(config, 2, 15)
+    planner, greedy = bots.PlannerBot(engine, 0), bots.GreedyBot(engine, 0)
+    movers = ~state.done & (state.to_move == 0)
+    state.quiet[:] = np.where(np.arange(state.size) % 2, planner.quiet_turns, planner.quiet_turns - 1)
+    stuck = movers & (state.quiet >= planner.quiet_turns)
+    chosen = planner.act(state, movers)
+    assert stuck.any() and np.array_equal(chosen[stuck], greedy.act(state, stuck)[stuck])
+    planned = movers & ~stuck
+    state.quiet[:] = 0
+    assert np.array_equal(chosen[planned], planner.act(state, movers)[planned])
+
+
+def test_the_engine_counts_turns_that_draw_nothing_from_the_bag():
+    from tests.test_vora_rules import QUIET
+
+    engine, state = position(2, QUIET, {0: "sg", 1: "p"}, bag="pcwldmsg~" * 3)
+    config = engine.config
+    engine.step(state, np.array([config.encode_push(config.kind_names.index("sheep"), 0, 0)]))
+    assert state.quiet.tolist() == [1]  # nothing collected, nothing drawn
+    engine.step(state, np.array([config.encode_pick_up(3)]))  # the ladybug on (0,3): a cube drawn
+    assert state.quiet.tolist() == [0]
 
 
 def test_planner_kernel_rollouts_equal_the_shared_rollouts(config):

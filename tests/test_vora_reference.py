@@ -9,6 +9,7 @@ N,E,S,W.
 
 from __future__ import annotations
 
+import math
 import textwrap
 from collections import Counter
 
@@ -127,12 +128,13 @@ def test_default_config_counts():
 def test_action_blocks_and_round_trip():
     config = CONFIG
     k, n, c = 9, 5, 25
-    assert config.num_actions == k * 4 * n + 4 * n + c + 4 * n + c + c * c + c * 8 + 4 + c + 4 * k == 1160
+    assert config.num_actions == k * 4 * n + 4 * n + c + 4 * n + c + c * c + c * 8 + 4 + c + 4 * k + 1 == 1161
     assert list(config.offsets) == ["push", "double", "devour", "wolf", "pick_up", "fly_swap", "dig",
-                                    "recipient", "pick", "steal"]
+                                    "recipient", "pick", "steal", "decline"]
     assert config.encode_push(0, 0, 0) == 0
     assert config.encode_push(6, SOUTH, 3) == (6 * 4 + 2) * 5 + 3
     assert config.encode_double(0, 0) == 180 and config.encode_steal(3, 8) == 1159
+    assert config.encode_decline() == 1160 and config.decode(1160) == ("decline", ())
     seen = []
     for action in range(config.num_actions):
         block, fields = config.decode(action)
@@ -466,7 +468,8 @@ def test_cascade_collects_a_line_made_by_the_fall_with_its_combo():
         s . . . .
     """)
     assert game.farms[0] == farm("~1 c3 m4") and game.farms[1] == farm("p1 d1")
-    assert game.legal_actions() == [CONFIG.encode_pick(c) for c in range(25) if game.meadow[c] != EMPTY]
+    assert game.legal_actions() == [CONFIG.encode_pick(c) for c in range(25) if game.meadow[c] != EMPTY] + [
+        CONFIG.encode_decline()]
     run_turn(game, CONFIG.encode_pick(cell(0, 3)))
     # the pick, then the fall south, then the refill row by row: exactly 8 empty cells, 8 cubes
     same(game.meadow, """
@@ -483,6 +486,32 @@ def test_cascade_collects_a_line_made_by_the_fall_with_its_combo():
     assert (pick["kind"], pick["cube"], pick["collected"]) == ("extra_pick", "ladybug", 0)
     columns = game.result()["seat_columns"]
     assert columns["collected"] == [7, 0] and columns["extras"] == [1, 0] and columns["picks"] == [1, 0]
+
+
+def test_an_extra_may_be_declined_and_the_turn_goes_on():
+    game = position(CASCADE, farms=("c1 ~1", "p1"), bag="g ~ g ~ g ~ g ~")
+    run_turn(game, CONFIG.encode_push(K("crow"), NORTH, 0))
+    assert game.phase == "extra" and CONFIG.encode_decline() in game.legal_actions()
+    assert not game.is_legal(CONFIG.encode_steal(1, K("pig")))
+    run_turn(game, CONFIG.encode_decline())
+    # nothing taken: the fall south, then the refill of the 7 empty cells
+    same(game.meadow, """
+        g ~ g ~ g
+        c ~ g l s
+        p w d p ~
+        l d s ~ d
+        s g w p s
+    """)
+    assert game.farms[0] == farm("~1 c3 m4") and game.to_move == 1 and game.bag_left() == 1
+    assert game.events[-1]["kind"] == "decline" and game.events[-1]["cube"] == ""
+    columns = game.result()["seat_columns"]
+    assert columns["extras"] == [1, 0] and columns["picks"] == [0, 0] and columns["declines"] == [1, 0]
+
+
+def test_decline_is_offered_only_in_a_combo():
+    game = position(QUIET, farms=("c1", "p1"))
+    assert game.phase == "main" and not game.is_legal(CONFIG.encode_decline())
+    assert CONFIG.encode_decline() not in game.legal_actions()
 
 
 def test_push_fall_goes_in_the_push_direction():
@@ -532,7 +561,8 @@ def test_one_collection_queues_its_extra_before_its_big():
     assert (game.events[0]["extras"], game.events[0]["bigs"]) == (1, 1)
 
 
-def test_big_decision_offers_picks_and_steals_but_never_a_last_cube():
+def big_for_seat_0() -> VoraGame:
+    """Seat 0 (of 3) pushes a duck into row 4 from E (d d d d d), gives itself the fallen mole: a BIG."""
     game = position("""
         p w d l s
         l d s p ~
@@ -544,6 +574,11 @@ def test_big_decision_offers_picks_and_steals_but_never_a_last_cube():
     assert game.phase == "recipient"
     run_turn(game, CONFIG.encode_recipient(0))
     assert game.phase == "big" and game.farms[0] == farm("g1 m1 d5")
+    return game
+
+
+def test_big_decision_offers_picks_and_steals_but_never_a_last_cube():
+    game = big_for_seat_0()
     legal = game.legal_actions()
     steals = [CONFIG.decode(a)[1] for a in legal if CONFIG.decode(a)[0] == "steal"]
     assert steals == [(2, K("ladybug")), (2, K("sheep"))]  # seat 1 holds only its last cube
@@ -559,7 +594,7 @@ def test_big_decision_offers_picks_and_steals_but_never_a_last_cube():
     assert game.events[-1]["cube"] == "sheep"
 
 
-def test_a_pick_with_one_option_is_still_asked_and_one_with_none_is_skipped():
+def test_a_combo_with_one_cube_to_take_is_still_asked_and_one_with_none_is_skipped():
     board = """
         . . . . .
         . . . . .
@@ -570,7 +605,7 @@ def test_a_pick_with_one_option_is_still_asked_and_one_with_none_is_skipped():
     game = position(board, farms=("w1", "p1"), bag="g " * 30)
     game.meadow[cell(0, 0)] = K("grass")
     run_turn(game, CONFIG.encode_wolf(EAST, 4))  # the wolf eats the pig: w w w w, an EXTRA
-    assert game.phase == "extra" and game.legal_actions() == [CONFIG.encode_pick(cell(0, 0))]
+    assert game.phase == "extra" and game.legal_actions() == [CONFIG.encode_pick(cell(0, 0)), CONFIG.encode_decline()]
     game = position(board, farms=("w1", "p1"), bag="g " * 30)
     run_turn(game, CONFIG.encode_wolf(EAST, 4))  # the meadow is empty: the EXTRA is skipped
     assert game.phase == "main" and game.to_move == 1
@@ -578,6 +613,15 @@ def test_a_pick_with_one_option_is_still_asked_and_one_with_none_is_skipped():
     game = position(board.replace(". w w w p", "w w w w p"), farms=("w1", "p1"), bag="g " * 30)
     run_turn(game, CONFIG.encode_wolf(EAST, 4))  # a BIG, empty meadow, seat 1 has its last cube only
     assert game.phase == "main" and game.to_move == 1 and game.result()["seat_columns"]["bigs"] == [1, 0]
+
+
+def test_a_big_may_be_declined():
+    game = big_for_seat_0()
+    assert game.legal_actions()[-1] == CONFIG.encode_decline()
+    run_turn(game, CONFIG.encode_decline())
+    assert game.farms == [farm("g1 m1 d5"), farm("p1"), farm("s2 l1")]
+    assert game.phase == "main" and game.to_move == 1
+    assert game.result()["seat_columns"]["declines"] == [1, 0, 0]
 
 
 def test_wolf_stays_in_place_while_the_rest_falls_away_from_its_side():
@@ -883,6 +927,38 @@ def test_greedy_bot_takes_the_best_score_change_against_the_best_opponent():
     assert values[CONFIG.encode_push(K("grass"), NORTH, 0)] == 2.0 - 1.0
 
 
+@pytest.mark.parametrize("grass, declines", [("", True), (" g2", False)])
+def test_greedy_bot_declines_a_combo_only_when_every_take_loses_points(grass, declines):
+    board = """
+        g . . . .
+        . . . . .
+        . . . . .
+        . . . . .
+        . w w w p
+    """
+    game = position(board, farms=("w1" + grass, "p1"), bag="g " * 30)
+    run_turn(game, CONFIG.encode_wolf(EAST, 4))  # w w w w: an EXTRA; the one cube to take is grass
+    ranked = ReferenceGreedyBot(0).explain(game, 5)
+    # a first grass scores -1 (decline: 0); a third one +1
+    expected = [(CONFIG.encode_decline(), 0.0), (CONFIG.encode_pick(0), -1.0)] if declines else [
+        (CONFIG.encode_pick(0), 1.0), (CONFIG.encode_decline(), 0.0)]
+    assert ranked == expected
+
+
+def test_greedy_bot_does_not_push_back_what_the_last_push_pushed():
+    game = position(QUIET, farms=("s1 g1", "p1"))
+    run_turn(game, CONFIG.encode_push(K("sheep"), NORTH, 0))  # the duck at (4,0) falls to seat 1 (S)
+    back = CONFIG.encode_push(K("duck"), SOUTH, 0)  # would restore the meadow and return seat 0's sheep
+    after = game.clone()
+    after.apply(back)
+    assert after.meadow == game.previous_meadow == meadow(QUIET)
+    legal = game.legal_actions()
+    values = dict(zip(legal, ReferenceGreedyBot(1).values(game, 3, legal)))
+    assert values[back] == -math.inf and all(math.isfinite(v) for a, v in values.items() if a != back)
+    assert ReferenceGreedyBot.value(after, 1, [farm_score(CONFIG, f) for f in game.farms]) == 2.0
+    assert ReferenceGreedyBot(1).act(game, 3) != back
+
+
 # --- rendering ----------------------------------------------------------------------------------------
 
 def test_render_shows_the_meadow_seats_farms_bag_and_legend():
@@ -1017,7 +1093,7 @@ def test_kinds_seats_and_sizes_come_from_the_config(tmp_path):
     config = vora_config.load(path)
     assert config.kind_names == ("fox", "hare", "hay", "goat", "stone")
     assert [k.letter for k in config.kinds] == ["f", "h", "a", "g", "s"]
-    assert config.num_actions == 5 * 4 * 4 + 4 * 4 + 16 + 4 * 4 + 16 + 256 + 16 * 8 + 4 + 16 + 4 * 5
+    assert config.num_actions == 5 * 4 * 4 + 4 * 4 + 16 + 4 * 4 + 16 + 256 + 16 * 8 + 4 + 16 + 4 * 5 + 1
     assert config.kind_with("double_push") == -1 and config.kind_with("liquid") == -1
     (only,) = find_formations(config, meadow("""
         f f f .

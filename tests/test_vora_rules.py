@@ -17,7 +17,7 @@ import pytest
 from sims.core.rng import game_seeds, shuffle_order
 from sims.vora import config as vora_config
 from sims.vora.config import EAST, NORTH, SOUTH, WEST
-from sims.vora.rules import END_REASONS, VoraEngine, formations, has_formation
+from sims.vora.rules import END_REASONS, VoraEngine, find_formations, has_formation
 
 # No two equal kinds side by side in a row or a column: nothing to collect.
 QUIET = """
@@ -308,13 +308,25 @@ def test_a_line_of_four_gives_an_extra_pick_from_the_meadow():
     assert farm(engine, state, 0) == "pccdddd" and phase(engine, state) == "main" and state.to_move[0] == 1
 
 
+def test_a_combo_may_be_declined_and_only_a_combo():
+    engine, state = swap_position("d d g d c")
+    config = engine.config
+    assert legal_of(engine, state, "decline") == set()
+    fly(engine, state)
+    assert phase(engine, state) == "extra" and legal_of(engine, state, "decline") == {()}
+    play(engine, state, config.encode_decline())
+    assert farm(engine, state, 0) == "ccdddd" and phase(engine, state) == "main" and state.to_move[0] == 1
+    declines = engine.results(state).seat_columns["declines"][0]
+    assert declines.tolist() == [1, 0] and engine.results(state).seat_columns["picks"][0].tolist() == [0, 0]
+
+
 def test_a_line_of_five_gives_a_big_combo_pick_or_steal_never_a_last_cube():
     engine, state = swap_position("d d g d d", players=3, farms={0: "cc", 1: "ppw", 2: "s"})
     config = engine.config
     fly(engine, state)
     assert phase(engine, state) == "big"
     assert legal_of(engine, state, "steal") == {(1, kind(config, "p")), (1, kind(config, "w"))}
-    assert len(legal_of(engine, state, "pick")) == 20
+    assert len(legal_of(engine, state, "pick")) == 20 and legal_of(engine, state, "decline") == {()}
     play(engine, state, config.encode_steal(1, kind(config, "w")))
     assert farm(engine, state, 0) == "ccwddddd" and farm(engine, state, 1) == "pp"
     assert state.stats[0, 0, 4] == 1 and state.stats[0, 1, 5] == 1  # steals, stolen
@@ -344,7 +356,7 @@ def test_formation_sizes_and_combos(shape, sizes):
     config = load()
     engine = VoraEngine(config, 2)
     meadow = engine.meadow_of_cells(cells_of(config, shape.replace("|", "\n")))
-    collected, extras, bigs = formations(engine.geo, meadow.T)
+    collected, extras, bigs = find_formations(engine.geo, meadow.T)
     assert (extras[0], bigs[0]) == sizes
     assert int(np.bitwise_count(collected[:, 0]).sum()) == shape.count("d") + shape.count("~")
 
@@ -359,7 +371,7 @@ def test_two_parallel_touching_lines_are_two_formations_without_a_combo():
     """  # as a refill may leave it; the mole digs into the other mole (a swap that changes nothing)
     engine, state = position(2, meadow, {0: "cc", 1: "pp"})
     config = engine.config
-    _, extras, bigs = formations(engine.geo, state.meadow.T)
+    _, extras, bigs = find_formations(engine.geo, state.meadow.T)
     assert (extras[0], bigs[0]) == (0, 0)
     play(engine, state, config.encode_dig(21, 4))  # mole (4, 1) east: the mole (4, 2)
     assert farm(engine, state, 0) == "ccssssss" and phase(engine, state) == "main" and state.to_move[0] == 1

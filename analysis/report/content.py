@@ -1,14 +1,14 @@
 """What each game's records and events already say about its content and its seats, for the designer sections.
 
-A game declares one component family in its definition (``GameDefinition.components``);
-a designer asks about every family: Reforest's visitors as well as its cards,
-Vorex's tiles and stump productions as well as its action kinds. This module
-names, per game, the families its events already identify, the events that are
-a seat's own move (for tempo), the column that orders play, and the score
-sources its records hold (``points_*`` columns, or derived from records where
-the score is a plain function of them). It reads only what the engines write:
-families that need events the engines do not record yet are listed in
-``missing`` and said in the report.
+A game declares every family of its content components in its definition
+(``GameDefinition.families``, :class:`sims.core.components.ComponentFamily`):
+Reforest's visitors as well as its cards, Vorex's tiles and stump productions
+as well as its action kinds. This module turns them into event filters and
+names, per game, the events that are a seat's own move (for tempo), the column
+that orders play, and the score sources its records hold (``points_*``
+columns, or derived from records where the score is a plain function of them).
+It reads only what the engines write: families that need events the engines do
+not record yet are listed in ``missing`` and said in the report.
 
     >>> content_of("vorex").families[1].title
     'Tiles placed'
@@ -16,12 +16,14 @@ families that need events the engines do not record yet are listed in
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import polars as pl
 
 from analysis.stats import POINTS_PREFIX
+from sims.core.components import ComponentFamily
 
 
 @dataclass(frozen=True)
@@ -48,8 +50,32 @@ class GameContent:
     missing: tuple[str, ...] = field(default_factory=tuple)
 
 
-TRAJECTORY = ("per-turn (or per-round) score of every seat, for lead changes, comeback rate and trajectory "
-              "figures (no engine records one yet)")
+_OPERATORS: dict[str, Callable[[pl.Expr, object], pl.Expr]] = {
+    "==": lambda column, value: column == value,
+    "!=": lambda column, value: column != value,
+    ">": lambda column, value: column > value,
+    ">=": lambda column, value: column >= value,
+    "in": lambda column, value: column.is_in(list(value)),
+    "not in": lambda column, value: ~column.is_in(list(value)),
+}
+
+
+def as_family(declared: ComponentFamily) -> Family:
+    """A game's declared family as the events filter the report runs (every condition holds)."""
+    where = None
+    for column, operator, value in declared.where:
+        condition = _OPERATORS[operator](pl.col(column), value)
+        where = condition if where is None else where & condition
+    return Family(declared.title, declared.item, where, declared.text, declared.points)
+
+
+def declared_families(game: str | None) -> tuple[Family, ...]:
+    """The families ``game``'s definition declares (none for an unknown game)."""
+    from sims.registry import game_names, get_game
+
+    if game is None or game not in game_names():
+        return ()
+    return tuple(as_family(f) for f in get_game(game).families)
 
 
 def _overgrowth_sources(records: pl.DataFrame, config: dict) -> pl.DataFrame | None:
@@ -77,62 +103,32 @@ def _vora_sources(records: pl.DataFrame, config: dict) -> pl.DataFrame | None:
     return records.with_columns(*[kind_points(pl.col(f"farm_{k}")).alias(f"{POINTS_PREFIX}{k}") for k in kinds])
 
 
+# Per game: play order, move events, score sources, and the families (or per-item points) its engine would have
+# to log before a report could show them (said in the report).
 _CONTENT = {
     "overgrowth": GameContent(
-        families=(Family("Actions", "kind", pl.col("kind").is_in(["overgrow", "grow", "cast", "spread"]),
-                         "events column kind (overgrow, grow, cast, spread; first placements and passes left out)"),),
         order="turn", moves_text="every event",
         sources=_overgrowth_sources,
         sources_text="records columns flowers_placed (+) and flowers_lost (-): the score is their difference",
-        missing=(TRAJECTORY, "points each action brought (events hold the action, not the flowers it placed or "
-                             "cost)"),
+        missing=("points each action brought (events hold the action, not the flowers it placed or cost)",),
     ),
     "vora": GameContent(
-        families=(
-            Family("Actions and specials", "block",
-                   pl.col("block").is_in(["push", "double", "devour", "wolf", "pick_up", "fly_swap", "dig", "pick",
-                                          "steal"]),
-                   "events column block (the game's declared design components)"),
-            Family("Kinds collected", "kind", pl.col("collected") > 0,
-                   "events column kind on events with collected > 0 (the kind of the pushed cube whose push "
-                   "collected)"),
-        ),
         order="decision", moves=pl.col("phase") == "main", moves_text="events with phase main",
         sources=_vora_sources,
         sources_text="records columns farm_<kind> scored by the config's [scoring] thresholds and points",
-        missing=(TRAJECTORY, "the kinds each collection took (events hold the pushed cube's kind and the count "
-                             "collected, not which kinds were collected)"),
+        missing=("kinds collected per collection (events hold the pushed cube's kind and the count collected, not "
+                 "which kinds were collected)", "specials' points (what each special gained its seat)"),
     ),
     "vorex": GameContent(
-        families=(
-            Family("Action kinds", "kind",
-                   pl.col("kind").is_in(["draw", "expand", "bloom", "bonus_expand", "bonus_bloom"]),
-                   "events column kind (the game's declared design components)"),
-            Family("Tiles placed", "tile",
-                   pl.col("kind").is_in(["setup_place", "expand", "bonus_expand"]) & (pl.col("tile") != ""),
-                   "events column tile on events with kind setup_place, expand or bonus_expand"),
-            Family("Tiles bloomed", "tile", pl.col("kind").is_in(["bloom", "bonus_bloom"]) & (pl.col("tile") != ""),
-                   "events column tile on events with kind bloom or bonus_bloom"),
-            Family("Stump productions", "stump", pl.col("stump") != "",
-                   "events column stump (what a stump produced), points from stump_points", points="stump_points"),
-        ),
         order="turn", moves=pl.col("phase") != "setup", moves_text="events with phase other than setup",
-        missing=(TRAJECTORY, "flowers' production kinds and the points a tile's flowers scored at the end "
-                             "(events hold the tile placed or bloomed, not its end-of-game scoring)"),
+        missing=("flowers' production kinds", "tile flower points (the end-of-game points a tile's flowers "
+                 "scored; events hold the tile placed or bloomed, not its scoring)"),
     ),
     "reforest": GameContent(
-        families=(
-            Family("Cards played", "played", pl.col("event") == "play",
-                   "events column played on events with event play"),
-            Family("Visitors won", "visitor", (pl.col("event") == "visitor") & (pl.col("amount") == 1),
-                   "events column visitor on events with event visitor and amount 1 (the seat is the winner)"),
-            Family("Effects used", "species", (pl.col("event") == "effect") & (pl.col("amount") == 1),
-                   "events column species on events with event effect and amount 1 (used, not declined)"),
-        ),
         order="turn", moves=~pl.col("event").is_in(["round_end", "visitor"]) & (pl.col("seat") >= 0),
         moves_text="events other than round_end and visitor",
-        missing=(TRAJECTORY, "points each card, visitor or effect brought (records hold points by source per seat, "
-                             "events no points)"),
+        missing=("visitors earned by goal (solitaire) and the points each card, visitor or effect brought "
+                 "(records hold points by source per seat, events no points)",),
     ),
 }
 
@@ -141,15 +137,15 @@ def content_of(game: str | None, events: pl.DataFrame | None = None,
                declared: tuple[str, tuple | None] | None = None) -> GameContent:
     """The content declarations of ``game``; for a game not listed here, its declared components
     (or none) as the one family, and ``turn`` (if the events have it) as the play order."""
+    families = declared_families(game)
     if game in _CONTENT:
-        return _CONTENT[game]
-    families: tuple[Family, ...] = ()
-    if declared is not None:
+        return dataclasses.replace(_CONTENT[game], families=families)
+    if not families and declared is not None:
         column, values = declared
         where = pl.col(column).is_in(list(values)) if values is not None else None
         families = (Family("Components", column, where, f"events column {column}"),)
     order = "turn" if events is not None and "turn" in events.columns else None
-    return GameContent(families=families, order=order, missing=(TRAJECTORY,))
+    return GameContent(families=families, order=order)
 
 
 def family_events(events: pl.DataFrame, family: Family) -> pl.DataFrame | None:

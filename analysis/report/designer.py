@@ -11,11 +11,12 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from analysis import drama as course_of
 from analysis import plots
 from analysis import stats
 from analysis.report.content import Family, GameContent, content_of, family_events, with_sources
 from analysis.report.model import Block, Column, Facts, Heading, Paragraph, Plot, Section, Table
-from analysis.report.text import _ci, _ci_num, _ci_pts, _finite, _int, _num, _p, _pct, _plain, _pts
+from analysis.report.text import _ci, _ci_num, _ci_pts, _finite, _int, _num, _p, _pct, _pts
 
 OBSERVATIONAL = (
     "Observational, not causal: a seat that uses an item is not a random seat. Stronger play and longer games use "
@@ -39,8 +40,16 @@ DESIGNER_METHODS = [
     "95%); the spread of game length the standard deviation of turns with a seeded percentile bootstrap 95% "
     "interval (scipy.stats.bootstrap), the interquartile range and the coefficient of variation. When deals hold "
     "several games (rotated seats) the deal is the unit: the margin's and the shares' intervals are over per-deal "
-    "means (method 'by deal'), and the bootstrap of the standard deviation resamples whole deals. Lead changes and "
-    "comeback rate need a per-turn score of every seat, which no engine records yet: they are not reported.",
+    "means (method 'by deal'), and the bootstrap of the standard deviation resamples whole deals.",
+    "Course of the game (analysis.drama), from each seat's score at every round end (the run's trajectories: a "
+    "round ends when a turn ends with seat 0 to move; a game's last point is its end): lead changes per game (the "
+    "leader is the one seat strictly ahead; a tied round changes nothing), the comeback rate (of games with one "
+    "winner and two rounds or more, the share whose winner was strictly behind at round rounds // 2) and the "
+    "wire-to-wire rate (the winner never behind at a round end). Intervals take the deal as the unit when deals "
+    "hold several games (analysis.stats.clustered_mean and clustered_proportion: per-deal means, percentile "
+    "bootstrap); with one game a deal, a bootstrap of the mean and Wilson 95% for the shares. The trajectory "
+    "figure shows per seat and round the median and the 25-75% band over the games still running, up to the last "
+    "round that 10% of the games reached.",
     "Content strength per item (analysis.stats.item_strength), one table per component family: the win rate of "
     "seat-games that used the item against those that did not. The deal is the unit: a deal's seat-games are not "
     "independent (rotated games share their shuffles, and in one game one seat's win is another's loss), so the "
@@ -64,11 +73,14 @@ class DesignerAnalysis:
     tempo: stats.Tempo | None
     drama: stats.Drama
     families: tuple[tuple[Family, pl.DataFrame | None], ...]
+    course: course_of.Course | None = None
 
 
 def analyse_designer(game: str | None, manifest: dict, records: pl.DataFrame, events: pl.DataFrame | None,
-                     players: int, declared: tuple[str, tuple | None] | None = None) -> DesignerAnalysis:
-    """Score sources, tempo, drama and the content families of one run (records restricted to the players)."""
+                     players: int, declared: tuple[str, tuple | None] | None = None,
+                     trajectories: pl.DataFrame | None = None) -> DesignerAnalysis:
+    """Score sources, tempo, drama, the course of games (from ``trajectories``, the run's table restricted to the
+    players) and the content families of one run (records restricted to the players)."""
     content = content_of(game, events, declared)
     derived, sources_text = with_sources(game, records, manifest.get("config") or {})
     sources = stats.score_sources(derived)
@@ -80,8 +92,9 @@ def analyse_designer(game: str | None, manifest: dict, records: pl.DataFrame, ev
         table = (stats.item_strength(records, used, family.item, points=family.points)
                  if used is not None and players > 0 else None)
         families.append((family, table))
+    course = course_of.course(records, trajectories) if players > 1 else None
     return DesignerAnalysis(content, players, sources, sources_text, tempo, stats.drama(records, events),
-                            tuple(families))
+                            tuple(families), course)
 
 
 # ---------------------------------------------------------------- why a seat wins
@@ -196,7 +209,23 @@ def why_section(d: DesignerAnalysis) -> Section:
 # ---------------------------------------------------------------- drama
 
 
-def drama_facts(dr: stats.Drama) -> list[tuple[str, str]]:
+NO_TRAJECTORIES = ("not measured: this run has no trajectories (each seat's score at every round end), needed for "
+                   "lead changes, the comeback rate and score trajectories; runs played since trajectories were "
+                   "recorded have them")
+
+
+def course_text(course: course_of.Course | None) -> str:
+    """Lead changes, comebacks and wire-to-wire wins in one line, or why they are not measured."""
+    if course is None:
+        return NO_TRAJECTORIES
+    m = course.lead_changes
+    return (f"{_num(m.mean)} lead changes a game {_ci_num(m.low, m.high)} ({m.method}); comebacks (the winner "
+            f"trailed at half time) {_pct(course.comeback.rate)} {_ci(course.comeback.low, course.comeback.high)}, "
+            f"wire to wire {_pct(course.wire_to_wire.rate)} {_ci(course.wire_to_wire.low, course.wire_to_wire.high)} "
+            f"({course.comeback.method} 95%, n = {course.decided:,} games with one winner)")
+
+
+def drama_facts(dr: stats.Drama, course: course_of.Course | None = None) -> list[tuple[str, str]]:
     """The drama figures as report facts (also one sweep cell's row)."""
     m = dr.margin
     return [
@@ -211,21 +240,51 @@ def drama_facts(dr: stats.Drama) -> list[tuple[str, str]]:
         ("Spread of game length",
          f"sd {_num(dr.turns_sd)} turns {_ci_num(dr.turns_sd_low, dr.turns_sd_high)} (bootstrap percentile 95%); "
          f"interquartile range {dr.turns_iqr:g}; coefficient of variation {_num(dr.turns_cv)}"),
-        ("Lead changes and comebacks",
-         _plain(dr.lead_changes.describe()) if dr.lead_changes is not None else
-         "not measured: no engine records each seat's score per turn yet (needed for lead changes, the comeback "
-         "rate and score trajectories)"),
+        ("Lead changes and comebacks", course_text(course)),
     ]
 
 
+def feel_table(dr: stats.Drama, course: course_of.Course | None) -> Table:
+    """How the game feels, one row per measure: the value, its 95% interval and the method."""
+    m, close, ties = dr.margin.mean, dr.close, dr.ties
+    rows = []
+    if course is not None:
+        lc = course.lead_changes
+        rows += [["Lead changes per game", _num(lc.mean), _ci_num(lc.low, lc.high), lc.method],
+                 *[[label, _pct(p.rate), _ci(p.low, p.high), f"{p.method} 95%, n = {p.n:,}"]
+                   for label, p in (("Games with a lead change", course.with_change),
+                                    ("Comebacks (the winner trailed at half time)", course.comeback),
+                                    ("Wire to wire (the winner never trailed)", course.wire_to_wire))]]
+    rows += [["Mean final margin (decisiveness)", _num(m.mean), _ci_num(m.low, m.high), m.method],
+             ["Close games (smallest margin)", _pct(close.rate), _ci(close.low, close.high), f"{close.method} 95%"],
+             ["Shared first places (drawishness)", _pct(ties.rate), _ci(ties.low, ties.high), f"{ties.method} 95%"],
+             ["Game length sd (turns)", _num(dr.turns_sd), _ci_num(dr.turns_sd_low, dr.turns_sd_high),
+              "bootstrap percentile 95% (whole deals)"]]
+    note = "" if course is not None else " Lead changes and comebacks: " + NO_TRAJECTORIES + "."
+    return Table([Column("Measure"), Column("Value", True), Column("95% interval", True), Column("Method")], rows,
+                 caption="How the game feels: the course of games (from the trajectories) and their outcome. "
+                         "Comebacks and wire to wire count games with one winner and at least two rounds." + note)
+
+
 def drama_section(d: DesignerAnalysis) -> Section:
-    return Section("drama", "How the game feels", [
-        Paragraph("How decisive, drawish and variable games are, from final results only.", "lead"),
-        Facts(drama_facts(d.drama)),
-        Plot("margin-distribution", plots.margin_distribution(d.drama.margin.distribution),
-             "Share of games per final margin (first place's score minus second place's; 0 is a shared first "
-             "place, negative a game won on a goal without the best score). Stalls excluded."),
-    ])
+    blocks: list[Block] = [
+        Paragraph("How decisive, drawish and variable games are, and how the lead moves during a game.", "lead"),
+        feel_table(d.drama, d.course),
+        Facts(drama_facts(d.drama, d.course)),
+    ]
+    if d.course is not None:
+        blocks.append(Plot("trajectories", plots.score_trajectories(d.course.bands),
+                           "Each seat's score at each round end as if the game ended there: the median (line) and "
+                           "the 25-75% band over the games still running; rounds reached by fewer than 10% of the "
+                           "games are left out. " + PROGRESS_NOTE))
+    blocks.append(Plot("margin-distribution", plots.margin_distribution(d.drama.margin.distribution),
+                       "Share of games per final margin (first place's score minus second place's; 0 is a shared "
+                       "first place, negative a game won on a goal without the best score). Stalls excluded."))
+    return Section("drama", "How the game feels", blocks)
+
+
+PROGRESS_NOTE = ("The value is the game engine's progress measure (its score of the position as it stands; "
+                 "docs/reports.md says what it is per game).")
 
 
 # ---------------------------------------------------------------- content strength
@@ -294,5 +353,6 @@ def top_items(d: DesignerAnalysis) -> list[str]:
     return found
 
 
-__all__ = ["DESIGNER_METHODS", "DesignerAnalysis", "OBSERVATIONAL", "analyse_designer", "drama_facts",
+__all__ = ["DESIGNER_METHODS", "DesignerAnalysis", "NO_TRAJECTORIES", "OBSERVATIONAL", "analyse_designer",
+           "course_text", "drama_facts", "feel_table",
            "drama_section", "family_blocks", "family_table", "why_section", "top_items"]

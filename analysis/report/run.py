@@ -20,7 +20,7 @@ from analysis.report.model import (Block, Bullets, COMPONENT_COLUMNS, Code, Colu
 from analysis.report.text import (_ci, _ci_num, _ci_pts, _finite, _game_title, _int, _num, _p, _pct, _plain, _pts,
                                   _versions_text, config_text)
 from sims.core.spec import ConfigError
-from sims.records import load_events, load_manifest, load_records, machine, now
+from sims.records import load_events, load_manifest, load_records, load_trajectories, machine, now
 
 
 _RUN_METHODS = [
@@ -99,8 +99,9 @@ def analyse_run(path: str | Path, delta: float = DELTA) -> RunAnalysis:
     manifest = load_manifest(path)
     records = load_records(path)
     events = load_events(path)
+    trajectories = load_trajectories(path)
     try:
-        return _analyse(path, manifest, records, events, delta)
+        return _analyse(path, manifest, records, events, delta, trajectories)
     except stats.StatsError as error:
         raise ConfigError(str(path), "(records)", f"records a report can use ({error})", has_got=False) from None
 
@@ -122,8 +123,10 @@ def player_seats(manifest: dict, records: pl.DataFrame,
 
 
 def _analyse(path: Path, manifest: dict, records: pl.DataFrame, events: pl.DataFrame | None,
-             delta: float) -> RunAnalysis:
+             delta: float, trajectories: pl.DataFrame | None = None) -> RunAnalysis:
     players, records, events = player_seats(manifest, records, events)
+    if trajectories is not None:
+        trajectories = trajectories.filter(pl.col("seat") < players)
     bots = tuple(records.sort("game", "seat")["bot"].unique(maintain_order=True).to_list())
     rotated = int(manifest.get("rotations", 1)) > 1  # a collapsed rotation (same bot in every seat) is not one
     target = target_band(manifest.get("config", {}))
@@ -141,7 +144,7 @@ def _analyse(path: Path, manifest: dict, records: pl.DataFrame, events: pl.DataF
             gradient_error = str(error)
     component, values = design_components(manifest.get("game"), events)
     designer = analyse_designer(manifest.get("game"), manifest, records, events, players,
-                                (component, values) if component is not None else None)
+                                (component, values) if component is not None else None, trajectories)
     components = None
     if component is not None and events is not None and events.height:
         if values is not None:

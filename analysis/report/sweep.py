@@ -12,6 +12,8 @@ import polars as pl
 
 from analysis import plots
 from analysis import stats
+from analysis.drama import Course
+from analysis.drama import course as drama_course
 from analysis.report.methods import _methods_section, _versions_now, target_band
 from analysis.report.model import (ALPHA, Block, Code, Column, DELTA, Facts, Flag, Flags, Paragraph, Plot, Report,
                                    STALL_FLAG, Section, Table)
@@ -52,6 +54,7 @@ class CellAnalysis:
     turns_holm: float = float("nan")
     paired_note: str = ""
     drama: stats.Drama | None = None
+    course: Course | None = None  # lead changes and comebacks, from the cell's trajectories
 
     @property
     def games(self) -> int:
@@ -104,6 +107,9 @@ def _analyse_cell(cell: Any, delta: float) -> CellAnalysis:
         length = stats.game_length(records)
         advantage = stats.seat_advantage(records, delta=delta) if players != 1 else None
         drama = stats.drama(records)
+        trajectories = cell.trajectories()
+        course = (drama_course(records, trajectories.filter(pl.col("seat") < players))
+                  if trajectories is not None and players > 1 else None)
     except stats.StatsError as error:
         raise ConfigError(str(cell.path), "(records)", f"records a report can use ({error})",
                           has_got=False) from None
@@ -114,7 +120,8 @@ def _analyse_cell(cell: Any, delta: float) -> CellAnalysis:
         worst, gap, low, high = _gap(advantage)
         solo = None
     return CellAnalysis(cell.title, dict(cell.labels), cell.baseline, records, manifest, advantage, length,
-                        target_band(manifest.get("config") or {}), gap, low, high, worst, players, solo, drama=drama)
+                        target_band(manifest.get("config") or {}), gap, low, high, worst, players, solo, drama=drama,
+                        course=course)
 
 
 def _with_verdicts(cells: list[CellAnalysis]) -> list[CellAnalysis]:

@@ -16,15 +16,16 @@ import numpy as np
 import polars as pl
 
 from analysis import plots
-from analysis.report.designer import drama_facts
+from analysis.report.designer import NO_TRAJECTORIES
 from analysis.report.model import Block, Column, Flag, Paragraph, Plot, Section, Table
 from analysis.report.text import _ci, _ci_num, _g, _int, _num, _pct, _pts
 
 TRACE_METHODS = [
     "Drama per cell (analysis.stats.drama): the final margin's quartiles and mean (interval as the mean score's), "
     "shared first places (Wilson 95%) and the standard deviation of turns (seeded percentile bootstrap 95%), the "
-    "deal as the unit when a cell rotates seats (per-deal means; whole deals resampled); lead "
-    "changes and comebacks need per-turn scores no engine records yet.",
+    "deal as the unit when a cell rotates seats (per-deal means; whole deals resampled). Lead changes per game and "
+    "the comeback rate (the winner trailed at half time) per cell come from the cell's trajectories "
+    "(analysis.drama.course, by deal as in a run report); the most and least swingy cells are named by lead changes.",
     "Skill trace: in a sweep whose cells differ only in the bot that fills every seat, each cell's seat shares "
     "(the seat-advantage analysis of the cell, its interval method named in the table) drawn against bot strength "
     "in sweep order; the cells play the same first deals (common random numbers), so the paired changes against "
@@ -138,24 +139,58 @@ def drama_section(cells: Sequence[Any], baseline: str) -> Section:
         tuple(np.array([getattr(c.drama.ties, k) for c in cells]) for k in ("rate", "low", "high")),
         tuple(np.array([getattr(c.drama, k) for c in cells]) for k in ("turns_sd", "turns_sd_low", "turns_sd_high")),
         baseline)
-    facts_note = drama_facts(cells[0].drama)[-1][1]
+    missing = "" if all(c.course is not None for c in cells) else (
+        " Lead changes and comebacks of cells without trajectories (n/a): " + NO_TRAJECTORIES + ".")
     return Section("cell-drama", "How each cell feels", [
         Paragraph("Which cell is decisive, drawish or swingy: the final margin (first place's score minus second's), "
-                  "shared first places, and how much game length varies. Lead changes and comebacks: "
-                  + facts_note + ".", "lead"),
+                  "shared first places, how much game length varies, how often the lead changes and how often the "
+                  "winner came from behind." + missing, "lead"),
         Table([Column("Cell"), Column("Games", True), Column("Margin median (quartiles)", True),
                Column("Mean margin", True), Column("95% interval", True), Column("Close games", True),
                Column("Ties", True), Column("Wilson 95%", True), Column("Turns sd", True),
                Column("Bootstrap 95%", True), Column("CV", True)], rows,
               caption="Close games: won by the smallest margin seen in the cell. CV: turns sd over mean turns. "
                       "* baseline.", marked=[c.baseline for c in cells]),
+        Table([Column("Cell"), Column("Lead changes a game", True), Column("95% interval", True),
+               Column("Comebacks", True), Column("95% interval", True), Column("Wire to wire", True),
+               Column("95% interval", True)], [[c.id + (" *" if c.baseline else ""), *_course_cells(c)]
+                                               for c in cells],
+              caption="The course of each cell's games (from its trajectories): lead changes per game, comebacks "
+                      "(the one winner trailed at half time) and wire-to-wire wins (the winner never trailed), of "
+                      "games with one winner; intervals by deal when deals hold several games. * baseline.",
+              marked=[c.baseline for c in cells]),
         Plot("cell-drama", figure, "Per cell: the mean final margin, the share of shared first places and the "
                                    "standard deviation of game length, each with its 95% interval."),
     ])
 
 
+def _course_cells(cell: Any) -> list[str]:
+    course = cell.course
+    if course is None:
+        return ["n/a"] * 6
+    lc, cb, wire = course.lead_changes, course.comeback, course.wire_to_wire
+    return [_num(lc.mean), _ci_num(lc.low, lc.high), _pct(cb.rate), _ci(cb.low, cb.high), _pct(wire.rate),
+            _ci(wire.low, wire.high)]
+
+
+def swing_flags(cells: Sequence[Any]) -> list[Flag]:
+    """The most and least swingy cells by lead changes per game."""
+    measured = [c for c in cells if c.course is not None and np.isfinite(c.course.lead_changes.mean)]
+    if len(measured) < 2:
+        return []
+    ranked = sorted(measured, key=lambda c: c.course.lead_changes.mean)
+    calm, swingy = ranked[0], ranked[-1]
+
+    def text(c: Any) -> str:
+        lc, cb = c.course.lead_changes, c.course.comeback
+        return f"{_num(lc.mean)} lead changes a game {_ci_num(lc.low, lc.high)}, comebacks {_pct(cb.rate)}"
+
+    return [Flag("info", f"Most swingy: {swingy.id}; steadiest: {calm.id}.",
+                 f"{swingy.id}: {text(swingy)}; {calm.id}: {text(calm)}")]
+
+
 def drama_flags(cells: Sequence[Any]) -> list[Flag]:
-    """The most and least decisive cells by mean final margin."""
+    """The most and least decisive cells by mean final margin, and the most and least swingy by lead changes."""
     measured = [c for c in cells if c.drama.margin.games and np.isfinite(c.drama.margin.mean.mean)]
     if len(measured) < 2:
         return []
@@ -168,4 +203,4 @@ def drama_flags(cells: Sequence[Any]) -> list[Flag]:
                 f"{_num(c.drama.turns_sd)}")
 
     return [Flag("info", f"Closest games: {close.id}; most decisive: {wide.id}.",
-                 f"{close.id}: {text(close)}; {wide.id}: {text(wide)}")]
+                 f"{close.id}: {text(close)}; {wide.id}: {text(wide)}")] + swing_flags(cells)

@@ -1,4 +1,4 @@
-"""The data dictionary: every records and events column of a game, with its meaning.
+"""The data dictionary: every records, events and trajectories column of a game, with its meaning.
 
 Each game describes its own columns in ``sims/<game>/columns.py``, a function
 ``columns(config) -> GameColumns`` (column names may follow the config, as
@@ -14,6 +14,8 @@ import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from sims.core.engine import GameConfig
 
 
 @dataclass(frozen=True)
@@ -49,22 +51,27 @@ class GameColumns:
 
 @dataclass(frozen=True)
 class Dictionary:
-    """Every column a run of one game writes: records (shared columns first) and events."""
+    """Every column a run of one game writes: records (shared columns first), events and trajectories."""
 
     game: str
     records: tuple[Column, ...]
     events: tuple[Column, ...]
+    trajectories: tuple[Column, ...] = ()
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The tables a run of the game writes."""
+        return ("records", "events") + (("trajectories",) if self.trajectories else ())
 
     def table(self, kind: str) -> tuple[Column, ...]:
-        return self.records if kind == "records" else self.events
+        return {"records": self.records, "events": self.events, "trajectories": self.trajectories}[kind]
 
     def descriptions(self, kind: str) -> dict[str, str]:
-        """``{column: description}`` of the records or events table."""
+        """``{column: description}`` of the records, events or trajectories table."""
         return {column.name: column.description() for column in self.table(kind)}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"game": self.game, "records": [c.to_dict() for c in self.records],
-                "events": [c.to_dict() for c in self.events]}
+        return {"game": self.game, **{kind: [c.to_dict() for c in self.table(kind)] for kind in self.kinds}}
 
 
 def base_columns(end: Mapping[str, str]) -> list[Column]:
@@ -85,7 +92,19 @@ def base_columns(end: Mapping[str, str]) -> list[Column]:
     ]
 
 
-def dictionary(game_name: str, config: Any = None) -> Dictionary | None:
+def trajectory_columns() -> list[Column]:
+    """The trajectories table every game with a progress measure writes (see ``BatchedEngine.progress``)."""
+    return [
+        Column("game", "Int64", "game id (the records' game)"),
+        Column("round", "Int16", "rounds played, from 1: a round ends when a turn ends and seat 0 is to move; "
+               "a game's last round is its end (a partial round when it ended mid-round)", "rounds"),
+        Column("seat", "Int8", "seat at the table"),
+        Column("value", "Float64", "the seat's score at that point, as if the game ended there (Overgrowth: "
+               "flowers on the board)", "points"),
+    ]
+
+
+def dictionary(game_name: str, config: GameConfig | None = None) -> Dictionary | None:
     """The data dictionary of a game (for ``config``, default its default config), or None if it has none.
 
     A game has one when its package holds a ``columns`` module (``sims/<game>/columns.py``).
@@ -103,13 +122,14 @@ def dictionary(game_name: str, config: Any = None) -> Dictionary | None:
     if config is None:
         config = game.load_config(None, ())
     own = module.columns(config)
-    return Dictionary(game.name, tuple(base_columns(own.end) + list(own.records)), tuple(own.events))
+    return Dictionary(game.name, tuple(base_columns(own.end) + list(own.records)), tuple(own.events),
+                      tuple(trajectory_columns()))
 
 
 def format_text(columns: Dictionary) -> str:
     """The dictionary as text: one block per table, a line per column."""
     lines = []
-    for kind in ("records", "events"):
+    for kind in columns.kinds:
         table = columns.table(kind)
         width = max(len(c.name) for c in table)
         lines.append(f"{columns.game} {kind} ({len(table)} columns)")
@@ -120,15 +140,16 @@ def format_text(columns: Dictionary) -> str:
 
 def format_markdown(dictionaries: Sequence[Dictionary]) -> str:
     """``docs/columns.md``: every game's tables, with the command that regenerates the page."""
-    lines = ["# Records and events columns", "",
-             "Every column a run writes, per game: `records/*.parquet` (one row per game and seat) and",
-             "`events/*.parquet` (one row per event or decision). Generated from `sims/<game>/columns.py` and",
+    lines = ["# Records, events and trajectories columns", "",
+             "Every column a run writes, per game: `records/*.parquet` (one row per game and seat),",
+             "`events/*.parquet` (one row per event or decision) and `trajectories/*.parquet` (one row per",
+             "round and seat: each seat's score at each round end). Generated from `sims/<game>/columns.py` and",
              "`sims/core/columns.py` with the default configs; regenerate after changing them:", "",
              "    glade columns --all --markdown > docs/columns.md", "",
              "The same descriptions are in each chunk file's Parquet schema (field metadata `description`)",
              "and in `glade columns GAME [--json]`.", ""]
     for columns in dictionaries:
-        for kind in ("records", "events"):
+        for kind in columns.kinds:
             lines += [f"## {columns.game}: {kind}", "", "| column | type | meaning | unit | codes |",
                       "|---|---|---|---|---|"]
             for c in columns.table(kind):

@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from sims.core.components import ComponentFamily
+
 if TYPE_CHECKING:
     from sims.core.spec import LoadedConfig
 
@@ -114,12 +116,33 @@ class BatchedEngine(ABC):
         """Optional long table (one row per event), columns as flat arrays with a ``game`` index."""
         return None
 
+    def progress(self, state: BatchedState, rows: np.ndarray) -> np.ndarray | None:
+        """Each seat's score now (or the game's progress measure where the score is known only at the end),
+        float64 ``[len(rows), seats]`` for games ``rows``; the play loop samples it at each round end for the
+        trajectories table. None (the default): the game records no trajectories."""
+        return None
+
     @abstractmethod
     def snapshot(self, state: BatchedState, game: int) -> dict[str, Any]:
         """Plain-Python picture of one game's position, equal to the reference's ``snapshot()``."""
 
     def describe_action(self, action: int) -> str:
         return str(action)
+
+    def branch(self, state: BatchedState, rows: np.ndarray) -> BatchedState:
+        """Copies of games ``rows`` (any order, repeats allowed) for bots to play on, keeping no event log: a
+        planner's candidates and rollouts. The default (:func:`branch_games`) copies every per-game array;
+        a game overrides it only when a copy needs more."""
+        return branch_games(state, rows)
+
+    def choose_uniform(self, state: BatchedState, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """int64 ``[len(rows)]``: in each game of ``rows`` (running), legal action number
+        ``min(floor(u * n), n - 1)`` in ascending order, ``n`` its legal actions and ``u`` float64 in [0, 1)
+        per row; what :class:`sims.core.bots.RandomBot` plays. The default reads :meth:`legal_mask`; a game
+        overrides it with a faster choice that picks the same actions."""
+        from sims.core.choice import choose_uniform  # sims.core.choice imports this module
+
+        return choose_uniform(self.legal_mask(state)[rows], u)
 
 
 class ReferenceGame(ABC):
@@ -196,10 +219,14 @@ class Trace:
 
     ``legal_hashes`` (``[B, T]`` uint64, verify runs only) fingerprints the
     legal action set at each decision so the reference can compare whole sets.
+    ``progress`` (runs asking for trajectories, of games whose engine has a
+    :meth:`BatchedEngine.progress`): flat arrays ``game``, ``round``, ``seat``,
+    ``value``, one row per seat at each round end and at the game's end.
     """
 
     actions: np.ndarray
     legal_hashes: np.ndarray | None = None
+    progress: dict[str, np.ndarray] | None = None
 
     def game_actions(self, game: int) -> list[int]:
         row = self.actions[game]
@@ -344,6 +371,9 @@ class GameDefinition:
     # components (actions, specials, cards) for strength analysis; forced moves left out.
     # Values None: every non-empty value (content from the config, such as card names).
     components: tuple[str, tuple[str, ...] | None] | None = None
+    # Every family of content components the events name (cards played, visitors won, tiles placed...), one
+    # table each in the run report (analysis.report.content reads them).
+    families: tuple[ComponentFamily, ...] = ()
     # Seats at the table for a player count: more than the players where the game seats an
     # opponent of its own (Vorex's solo weed); those seats play ``house_bot`` unless --bots names them.
     seats: Callable[[int], int] = lambda players: players
@@ -378,3 +408,11 @@ def take_games(state: BatchedState, rows: np.ndarray) -> BatchedState:
         else:
             values[item.name] = value
     return type(state)(**values)
+
+
+def branch_games(state: BatchedState, rows: np.ndarray) -> BatchedState:
+    """Copies of games ``rows`` for bots to play on, keeping no event log (:meth:`BatchedEngine.branch`)."""
+    branch = take_games(state, rows)
+    if hasattr(branch, "logging"):
+        branch.logging = False
+    return branch

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from sims.core.choice import take_best, top_per_group
-from sims.core.engine import BatchedBot, BatchedState, take_games
+from sims.core.engine import BatchedBot, BatchedState, branch_games, take_games  # noqa: F401 (branch_games: its old home)
 from sims.core.rng import uniforms
 
 WIN_BONUS = 1e6  # a finished game's result counts before any evaluation
@@ -34,14 +34,6 @@ class Candidates(NamedTuple):
     value: np.ndarray
     noise: np.ndarray
     played: BatchedState | None = None
-
-
-def branch_games(state: BatchedState, rows: np.ndarray) -> BatchedState:
-    """Copies of games ``rows`` for bots to play on, keeping no event log."""
-    branch = take_games(state, rows)
-    if hasattr(branch, "logging"):
-        branch.logging = False
-    return branch
 
 
 def reshuffle_unseen(items: np.ndarray, first_unseen: np.ndarray, seeds: np.ndarray, purpose: str,
@@ -120,12 +112,12 @@ class RolloutPlanner(BatchedBot):
                                         found.value[keep], found.noise[keep])
         start_turn = state.turn[games]
         if found.played is None:
-            branch = branch_games(state, games)
+            branch = self.engine.branch(state, games)
             self.hide_unseen(branch)
             self.engine.step(branch, actions)
             branch.decisions += 1
         else:
-            branch = branch_games(found.played, keep)
+            branch = self.engine.branch(found.played, keep)
             self.hide_unseen(branch)
         take_best(chosen, games, actions, self.roll_out(branch, start_turn), value, noise)
         return chosen

@@ -18,11 +18,16 @@ from sims.core.engine import (
     BatchedEngine,
     BatchedState,
     GameDefinition,
+    Lazy,
     ReferenceBot,
     ReferenceGame,
     Trace,
 )
 from sims.core.spec import ConfigError
+
+
+STRONG = "strong"  # the top of the skill ladder (docs/bots.md)
+STRONG_SCALE = 2
 
 
 @dataclass(frozen=True)
@@ -44,8 +49,22 @@ def resolve_bot(game: GameDefinition, config, label: str) -> BotChoice:
         merged = dict(game.bot_weights(config, kind))
         merged.update(weights)
         return BotChoice(label, kind, merged)
-    known = ", ".join(list(game.bots) + sorted(personas))
+    if label == STRONG and "planner" in game.bots:
+        return strong_choice(game, config)
+    known = ", ".join(list(game.bots) + sorted(personas) + ([STRONG] if "planner" in game.bots else []))
     raise ConfigError("--bots", label, f"a bot or persona of {game.name} ({known})", has_got=False)
+
+
+def strong_choice(game: GameDefinition, config) -> BotChoice:
+    """The built-in ``strong`` bot of a game with a planner (a config's ``[personas.strong]`` replaces it):
+    the planner with :data:`STRONG_SCALE` times its ``candidates`` and rollout ``depth``."""
+    weights = dict(game.bot_weights(config, "planner"))
+    if "candidates" not in weights or "depth" not in weights:  # the planner class's defaults count
+        planner = game.bots["planner"].batched
+        planner = planner.resolve() if isinstance(planner, Lazy) else planner
+        weights = {"candidates": planner.default_candidates, "depth": planner.default_depth} | weights
+    weights.update({key: STRONG_SCALE * float(weights[key]) for key in ("candidates", "depth")})
+    return BotChoice(STRONG, "planner", weights)
 
 
 def check_players(game: GameDefinition, players: int) -> None:
@@ -94,18 +113,25 @@ def play_batch(
     seeds: np.ndarray,
     max_turns: int,
     record_legal: bool = False,
+    trajectories: bool = False,
 ) -> tuple[BatchedState, Trace]:
-    """Play one game per seed to the end; returns the final state and the trace."""
+    """Play one game per seed to the end; returns the final state and the trace.
+
+    ``trajectories``: sample the engine's :meth:`~BatchedEngine.progress` at each round end into ``trace.progress``.
+    """
     state = engine.init(np.asarray(seeds, dtype=np.uint64))
     size = state.size
     actions_log: list[np.ndarray] = []
     hash_log: list[np.ndarray] = []
     groups = seat_groups(bots)
+    log = ProgressLog(engine, size) if trajectories else None
     while True:
         if size and state.turn.max() >= max_turns:
             capped = ~state.done & (state.turn >= max_turns)
             if capped.any():
                 engine.stall(state, capped)
+                if log is not None:
+                    log.sample(state, np.flatnonzero(capped))
         active = ~state.done
         if not active.any():
             break
@@ -117,11 +143,63 @@ def play_batch(
         if record_legal:
             hash_log.append(np.where(active, legal_set_hash(engine.legal_mask(state)), np.uint64(0)))
         actions_log.append(actions)
+        turn_before = state.turn.copy() if log is not None else None
         engine.step(state, actions)
         state.decisions += active
+        if log is not None:
+            log.after_step(state, active, turn_before)
     actions = np.stack(actions_log, axis=1) if actions_log else np.zeros((size, 0), np.int32)
     hashes = np.stack(hash_log, axis=1) if record_legal and hash_log else None
-    return state, Trace(actions=actions, legal_hashes=hashes)
+    return state, Trace(actions=actions, legal_hashes=hashes, progress=log.table() if log is not None else None)
+
+
+class ProgressLog:
+    """Each seat's :meth:`BatchedEngine.progress` at every round end (a turn ends and seat 0 is to move) and at
+    each game's end (a partial round when the game ended mid-round): the trajectories of a batch.
+
+    Round ``r`` (from 1) is the value after ``r`` samples of that game, so a game's last round is its end.
+    Values are kept in a ``[games, rounds, seats]`` array (its round axis doubled when full), so the table
+    comes out in game and round order with no sort."""
+
+    def __init__(self, engine: BatchedEngine, size: int):
+        self.engine = engine
+        self.rounds = np.zeros(size, dtype=np.int64)
+        self.values = np.zeros((size, 16, engine.players), dtype=np.float64)
+        self.supported = True
+
+    def sample(self, state: BatchedState, rows: np.ndarray) -> None:
+        """Record the progress of games ``rows`` (int indices) now, as their next round."""
+        if not self.supported or rows.size == 0:
+            return
+        values = self.engine.progress(state, rows)
+        if values is None:
+            self.supported = False
+            return
+        rounds = self.rounds[rows]
+        if rounds.max() >= self.values.shape[1]:
+            self.values = np.concatenate([self.values, np.zeros_like(self.values)], axis=1)
+        self.values[rows, rounds] = values
+        self.rounds[rows] = rounds + 1
+
+    def after_step(self, state: BatchedState, active: np.ndarray, turn_before: np.ndarray) -> None:
+        """Sample the games of ``active`` that this step ended or brought back to seat 0 at a new turn."""
+        ended = state.turn != turn_before
+        ended &= state.to_move == 0
+        ended |= state.done
+        ended &= active
+        self.sample(state, np.flatnonzero(ended))
+
+    def table(self) -> dict[str, np.ndarray] | None:
+        """Flat ``game``, ``round``, ``seat``, ``value`` arrays by game, round and seat; None if the engine
+        has no progress measure."""
+        if not self.supported:
+            return None
+        seats = self.values.shape[2]
+        games, rounds = np.nonzero(np.arange(self.values.shape[1]) < self.rounds[:, None])
+        return {"game": np.repeat(games, seats).astype(np.int64),
+                "round": np.repeat(rounds + 1, seats).astype(np.int16),
+                "seat": np.tile(np.arange(seats, dtype=np.int8), games.size),
+                "value": self.values[games, rounds].reshape(-1)}
 
 
 class SeatGroup(NamedTuple):

@@ -1,5 +1,6 @@
 """Overgrowth: a two-player race to grow a line of flowers between two shaded areas."""
 
+from sims.core.components import ComponentFamily
 from sims.core.engine import BotSpec, GameDefinition, GoldenGame, VerifyRun
 from sims.overgrowth import config, render
 
@@ -25,7 +26,7 @@ GAME = GameDefinition(
     batched=_batched,
     reference=_reference,
     bots={
-        "random": BotSpec("random", "sims.overgrowth.bots:RandomBot", "sims.overgrowth.reference_bots:ReferenceRandomBot",
+        "random": BotSpec("random", "sims.core.bots:RandomBot", "sims.overgrowth.reference_bots:ReferenceRandomBot",
                           "uniform among legal actions"),
         "greedy": BotSpec("greedy", "sims.overgrowth.bots:GreedyBot", "sims.overgrowth.reference_bots:ReferenceGreedyBot",
                           "one ply: immediate win, else connection distances and flower count"),
@@ -37,6 +38,10 @@ GAME = GameDefinition(
     describe_action=lambda game, action: render.describe_action(game.config, action, game.action_kind(action)),
     describe="2 players; 7x7 board by default; advanced variant: rules.orthogonal_connection",
     components=("kind", config.ACTION_KINDS),
+    families=(
+        ComponentFamily("Actions", "kind", (("kind", "in", config.ACTION_KINDS),),
+                        "events column kind (overgrow, grow, cast, spread; first placements and passes left out)"),
+    ),
     golden=(
         GoldenGame("overgrowth-seed1-game0-greedy-random.txt", 2, 1, 0, ("greedy", "random"), rotate_seats=True),
         GoldenGame("overgrowth-seed2-game1-planner-greedy.txt", 2, 2, 1, ("planner", "greedy"), rotate_seats=True),

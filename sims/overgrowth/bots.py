@@ -1,4 +1,4 @@
-"""Overgrowth bots, batched: random, greedy (one ply) and planner (two ply).
+"""Overgrowth bots, batched: greedy (one ply) and planner (rollouts); random is the core one (``sims.core.bots``).
 
 Bots read the engine's state and the pure rule functions of ``rules.py`` on
 hypothetical positions; they never change the state. Their random numbers
@@ -16,29 +16,13 @@ from sims.core.engine import BatchedBot
 from sims.core.planner import Candidates, RolloutPlanner
 from sims.core.rng import purpose_key
 from sims.overgrowth import kernels
-from sims.overgrowth.rules import Geometry, OvergrowthEngine, OvergrowthState
+from sims.overgrowth.rules import OvergrowthEngine, OvergrowthState
+from sims.overgrowth.tables import Tables
 
 
 def seat_streams(stream: str | None = None) -> np.ndarray:
     """uint64 ``[2]``: the purpose key of each seat's random stream, ``bot/<seat>``, or ``stream`` for both."""
     return np.array([purpose_key(stream or f"bot/{seat}") for seat in range(2)], dtype=np.uint64)
-
-
-class RandomBot(BatchedBot):
-    """Uniform among legal actions: legal action number ``floor(u * n)`` in ascending order (``kernels``), ``u``
-    from the stream ``bot/<seat>`` of the seat to move, so one call chooses for both seats."""
-
-    engine: OvergrowthEngine
-    plays_any_seat = True
-
-    def __init__(self, engine: OvergrowthEngine, seat: int, weights: Mapping[str, float] | None = None):
-        super().__init__(engine, seat, weights)
-        self.purpose_keys = seat_streams()
-
-    def act(self, state: OvergrowthState, active: np.ndarray) -> np.ndarray:
-        return kernels.random_choices(state.stones, state.markers, state.supply, state.to_move, state.turn,
-                                      np.ascontiguousarray(active & ~state.done), state.seeds, state.decisions,
-                                      self.purpose_keys, self.engine.tables)
 
 
 class Evaluation:
@@ -49,7 +33,7 @@ class Evaluation:
     spent supply ends the game by flower count.
     """
 
-    def __init__(self, tables: kernels.Tables, weights: Mapping[str, float]):
+    def __init__(self, tables: Tables, weights: Mapping[str, float]):
         self.tables = tables
         self.weights = kernels.bot_weights(weights)
 

@@ -8,68 +8,15 @@ its own work (a flood stops as soon as that position is settled).
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 from numba import njit
 
-from sims.core.grid import KING, ORTHOGONAL
 from sims.core.kernels import noise, noise_stream, popcount
 from sims.overgrowth.config import ACTION_KINDS
 
 WIN, LOSS = 1e9, -1e9
 # kind codes of what a turn did: the four track actions, then the first-turn placement and the pass
 OVERGROW, GROW, CAST, SPREAD, FIRST, PASS = range(len(ACTION_KINDS) + 2)
-
-
-class Tables(NamedTuple):
-    """What the kernels need of an Overgrowth config, as numpy arrays and numbers."""
-
-    # uint64: full board, cells that may step right, may step left, areas 0 and 1, columns (a shift),
-    # cells not in the last column, left cells of pairs inside one area
-    boards: np.ndarray
-    side_cells: np.ndarray  # uint64 [4]: per orthogonal step, the cells that may take it
-    side_shifts: np.ndarray  # int64 [4]: and the bit shift it is (negative: right)
-    cast_cells: np.ndarray  # uint64 [8]: the same for each cast step (no cells if it leaves the board)
-    cast_shifts: np.ndarray  # int64 [8]
-    moves: np.ndarray  # int64 [slots - 1]
-    track_kind: np.ndarray  # int64 [track spaces]: kind code of each space
-    placement_bits: np.ndarray  # uint64 [placements]
-    placement_size: np.ndarray  # int64 [placements]
-    pair_of_left_cell: np.ndarray  # int64 [cells]: pair placement with that left cell, -1 in the last column
-    overgrow_sides: int
-    king: bool  # connection by the 8 neighbours (else the 4 orthogonal ones)
-    far: int  # the distance of an impossible connection
-    pass_action: int
-
-
-def _steps(grid, steps) -> tuple[np.ndarray, np.ndarray]:
-    """For each ``(dr, dc)`` step of ``Grid.shift``: the cells whose column stays on the board, and the shift."""
-    cells = [grid.shift(grid.full, 0, -dc) if abs(dr) < grid.rows else 0 for dr, dc in steps]
-    return (np.array(cells, dtype=np.uint64), np.array([dr * grid.columns + dc for dr, dc in steps], dtype=np.int64))
-
-
-def make_tables(geo) -> Tables:
-    """:class:`Tables` of a ``rules.Geometry``."""
-    grid = geo.grid
-    boards = np.array([grid.full, grid.shift(grid.full, 0, -1), grid.shift(grid.full, 0, 1), geo.area[0],
-                       geo.area[1], grid.columns, geo.not_last_column, geo.pairs_in_one_area()], dtype=np.uint64)
-    return Tables(
-        boards=boards,
-        side_cells=_steps(grid, ORTHOGONAL)[0],
-        side_shifts=_steps(grid, ORTHOGONAL)[1],
-        cast_cells=_steps(grid, geo.cast_offsets)[0],
-        cast_shifts=_steps(grid, geo.cast_offsets)[1],
-        moves=np.ascontiguousarray(geo.moves, dtype=np.int64),
-        track_kind=np.ascontiguousarray(geo.track_kind, dtype=np.int64),
-        placement_bits=np.ascontiguousarray(geo.placement_bits, dtype=np.uint64),
-        placement_size=np.ascontiguousarray(geo.placement_size, dtype=np.int64),
-        pair_of_left_cell=np.ascontiguousarray(geo.pair_of_left_cell, dtype=np.int64),
-        overgrow_sides=int(geo.config.overgrow_sides),
-        king=geo.connection is KING,
-        far=int(geo.far),
-        pass_action=int(geo.config.pass_action),
-    )
 
 
 def bot_weights(weights) -> np.ndarray:
@@ -79,7 +26,7 @@ def bot_weights(weights) -> np.ndarray:
 
 @njit(cache=True, inline="always")
 def dilate(board, boards, king):
-    """``board`` plus its neighbours (king or orthogonal steps), inside the board."""
+    """Rules §1.1: ``board`` plus its neighbours (king or orthogonal steps), inside the board."""
     full, may_step_right, may_step_left, columns = boards[0], boards[1], boards[2], boards[5]
     sideways = ((board & may_step_right) << np.uint64(1)) | ((board & may_step_left) >> np.uint64(1))
     if king:
@@ -145,8 +92,9 @@ def shift(board, cells, bits, full):
 
 @njit(cache=True)
 def game_options(own, opp, marker_me, marker_opp, supply, home_area, t, singles, pairs):
-    """``rules.slot_options`` of one position: legal placements per slot into ``singles`` and ``pairs``
-    (left cells of spread pairs)."""
+    """Rules §3.1 to §5 (``OvergrowthGame.legal_placements`` of every slot): legal placements per slot into
+    ``singles`` and ``pairs`` (left cells of spread pairs): slot 0 the first turn (§3.1), slot i + 1 the
+    action the marker lands on with move i (§3.2, §4.1 to §4.4), under the shaded-area rule (§5)."""
     full = t.boards[0]
     singles[0] = home_area & ~(own | opp)  # the first turn's placement; ``home_area`` is 0 after it
     pairs[0] = np.uint64(0)
@@ -185,7 +133,8 @@ def game_options(own, opp, marker_me, marker_opp, supply, home_area, t, singles,
 
 @njit(cache=True, inline="always")
 def mover_position(g, stones, markers, supply, to_move, turn, t):
-    """``(own, opp, marker_me, marker_opp, supply, home_area)`` of game ``g``'s player to move."""
+    """``(own, opp, marker_me, marker_opp, supply, home_area)`` of game ``g``'s player to move; ``home_area``
+    is the seat's shaded area on its first turn (rules §3.1), else 0."""
     me = np.int64(to_move[g])
     home_area = t.boards[3 + me] if turn[g] < 2 else np.uint64(0)
     return (stones[g, me], stones[g, 1 - me], markers[g, me], markers[g, 1 - me], supply[g, me], home_area)
@@ -193,8 +142,9 @@ def mover_position(g, stones, markers, supply, to_move, turn, t):
 
 @njit(cache=True)
 def options(stones, markers, supply, to_move, turn, done, t):
-    """uint64 ``singles[B, slots]``, ``pairs[B, slots]``: legal placements of each game's player to move
-    (none in finished games)."""
+    """Rules §3.3 (``OvergrowthGame.legal_actions``): uint64 ``singles[B, slots]``, ``pairs[B, slots]``,
+    legal placements of each game's player to move (none in finished games); the pass is legal where all are
+    empty."""
     size, slots = stones.shape[0], t.moves.size + 1
     singles = np.zeros((size, slots), dtype=np.uint64)
     pairs = np.zeros((size, slots), dtype=np.uint64)
@@ -288,31 +238,28 @@ def _kth_action(singles, pairs, k, placements, pair_of_left_cell):
 
 
 @njit(cache=True)
-def random_choices(stones, markers, supply, to_move, turn, active, seeds, decisions, purpose_keys, t):
-    """int64 ``[B]``: legal action number ``min(floor(u * n), n - 1)`` of each active game's ``n`` in
-    ascending order, ``u`` the first uniform of the stream of ``purpose_keys[seat to move]``; the pass where
-    none is legal."""
-    size, slots, placements = active.size, t.moves.size + 1, t.placement_bits.size
-    chosen = np.full(size, t.pass_action, dtype=np.int64)
+def choose_uniform(stones, markers, supply, to_move, turn, rows, u, t):
+    """``OvergrowthEngine.choose_uniform``: int64 ``[rows.size]``, in each game of ``rows`` legal action number
+    ``min(floor(u * n), n - 1)`` of its ``n`` in ascending order; the pass where no placement is legal."""
+    slots, placements = t.moves.size + 1, t.placement_bits.size
+    chosen = np.full(rows.size, t.pass_action, dtype=np.int64)
     singles, pairs = np.empty(slots, np.uint64), np.empty(slots, np.uint64)
-    for g in range(size):
-        if not active[g]:
-            continue
+    for i in range(rows.size):
+        g = rows[i]
         own, opp, marker_me, marker_opp, left, home_area = mover_position(g, stones, markers, supply, to_move, turn, t)
         game_options(own, opp, marker_me, marker_opp, left, home_area, t, singles, pairs)
         total = 0
         for slot in range(slots):
             total += popcount(singles[slot]) + popcount(pairs[slot])
         if total:
-            u = noise(noise_stream(seeds[g], purpose_keys[to_move[g]], decisions[g]), 0)
-            chosen[g] = _kth_action(singles, pairs, min(np.int64(u * total), total - 1), placements,
+            chosen[i] = _kth_action(singles, pairs, min(np.int64(u[i] * total), total - 1), placements,
                                     t.pair_of_left_cell)
     return chosen
 
 
 @njit(cache=True)
 def connects(own, boards, king):
-    """``own`` stones form a chain from area 0 to area 1 (``Grid.connects``)."""
+    """Rules §6.1 (``OvergrowthGame.connects``): ``own`` flowers form a chain from area 0 to area 1."""
     start, goal = boards[3], boards[4]
     if not (own & start) or not (own & goal):
         return False
@@ -324,11 +271,37 @@ def connects(own, boards, king):
         region = grown
 
 
+@njit(cache=True, inline="always")
+def pass_landing(marker, opp_marker, t):
+    """Rules §3.3 (``OvergrowthGame.pass_landing``): where a passing marker goes, the first allowed move not
+    ending on the other marker; it stays where no move is allowed."""
+    track = t.track_kind.size
+    for move in t.moves:
+        if (marker + move) % track != opp_marker:
+            return (marker + move) % track
+    return marker
+
+
+@njit(cache=True, inline="always")
+def check_end(me, own, opp, supply_left, t, codes):
+    """Rules §6.1, §6.2 (``OvergrowthGame.check_end``): ``(winner, end reason)`` after ``me``'s action: a
+    connection wins; else an empty supply ends the game on flower count (equal counts: the tie code); end
+    reason 0 while the game goes on. ``codes``: end reasons connection and flowers, and the tie winner."""
+    if connects(own, t.boards, t.king):
+        return me, codes[0]
+    if supply_left == 0:
+        mine, theirs = popcount(own), popcount(opp)
+        return (me if mine > theirs else 1 - me if mine < theirs else codes[2]), codes[1]
+    return me, np.int64(0)
+
+
 @njit(cache=True)
 def step(stones, markers, supply, to_move, turn, done, winner, end, actions_of_kind, placed, lost, actions, t,
          codes):
-    """``OvergrowthEngine.step``: each unfinished game's mover takes its action; returns the kind code of each
-    game's action (-1 in finished games). ``codes``: end reasons connection and flowers, and the tie winner."""
+    """Rules §3.4 (``OvergrowthGame.apply``): each unfinished game's mover takes its action: the marker moves
+    (§3.2, or :func:`pass_landing`), the flowers go on the placement's cells (§1.3, an overgrown flower is
+    its owner's loss, §4.1), then :func:`check_end`. Returns the kind code of each game's action (-1 in
+    finished games). ``codes``: end reasons connection and flowers, and the tie winner."""
     track, placements = t.track_kind.size, t.placement_bits.size
     kinds = np.full(done.size, -1, dtype=np.int8)
     for g in range(done.size):
@@ -340,10 +313,7 @@ def step(stones, markers, supply, to_move, turn, done, winner, end, actions_of_k
         bits, count = np.uint64(0), 0
         if action == t.pass_action:
             kind = PASS
-            for move in t.moves:  # the first allowed move not ending on the other marker
-                if (marker + move) % track != opp_marker:
-                    marker = (marker + move) % track
-                    break
+            marker = pass_landing(marker, opp_marker, t)
         else:
             slot, placement = divmod(action, placements)
             kind = FIRST
@@ -359,12 +329,9 @@ def step(stones, markers, supply, to_move, turn, done, winner, end, actions_of_k
         if kind == OVERGROW:
             lost[g, them] += 1
         kinds[g] = kind
-        if connects(own, t.boards, t.king):
-            winner[g], end[g], done[g] = me, codes[0], True
-        elif supply[g, me] == 0:
-            mine, theirs = popcount(own), popcount(opp)
-            winner[g] = me if mine > theirs else them if mine < theirs else codes[2]
-            end[g], done[g] = codes[1], True
+        won, reason = check_end(me, own, opp, supply[g, me], t, codes)
+        if reason:
+            winner[g], end[g], done[g] = won, reason, True
         turn[g] += 1
         to_move[g] = them
     return kinds

@@ -22,10 +22,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from sims.core.engine import BatchedEngine, BatchedState, GameResults, Trace
-from sims.core.grid import KING, ORTHOGONAL, Grid, popcount
+from sims.core.grid import popcount
 from sims.overgrowth import kernels
 from sims.overgrowth.kernels import PASS
 from sims.overgrowth.config import ACTION_KINDS, OvergrowthConfig
+from sims.overgrowth.tables import Geometry, make_tables
 
 U64 = np.uint64
 END_REASONS = ("", "connection", "flowers", "stall")
@@ -34,45 +35,9 @@ NO_WINNER, TIE = -1, 2
 FAR = np.int16(-1)
 
 
-class Geometry:
-    """Tables computed once per config: masks, placements, the track."""
-
-    def __init__(self, config: OvergrowthConfig):
-        self.config = config
-        self.grid = Grid(config.rows, config.columns)
-        self.cells = config.cells
-        self.placements = config.placements
-        self.area = np.array([self.grid.mask_of(divmod(c, config.columns) for c in cells)
-                              for cells in config.shaded], dtype=np.uint64)
-        bits = np.zeros(self.placements, dtype=np.uint64)
-        for p in range(self.placements):
-            for cell in config.placement_cells(p):
-                bits[p] |= U64(1) << U64(cell)
-        self.placement_bits = bits
-        self.placement_size = np.array([len(config.placement_cells(p)) for p in range(self.placements)])
-        self.pair_of_left_cell = np.full(self.cells, -1, dtype=np.int64)
-        for row in range(config.rows):
-            for col in range(config.columns - 1):
-                self.pair_of_left_cell[row * config.columns + col] = config.pair_placement(row, col)
-        self.not_last_column = self.grid.mask_of(
-            (r, c) for r in range(config.rows) for c in range(config.columns - 1))
-        self.track_kind = np.array([ACTION_KINDS.index(k) for k in config.track], dtype=np.int8)
-        self.moves = np.array(config.moves, dtype=np.int64)
-        self.slots = len(config.moves) + 1
-        self.connection = ORTHOGONAL if config.orthogonal_connection else KING
-        self.cast_offsets = [(dr * config.cast_distance, dc * config.cast_distance) for dr, dc in KING]
-        self.far = self.cells + 1
-
-    def pairs_in_one_area(self) -> np.uint64:
-        """Left cells of pairs whose both cells lie in the same shaded area."""
-        both = U64(0)
-        for area in self.area:
-            both |= area & (area >> U64(1)) & self.not_last_column
-        return both
-
-
 def expand_options(geo: Geometry, singles: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-    """bool ``[B, num_actions]`` from per-slot placement bitboards ``[B, slots]``."""
+    """Rules §3.3: bool ``[B, num_actions]`` from per-slot placement bitboards ``[B, slots]``; the pass where
+    no placement is legal."""
     size = singles.shape[0]
     mask = np.zeros((size, geo.config.num_actions), dtype=bool)
     single_flags = geo.grid.to_cells(singles)  # [B, slots, cells]
@@ -107,11 +72,12 @@ class OvergrowthEngine(BatchedEngine):
     def __init__(self, config: OvergrowthConfig):
         self.config = config
         self.geo = Geometry(config)
-        self.tables = kernels.make_tables(self.geo)
+        self.tables = make_tables(self.geo)
         self.step_codes = np.array([END_REASONS.index("connection"), END_REASONS.index("flowers"), TIE])
         self.num_actions = config.num_actions
 
     def init(self, seeds: np.ndarray) -> OvergrowthState:
+        """Rules §2.1, §1.3: markers on their start spaces, every flower in its supply, seat 0 to move."""
         size = len(seeds)
         state = OvergrowthState(
             seeds=np.asarray(seeds, dtype=np.uint64),
@@ -142,18 +108,26 @@ class OvergrowthEngine(BatchedEngine):
                                self.tables)
 
     def legal_mask(self, state: OvergrowthState) -> np.ndarray:
+        """Rules §3.3 (``OvergrowthGame.legal_actions``)."""
         singles, pairs = self.options(state)
         mask = expand_options(self.geo, singles, pairs)
         mask[state.done] = False
         return mask
 
+    def choose_uniform(self, state: OvergrowthState, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """:meth:`BatchedEngine.choose_uniform`, compiled (:func:`kernels.choose_uniform`)."""
+        return kernels.choose_uniform(state.stones, state.markers, state.supply, state.to_move, state.turn,
+                                      np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(u), self.tables)
+
     def step(self, state: OvergrowthState, actions: np.ndarray) -> None:
+        """Rules §3.4 (``OvergrowthGame.apply``, then ``check_end``): :func:`kernels.step`."""
         kinds = kernels.step(state.stones, state.markers, state.supply, state.to_move, state.turn, state.done,
                              state.winner, state.end, state.actions_of_kind, state.placed, state.lost,
                              np.ascontiguousarray(actions), self.tables, self.step_codes)
         state.kind_log.append(kinds)
 
     def results(self, state: OvergrowthState) -> GameResults:
+        """Rules §6.4 (``OvergrowthGame.result``)."""
         size = state.size
         rank = np.zeros((size, 2), dtype=np.int8)
         decided = (state.winner == 0) | (state.winner == 1)
@@ -224,3 +198,7 @@ class OvergrowthEngine(BatchedEngine):
             "turn": int(state.turn[game]),
             "end": END_REASONS[state.end[game]],
         }
+
+    def progress(self, state: OvergrowthState, rows: np.ndarray) -> np.ndarray:
+        """Each seat's flowers on the board now (its score at the end), float64 ``[len(rows), 2]``."""
+        return popcount(state.stones[rows]).astype(np.float64)

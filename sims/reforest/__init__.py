@@ -1,5 +1,6 @@
 """Reforest: grow a forest region of plant cards, cover and succeed, win the visitors."""
 
+from sims.core.components import ComponentFamily
 from sims.core.engine import BotSpec, GameDefinition, GoldenGame, VerifyRun
 from sims.reforest import config, render
 
@@ -23,6 +24,14 @@ GAME = GameDefinition(
     describe_action=lambda game, action: render.describe_action(game.config, action),
     describe="1 (solitaire) to 4 players; 91 plant cards of 31 species, 10 visitors by default",
     components=("played", None),
+    families=(
+        ComponentFamily("Cards played", "played", (("event", "==", "play"),),
+                        "events column played on events with event play"),
+        ComponentFamily("Visitors won", "visitor", (("event", "==", "visitor"), ("amount", "==", 1)),
+                        "events column visitor on events with event visitor and amount 1 (the seat is the winner)"),
+        ComponentFamily("Effects used", "species", (("event", "==", "effect"), ("amount", "==", 1)),
+                        "events column species on events with event effect and amount 1 (used, not declined)"),
+    ),
     golden=(
         GoldenGame("reforest-seed2-game1-greedy-random.txt", 2, 2, 1, ("greedy", "random"), rotate_seats=True),
         GoldenGame("reforest-solitaire-seed3-game0-greedy.txt", 1, 3, 0, ("greedy",)),

@@ -10,17 +10,28 @@ import numpy as np
 from numba import njit
 
 from sims.reforest.config import ROUNDS, SPACES
-from sims.reforest.kernels import EVENT_FIELDS, POINTS, copy_game, finish_turn, measure, score_parts_one, step_one
+from sims.core.kernels import noise, noise_stream
+from sims.reforest.kernels import (
+    EVENT_FIELDS,
+    POINTS,
+    copy_game,
+    restore_game,
+    finish_turn,
+    legal_actions,
+    measure,
+    score_parts_one,
+    step_one,
+)
 
 WEIGHT_NAMES = ("points", "hand_card", "energy", "visitor_goal", "elevation")
 
 
 @njit(cache=True, inline="always")
-def visitor_goals(a, t, g, goals):
-    """Contested visitors each seat leads alone (solitaire: meets this round's threshold) into ``goals [P]``."""
+def visitor_goals(a, t, g, goals, values):
+    """Contested visitors each seat leads alone (solitaire: meets this round's threshold) into ``goals [P]``
+    (``values [P]``: scratch)."""
     players = goals.size
     goals[:] = 0
-    values = np.empty(players)
     for k in range(a.carried.shape[1] + 1):
         if k < a.carried.shape[1]:
             visitor = a.carried[g, k]
@@ -62,20 +73,27 @@ def row_lack(a, t, g, seat):
 def evaluate(a, t, me, weights, hand_value_share):
     """float64 ``[n]``: ``eval(me) - max over opponents eval(opponent)`` of each game (``me [n]``)."""
     out = np.empty(a.hand.shape[0])
+    work = evaluation_buffers(a)
     for g in range(out.size):
-        out[g] = evaluate_one(a, t, g, me[g], weights, hand_value_share)
+        out[g] = evaluate_one(a, t, g, me[g], weights, hand_value_share, work)
     return out
 
 
 @njit(cache=True, inline="always")
-def evaluate_one(a, t, g, me, weights, hand_value_share):
-    """``eval(me) - max over opponents eval(opponent)`` of game ``g``."""
+def evaluation_buffers(a):
+    """Scratch of :func:`evaluate_one`: the score parts, then per seat the goals, the values and the measures."""
+    players = a.hand.shape[1]
+    return np.empty(len(POINTS), dtype=np.int64), np.empty(players, dtype=np.int64), np.empty(players), \
+        np.empty(players)
+
+
+@njit(cache=True, inline="always")
+def evaluate_one(a, t, g, me, weights, hand_value_share, work):
+    """``eval(me) - max over opponents eval(opponent)`` of game ``g`` (``work``: :func:`evaluation_buffers`)."""
     players, species_count = a.hand.shape[1], a.hand.shape[2]
     w_points, w_hand, w_energy, w_goal, w_elevation = weights[0], weights[1], weights[2], weights[3], weights[4]
-    parts = np.empty(len(POINTS), dtype=np.int64)
-    goals = np.empty(players, dtype=np.int64)
-    values = np.empty(players)
-    visitor_goals(a, t, g, goals)
+    parts, goals, values, measures = work
+    visitor_goals(a, t, g, goals, measures)
     for seat in range(players):
         score_parts_one(a, t, g, seat, parts)
         energy = 0
@@ -96,19 +114,92 @@ def evaluate_one(a, t, g, me, weights, hand_value_share):
     return mine - best
 
 
+@njit(cache=True, inline="always")
+def play_out_value(scratch, t, action, weights, hand_value_share, events, count, work):
+    """The greedy value of ``action`` in the game copied into slot 0 of ``scratch``: played there, the turn
+    finished with the lowest legal actions, the position evaluated for the seat that moved."""
+    slot = np.int64(0)  # not the literal 0: a call with a literal compiles the callee once more for it
+    me, start_turn = scratch.to_move[slot], scratch.turn[slot]
+    step_one(scratch, t, events, count, slot, action)
+    scratch.decisions[slot] += 1
+    finish_turn(scratch, t, events, count, slot, start_turn)
+    return evaluate_one(scratch, t, slot, me, weights, hand_value_share, work)
+
+
 @njit(cache=True)
-def play_out_values(a, scratch, t, games, actions, weights, hand_value_share):
-    """float64 ``[n]``: the greedy value of each (game, action): the action played on a copy of the game
-    (slot 0 of ``scratch``), the turn finished with the lowest legal actions, the position evaluated."""
-    values = np.empty(games.size)
-    events = np.zeros((0, len(EVENT_FIELDS)), dtype=np.int64)
-    count = np.zeros(2, dtype=np.int64)
-    plays = np.empty(a.hand.shape[2] * SPACES + 2, dtype=np.int64)
-    for i in range(games.size):
-        copy_game(a, games[i], scratch, 0)
-        me, start_turn = scratch.to_move[0], scratch.turn[0]
-        step_one(scratch, t, events, count, 0, actions[i])
-        scratch.decisions[0] += 1
-        finish_turn(scratch, t, events, count, 0, start_turn, plays)
-        values[i] = evaluate_one(scratch, t, 0, me, weights, hand_value_share)
-    return values
+def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, legal, events, count, work,
+                  games, actions, values, noises, scored):
+    """The greedy action of game ``g`` (-1: none) and the count of scored pairs after it.
+
+    A game with one legal action takes it unscored. Otherwise every legal
+    action, ascending, gets its :func:`play_out_value` and its noise
+    ``uniforms_at(seed, purpose, decisions, action)``; the highest value wins,
+    equal values go to the highest noise, then to the lowest action. With
+    non-empty ``games, actions, values, noises`` each scored pair is also
+    written there from index ``scored`` on.
+    """
+    n = legal_actions(a, t, g, legal)
+    if n < 2:
+        return (legal[0] if n == 1 else -1), scored
+    stream = noise_stream(seed, purpose, a.decisions[g])
+    best, best_value, best_noise = -1, -np.inf, -1.0
+    copy_game(a, g, scratch, 0)
+    for j in range(n):
+        action = legal[j]
+        if j:
+            restore_game(a, g, scratch, 0)
+        value = play_out_value(scratch, t, action, weights, hand_value_share, events, count, work)
+        tie_break = noise(stream, action)
+        if value > best_value or (value == best_value and tie_break > best_noise):
+            best, best_value, best_noise = action, value, tie_break
+        if games.size:
+            games[scored], actions[scored], values[scored], noises[scored] = g, action, value, tie_break
+            scored += 1
+    return best, scored
+
+
+@njit(cache=True)
+def greedy_choices(a, scratch, t, seeds, rows, weights, hand_value_share, purpose, chosen, games, actions, values,
+                   noises):
+    """:func:`greedy_choice` of each game of ``rows`` into ``chosen [R]``; how many pairs it wrote into
+    ``games, actions, values, noises`` (empty: none; else room for every legal action of ``rows``)."""
+    legal, events, count = buffers(a)
+    work = evaluation_buffers(a)
+    scored = np.int64(0)  # not the literal 0: greedy_choice would compile once more for it
+    for i in range(rows.size):
+        g = rows[i]
+        chosen[i], scored = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share, legal,
+                                          events, count, work, games, actions, values, noises, scored)
+    return scored
+
+
+@njit(cache=True)
+def greedy_rollouts(a, scratch, t, seeds, horizon, purposes, weights, hand_value_share, me, win_bonus):
+    """float64 ``[n]``: every game of ``a`` played on by greedy bots (seat ``s`` with noise stream
+    ``purposes[s]``) until it is over or its turn reaches ``horizon``, then valued for seat ``me``:
+    :func:`evaluate_one`, plus ``sign(value) * win_bonus`` for a finished game of several players."""
+    legal, events, count = buffers(a)
+    work = evaluation_buffers(a)
+    no_games = np.empty(0, dtype=np.int64)
+    no_values = np.empty(0)
+    worth = np.empty(a.hand.shape[0])
+    for g in range(worth.size):
+        while not a.done[g] and a.turn[g] < horizon[g]:
+            action, _ = greedy_choice(a, scratch, t, g, seeds[g], purposes[a.to_move[g]], weights,
+                                      hand_value_share, legal, events, count, work, no_games, no_games,
+                                      no_values, no_values, np.int64(0))
+            if action < 0:
+                break
+            step_one(a, t, events, count, g, action)
+            a.decisions[g] += 1
+        worth[g] = evaluate_one(a, t, g, me, weights, hand_value_share, work)
+        if a.done[g] and a.hand.shape[1] > 1:
+            worth[g] += np.sign(worth[g]) * win_bonus
+    return worth
+
+
+@njit(cache=True, inline="always")
+def buffers(a):
+    """Scratch of the greedy kernels: legal actions and an event buffer that logs nothing."""
+    return (np.empty(a.hand.shape[2] * SPACES + 2, dtype=np.int64),
+            np.zeros((0, len(EVENT_FIELDS)), dtype=np.int64), np.zeros(2, dtype=np.int64))

@@ -30,13 +30,13 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from sims.core.choice import take_best, top_per_group
+from sims.core.choice import top_per_group
 from sims.core.engine import BatchedBot
 from sims.core.planner import WIN_BONUS, Candidates, RolloutPlanner
-from sims.core.rng import seat_uniforms, uniforms, uniforms_at
-from sims.reforest import bot_kernels
+from sims.core.rng import purpose_key, seat_uniforms, uniforms
+from sims.reforest import bot_kernels, kernels
 from sims.reforest.bot_kernels import WEIGHT_NAMES
-from sims.reforest.config import DEFAULT_WEIGHTS, HAND_VALUE_SHARE
+from sims.reforest.config import DEFAULT_WEIGHTS, HAND_VALUE_SHARE, SPACES
 from sims.reforest.rules import ReforestEngine, ReforestState, take_rows
 
 
@@ -80,33 +80,36 @@ class GreedyBot(BatchedBot):
         for name, value in DEFAULT_WEIGHTS.items():
             self.weights.setdefault(name, value)
         self.stream = stream or f"bot/{seat}"
+        self.purpose = purpose_key(self.stream)
+        self.weight_values = np.array([self.weights[name] for name in WEIGHT_NAMES], dtype=np.float64)
+        self._scratch: kernels.Arrays | None = None  # a one-game copy the kernel plays candidates on
 
-    def scored_actions(self, state: ReforestState, rows: np.ndarray, mask: np.ndarray
-                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``games, actions, value, noise`` over the legal actions (``mask``, the legal mask of games ``rows``)."""
+    def greedy_choices(self, state: ReforestState, rows: np.ndarray, keep_scores: bool = False
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``chosen [R]``, this bot's action in each game of ``rows``, and, with ``keep_scores``, the flat
+        ``games, actions, value, noise`` of every action it scored (games with one legal action are not scored)."""
         engine = self.engine
-        index, actions = np.nonzero(mask)
-        games = rows[index]
-        scratch = take_rows(state, games[:1])
-        weights = np.array([self.weights[name] for name in WEIGHT_NAMES], dtype=np.float64)
-        value = bot_kernels.play_out_values(engine.arrays(state), engine.arrays(scratch), engine.tables, games,
-                                            actions, weights, HAND_VALUE_SHARE)
-        noise = uniforms_at(state.seeds[games], self.stream, state.decisions[games], actions)
-        return games, actions, value, noise
+        chosen = np.empty(rows.size, dtype=np.int64)
+        room = rows.size * (engine.config.num_species * SPACES + 2) if keep_scores else 0
+        games, actions = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
+        value, noise = np.empty(room), np.empty(room)
+        scored = bot_kernels.greedy_choices(engine.arrays(state), self.scratch(state), engine.tables, state.seeds,
+                                            rows.astype(np.int64), self.weight_values, HAND_VALUE_SHARE,
+                                            self.purpose, chosen, games, actions, value, noise)
+        return chosen, games[:scored], actions[:scored], value[:scored], noise[:scored]
 
     def act(self, state: ReforestState, active: np.ndarray) -> np.ndarray:
         chosen = np.full(state.size, -1, dtype=np.int64)
-        rows = np.nonzero(active & ~state.done)[0]
-        if rows.size == 0:
-            return chosen
-        mask = self.engine.legal_mask_rows(state, rows)
-        single = mask.sum(axis=1) == 1
-        chosen[rows[single]] = np.argmax(mask[single], axis=1)
-        rows, mask = rows[~single], mask[~single]
+        rows = np.flatnonzero(active & ~state.done)
         if rows.size:
-            games, actions, value, noise = self.scored_actions(state, rows, mask)
-            take_best(chosen, games, actions, value, noise)
+            chosen[rows] = self.greedy_choices(state, rows)[0]
         return chosen
+
+    def scratch(self, state: ReforestState) -> kernels.Arrays:
+        """A one-game copy (made once) the kernels play candidates on."""
+        if self._scratch is None:
+            self._scratch = self.engine.arrays(take_rows(state, np.zeros(1, dtype=np.int64)))
+        return self._scratch
 
 
 class PlannerBot(RolloutPlanner, GreedyBot):
@@ -123,17 +126,14 @@ class PlannerBot(RolloutPlanner, GreedyBot):
     default_candidates = 6
     default_depth = 2
     rollout_bot_class = GreedyBot
+    _rollout_purposes: np.ndarray | None = None  # the noise stream keys of the rollout bots, by seat
 
     def candidates(self, state: ReforestState, active: np.ndarray, chosen: np.ndarray) -> Candidates:
-        rows = np.nonzero(active & ~state.done)[0]
-        mask = self.engine.legal_mask_rows(state, rows)
-        single = mask.sum(axis=1) == 1
-        chosen[rows[single]] = np.argmax(mask[single], axis=1)
-        rows, mask = rows[~single], mask[~single]
-        if rows.size == 0:
-            nothing = np.zeros(0, dtype=np.int64)
-            return Candidates(nothing, nothing, nothing.astype(np.float64), nothing.astype(np.float64))
-        games, actions, value, noise = self.scored_actions(state, rows, mask)
+        rows = np.flatnonzero(active & ~state.done)
+        # every scored game's choice in ``chosen`` is replaced by the plan's
+        chosen[rows], games, actions, value, noise = self.greedy_choices(state, rows, keep_scores=True)
+        if games.size == 0:
+            return Candidates(games, actions, value, noise)
         # only the candidates the plan keeps are played out again (the same copies the greedy scoring made)
         keep = np.sort(top_per_group(games, value, noise, k=self.candidate_count))
         games, actions = games[keep], actions[keep]
@@ -151,6 +151,17 @@ class PlannerBot(RolloutPlanner, GreedyBot):
 
     def max_rollout_decisions(self) -> None:
         return None
+
+    def roll_out(self, branch: ReforestState, start_turn: np.ndarray) -> np.ndarray:
+        """The shared rollout (greedy bots in every seat until :meth:`at_horizon`, then :meth:`worth`),
+        every branch played to its horizon in one kernel call."""
+        if self._rollout_purposes is None:
+            self._rollout_purposes = np.array([purpose_key(bot.stream) for bot in self.rollout_bots()],
+                                              dtype=np.uint64)
+        horizon = (start_turn + 1 + self.depth).astype(np.int64)
+        return bot_kernels.greedy_rollouts(self.engine.arrays(branch), self.scratch(branch), self.engine.tables,
+                                           branch.seeds, horizon, self._rollout_purposes, self.weight_values,
+                                           HAND_VALUE_SHARE, self.seat, WIN_BONUS)
 
     def worth(self, branch: ReforestState) -> np.ndarray:
         me = np.full(branch.size, self.seat, dtype=np.int64)

@@ -67,6 +67,12 @@ POINTS = ("points_plants", "points_effects", "points_energy", "points_visitors",
 MEASURE_PLANTS, MEASURE_TRAIT, MEASURE_ROW, MEASURE_ENERGY, MEASURE_TALLEST = range(5)
 
 
+def helper(function):
+    """``njit`` for a decision and what follows it: compiled without the reference counting of the arrays it is
+    given (it allocates none), which costs a few ns an array on every call, and a call passes ~80 arrays."""
+    return njit(cache=True, _nrt=False)(function)
+
+
 # --- events and counts ----------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
@@ -168,7 +174,7 @@ def measure(a, t, g, seat, visitor):
     return total
 
 
-@njit(cache=True)
+@helper
 def visitor_winner(a, t, g, visitor, round_index):
     """The seat winning (or earning) a visitor now, -1 for none; and whether it is a tie."""
     if t.solo:
@@ -186,12 +192,13 @@ def visitor_winner(a, t, g, visitor, round_index):
     return -1, True
 
 
-@njit(cache=True)
+@helper
 def award(a, t, events, count, g):
-    """The carried visitors in order, then this round's: won by the single greatest measure (or earned)."""
+    """The carried visitors in order, then this round's: won by the single greatest measure (or earned).
+
+    The visitors carried on are written back in place from slot 0 (never past the slot being read)."""
     round_index = a.rounds_ended[g]
-    carried = a.carried[g].copy()
-    a.carried[g, :] = -1
+    carried = a.carried[g]
     kept = 0
     for k in range(carried.size + 1):
         if k < carried.size and carried[k] < 0:
@@ -200,6 +207,7 @@ def award(a, t, events, count, g):
             visitor = a.round_visitors[g, round_index]
         else:
             visitor = carried[k]
+            carried[k] = -1
         winner, tie = visitor_winner(a, t, g, visitor, round_index)
         outcome = -1
         if winner >= 0:
@@ -216,11 +224,13 @@ def award(a, t, events, count, g):
         log(a, events, count, g, EV_VISITOR, winner, amount=outcome, visitor=visitor)
 
 
-@njit(cache=True)
+@helper
 def reset_deck(a, g):
-    """Discard pile, nursery and the ended round's tucked cards, sorted by species, then shuffled into the deck."""
+    """Discard pile, nursery and the ended round's tucked cards, sorted by species, then shuffled into the deck.
+
+    The pool is gathered on the discard pile (a count per species), which ends empty."""
     species_count = a.discard.shape[1]
-    pool = a.discard[g].astype(np.int64)
+    pool = a.discard[g]
     for slot in range(a.nursery.shape[1]):
         if a.nursery[g, slot] >= 0:
             pool[a.nursery[g, slot]] += 1
@@ -230,23 +240,31 @@ def reset_deck(a, g):
         for s in range(species_count):
             pool[s] += a.tucked[g, ended - 1, s]
             a.tucked[g, ended - 1, s] = 0
-    sorted_pool = np.empty(pool.sum(), dtype=np.int64)
     n = 0
     for s in range(species_count):
-        for _ in range(pool[s]):
-            sorted_pool[n] = s
-            n += 1
-        a.discard[g, s] = 0
+        n += pool[s]
     a.resets[g] += 1
     order = a.reset_order[g, a.resets[g] - 1]
     position = 0
     for i in range(order.size):  # the shuffle's positions beyond the pool's size drop out
         if order[i] < n:
-            a.deck[g, position] = sorted_pool[order[i]]
+            a.deck[g, position] = sorted_pool_card(pool, order[i])
             position += 1
+    for s in range(species_count):
+        pool[s] = 0
     a.deck[g, position:] = -1
     a.deck_top[g] = 0
     a.deck_end[g] = n
+
+
+@njit(cache=True, inline="always")
+def sorted_pool_card(pool, index):
+    """The species at ``index`` of the pool (a count per species) laid out in species order."""
+    s, rest = 0, np.int64(index)
+    while rest >= pool[s]:
+        rest -= pool[s]
+        s += 1
+    return s
 
 
 @njit(cache=True, inline="always")
@@ -256,7 +274,7 @@ def check_round_end(a, t, events, count, g):
         end_rounds(a, t, events, count, g)
 
 
-@njit(cache=True)
+@helper
 def end_rounds(a, t, events, count, g):
     """End the round, and the next while a reset leaves the deck empty (a cascade)."""
     while not deck_left(a, g) and a.rounds_ended[g] < ROUNDS:
@@ -272,26 +290,26 @@ def end_rounds(a, t, events, count, g):
 # --- costs and legality ---------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def base_costs(a, t, g, me):
-    """float64 ``[S]``: printed cost minus the passive and when-played discounts of seat ``me``."""
-    base = t.base_cost.copy()
+def base_cost(a, t, g, me, species):
+    """float64: printed cost of ``species`` minus the passive and when-played discounts of seat ``me``."""
+    base = t.base_cost[species]
     row = 0
     for p in t.passive_species:
         plants = 0
         for x in range(SPACES):
             if a.canopy[g, me, x] == p:
                 plants += 1
-        base -= plants * t.discount_matrix[row]
+        base -= plants * t.discount_matrix[row, species]
         row += 1
     for trait in t.when_traits:
-        base -= a.traits[g, me, trait] * t.discount_matrix[row]
+        base -= a.traits[g, me, trait] * t.discount_matrix[row, species]
         row += 1
     return base
 
 
 @njit(cache=True, inline="always")
 def play_cost(a, t, g, me, species, space):
-    base = base_costs(a, t, g, me)[species]
+    base = base_cost(a, t, g, me, species)
     return max(int(base - t.cost[a.canopy[g, me, space]]), 0)
 
 
@@ -339,13 +357,13 @@ def legal_plays(a, t, g, me, out):
     """The legal plays of seat ``me`` into ``out [S * 6]`` (species * 6 + space); how many."""
     where = place_states(a, t, g, me)
     budget = play_budgets(a, t, g, me)
-    base = base_costs(a, t, g, me)
     n = 0
     for s in range(a.hand.shape[2]):
         if a.hand[g, me, s] <= 0:
             continue
+        base = base_cost(a, t, g, me, s)
         for x in range(SPACES):
-            if t.place_table[x, where[x], s] and base[s] <= budget[x]:
+            if t.place_table[x, where[x], s] and base <= budget[x]:
                 out[n] = s * SPACES + x
                 n += 1
     return n
@@ -364,55 +382,115 @@ def kth_of(u, count):
     return min(int(u * count), max(count - 1, 0))
 
 
-@njit(cache=True, inline="always")
-def choose_one(a, t, g, u, plays):
-    """Legal action number ``min(floor(u * n), n - 1)`` of game ``g`` in ascending order (u < 0: the lowest)."""
+@njit(cache=True)
+def legal_actions(a, t, g, out):
+    """Every legal action of game ``g``, ascending, into ``out [S * 6 + 2]``; how many (0: a finished game).
+
+    The blocks of a phase are adjacent action numbers (pay from hand then from
+    energy, the sources then stop, use then decline), so a phase's columns
+    counted from its first block are its action numbers less that block's offset.
+    """
     if a.done[g]:
-        return -1
+        return 0
     phase = a.phase[g]
     me = a.to_move[g]
     if phase == MAIN:
-        if u < 0:
-            return t.off_gather
-        n = legal_plays(a, t, g, me, plays)
-        k = kth_of(u, 1 + n) - 1
-        return t.off_gather if k < 0 else t.off_play + plays[k]
-    columns = plays
+        n = legal_plays(a, t, g, me, out[1:])
+        for i in range(1, n + 1):
+            out[i] += t.off_play
+        out[0] = t.off_gather
+        return n + 1
     n = 0
     if phase == PAY:
         first = t.off_pay_hand
         species_count = a.hand.shape[2]
         for s in range(species_count):
             if a.hand[g, me, s] > 0:
-                columns[n] = s
+                out[n] = s
                 n += 1
         space = a.play_space[g]
         for y in range(SPACES):
             if a.stored[g, me, y] > 0 and t.payment[space, y]:
-                columns[n] = species_count + y
+                out[n] = species_count + y
                 n += 1
     elif phase == GATHER or phase == DRAW or phase == SOLO_DISCARD:
         first = t.off_solo_discard if phase == SOLO_DISCARD else t.off_take
         for slot in range(t.nursery_size):
             if a.nursery[g, slot] >= 0:
-                columns[n] = slot
+                out[n] = slot
                 n += 1
         if deck_left(a, g):
-            columns[n] = t.nursery_size
+            out[n] = t.nursery_size
             n += 1
         if phase == GATHER and may_stop(a, t, g, n):
-            columns[n] = t.nursery_size + 1
+            out[n] = t.nursery_size + 1
             n += 1
     elif phase == EFFECT:
-        return t.off_use + kth_of(u, 2)
+        first = t.off_use
+        out[0], out[1] = 0, 1
+        n = 2
     else:
         first = t.off_discard
         for s in range(a.hand.shape[2]):
             if a.hand[g, me, s] > 0:
-                columns[n] = s
+                out[n] = s
                 n += 1
+    for i in range(n):
+        out[i] += first
+    return n
+
+
+@njit(cache=True, inline="always")
+def lowest_in_hand(a, g, me):
+    """The lowest species seat ``me`` holds, -1 for none."""
+    for s in range(a.hand.shape[2]):
+        if a.hand[g, me, s] > 0:
+            return s
+    return -1
+
+
+@njit(cache=True, inline="always")
+def lowest_legal(a, t, g):
+    """The lowest legal action of game ``g`` (the first of :func:`legal_actions`, read without listing them); -1
+    for none."""
+    if a.done[g]:
+        return -1
+    phase = a.phase[g]
+    me = a.to_move[g]
+    if phase == MAIN:
+        return t.off_gather
+    if phase == EFFECT:
+        return t.off_use
+    if phase == PAY or phase == HAND_LIMIT:
+        s = lowest_in_hand(a, g, me)
+        if s >= 0:
+            return (t.off_pay_hand if phase == PAY else t.off_discard) + s
+        if phase == HAND_LIMIT:
+            return -1
+        space = a.play_space[g]
+        for y in range(SPACES):
+            if a.stored[g, me, y] > 0 and t.payment[space, y]:
+                return t.off_pay_hand + a.hand.shape[2] + y
+        return -1
+    first = t.off_solo_discard if phase == SOLO_DISCARD else t.off_take
+    for slot in range(t.nursery_size):
+        if a.nursery[g, slot] >= 0:
+            return first + slot
+    if deck_left(a, g):
+        return first + t.nursery_size
+    if phase == GATHER:
+        return first + t.nursery_size + 1  # stop: no card to take
+    return -1
+
+
+@njit(cache=True, inline="always")
+def choose_one(a, t, g, u, plays):
+    """Legal action number ``min(floor(u * n), n - 1)`` of game ``g`` in ascending order (u < 0: the lowest)."""
+    if u < 0:
+        return lowest_legal(a, t, g)
+    n = legal_actions(a, t, g, plays)
     k = kth_of(u, n)
-    return first + columns[k] if n > k else -1
+    return plays[k] if n > k else -1
 
 
 @njit(cache=True)
@@ -536,21 +614,42 @@ def use_or_decline(a, t, events, count, g, use):
 # --- what follows a decision ----------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def set_queue(a, g, entries, places):
-    """The queued entries first, in order, then the empty slots (a stable partition)."""
+def queue_entry(a, t, g, i, covered, species, space):
+    """Slot ``i`` of a placement's effect queue, before the partition: (plant or -1, space).
+
+    Slot 0 is the covered plant, slots 1-6 the canopy plants of spaces 0-5 that
+    react to ``species`` (not the one on ``space``), slot 7 the played plant
+    (``species`` -1: the queue of a gather, each canopy plant of spaces 0-5
+    with an after-gather effect, then two empty slots).
+    """
+    me = a.to_move[g]
+    if species < 0:
+        if i >= SPACES:
+            return -1, 0
+        plant = a.canopy[g, me, i]
+        return (plant if t.after_gather[plant] else -1), i
+    if i == 0:
+        return (covered if t.covered_effect[covered] else -1), space
+    if i == QUEUE_SLOTS - 1:
+        return (species if t.played_effect[species] else -1), space
+    y = i - 1
+    plant = a.canopy[g, me, y]
+    return (plant if y != space and t.reacts[plant, species] else -1), y
+
+
+@njit(cache=True, inline="always")
+def set_queue(a, t, g, covered, species, space):
+    """The queue's entries (:func:`queue_entry`) first, in order, then the empty slots (a stable partition)."""
     n = 0
-    for i in range(QUEUE_SLOTS):
-        if entries[i] >= 0:
-            a.queue_species[g, n] = entries[i]
-            a.queue_space[g, n] = places[i]
-            n += 1
-    queued = n
-    for i in range(QUEUE_SLOTS):
-        if entries[i] < 0:
-            a.queue_species[g, n] = entries[i]
-            a.queue_space[g, n] = places[i]
-            n += 1
-    a.queue_len[g] = queued
+    for empty in (False, True):
+        for i in range(QUEUE_SLOTS):
+            entry, where = queue_entry(a, t, g, i, covered, species, space)
+            if (entry < 0) == empty:
+                a.queue_species[g, n] = entry
+                a.queue_space[g, n] = where
+                n += 1
+        if not empty:
+            a.queue_len[g] = n
     a.queue_pos[g] = 0
 
 
@@ -566,8 +665,7 @@ def place(a, t, events, count, g):
     me = a.to_move[g]
     species, space = a.play_species[g], a.play_space[g]
     size = a.stack_size[g, me, space]
-    canopies = a.canopy[g, me].copy()  # before placing
-    covered = canopies[space]
+    covered = a.canopy[g, me, space]
     has_cover = covered >= 0
     to_energy = has_cover and t.sun[covered]
     level = size - 1 if to_energy else size
@@ -577,25 +675,13 @@ def place(a, t, events, count, g):
         add_traits(a, t, g, me, covered, -1)
     a.stack[g, me, space, level] = species
     a.stack_size[g, me, space] = level + 1
-    a.canopy[g, me, space] = species
+    a.canopy[g, me, space] = species  # the other spaces' canopies, which react, are as before
     add_traits(a, t, g, me, species, 1)
     if has_cover:
         stat(a, g, me, ST_PLANTS_COVERED)
         stat(a, g, me, ST_ENERGY_FROM_COVER, 1 if to_energy else 0)
         log(a, events, count, g, EV_COVER, me, species=covered, space=space, amount=1 if to_energy else 0)
-    entries = np.full(QUEUE_SLOTS, -1, dtype=np.int64)
-    places = np.empty(QUEUE_SLOTS, dtype=np.int64)
-    if t.covered_effect[covered]:
-        entries[0] = covered
-    places[0] = space
-    for y in range(SPACES):
-        if y != space and t.reacts[canopies[y], species]:
-            entries[1 + y] = canopies[y]
-        places[1 + y] = y
-    if t.played_effect[species]:
-        entries[QUEUE_SLOTS - 1] = species
-    places[QUEUE_SLOTS - 1] = space
-    set_queue(a, g, entries, places)
+    set_queue(a, t, g, covered, species, space)
     a.play_species[g] = -1
     a.play_space[g] = -1
     a.phase[g] = MAIN
@@ -604,15 +690,7 @@ def place(a, t, events, count, g):
 
 @njit(cache=True, inline="always")
 def after_gather(a, t, g):
-    me = a.to_move[g]
-    entries = np.full(QUEUE_SLOTS, -1, dtype=np.int64)
-    places = np.zeros(QUEUE_SLOTS, dtype=np.int64)
-    for y in range(SPACES):
-        plant = a.canopy[g, me, y]
-        if t.after_gather[plant]:
-            entries[y] = plant
-        places[y] = y
-    set_queue(a, g, entries, places)
+    set_queue(a, t, g, -1, -1, 0)
     a.picks_left[g] = 0
     a.phase[g] = MAIN
     return QUEUE
@@ -662,7 +740,7 @@ def end_turn(a, t, events, count, g):
     return DECIDE
 
 
-@njit(cache=True)
+@helper
 def step_one(a, t, events, count, g, action):
     """One decision of game ``g`` and everything that follows it, until the game waits on a decision."""
     todo = decide(a, t, events, count, g, t.block_of[action], t.field_of[action])
@@ -693,18 +771,17 @@ def step(a, t, events, count, rows, actions):
 @njit(cache=True)
 def finish_turns(a, t, rows, start_turn):
     """Play the lowest legal action in games ``rows`` until the turn ``start_turn`` (per row) is over (no log)."""
-    plays = np.empty(a.hand.shape[2] * SPACES + 2, dtype=np.int64)
     events = np.zeros((0, len(EVENT_FIELDS)), dtype=np.int64)
     count = np.zeros(2, dtype=np.int64)
     for i in range(rows.size):
-        finish_turn(a, t, events, count, rows[i], start_turn[i], plays)
+        finish_turn(a, t, events, count, rows[i], start_turn[i])
 
 
 @njit(cache=True, inline="always")
-def finish_turn(a, t, events, count, g, start_turn, plays):
+def finish_turn(a, t, events, count, g, start_turn):
     """Play the lowest legal action in game ``g`` until the turn ``start_turn`` is over."""
     while not a.done[g] and a.turn[g] == start_turn:
-        action = choose_one(a, t, g, -1.0, plays)
+        action = lowest_legal(a, t, g)
         if action < 0:
             break
         step_one(a, t, events, count, g, action)
@@ -777,6 +854,33 @@ def measures(a, t, rows):
 @njit(cache=True, inline="always")
 def copy_game(source, g, to, h):
     """Game ``g`` of ``source`` into slot ``h`` of ``to`` (all of :class:`Arrays`)."""
+    copy_turn(source, g, to, h)
+    copy_deck(source, g, to, h)
+    to.round_visitors[h] = source.round_visitors[g]
+    to.reset_order[h] = source.reset_order[g]
+    to.stats[h] = source.stats[g]
+
+
+@njit(cache=True, inline="always")
+def restore_game(source, g, to, h):
+    """Slot ``h`` of ``to``, a copy of game ``g`` of ``source`` played on since, back to game ``g``
+    (not its stats, which no play reads)."""
+    if to.resets[h] != source.resets[g]:
+        copy_deck(source, g, to, h)
+    copy_turn(source, g, to, h)
+
+
+@njit(cache=True, inline="always")
+def copy_deck(source, g, to, h):
+    """The deck's order and the tucked cards: only a deck reset changes them."""
+    to.deck[h] = source.deck[g]
+    to.tucked[h] = source.tucked[g]
+
+
+@njit(cache=True, inline="always")
+def copy_turn(source, g, to, h):
+    """What plays change of a game, a deck reset aside (all but the deck's order, the tucked cards, the
+    round visitors, the reset orders and the stats)."""
     to.done[h] = source.done[g]
     to.end[h] = source.end[g]
     to.to_move[h] = source.to_move[g]
@@ -789,19 +893,15 @@ def copy_game(source, g, to, h):
     to.canopy[h] = source.canopy[g]
     to.traits[h] = source.traits[g]
     to.stored[h] = source.stored[g]
-    to.deck[h] = source.deck[g]
     to.deck_top[h] = source.deck_top[g]
     to.deck_end[h] = source.deck_end[g]
     to.nursery[h] = source.nursery[g]
     to.discard[h] = source.discard[g]
-    to.tucked[h] = source.tucked[g]
-    to.round_visitors[h] = source.round_visitors[g]
     to.carried[h] = source.carried[g]
     to.won[h] = source.won[g]
     to.won_count[h] = source.won_count[g]
     to.rounds_ended[h] = source.rounds_ended[g]
     to.resets[h] = source.resets[g]
-    to.reset_order[h] = source.reset_order[g]
     to.round3_turn[h] = source.round3_turn[g]
     to.unawarded[h] = source.unawarded[g]
     to.phase[h] = source.phase[g]
@@ -813,4 +913,3 @@ def copy_game(source, g, to, h):
     to.queue_space[h] = source.queue_space[g]
     to.queue_len[h] = source.queue_len[g]
     to.queue_pos[h] = source.queue_pos[g]
-    to.stats[h] = source.stats[g]

@@ -567,6 +567,10 @@ class ReforestEngine(BatchedEngine):
     def describe_action(self, action: int) -> str:
         return describe_action(self.config, action)
 
+    def progress(self, state: ReforestState, rows: np.ndarray) -> np.ndarray:
+        """Each seat's score if the game ended now (the six ``points_*`` summed), float64 ``[len(rows), players]``."""
+        return sum(self.score_parts(state).values())[rows].astype(np.float64)
+
 
 def describe_action(config: ReforestConfig, action: int) -> str:
     """Words for an action number, e.g. ``play Douglas Fir on space 3 (middle row)``."""

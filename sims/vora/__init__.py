@@ -1,5 +1,6 @@
 """Vora: push cubes into a shared meadow, collect lines and families into your farm."""
 
+from sims.core.components import ComponentFamily
 from sims.core.engine import BotSpec, GameDefinition, GoldenGame, VerifyRun
 from sims.vora import config, render
 
@@ -22,7 +23,17 @@ GAME = GameDefinition(
     render_compact=render.compact,
     describe_action=lambda game, action: render.describe_action(game.config, action),
     describe="2 to 4 players; 5x5 meadow and nine kinds of 12 cubes by default",
-    components=("block", ("push", "double", "devour", "wolf", "pick_up", "fly_swap", "dig", "pick", "steal")),
+    components=("block", ("push", "double", "devour", "wolf", "pick_up", "fly_swap", "dig", "pick", "steal",
+                                     "decline")),
+    families=(
+        ComponentFamily("Actions and specials", "block",
+                        (("block", "in", ("push", "double", "devour", "wolf", "pick_up", "fly_swap", "dig", "pick",
+                                          "steal", "decline")),),
+                        "events column block (the game's declared design components)"),
+        ComponentFamily("Kinds collected", "kind", (("collected", ">", 0),),
+                        "events column kind on events with collected > 0 (the kind of the pushed cube whose push "
+                        "collected)"),
+    ),
     golden=(
         GoldenGame("vora-seed2-game1-greedy-random-planner.txt", 3, 2, 1, ("greedy", "random", "planner"),
                    rotate_seats=True),

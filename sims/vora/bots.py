@@ -9,7 +9,7 @@ import numpy as np
 
 from sims.core.choice import ScoredBot
 from sims.core.engine import BatchedBot
-from sims.core.planner import WIN_BONUS, RolloutPlanner, reshuffle_unseen
+from sims.core.planner import WIN_BONUS, Candidates, RolloutPlanner, reshuffle_unseen
 from sims.core.rng import purpose_key
 from sims.vora import kernels
 from sims.vora.rules import MAIN, VoraEngine, VoraState, popcount, state_arrays
@@ -48,7 +48,9 @@ class GreedyBot(ScoredBot):
     decision or the end of the turn (without the refill, which changes no
     farm), and valued ``(S_me_after - S_me_before) - max over opponents (S_o_after - S_o_before)``;
     the highest value wins, equal values go to the highest noise
-    ``uniforms_at(seed, "bot/<seat>", decisions, action)``. The same choice as
+    ``uniforms_at(seed, "bot/<seat>", decisions, action)``. A main action that
+    leaves the meadow as the previous turn's main action found it is worth
+    -inf (no repeats, :func:`kernels.repeats_previous`). The same choice as
     ``reference_bots.ReferenceGreedyBot``.
     """
 
@@ -93,13 +95,42 @@ class PlannerBot(RolloutPlanner, GreedyBot):
     plays greedy with the stream ``plan/<my seat>/<seat>``. A candidate is worth
     my family score minus the best opponent's at the rollout's end (a finished
     game: the result first, then that margin); ties go to the greedy value,
-    then the noise.
+    then the noise. Actions the greedy rules out as repeats (value -inf) are
+    no candidates while the game has another action.
+
+    No-progress streaks: once ``quiet_turns`` turns in a row have drawn
+    nothing from the bag (nobody collected, so the game cannot move towards
+    its end), the planner plays its greedy choice until a cube is drawn again.
+    Two planners otherwise can swap moles and ducks for hundreds of turns,
+    each avoiding the collection that would help the other.
     """
+
+    quiet_turns = 20
 
     default_candidates = 6
     default_depth = 12
     rollout_bot_class = GreedyBot
     turn_phase = MAIN
+
+    def act(self, state: VoraState, active: np.ndarray) -> np.ndarray:
+        """The plan; the greedy choice in games on a no-progress streak."""
+        stuck = active & (state.quiet >= self.quiet_turns)
+        if not stuck.any():
+            return super().act(state, active)
+        chosen = super().act(state, active & ~stuck)
+        chosen[stuck] = GreedyBot.act(self, state, stuck)[stuck]
+        return chosen
+
+    def candidates(self, state: VoraState, active: np.ndarray, chosen: np.ndarray) -> Candidates:
+        """The greedy bot's scored actions, without the repeats (value -inf) of games that have other actions."""
+        found = super().candidates(state, active, chosen)
+        repeat = np.isneginf(found.value)
+        if not repeat.any():
+            return found
+        has_other = np.zeros(state.size, dtype=bool)
+        has_other[found.games[~repeat]] = True
+        keep = ~repeat | ~has_other[found.games]
+        return Candidates(found.games[keep], found.actions[keep], found.value[keep], found.noise[keep])
 
     def roll_out(self, branch: VoraState, start_turn: np.ndarray) -> np.ndarray:
         """The rollouts of :class:`RolloutPlanner`, every game played to its horizon in the compiled kernel;

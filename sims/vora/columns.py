@@ -12,19 +12,21 @@ _STATS = {
     "picks": "meadow cubes the seat picked (EXTRA or BIG decisions)",
     "steals": "cubes the seat stole from another farm (BIG decisions)",
     "stolen": "cubes stolen from the seat's farm",
+    "declines": "EXTRA or BIG combos the seat declined (took no cube)",
     "pushes": "push actions the seat took (single pushes)",
     "received": "fallen cubes the seat received (its own side, or a RECIPIENT decision)",
 }
 
 _PHASES = {"main": "the turn's main action", "recipient": "who gets a cube fallen on an unseated side",
-           "extra": "pick a meadow cube (an EXTRA combo)", "big": "pick a meadow cube or steal (a BIG combo)"}
+           "extra": "pick a meadow cube or decline (an EXTRA combo)",
+           "big": "pick a meadow cube, steal or decline (a BIG combo)"}
 
 
 def columns(config: VoraConfig) -> GameColumns:
     """Every Vora column beyond the shared records columns; ``farm_<kind>`` follow the config's kinds."""
     farms = [Column(f"farm_{kind}", "Int64", f"{kind} cubes in the seat's farm at the end", "cubes")
              for kind in config.kind_names]
-    units = {"pushes": "actions", "extras": "combos", "bigs": "combos"}
+    units = {"pushes": "actions", "extras": "combos", "bigs": "combos", "declines": "combos"}
     stats = [Column(name, "Int64", meaning, units.get(name, "cubes")) for name, meaning in _STATS.items()]
     specials = [Column(f"special_{name}", "Int64", f"{name.replace('_', ' ')} special actions the seat took",
                        "actions") for name in ACTION_SPECIALS]

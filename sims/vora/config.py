@@ -40,10 +40,11 @@ Config and engine conventions both engines share
   seat order; the *bag pointer* marks the first cube not yet drawn. The
   refill takes cubes from the bag pointer into the empty cells row-major.
 * Phases of a decision: MAIN (the turn's action), RECIPIENT (who gets a
-  fallen cube on an unseated side), EXTRA (pick a meadow cube), BIG (pick a
-  meadow cube, or steal: opponent seat x kind). ``to_move`` stays the active
-  player through a turn's sub-decisions and passes to ``(seat + 1) %
-  players`` at the end of every turn, the last one included. Cubes waiting
+  fallen cube on an unseated side), EXTRA (pick a meadow cube, or decline),
+  BIG (pick a meadow cube, steal: opponent seat x kind, or decline).
+  ``to_move`` stays the active player through a turn's sub-decisions and
+  passes to ``(seat + 1) % players`` at the end of every turn, the last one
+  included. Cubes waiting
   for a RECIPIENT decision are in no farm, meadow or bag until it is taken.
 * End reasons: ``"bag_empty"`` (a refill fell short), ``"stall"``
   (``limits.max_turns`` completed turns; rank 0 for every seat).
@@ -65,11 +66,12 @@ in this order (``offset`` of each block is the sum of the sizes before it)::
     recipient  P        seat                         seat
     pick       C        cell (EXTRA and BIG)         cell
     steal      P*K      opponent seat, kind          seat * K + kind
+    decline    1        (none: EXTRA and BIG)        0
 
 Dig directions are the 8 neighbours in reading order: ``0 NW (-1,-1),
 1 N (-1,0), 2 NE (-1,1), 3 W (0,-1), 4 E (0,1), 5 SW (1,-1), 6 S (1,0),
 7 SE (1,1)`` as (row step, column step). With the defaults (K=9, N=5) there
-are 1160 actions. Legal actions are always listed in ascending order.
+are 1161 actions. Legal actions are always listed in ascending order.
 """
 
 from __future__ import annotations
@@ -107,7 +109,7 @@ MAX_PLAYERS = 4
 SPECIALS = ("none", "double_push", "devour", "wolf", "pick_up", "fly_swap", "dig", "grazer", "liquid", "pasture")
 # Specials used by an action of their own (record columns ``special_<name>``).
 ACTION_SPECIALS = ("double_push", "devour", "wolf", "pick_up", "fly_swap", "dig")
-BLOCKS = ("push", "double", "devour", "wolf", "pick_up", "fly_swap", "dig", "recipient", "pick", "steal")
+BLOCKS = ("push", "double", "devour", "wolf", "pick_up", "fly_swap", "dig", "recipient", "pick", "steal", "decline")
 PHASES = ("main", "recipient", "extra", "big")
 END_REASONS = ("", "bag_empty", "stall")
 
@@ -233,6 +235,7 @@ class VoraConfig(ActionBlocks):
             "recipient": MAX_PLAYERS,
             "pick": c,
             "steal": MAX_PLAYERS * k,
+            "decline": 1,
         }
 
     def encode_push(self, kind: int, side: int, line: int) -> int:
@@ -265,12 +268,15 @@ class VoraConfig(ActionBlocks):
     def encode_steal(self, seat: int, kind: int) -> int:
         return self.offsets["steal"] + seat * self.num_kinds + kind
 
+    def encode_decline(self) -> int:
+        return self.offsets["decline"]
+
     def decode(self, action: int) -> tuple[str, tuple[int, ...]]:
         """``(block, fields)`` of an action number; fields as in the table of the module docstring.
 
         push -> (kind, side, line); double, wolf -> (side, line); devour,
         pick_up, pick -> (cell,); fly_swap -> (duck cell, target cell); dig ->
-        (mole cell, direction); recipient -> (seat,); steal -> (seat, kind).
+        (mole cell, direction); recipient -> (seat,); steal -> (seat, kind); decline -> ().
         """
         if not 0 <= action < self.num_actions:
             raise ValueError(f"action {action} is outside 0..{self.num_actions - 1}")
@@ -290,6 +296,8 @@ class VoraConfig(ActionBlocks):
             return block, divmod(action, 8)
         if block == "steal":
             return block, divmod(action, k)
+        if block == "decline":
+            return block, ()
         return block, (action,)
 
 

@@ -7,7 +7,7 @@ statistics ``stats[P, S]`` and its small fields packed in ``fields``
 ``random_choices``, ``greedy_values``, ``greedy_choices``, ``roll_out``) load a
 game, call these, and store it back; the bots' random numbers are drawn here
 with ``sims.core.kernels.noise``, the numbers of ``rng.uniforms_at``.
-Geometry comes in :class:`Tables` (built by ``rules.Geometry``), with the
+Geometry comes in :class:`Tables` (built by ``tables.Geometry``), with the
 scalars in ``ints`` (``I_*`` slots) and the board masks in ``words`` (``W_*`` slots).
 The rules are those of ``sims/vora/config.py``'s docstring.
 """
@@ -25,10 +25,10 @@ from sims.core.kernels import kth_set_bit, lowest_bit_index, noise, noise_stream
 # the fall shifts and movable cells towards each side
 (I_N, I_C, I_K, I_P, I_LINES, I_PIG, I_CROW, I_WOLF, I_LADYBUG, I_DUCK, I_MOLE, I_GRAZER, I_LIQUID, I_PASTURE,
  I_MIN_LINE, I_MIN_GROUP, I_EXTRA, I_BIG, I_TOTAL, I_MAIN_ACTIONS, I_GROUPS, I_G_DOUBLE, I_G_DEVOUR, I_G_WOLF,
- I_G_PICK_UP, I_G_FLY, I_G_DIG, I_G_RECIPIENT, I_G_PICK, I_G_STEAL, I_PUSH_BASE, I_DOUBLE_BASE,
- W_FULL, W_NOT_LAST_COL, W_NOT_FIRST_COL, W_H_START, W_V_START, W_ALL_LINES, W_ALL_SEATS) = range(39)
-FALL_LEFT, FALL_RIGHT, FALL_CANMOVE = 39, 43, 47  # four slots each, by side
-SCALARS = 51
+ I_G_PICK_UP, I_G_FLY, I_G_DIG, I_G_RECIPIENT, I_G_PICK, I_G_STEAL, I_G_DECLINE, I_PUSH_BASE, I_DOUBLE_BASE,
+ W_FULL, W_NOT_LAST_COL, W_NOT_FIRST_COL, W_H_START, W_V_START, W_ALL_LINES, W_ALL_SEATS) = range(40)
+FALL_LEFT, FALL_RIGHT, FALL_CANMOVE = 40, 44, 48  # four slots each, by side
+SCALARS = 52
 # a game's small fields
 (F_PHASE, F_FALLEN0, F_FALLEN1, F_EXTRA_LEFT, F_BIG_LEFT, F_FALL_SIDE, F_WOLF_CELL, F_TO_MOVE, F_TURN, F_DONE,
  F_END, F_POINTER) = range(12)
@@ -39,10 +39,10 @@ LOG_SLOTS = 6
 
 # phases, blocks, stages, statistics and action table columns: as in rules.py
 MAIN, RECIPIENT, EXTRA, BIG = range(4)
-PUSH, DOUBLE, DEVOUR, WOLF, PICK_UP, FLY_SWAP, DIG, RECIPIENT_BLOCK, PICK, STEAL = range(10)
+PUSH, DOUBLE, DEVOUR, WOLF, PICK_UP, FLY_SWAP, DIG, RECIPIENT_BLOCK, PICK, STEAL, DECLINE = range(11)
 DONE, COLLECT, COMBOS, FALL, FALL_THEN_END, END = range(6)
-(COLLECTED, EXTRAS, BIGS, PICKS, STEALS, STOLEN, PUSHES, RECEIVED, SP_DOUBLE, SP_DEVOUR, SP_WOLF, SP_PICK_UP,
- SP_FLY_SWAP, SP_DIG) = range(14)
+(COLLECTED, EXTRAS, BIGS, PICKS, STEALS, STOLEN, DECLINES, PUSHES, RECEIVED, SP_DOUBLE, SP_DEVOUR, SP_WOLF,
+ SP_PICK_UP, SP_FLY_SWAP, SP_DIG) = range(15)
 BAG_EMPTY = 1
 (ACT_PROBE, ACT_FAR2, ACT_T1_KIND, ACT_SPEND, ACT_GAIN_PROBE, ACT_GAIN_FIXED, ACT_TAKER, ACT_ASKS, ACT_STAGE,
  ACT_FALL_SIDE, ACT_WOLF_CELL, ACT_STAT, ACT_BLOCK, ACT_IS_PUSH) = range(14)
@@ -61,7 +61,7 @@ ZERO = np.uint64(0)
 
 
 class Tables(NamedTuple):
-    """Per config and player count: what the kernels need of ``rules.Geometry``, as fixed-dtype arrays."""
+    """Per config and player count: what the kernels need of ``tables.Geometry``, as fixed-dtype arrays."""
 
     g: np.ndarray  # int64 [SCALARS]
     act_int: np.ndarray  # int64 [main actions, 14]: the ACT_* columns
@@ -135,8 +135,8 @@ def flood(seed: np.uint64, links_h: np.uint64, links_v: np.uint64, n: int) -> np
 
 
 @helper
-def run_starts(g, board: np.uint64):
-    """Cells where a horizontal / vertical run of ``min_line`` of ``board`` starts."""
+def straight_runs(g, board: np.uint64):
+    """Rules §6.1: Cells where a horizontal / vertical run of ``min_line`` of ``board`` starts."""
     n = g[I_N]
     h = board & word(g, W_H_START)
     v = board & word(g, W_V_START)
@@ -148,7 +148,7 @@ def run_starts(g, board: np.uint64):
 
 @helper
 def liquid_core(g, water: np.uint64) -> np.uint64:
-    """Non-zero exactly where some liquid group is big enough: with ``min_group`` 3 the cells with two
+    """Rules §5.7: Non-zero exactly where some liquid group is big enough: with ``min_group`` 3 the cells with two
     neighbours in the water (every cell of a group of 3+ is one or next to one), else the groups."""
     size, n = g[I_MIN_GROUP], g[I_N]
     if size <= 1:
@@ -175,7 +175,7 @@ def liquid_core(g, water: np.uint64) -> np.uint64:
 
 @helper
 def liquid_groups(g, water: np.uint64) -> np.uint64:
-    """Cells of ``water`` in orthogonally connected groups of at least ``min_group``."""
+    """Rules §5.7: Cells of ``water`` in orthogonally connected groups of at least ``min_group``."""
     core = liquid_core(g, water)
     if g[I_MIN_GROUP] == 3 and core:
         return water & (core | dilate(g, core))
@@ -184,7 +184,7 @@ def liquid_groups(g, water: np.uint64) -> np.uint64:
 
 @helper
 def has_formation(g, kinds) -> bool:
-    """Does the meadow hold anything to collect?
+    """Rules §6.1: Does the meadow hold anything to collect?
 
     Runs of every non-liquid kind at once: a bit of ``same_h`` (``same_v``) says the cell and its
     right (lower) neighbour hold one kind, and a run of ``min_line`` is ``min_line - 1`` such links
@@ -210,9 +210,9 @@ def has_formation(g, kinds) -> bool:
 
 
 @helper
-def formations(g, kinds, collected):
-    """Fill ``collected[K]`` with what a collection takes; returns ``(extras, bigs)``, one combo per
-    formation (runs joined by shared cubes; a liquid group) by its size."""
+def find_formations(g, kinds, collected):
+    """Rules §5.6, §6.1 to §6.4: Fill ``collected[K]`` with what a collection takes; returns ``(extras, bigs)``,
+    one combo per formation (runs joined by shared cubes; a liquid group) by its size."""
     n = g[I_N]
     liquid, grazer, pasture = g[I_LIQUID], g[I_GRAZER], g[I_PASTURE]
     links_h = ZERO
@@ -223,7 +223,7 @@ def formations(g, kinds, collected):
             across = liquid_groups(g, kinds[kind])
             down = across
         else:
-            h, v = run_starts(g, kinds[kind])
+            h, v = straight_runs(g, kinds[kind])
             across, down = h, v
             for i in range(1, g[I_MIN_LINE]):
                 across |= h << i
@@ -253,7 +253,7 @@ def formations(g, kinds, collected):
 
 @helper
 def fall(g, kinds, side: int, fixed: np.uint64) -> None:
-    """Slide every cube towards ``side`` to close the gaps; the ``fixed`` cell (the wolf) stays."""
+    """Rules §6.5: Slide every cube towards ``side`` to close the gaps; the ``fixed`` cell (the wolf) stays."""
     left, right = g[FALL_LEFT + side], g[FALL_RIGHT + side]
     can_move = word(g, FALL_CANMOVE + side) & ~fixed
     full = word(g, W_FULL)
@@ -269,7 +269,8 @@ def fall(g, kinds, side: int, fixed: np.uint64) -> None:
 
 @helper
 def shift_lines(act_int, act_word, kinds, action: int) -> None:
-    """The line shift of a main action (none but for pushes) and the toggle of the action's own kind."""
+    """Rules §4.1, §4.3: The line shift of a main action (none but for pushes) and the toggle of the action's own
+    kind."""
     linemask, keep = act_word[action, WORD_LINEMASK], act_word[action, WORD_KEEP]
     left, right = act_word[action, WORD_LEFT], act_word[action, WORD_RIGHT]
     for kind in range(kinds.shape[0]):
@@ -279,7 +280,7 @@ def shift_lines(act_int, act_word, kinds, action: int) -> None:
 
 @helper
 def steal_word(farms, me: int) -> np.uint64:
-    """The steals open to ``me`` (bit seat*K + kind), never a victim's last cube."""
+    """Rules §6.4, §8: The steals open to ``me`` (bit seat*K + kind), never a victim's last cube."""
     k = farms.shape[1]
     found = ZERO
     for seat in range(farms.shape[0]):
@@ -295,7 +296,8 @@ def steal_word(farms, me: int) -> np.uint64:
 
 @helper
 def legal_words(t: Tables, kinds, farms, fields, words, scratch) -> None:
-    """Fill ``words[groups]`` with the legal action flags of one game (groups as in ``rules.Geometry``)."""
+    """Rules §3.1, §8: Fill ``words[groups]`` with the legal action flags of one game (groups as in
+    ``tables.Geometry``)."""
     words[:] = 0
     if fields[F_DONE]:
         return
@@ -312,6 +314,7 @@ def legal_words(t: Tables, kinds, farms, fields, words, scratch) -> None:
         words[g[I_G_PICK]] = occupied(kinds)
         if phase == BIG:
             words[g[I_G_STEAL]] = steal_word(farms, me)
+        words[g[I_G_DECLINE]] = ONE
 
 
 @helper
@@ -328,11 +331,11 @@ def main_words(t: Tables, kinds, farms, me: int, words, scratch) -> None:
         words[g[I_G_DOUBLE]] = all_lines
     if farm.sum() == 1:
         kind = np.argmax(farm)
-        words[kind] = last_cube_lines(t, kinds, me, g[I_PUSH_BASE] + kind * lines, scratch)
+        words[kind] = push_keeps_a_cube(t, kinds, me, g[I_PUSH_BASE] + kind * lines, scratch)
         if pig >= 0:
             double = t.safe_lines[me]
             if kind == pig:
-                double = last_cube_lines(t, kinds, me, g[I_DOUBLE_BASE], scratch)
+                double = push_keeps_a_cube(t, kinds, me, g[I_DOUBLE_BASE], scratch)
             words[g[I_G_DOUBLE]] &= double
     animals = ZERO
     plants = ZERO
@@ -365,8 +368,8 @@ def main_words(t: Tables, kinds, farms, me: int, words, scratch) -> None:
 
 
 @helper
-def last_cube_lines(t: Tables, kinds, me: int, first: int, scratch) -> np.uint64:
-    """Lines (bit side*N + line) open to a push ``first + line`` of the last farm cube: onto your own or an
+def push_keeps_a_cube(t: Tables, kinds, me: int, first: int, scratch) -> np.uint64:
+    """Rules §8: Lines (bit side*N + line) open to a push ``first + line`` of the last farm cube: onto your own or an
     unseated side, or when the push makes something to collect."""
     found = t.safe_lines[me]
     for line in t.unsafe_lines[me]:
@@ -383,21 +386,23 @@ def last_cube_lines(t: Tables, kinds, me: int, first: int, scratch) -> np.uint64
 @helper
 def advance(g, act_int, act_word, act_fall, action_block, block_starts, kinds, farms, stats, fields, bag,
             action: int, refill: bool, log, scratch) -> None:
-    """Apply one decision and resolve everything that needs no decision, up to the next one."""
+    """Rules §3.1: Apply one decision and resolve everything that needs no decision, up to the next one."""
     block = action_block[action]
     log[L_BLOCK] = block
     within = action - block_starts[block]
     if action < g[I_MAIN_ACTIONS]:
         stage = main_action(g, act_int, act_word, act_fall, kinds, farms, stats, fields, action, log)
     elif block == RECIPIENT_BLOCK:
-        stage = recipient(farms, stats, fields, within, log)
+        stage = give_fallen(farms, stats, fields, within, log)
     else:
         stage = combo(g, kinds, farms, stats, fields, block, within, log)
-    resolve(g, kinds, farms, stats, fields, bag, stage, refill, log, scratch)
+    run_turn(g, kinds, farms, stats, fields, bag, stage, refill, log, scratch)
 
 
 @helper
 def main_action(g, act_int, act_word, act_fall, kinds, farms, stats, fields, action: int, log) -> int:
+    """Rules §4, §5: A main action, from its row of the action tables (``tables.Geometry._action_tables``):
+    the line shift, the cubes taken and given, the fallen cubes handed out; the stage the turn goes on with."""
     me = fields[F_TO_MOVE]
     probe = kind_at(kinds, act_int[action, ACT_PROBE])
     far2 = act_int[action, ACT_FAR2]
@@ -435,7 +440,8 @@ def main_action(g, act_int, act_word, act_fall, kinds, farms, stats, fields, act
 
 
 @helper
-def recipient(farms, stats, fields, seat: int, log) -> int:
+def give_fallen(farms, stats, fields, seat: int, log) -> int:
+    """Rules §4.2: RECIPIENT: the first waiting fallen cube goes into ``seat``'s farm."""
     kind = fields[F_FALLEN0]
     farms[seat, kind] += 1
     stats[seat, RECEIVED] += 1
@@ -451,19 +457,23 @@ def recipient(farms, stats, fields, seat: int, log) -> int:
 
 @helper
 def combo(g, kinds, farms, stats, fields, block: int, within: int, log) -> int:
-    """An EXTRA or BIG decision: pick a meadow cube, or steal from a farm."""
+    """Rules §6.4: An EXTRA or BIG decision: pick a meadow cube, steal from a farm, or decline."""
     me, k = fields[F_TO_MOVE], g[I_K]
     victim = -1
+    kind = -1
     if block == PICK:
         kind = kind_at(kinds, within)
         kinds[kind] &= ~(ONE << within)
         stats[me, PICKS] += 1
-    else:
+    elif block == STEAL:
         victim, kind = divmod(within, k)
         farms[victim, kind] -= 1
         stats[me, STEALS] += 1
         stats[victim, STOLEN] += 1
-    farms[me, kind % k] += 1
+    else:
+        stats[me, DECLINES] += 1
+    if kind >= 0:
+        farms[me, kind] += 1
     if fields[F_PHASE] == EXTRA:
         fields[F_EXTRA_LEFT] -= 1
     else:
@@ -475,37 +485,48 @@ def combo(g, kinds, farms, stats, fields, block: int, within: int, log) -> int:
 
 
 @helper
-def resolve(g, kinds, farms, stats, fields, bag, stage: int, refill: bool, log, scratch) -> None:
-    """Combos, falls and collections until a decision is due or the turn is over."""
-    me = fields[F_TO_MOVE]
+def run_turn(g, kinds, farms, stats, fields, bag, stage: int, refill: bool, log, scratch) -> None:
+    """Rules §3.2, §6.6: Combos, falls and collections until a decision is due or the turn is over, one stage
+    after the other (COMBOS -> FALL -> COLLECT -> COMBOS ... -> END)."""
     while stage != DONE:
         if stage == COMBOS:
             stage = next_combo(kinds, farms, fields)
         elif stage == FALL or stage == FALL_THEN_END:
-            wolf = fields[F_WOLF_CELL]
-            fixed = ZERO
-            if wolf >= 0:
-                if (occupied(kinds) >> wolf) & ONE:
-                    fixed = ONE << wolf
-                else:
-                    fields[F_WOLF_CELL] = -1
-            fall(g, kinds, fields[F_FALL_SIDE], fixed)
+            fall_stage(g, kinds, fields)
             stage = COLLECT if stage == FALL else END
         elif stage == COLLECT:
-            if not has_formation(g, kinds):
-                stage = END
-            else:
-                collect(g, kinds, farms, stats, fields, me, log, scratch)
-                stage = COMBOS
+            stage = collect_stage(g, kinds, farms, stats, fields, log, scratch)
         else:
             end_turn(g, kinds, fields, bag, refill)
             stage = DONE
 
 
 @helper
+def fall_stage(g, kinds, fields) -> None:
+    """Rules §5.2, §6.5: The turn's fall; the wolf placed this turn stays put while it is in the meadow."""
+    wolf = fields[F_WOLF_CELL]
+    fixed = ZERO
+    if wolf >= 0:
+        if (occupied(kinds) >> wolf) & ONE:
+            fixed = ONE << wolf
+        else:
+            fields[F_WOLF_CELL] = -1
+    fall(g, kinds, fields[F_FALL_SIDE], fixed)
+
+
+@helper
+def collect_stage(g, kinds, farms, stats, fields, log, scratch) -> int:
+    """Rules §6.1, §6.6: Collect every formation (their combos come next: COMBOS); nothing to collect: END."""
+    if not has_formation(g, kinds):
+        return END
+    collect(g, kinds, farms, stats, fields, fields[F_TO_MOVE], log, scratch)
+    return COMBOS
+
+
+@helper
 def collect(g, kinds, farms, stats, fields, me: int, log, collected) -> None:
-    """Every formation into ``me``'s farm; the combos it earns become due."""
-    extras, bigs = formations(g, kinds, collected)
+    """Rules §6.1: Every formation into ``me``'s farm; the combos it earns become due."""
+    extras, bigs = find_formations(g, kinds, collected)
     total = 0
     for kind in range(kinds.shape[0]):
         count = popcount(collected[kind])
@@ -524,7 +545,8 @@ def collect(g, kinds, farms, stats, fields, me: int, log, collected) -> None:
 
 @helper
 def next_combo(kinds, farms, fields) -> int:
-    """EXTRA decisions first, then BIG ones; one with no legal option is dropped. FALL when none is due."""
+    """Rules §3.2, §6.4: EXTRA decisions first, then BIG ones; one with nothing to take is dropped. FALL when
+    none is due."""
     filled = occupied(kinds) != 0
     if fields[F_EXTRA_LEFT] > 0:
         if filled:
@@ -541,7 +563,8 @@ def next_combo(kinds, farms, fields) -> int:
 
 @helper
 def end_turn(g, kinds, fields, bag, refill: bool) -> None:
-    """Refill the empty cells in row-major order from the bag (short: the game ends), next seat."""
+    """Rules §7.1, §7.2: Refill the empty cells in row-major order from the bag (short: the game ends), next
+    seat."""
     if refill:
         empty = word(g, W_FULL) & ~occupied(kinds)
         count = popcount(empty)
@@ -570,7 +593,7 @@ def end_turn(g, kinds, fields, bag, refill: bool) -> None:
 def load(state, row: int, kinds, fields) -> None:
     """Game ``row`` of ``state`` (the tuple of ``rules.state_arrays``) into ``kinds`` and ``fields``."""
     (meadow, farms, stats, bag, pointer, phase, fallen, extra_left, big_left, fall_side, wolf_cell, to_move,
-     turn, done, end) = state
+     turn, done, end, previous) = state
     for kind in range(kinds.shape[0]):
         kinds[kind] = meadow[row, kind]
     fields[F_PHASE] = phase[row]
@@ -590,7 +613,7 @@ def load(state, row: int, kinds, fields) -> None:
 @helper
 def store(state, row: int, kinds, fields) -> None:
     (meadow, farms, stats, bag, pointer, phase, fallen, extra_left, big_left, fall_side, wolf_cell, to_move,
-     turn, done, end) = state
+     turn, done, end, previous) = state
     for kind in range(kinds.shape[0]):
         meadow[row, kind] = kinds[kind]
     phase[row] = fields[F_PHASE]
@@ -607,6 +630,25 @@ def store(state, row: int, kinds, fields) -> None:
     pointer[row] = fields[F_POINTER]
 
 
+@helper
+def remember_turn_start(kinds, fields, previous) -> None:
+    """Before a main action: keep the meadow it starts from in ``previous`` (the bots' no-repeat rule,
+    :func:`repeats_previous`, reads it on the next turn)."""
+    if fields[F_PHASE] == MAIN and not fields[F_DONE]:
+        for kind in range(kinds.shape[0]):
+            previous[kind] = kinds[kind]
+
+
+@helper
+def repeats_previous(trial, previous) -> bool:
+    """The bots' no-repeat rule: does a main action leave the meadow (before any refill) exactly as the previous
+    turn's main action found it? Such a move undoes the previous turn (two pushes back and forth)."""
+    for kind in range(trial.size):
+        if trial[kind] != previous[kind]:
+            return False
+    return True
+
+
 # --- loops over games -------------------------------------------------------------------------------
 
 
@@ -614,7 +656,7 @@ def store(state, row: int, kinds, fields) -> None:
 def step_games(t: Tables, state, actions, refill: bool, logging: bool, log) -> None:
     """One decision in every live game; when ``logging``, the event fields go to the arrays of ``log``
     (``rules.LOG_FIELDS``: block, kind, collected, extras, bigs, victim)."""
-    meadow, farms, stats, bag, done = state[0], state[1], state[2], state[3], state[13]
+    meadow, farms, stats, bag, done, previous = state[0], state[1], state[2], state[3], state[13], state[15]
     g, act_int, act_word, act_fall, action_block, block_starts = (t.g, t.act_int, t.act_word, t.act_fall,
                                                                   t.action_block, t.block_starts)
     kinds = np.zeros(meadow.shape[1], dtype=np.uint64)
@@ -628,6 +670,7 @@ def step_games(t: Tables, state, actions, refill: bool, logging: bool, log) -> N
         entry[:] = 0
         entry[L_KIND] = -1
         entry[L_VICTIM] = -1
+        remember_turn_start(kinds, fields, previous[row])
         advance(g, act_int, act_word, act_fall, action_block, block_starts, kinds, farms[row], stats[row], fields,
                 bag[row], actions[row], refill, entry, scratch)
         store(state, row, kinds, fields)
@@ -683,7 +726,7 @@ def random_choices(t: Tables, state, seeds, decisions, rows, keys, chosen) -> No
 
 @helper
 def family_scores(count_score, farms, out) -> None:
-    """``out[seat]``: the family score of each farm, kinds summed in kind order."""
+    """Rules §9.1: ``out[seat]``: the family score of each farm, kinds summed in kind order."""
     top = count_score.size - 1
     for seat in range(farms.shape[0]):
         total = 0.0
@@ -749,10 +792,12 @@ def other_seat(t: Tables, action: int) -> int:
 
 
 @helper
-def score_game(t: Tables, s: Scratch, farm, stream, actions, values, noises, first: int) -> int:
+def score_game(t: Tables, s: Scratch, farm, previous, stream, actions, values, noises, first: int) -> int:
     """One ply for every legal action (flags ``s.words``) of the game loaded in ``s`` (farms ``farm``): each
     played on a copy without refill to its next decision or turn end, valued as my score change minus the
-    best opponent's, with the noise ``noise(stream, action)``.
+    best opponent's, with the noise ``noise(stream, action)``. A main action that leaves the meadow as
+    ``previous`` (the meadow the previous turn's main action started from) is worth -inf
+    (:func:`repeats_previous`): it is played only when every legal action repeats.
 
     Only the mover's and :func:`other_seat`'s farms can change, so only they are rescored (an unchanged
     farm's change is exactly 0.0) and put back after each action.
@@ -786,8 +831,10 @@ def score_game(t: Tables, s: Scratch, farm, stream, actions, values, noises, fir
                                     action, entry)
                 if stage == COLLECT and not has_formation(g, trial):
                     stage = DONE  # the turn would end here, and a turn's end changes no farm
-                resolve(g, trial, trial_farms, stats, trial_fields, bag, stage, False, entry, scratch)
+                run_turn(g, trial, trial_farms, stats, trial_fields, bag, stage, False, entry, scratch)
+                repeat = repeats_previous(trial, previous)
             else:
+                repeat = False
                 advance(g, act_int, act_word, act_fall, action_block, block_starts, trial, trial_farms, stats,
                         trial_fields, bag, action, False, entry, scratch)
             other = other_seat(t, action)
@@ -796,6 +843,8 @@ def score_game(t: Tables, s: Scratch, farm, stream, actions, values, noises, fir
                 rival = max(rival, seat_score(count_score, trial_farms[other]) - before[other])
                 copy_into(farm[other], trial_farms[other])
             value = (seat_score(count_score, trial_farms[me]) - before[me]) - rival
+            if repeat:
+                value = -np.inf
             copy_into(farm[me], trial_farms[me])
             if keep_all:
                 actions[slot] = action
@@ -823,8 +872,8 @@ def greedy_values(t: Tables, state, seeds, decisions, key, rows, groups, first, 
         row = rows[i]
         load(state, row, s.kinds, s.fields)
         s.words[:] = groups[i]
-        score_game(t, s, state[1][row], noise_stream(seeds[row], key, decisions[row]), actions, values, noises,
-                   first[i])
+        score_game(t, s, state[1][row], state[15][row], noise_stream(seeds[row], key, decisions[row]), actions,
+                   values, noises, first[i])
 
 
 @helper
@@ -834,8 +883,8 @@ def greedy_choice(t: Tables, s: Scratch, state, seeds, decisions, row: int, key)
     farm = state[1][row]
     load(state, row, s.kinds, s.fields)
     legal_words(t, s.kinds, farm, s.fields, s.words, s.scratch)
-    return score_game(t, s, farm, noise_stream(seeds[row], key, decisions[row]), s.no_actions, s.no_values,
-                      s.no_values, 0)
+    return score_game(t, s, farm, state[15][row], noise_stream(seeds[row], key, decisions[row]), s.no_actions,
+                      s.no_values, s.no_values, 0)
 
 
 @njit(cache=True)
@@ -865,6 +914,7 @@ def roll_out(t: Tables, state, seeds, decisions, keys, me: int, start_turn, limi
                 break
             action = greedy_choice(t, s, state, seeds, decisions, row, keys[s.fields[F_TO_MOVE]])
             s.entry[:] = 0
+            remember_turn_start(s.kinds, s.fields, state[15][row])
             advance(g, t.act_int, t.act_word, t.act_fall, t.action_block, t.block_starts, s.kinds, farms[row],
                     stats[row], s.fields, bag[row], action, True, s.entry, s.scratch)
             store(state, row, s.kinds, s.fields)
@@ -892,4 +942,4 @@ def formations_found(t: Tables, meadows, found) -> None:
 def formations_of(t: Tables, meadows, collected, combos) -> None:
     """``collected[i]``, ``combos[i] = (extras, bigs)``: what a collection takes from meadow ``meadows[i]``."""
     for i in range(meadows.shape[0]):
-        combos[i, 0], combos[i, 1] = formations(t.g, meadows[i], collected[i])
+        combos[i, 0], combos[i, 1] = find_formations(t.g, meadows[i], collected[i])

@@ -21,7 +21,8 @@ A turn, as the engine runs it (``run_turn`` is the state machine)::
       ladybug pick-up:    fall towards the mover, refill, end of turn
     repeat:
       collect every formation into the mover's farm; nothing -> leave the loop
-      EXTRA decisions (one per EXTRA combo), then BIG decisions (one per BIG)
+      EXTRA decisions (one per EXTRA combo), then BIG decisions (one per BIG);
+      each may be declined
       fall (the turn's fall side; the wolf placed this turn stays put)
     refill from the bag row by row; short -> the game ends after this turn
     next seat
@@ -33,13 +34,13 @@ Records: per seat ``farm_<kind>`` (the farm at the end) and the statistics
 ``collected`` (cubes taken by collections, grazed pasture included),
 ``extras`` and ``bigs`` (combos earned), ``picks`` (cubes picked from the
 meadow by EXTRA and BIG decisions), ``steals`` (made), ``stolen`` (suffered),
-``pushes`` (single pushes), ``received`` (fallen cubes that went into the
+``declines`` (EXTRA and BIG decisions declined), ``pushes`` (single pushes), ``received`` (fallen cubes that went into the
 seat's farm, from a seated side or by a RECIPIENT decision) and
 ``special_<name>`` for each of ``double_push, devour, wolf, pick_up,
 fly_swap, dig`` (actions of that kind taken). ``events`` holds one row per
 decision taken (main action or sub-decision): ``turn, seat, decision,
 action, kind`` (push, double_push, devour, wolf, pick_up, fly_swap, dig,
-recipient, extra_pick, big_pick, steal), ``cube`` (the kind name pushed,
+recipient, extra_pick, big_pick, steal, decline), ``cube`` (the kind name pushed,
 devoured, picked up, given, picked or stolen; the duck or mole for swaps),
 ``target`` (the seat given a fallen cube or stolen from; -1 otherwise) and
 ``collected``, ``extras``, ``bigs``: what the collections between this
@@ -346,13 +347,15 @@ class VoraGame(ReferenceGame):
         self.bigs_pending = 0
         self.fall_side = 0
         self.fixed_cell = EMPTY
+        # the meadow before the last main action (not a rule: the bots' no-repeat rule reads it)
+        self.previous_meadow: list[int] = [EMPTY] * config.cells
         # records
         self.stats: dict[str, list[int]] = {name: [0] * players for name in self.stat_names()}
         self.events: list[dict[str, Any]] = []
 
     @staticmethod
     def stat_names() -> list[str]:
-        return ["collected", "extras", "bigs", "picks", "steals", "stolen", "pushes", "received"] + [
+        return ["collected", "extras", "bigs", "picks", "steals", "stolen", "declines", "pushes", "received"] + [
             f"special_{name}" for name in ACTION_SPECIALS]
 
     def clone(self) -> "VoraGame":
@@ -443,6 +446,8 @@ class VoraGame(ReferenceGame):
         me = self.to_move
         if self.phase == RECIPIENT:
             return block == "recipient" and fields[0] < self.players and self.recipient_allowed(fields[0])
+        if self.phase in (EXTRA, BIG) and block == "decline":
+            return True
         if self.phase == EXTRA:
             return block == "pick" and self.meadow[fields[0]] != EMPTY
         if self.phase == BIG:
@@ -482,10 +487,10 @@ class VoraGame(ReferenceGame):
         if self.phase == RECIPIENT:
             return [config.encode_recipient(s) for s in range(self.players) if self.recipient_allowed(s)]
         if self.phase == EXTRA:
-            return [config.encode_pick(c) for c in self.pick_cells()]
+            return [config.encode_pick(c) for c in self.pick_cells()] + [config.encode_decline()]
         if self.phase == BIG:
             return ([config.encode_pick(c) for c in self.pick_cells()]
-                    + [config.encode_steal(s, k) for s, k in self.steal_options()])
+                    + [config.encode_steal(s, k) for s, k in self.steal_options()] + [config.encode_decline()])
         n, farm, meadow = config.size, self.farms[me], self.meadow
         last_cube = self.farm_total(me) == 1  # only then can a push be forbidden
         actions: list[int] = []
@@ -531,10 +536,13 @@ class VoraGame(ReferenceGame):
                             "action": action, "kind": block, "cube": "", "target": EMPTY,
                             "collected": 0, "extras": 0, "bigs": 0})
         if self.phase == MAIN:
+            self.previous_meadow = list(self.meadow)
             self.stage = COLLECT
             getattr(self, f"do_{block}")(*fields)
         elif self.phase == RECIPIENT:
             self.give_fallen(fields[0])
+        elif block == "decline":
+            self.decline()
         elif self.phase == EXTRA:
             self.extras_pending -= 1
             self.pick(fields[0], "extra_pick")
@@ -654,6 +662,15 @@ class VoraGame(ReferenceGame):
             self.fixed_cell = EMPTY
         self.count("picks", self.to_move)
         self.note(kind, cube)
+
+    def decline(self) -> None:
+        """Rules §6.4: EXTRA or BIG: the mover declines the combo; nothing moves."""
+        if self.phase == EXTRA:
+            self.extras_pending -= 1
+        else:
+            self.bigs_pending -= 1
+        self.count("declines", self.to_move)
+        self.note("decline")
 
     def steal(self, seat: int, kind: int) -> None:
         """Rules §6.4: BIG: a cube of ``kind`` from ``seat``'s farm into the mover's."""

@@ -11,9 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import math
+
 from sims.core.ranking import OnePlyReferenceBot
 from sims.core.reference_bots import ReferenceRandomBot  # noqa: F401 (the game's random bot)
-from sims.vora.reference import VoraGame, farm_score
+from sims.vora.reference import MAIN, VoraGame, farm_score
+
+# Main actions that leave an empty cell for the refill even when they collect nothing.
+EMPTYING = ("double", "pick_up")
 
 
 class ReferenceGreedyBot(OnePlyReferenceBot):
@@ -33,6 +38,12 @@ class ReferenceGreedyBot(OnePlyReferenceBot):
     best only if its value is strictly higher, or equal with strictly higher
     noise). Farms are public and the refill changes no farm, so the value uses
     nothing hidden.
+
+    No repeats: a main action that leaves the meadow (before any refill) exactly
+    as the previous turn's main action found it is worth -inf
+    (:func:`repeats_previous`), so it is played only when every legal action
+    repeats. Without this rule two greedy players can push one cube back and
+    forth until the turn cap.
     """
 
     def values(self, game: VoraGame, seed: int, legal: Sequence[int]) -> list[float]:
@@ -42,7 +53,7 @@ class ReferenceGreedyBot(OnePlyReferenceBot):
         for action in legal:
             after = game.clone()
             after.apply(action)
-            values.append(self.value(after, me, before))
+            values.append(-math.inf if repeats_previous(game, action, after) else self.value(after, me, before))
         return values
 
     @staticmethod
@@ -51,3 +62,15 @@ class ReferenceGreedyBot(OnePlyReferenceBot):
         changes = [farm_score(after.config, farm) - old for farm, old in zip(after.farms, before)]
         rival = max(change for seat, change in enumerate(changes) if seat != me)
         return changes[me] - rival
+
+
+def repeats_previous(game: VoraGame, action: int, after: VoraGame) -> bool:
+    """The bots' no-repeat rule: does main ``action`` (``game`` before it, ``after`` once applied) leave the meadow,
+    before any refill, exactly as the previous turn's main action found it (``game.previous_meadow``)?
+
+    Only an action that collects nothing and empties no cell can (a refill then has nothing to fill), so for
+    the others the meadow after the refill is not compared.
+    """
+    if game.phase != MAIN or game.config.decode(action)[0] in EMPTYING or after.events[-1]["collected"]:
+        return False
+    return after.meadow == game.previous_meadow

@@ -140,6 +140,8 @@ def describe_action(config: VoraConfig, action: int) -> str:
         return f"fallen cube to seat {fields[0]}"
     if block == "pick":
         return f"pick the cube at {_cell(config, fields[0])}"
+    if block == "decline":
+        return "decline the combo"
     seat, kind = fields
     return f"steal {names[kind]} from seat {seat}"
 

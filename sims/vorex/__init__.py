@@ -1,5 +1,6 @@
 """Vorex: grow a shared hex forest from tiles and bloom carnivorous flowers on its stumps (solo against the weed)."""
 
+from sims.core.components import ComponentFamily
 from sims.core.engine import BotSpec, GameDefinition, GoldenGame, VerifyRun
 from sims.vorex import config, render
 
@@ -29,6 +30,19 @@ GAME = GameDefinition(
     describe_action=lambda game, action: render.describe_action(game.config, action),
     describe="1 (solo against the weed, a seat of its own) to 4 players; 26 forest tiles, 13 flowers each",
     components=("kind", ("draw", "expand", "bloom", "bonus_expand", "bonus_bloom")),
+    families=(
+        ComponentFamily("Action kinds", "kind",
+                        (("kind", "in", ("draw", "expand", "bloom", "bonus_expand", "bonus_bloom")),),
+                        "events column kind (the game's declared design components)"),
+        ComponentFamily("Tiles placed", "tile", (("kind", "in", ("setup_place", "expand", "bonus_expand")),
+                                                 ("tile", "!=", "")),
+                        "events column tile on events with kind setup_place, expand or bonus_expand"),
+        ComponentFamily("Tiles bloomed", "tile", (("kind", "in", ("bloom", "bonus_bloom")), ("tile", "!=", "")),
+                        "events column tile on events with kind bloom or bonus_bloom"),
+        ComponentFamily("Stump productions", "stump", (("stump", "!=", ""),),
+                        "events column stump (what a stump produced), points from stump_points",
+                        points="stump_points"),
+    ),
     seats=_seats,
     house_bot="greedy",
     golden=(

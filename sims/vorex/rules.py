@@ -1182,6 +1182,10 @@ class VorexEngine(BatchedEngine):
     def describe_action(self, action: int) -> str:
         return describe(self.config, action)
 
+    def progress(self, state: VorexState, rows: np.ndarray) -> np.ndarray:
+        """Each seat's points if the game ended now (the weed: 0), float64 ``[len(rows), seats]``."""
+        return sum(self.points(state, rows).values()).astype(np.float64)
+
 
 def describe(config: VorexConfig, action: int) -> str:
     block, fields = config.decode(action)

@@ -1,0 +1,272 @@
+"""``glade ladder``: the skill ladder, each bot against the next one up, and a rating per bot.
+
+Each adjacent pair of the ladder (random vs greedy, greedy vs planner, planner
+vs strong by default) plays the same deals (the run's seed) with the seats
+split between the two bots and every seat rotation played, so each bot sits
+in each seat of each deal::
+
+    OUT/<lower>-vs-<upper>/     a glade play run directory per pair
+    OUT/ladder.json             the pairs' shares and the ratings
+
+A pair's share is the upper bot's points over every pair of seats held by
+different bots (the better rank scores 1, the same rank or a stall 1/2), the
+games of one deal as one paired unit; the ratings are Bradley-Terry on the
+same comparisons, on the Elo scale, the lowest bot at 0. Both come from
+:func:`analysis.stats.skill_gradient` (see its docstring for the intervals).
+
+Saved results (``--save``) go into ``configs/ladder.toml``, one entry per game
+and player count, which ``glade games`` prints as each bot's strength.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from analysis import stats
+from sims.core.play import STRONG
+from sims.core.spec import ConfigError, Float, Int, List, Optional, Record, Str, project_root, read_toml, validate
+from sims.records import load_records
+from sims.registry import get_game
+from sims.runner import run
+
+LADDER = ("random", "greedy", "planner", STRONG)
+LADDER_JSON = "ladder.json"
+BAR = 0.6  # the issue's bar: each level beats the one below with at least this share
+
+
+def ladder_path() -> Path:
+    """The shipped ladder file, ``configs/ladder.toml``."""
+    return project_root() / "configs" / "ladder.toml"
+
+
+def pair_lineup(lower: str, upper: str, players: int) -> list[str]:
+    """The seats of one pair: the lower bot in the first half (rounded up), the upper bot in the rest.
+
+    Rotating it gives every seat to each bot and, at 4 players, four different tables.
+    """
+    return [lower] * math.ceil(players / 2) + [upper] * (players // 2)
+
+
+def pair_dir(out: Path, lower: str, upper: str) -> Path:
+    return out / f"{lower}-vs-{upper}"
+
+
+# ---------------------------------------------------------------- the measure
+
+
+@dataclass(frozen=True)
+class Pair:
+    """The upper bot's share of the points against the lower bot, with its interval (by deal)."""
+
+    lower: str
+    upper: str
+    share: float
+    low: float
+    high: float
+    deals: int
+    games: int
+
+    @property
+    def meets_bar(self) -> bool:
+        """The interval lies above the bar (the upper bot shown to win at least ``BAR``)."""
+        return self.low >= BAR
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A bot's Elo (400/ln 10 per Bradley-Terry logit) with its 95% interval; the lowest bot is 0."""
+
+    bot: str
+    elo: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """The pairs and ratings of one game and player count."""
+
+    game: str
+    players: int
+    pairs: tuple[Pair, ...]
+    ratings: tuple[Rating, ...]
+    method: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"game": self.game, "players": self.players, "method": self.method,
+                "pairs": [vars(p) | {"meets_bar": p.meets_bar} for p in self.pairs],
+                "ratings": [vars(r) for r in self.ratings]}
+
+    def describe(self) -> str:
+        lines = [f"{self.game}, {self.players} players ({self.method})"]
+        for p in self.pairs:
+            verdict = "meets" if p.meets_bar else "misses"
+            lines.append(f"  {p.upper} beats {p.lower} {_pct(p.share)} [{_pct(p.low)}, {_pct(p.high)}] "
+                         f"of {p.deals:,} deals ({p.games:,} games): {verdict} the {_pct(BAR)} bar")
+        for r in self.ratings:
+            lines.append(f"  {r.bot:<10} Elo {r.elo:+,.0f} [{r.low:+,.0f}, {r.high:+,.0f}]")
+        return "\n".join(lines)
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.1f}%"
+
+
+def measure(records: pl.DataFrame, bots: Sequence[str], game: str = "", players: int | None = None) -> Ladder:
+    """The ladder of ``records`` (every pair's games; ``game`` ids unique over them) for ``bots``, lowest
+    first: each adjacent pair's upper-bot share, and Bradley-Terry ratings with ``bots[0]`` at 0."""
+    gradient = stats.skill_gradient(records, reference=bots[0])
+    pairs = tuple(_pair(gradient.pairwise, lower, upper) for lower, upper in zip(bots, bots[1:]))
+    table = {row["bot"]: row for row in gradient.ratings.to_dicts()}
+    ratings = tuple(Rating(bot, float(table[bot]["elo"]), _elo(table[bot]["low"]), _elo(table[bot]["high"]))
+                    for bot in bots)
+    method = (f"shares: {gradient.pair_method}; ratings: {gradient.rating_method}, "
+              f"Elo = 400/ln 10 per logit, {bots[0]} = 0")
+    return Ladder(game, gradient.players if players is None else players, pairs, ratings, method)
+
+
+def _elo(logit: float) -> float:
+    return float(stats.ELO_PER_LOGIT * logit)
+
+
+def _pair(pairwise: pl.DataFrame, lower: str, upper: str) -> Pair:
+    for a, b, flip in ((upper, lower, False), (lower, upper, True)):
+        row = pairwise.filter((pl.col("bot_a") == a) & (pl.col("bot_b") == b))
+        if row.height:
+            r = row.row(0, named=True)
+            share, low, high = ((1 - r["share"], 1 - r["share_high"], 1 - r["share_low"]) if flip
+                                else (r["share"], r["share_low"], r["share_high"]))
+            return Pair(lower, upper, float(share), float(low), float(high), int(r["deals"]), int(r["games"]))
+    raise stats.StatsError(f"ladder: expected games of {lower} against {upper} in the records")
+
+
+# ---------------------------------------------------------------- playing it
+
+
+def play_ladder(game_name: str, players: int, games: int, seed: int, out_dir: str | Path,
+                bots: Sequence[str] = LADDER, jobs: int = 1, batch_size: int = 512,
+                progress: Any = None, overrides: Sequence[str] = ()) -> Ladder:
+    """Play every adjacent pair of ``bots`` on ``games`` deals of ``seed`` (seats split and rotated) into
+    ``out_dir`` (resumed if there), and measure the ladder; writes ``OUT/ladder.json``.
+
+    ``overrides`` are ``--set`` config keys (a weight study: ``bots.greedy.flowers=1`` against a persona
+    holding the old weights)."""
+    if len(bots) < 2 or len(set(bots)) != len(bots):
+        raise ConfigError("--bots", ",".join(bots), "at least two different bots, weakest first", has_got=False)
+    game = get_game(game_name)
+    if players < 2:
+        raise ConfigError("--players", str(players), "at least 2 (the ladder seats two bots)", has_got=False)
+    config = game.load_config(None, tuple(overrides))
+    out = Path(out_dir)
+    frames = []
+    for lower, upper in zip(bots, bots[1:]):
+        where = pair_dir(out, lower, upper)
+        run(game.name, config, pair_lineup(lower, upper, players), players, seed, games, where,
+            batch_size=batch_size, jobs=jobs, rotate_seats=True, progress=progress)
+        frames.append(load_records(where))
+    ladder = measure(stacked(frames), bots, game.name, players)
+    (out / LADDER_JSON).write_text(json.dumps(ladder.to_dict(), indent=2) + "\n")
+    return ladder
+
+
+def stacked(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
+    """The pairs' records as one table, ``game`` ids offset so that no two runs share one."""
+    out, offset = [], 0
+    for frame in frames:
+        frame = frame.select("game", "deal", "seat", "bot", "rank")
+        out.append(frame.with_columns(pl.col("game") + offset))
+        offset += int(frame["game"].max()) + 1 if frame.height else 0
+    return pl.concat(out)
+
+
+# ---------------------------------------------------------------- the ladder file
+
+_PAIR = Record({"lower": Str(), "upper": Str(), "share": Float(0, 1), "low": Float(0, 1), "high": Float(0, 1),
+                "deals": Int(1), "games": Int(1)})
+_RATING = Record({"bot": Str(), "elo": Float(), "low": Float(), "high": Float()})
+_ENTRY = Record({"game": Str(), "players": Int(1), "seed": Int(), "date": Str(), "command": Str(),
+                 "pairs": List(_PAIR, 1), "ratings": List(_RATING, 2), "note": Optional(Str(), "")})
+_SCHEMA = {"ladder": Optional(List(_ENTRY), [])}
+
+
+def read_ladder(path: Path | None = None) -> list[dict]:
+    """The entries of a ladder file (``configs/ladder.toml`` by default); none if the file does not exist.
+    A malformed file is a ConfigError naming the file and key."""
+    path = ladder_path() if path is None else Path(path)
+    if not path.exists():
+        return []
+    return validate(read_toml(path), _SCHEMA, str(path))["ladder"]
+
+
+def entries_of(entries: Sequence[dict], game: str) -> list[dict]:
+    """A game's entries, by player count."""
+    return sorted((e for e in entries if e["game"] == game), key=lambda e: e["players"])
+
+
+def save_ladder(ladder: Ladder, seed: int, command: str, path: Path | None = None, note: str = "") -> Path:
+    """Put ``ladder`` into the ladder file, replacing the entry of the same game and player count."""
+    path = ladder_path() if path is None else Path(path)
+    kept = [e for e in read_ladder(path) if (e["game"], e["players"]) != (ladder.game, ladder.players)]
+    entry = {"game": ladder.game, "players": ladder.players, "seed": seed,
+             "date": datetime.date.today().isoformat(), "command": command,
+             "pairs": [vars(p) for p in ladder.pairs], "ratings": [vars(r) for r in ladder.ratings], "note": note}
+    entries = sorted(kept + [entry], key=lambda e: (e["game"], e["players"]))
+    path.write_text(_HEADER + "".join(_entry_toml(e) for e in entries))
+    return path
+
+
+_HEADER = """\
+# The skill ladder: each bot's measured strength, per game and player count.
+# Written by `glade ladder GAME --players P --games N --seed S --out DIR --save`
+# (docs/bots.md); `glade games` prints it. A pair: the upper bot's share of the
+# points against the lower bot (seats split and rotated on the same deals; a
+# tie or stall is half), a 95% t interval over deals. Ratings: Bradley-Terry on
+# the same comparisons, Elo scale (400/ln 10 per logit), random = 0, 95%.
+"""
+
+
+def _entry_toml(entry: dict) -> str:
+    lines = ["", "[[ladder]]"]
+    for key in ("game", "players", "seed", "date", "command", "note"):
+        lines.append(f"{key} = {json.dumps(entry[key])}")
+    lines.append("pairs = [")
+    for p in entry["pairs"]:
+        lines.append(f'  {{ lower = "{p["lower"]}", upper = "{p["upper"]}", share = {p["share"]:.4f}, '
+                     f'low = {p["low"]:.4f}, high = {p["high"]:.4f}, deals = {p["deals"]}, games = {p["games"]} }},')
+    lines.append("]")
+    lines.append("ratings = [")
+    for r in entry["ratings"]:
+        lines.append(f'  {{ bot = "{r["bot"]}", elo = {r["elo"]:.1f}, low = {r["low"]:.1f}, high = {r["high"]:.1f} }},')
+    lines.append("]")
+    return "\n".join(lines) + "\n"
+
+
+def strength_lines(entry: dict) -> list[str]:
+    """What ``glade games`` prints of one entry: a heading, then each bot's Elo and its win over the bot below."""
+    beats = {p["upper"]: p for p in entry["pairs"]}
+    deals = max(p["deals"] for p in entry["pairs"])
+    lines = [f"{entry['players']} players (Elo, {entry['ratings'][0]['bot']} = 0; "
+             f"{deals:,} deals a pair, {entry['date']})"]
+    for r in entry["ratings"]:
+        text = f"{r['bot']}: {r['elo']:,.0f}"
+        if r["bot"] in beats:
+            p = beats[r["bot"]]
+            text += f" (beats {p['lower']} {_whole(p['share'])}% [{_whole(p['low'])}, {_whole(p['high'])}])"
+        lines.append(text)
+    if entry.get("note"):
+        lines.append(f"note: {entry['note']}")
+    return lines
+
+
+def _whole(share: float) -> str:
+    """A share in whole percent, one decimal where rounding would show 0 or 100 for what is neither."""
+    text = f"{100 * share:.0f}"
+    return f"{100 * share:.1f}" if text in ("0", "100") and 0 < share < 1 else text

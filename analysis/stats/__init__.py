@@ -1,0 +1,179 @@
+"""Statistics over a run's records: seat advantage, skill, components, game length, paired cells.
+
+Game-independent: every function reads the records table (one row per game and
+seat: ``game, deal, rotation, seed, seat, bot, score, rank, win, tie, turns,
+end`` plus game columns; ``rank`` null means a stall) and, where it needs one,
+the events table (keyed by ``game``, with ``seat`` and a component column such
+as ``kind``).
+
+Nothing is hand-rolled that scipy or statsmodels has (docs/statistics.md), and
+every library call names its method, because the defaults are traps
+(``binomtest().proportion_ci`` is Clopper-Pearson, ``proportion_confint`` is
+Wald, ``multipletests`` is Holm-Sidak). Each result is a small frozen
+dataclass or a polars DataFrame with explicit columns, carries the names of the
+methods it used, and has a ``describe()`` (or a ``format_*`` helper) that
+writes it fishtest-style::
+
+    seat 0 wins 53.1% [52.4, 53.8] (Wilson 95%), n = 20,000, binomial p < 0.001 vs 50%: unbalanced
+
+:func:`methods_used` lists every test and interval for a report's methods
+section. Bootstraps are seeded (:data:`SEED`), so a report is reproducible.
+"""
+
+from __future__ import annotations
+
+from analysis.report.text import format_p  # read as stats.format_p by the reports
+from analysis.stats.common import (
+    BOOTSTRAP_MAX_N,
+    BOOTSTRAP_RESAMPLES,
+    CONFIDENCE,
+    CORRECTIONS,
+    ELO_PER_LOGIT,
+    SEED,
+    StatsError,
+    VERDICT_BALANCED,
+    VERDICT_NOT_MEASURED,
+    VERDICT_UNBALANCED,
+    VERDICT_UNSURE,
+    WILCOXON_ZERO_METHOD,
+    _per_game,
+)
+from analysis.stats.intervals import (
+    MeanInterval,
+    Proportion,
+    clustered_mean,
+    clustered_proportion,
+    format_proportion_table,
+    half_width_reached,
+    max_half_width,
+    mean_interval,
+    proportion,
+    proportion_table,
+)
+from analysis.stats.power import (
+    cohens_h,
+    detectable_z,
+    games_needed,
+    points_for_h,
+    solved,
+)
+from analysis.stats.seat_result import (
+    DESIGN_ADJUSTED,
+    DESIGN_CONFOUNDED,
+    DESIGN_EQUAL,
+    LOPSIDED_SHARE,
+    SeatAdvantage,
+    _counted_shares,
+    _seat_matrix,
+)
+from analysis.stats.seats import (
+    seat_advantage,
+)
+from analysis.stats.outcomes import (
+    GameLength,
+    LeadChanges,
+    Margin,
+    end_reasons,
+    game_length,
+    lead_changes,
+    score_margin,
+)
+from analysis.stats.skill import (
+    SkillGradient,
+    skill_gradient,
+)
+from analysis.stats.components import (
+    ClusteredDifference,
+    clustered_difference,
+    component_strength,
+    format_component_strength,
+    item_strength,
+)
+from analysis.stats.paired import (
+    PairedDifference,
+    correct,
+    family_verdicts,
+    paired_difference,
+)
+from analysis.stats.designer import (
+    Drama,
+    POINTS_PREFIX,
+    ScoreSources,
+    Tempo,
+    UNATTRIBUTED,
+    drama,
+    points_columns,
+    score_sources,
+    tempo,
+)
+from analysis.stats.methods import (
+    methods_used,
+)
+
+__all__ = [
+    "format_p",
+    "BOOTSTRAP_MAX_N",
+    "BOOTSTRAP_RESAMPLES",
+    "CONFIDENCE",
+    "CORRECTIONS",
+    "ELO_PER_LOGIT",
+    "SEED",
+    "StatsError",
+    "VERDICT_BALANCED",
+    "VERDICT_NOT_MEASURED",
+    "VERDICT_UNBALANCED",
+    "VERDICT_UNSURE",
+    "WILCOXON_ZERO_METHOD",
+    "_per_game",
+    "MeanInterval",
+    "Proportion",
+    "clustered_mean",
+    "clustered_proportion",
+    "format_proportion_table",
+    "half_width_reached",
+    "max_half_width",
+    "mean_interval",
+    "proportion",
+    "proportion_table",
+    "cohens_h",
+    "detectable_z",
+    "games_needed",
+    "points_for_h",
+    "solved",
+    "DESIGN_ADJUSTED",
+    "DESIGN_CONFOUNDED",
+    "DESIGN_EQUAL",
+    "LOPSIDED_SHARE",
+    "SeatAdvantage",
+    "_counted_shares",
+    "_seat_matrix",
+    "seat_advantage",
+    "GameLength",
+    "LeadChanges",
+    "Margin",
+    "end_reasons",
+    "game_length",
+    "lead_changes",
+    "score_margin",
+    "SkillGradient",
+    "skill_gradient",
+    "ClusteredDifference",
+    "clustered_difference",
+    "component_strength",
+    "format_component_strength",
+    "item_strength",
+    "PairedDifference",
+    "correct",
+    "family_verdicts",
+    "paired_difference",
+    "Drama",
+    "POINTS_PREFIX",
+    "ScoreSources",
+    "Tempo",
+    "UNATTRIBUTED",
+    "drama",
+    "points_columns",
+    "score_sources",
+    "tempo",
+    "methods_used",
+]

@@ -1,0 +1,224 @@
+"""Proportions and means with their intervals, clustered by deal, tables of rates, the stopping check."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
+
+from analysis.report.text import _confidence, _interval_pct, _pct
+from analysis.stats.common import (
+    BOOTSTRAP_MAX_N,
+    BOOTSTRAP_RESAMPLES,
+    CONFIDENCE,
+    SEED,
+    StatsError,
+    _BOOTSTRAP_BATCH_VALUES,
+    _require,
+)
+
+
+# ---------------------------------------------------------------- proportions
+
+
+def _wilson(k: np.ndarray | float, n: np.ndarray | float, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson interval (statsmodels); an empty sample gives [0, 1]. ``k`` may be fractional."""
+    k, n = np.asarray(k, dtype=np.float64), np.asarray(n, dtype=np.float64)
+    safe = np.where(n > 0, n, 1.0)
+    low, high = proportion_confint(np.where(n > 0, k, 0.0), safe, alpha=1 - confidence, method="wilson")
+    return np.where(n > 0, low, 0.0), np.where(n > 0, high, 1.0)
+
+
+@dataclass(frozen=True)
+class Proportion:
+    """``k`` successes of ``n`` with a Wilson interval. ``k`` may be fractional (shared places)."""
+
+    k: float
+    n: int
+    rate: float
+    low: float
+    high: float
+    confidence: float = CONFIDENCE
+    method: str = "Wilson"
+
+    @property
+    def half_width(self) -> float:
+        """Half the interval's width (Wilson intervals are not symmetric about the rate)."""
+        return (self.high - self.low) / 2
+
+    def describe(self, label: str = "", what: str = "wins") -> str:
+        """``seat 0 wins 53.1% [52.4, 53.8] (Wilson 95%), n = 20,000``."""
+        head = f"{label} {what}".strip()
+        return (f"{head} {_pct(self.rate)} {_interval_pct(self.low, self.high)} "
+                f"({self.method} {_confidence(self.confidence)}), n = {self.n:,}")
+
+
+def proportion(k: float, n: int, confidence: float = CONFIDENCE) -> Proportion:
+    """The share ``k / n`` with its Wilson interval (``proportion_confint(method="wilson")``)."""
+    if n < 0 or k < 0 or k > n:
+        raise StatsError(f"proportion: expected 0 <= k <= n, got k = {k}, n = {n}")
+    low, high = _wilson(k, n, confidence)
+    rate = k / n if n else float("nan")
+    return Proportion(k=k, n=int(n), rate=rate, low=float(low), high=float(high), confidence=confidence)
+
+
+# ---------------------------------------------------------------- means
+
+
+@dataclass(frozen=True)
+class MeanInterval:
+    """A mean and its interval, with the method that made it."""
+
+    n: int
+    mean: float
+    low: float
+    high: float
+    method: str
+
+    def describe(self, label: str = "mean", digits: int = 2) -> str:
+        """``mean score 10.12 [10.09, 10.15] (t 95%), n = 40,000``."""
+        return (f"{label} {self.mean:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}] ({self.method}), "
+                f"n = {self.n:,}")
+
+
+def mean_interval(values: np.ndarray, confidence: float = CONFIDENCE, seed: int = SEED) -> MeanInterval:
+    """Mean with a percentile bootstrap interval (``scipy.stats.bootstrap``, seeded), or a t interval.
+
+    Up to :data:`BOOTSTRAP_MAX_N` values: ``bootstrap(method="percentile")``
+    with :data:`BOOTSTRAP_RESAMPLES` resamples from ``default_rng(seed)``
+    (percentile rather than BCa: BCa's jackknife costs n squared). Above that
+    the t interval on the standard error (``scipy.stats.t``), which the
+    central limit theorem makes accurate at that size. The method string says
+    which one was used. Fewer than two values give a NaN interval.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    n = values.size
+    mean = float(values.mean()) if n else float("nan")
+    level = _confidence(confidence)
+    if n < 2:
+        return MeanInterval(n, mean, float("nan"), float("nan"), "no interval (fewer than 2 values)")
+    if n > BOOTSTRAP_MAX_N:
+        sem = float(values.std(ddof=1)) / math.sqrt(n)
+        low, high = stats.t.interval(confidence, df=n - 1, loc=mean, scale=sem) if sem > 0 else (mean, mean)
+        return MeanInterval(n, mean, float(low), float(high), f"t {level}")
+    if np.all(values == values[0]):
+        return MeanInterval(n, mean, mean, mean, f"bootstrap percentile {level} (no variation)")
+    result = stats.bootstrap(
+        (values,), np.mean, n_resamples=BOOTSTRAP_RESAMPLES, batch=max(1, _BOOTSTRAP_BATCH_VALUES // n),
+        vectorized=True, confidence_level=confidence, method="percentile", rng=np.random.default_rng(seed),
+    )
+    interval = result.confidence_interval
+    return MeanInterval(n, mean, float(interval.low), float(interval.high), f"bootstrap percentile {level}")
+
+
+def _one_per_cluster(clusters: np.ndarray | None, n: int) -> bool:
+    return clusters is None or np.unique(clusters).size == n
+
+
+def _cluster_means(values: np.ndarray, clusters: np.ndarray) -> np.ndarray:
+    """The mean of ``values`` per cluster, clusters in sorted order."""
+    _, codes = np.unique(clusters, return_inverse=True)
+    return np.bincount(codes, weights=values) / np.bincount(codes)
+
+
+def clustered_mean(values: np.ndarray, clusters: np.ndarray | None, confidence: float = CONFIDENCE,
+                   seed: int = SEED) -> MeanInterval:
+    """:func:`mean_interval` with the cluster (deal) as the unit: a deal's values are averaged first when
+    some deal holds several (rotated games share their shuffles); ``n`` is then the number of deals."""
+    values = np.asarray(values, dtype=np.float64)
+    if _one_per_cluster(clusters, values.size):
+        return mean_interval(values, confidence, seed)
+    m = mean_interval(_cluster_means(values, np.asarray(clusters)), confidence, seed)
+    return MeanInterval(m.n, m.mean, m.low, m.high, f"{m.method} by deal")
+
+
+def clustered_proportion(flags: np.ndarray, clusters: np.ndarray | None, confidence: float = CONFIDENCE,
+                         seed: int = SEED) -> Proportion:
+    """The share of true ``flags``: Wilson with one value a deal, else the interval of the per-deal shares
+    (:func:`mean_interval` on them, method ``by deal``)."""
+    flags = np.asarray(flags, dtype=np.float64)
+    k, n = float(flags.sum()), int(flags.size)
+    if _one_per_cluster(clusters, n) or n == 0:
+        return proportion(k, n, confidence)
+    m = mean_interval(_cluster_means(flags, np.asarray(clusters)), confidence, seed)
+    return Proportion(k=k, n=n, rate=k / n, low=max(0.0, m.low), high=min(1.0, m.high), confidence=confidence,
+                      method=f"{m.method.split(' ')[0]} by deal")
+
+
+# ---------------------------------------------------------------- tables of rates
+
+
+def proportion_table(frame: pl.DataFrame, key: str | Sequence[str], confidence: float = CONFIDENCE,
+                     seed: int = SEED) -> pl.DataFrame:
+    """Per value of ``key`` (e.g. ``"seat"`` or ``"bot"``): counts, rates and intervals.
+
+    Columns: key, ``games`` (seat-games), ``wins`` (first places, shared ones
+    included), ``win_rate``, ``win_low``, ``win_high`` (Wilson), ``ties``,
+    ``tie_rate``, ``stalls`` (null rank), ``stall_rate``, ``mean_score``,
+    ``score_low``, ``score_high``, ``score_method`` (see :func:`mean_interval`:
+    percentile bootstrap, or a t interval above :data:`BOOTSTRAP_MAX_N` games).
+    """
+    keys = [key] if isinstance(key, str) else list(key)
+    _require(frame, [*keys, "win", "tie", "rank", "score"], "proportion_table")
+    table = (
+        frame.group_by(keys)
+        .agg(
+            pl.len().alias("games"),
+            pl.col("win").sum().alias("wins"),
+            pl.col("tie").sum().alias("ties"),
+            pl.col("rank").is_null().sum().alias("stalls"),
+            pl.col("score").alias("scores"),
+        )
+        .sort(keys)
+    )
+    games = table["games"].to_numpy()
+    win_low, win_high = _wilson(table["wins"].to_numpy(), games, confidence)
+    scores = [mean_interval(s.to_numpy(), confidence, seed) for s in table["scores"]]
+    return table.with_columns(
+        (pl.col("wins") / pl.col("games")).alias("win_rate"),
+        pl.Series("win_low", win_low, dtype=pl.Float64),
+        pl.Series("win_high", win_high, dtype=pl.Float64),
+        (pl.col("ties") / pl.col("games")).alias("tie_rate"),
+        (pl.col("stalls") / pl.col("games")).alias("stall_rate"),
+        pl.Series("mean_score", [s.mean for s in scores], dtype=pl.Float64),
+        pl.Series("score_low", [s.low for s in scores], dtype=pl.Float64),
+        pl.Series("score_high", [s.high for s in scores], dtype=pl.Float64),
+        pl.Series("score_method", [s.method for s in scores], dtype=pl.String),
+    ).select(*keys, "games", "wins", "win_rate", "win_low", "win_high", "ties", "tie_rate", "stalls", "stall_rate",
+             "mean_score", "score_low", "score_high", "score_method")
+
+
+def format_proportion_table(table: pl.DataFrame, key: str | Sequence[str], confidence: float = CONFIDENCE) -> str:
+    """One fishtest-style line per row of :func:`proportion_table`."""
+    keys = [key] if isinstance(key, str) else list(key)
+    labels = [" ".join(f"{k} {row[k]}" if k == "seat" else str(row[k]) for k in keys) for row in table.to_dicts()]
+    width = max((len(label) for label in labels), default=0)
+    lines = []
+    for label, row in zip(labels, table.to_dicts()):
+        lines.append(
+            f"{label:<{width}}  wins {_pct(row['win_rate'])} {_interval_pct(row['win_low'], row['win_high'])} "
+            f"(Wilson {_confidence(confidence)}), n = {row['games']:,}; ties {_pct(row['tie_rate'])}, "
+            f"stalls {_pct(row['stall_rate'])}; score {row['mean_score']:.2f} "
+            f"[{row['score_low']:.2f}, {row['score_high']:.2f}] ({row['score_method']})"
+        )
+    return "\n".join(lines)
+
+# ---------------------------------------------------------------- stopping
+
+
+def max_half_width(records: pl.DataFrame, confidence: float = CONFIDENCE) -> float:
+    """The largest Wilson half-width of a seat's win rate (first places incl. shared, over all games)."""
+    _require(records, ["seat", "win"], "max_half_width")
+    table = records.group_by("seat").agg(pl.len().alias("games"), pl.col("win").sum().alias("wins"))
+    low, high = _wilson(table["wins"].to_numpy(), table["games"].to_numpy(), confidence)
+    return float(np.max((high - low) / 2))
+
+
+def half_width_reached(records: pl.DataFrame, target: float, confidence: float = CONFIDENCE) -> bool:
+    """True when every seat's Wilson interval is at most ``target`` wide on each side (``play --until-ci``)."""
+    return max_half_width(records, confidence) <= target

@@ -1,0 +1,263 @@
+"""Paired runs on the same seeds, and multiplicity corrections across seats and cells."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+from scipy import stats
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import proportion_effectsize
+from statsmodels.stats.weightstats import DescrStatsW
+
+from analysis.report.text import _interval_pct, _pct, _signed_points, format_p
+from analysis.stats.common import (
+    CONFIDENCE,
+    CORRECTIONS,
+    SEED,
+    StatsError,
+    VERDICT_BALANCED,
+    VERDICT_NOT_MEASURED,
+    VERDICT_UNBALANCED,
+    VERDICT_UNSURE,
+    WILCOXON_ZERO_METHOD,
+    _require,
+)
+from analysis.stats.intervals import MeanInterval, mean_interval
+from analysis.stats.power import detectable_z
+from analysis.stats.seat_result import DESIGN_ADJUSTED, SeatAdvantage
+
+
+# ---------------------------------------------------------------- paired runs
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """``other`` minus ``base`` on the same seeds, paired by key, analysed by deal.
+
+    Rows are paired by key (deal, rotation, seat); when a deal holds several
+    paired rows (seat rotations), the deal is the unit: its differences are
+    averaged first, because games of one deal share their shuffles.
+    ``mean`` is the mean difference per unit with its interval (percentile
+    bootstrap, or t above :data:`BOOTSTRAP_MAX_N`); Wilcoxon signed-rank
+    (``zero_method``) on the unit differences; for a binary metric with one
+    row per deal also McNemar (exact binomial when fewer than 25 discordant
+    pairs, else chi-square with continuity correction). ``base_only`` /
+    ``other_only`` are the discordant pairs (won in one run only).
+    ``effect_size`` is Cohen's h for a binary metric (else the mean difference
+    over the differences' standard deviation, Cohen's d_z); ``detectable`` the
+    smallest difference this many units detect (two-sided 5%, power 80%);
+    ``equivalence_p`` the paired TOST within +-``margin`` (None without a
+    margin).
+    """
+
+    metric: str
+    pairs: int
+    base_mean: float
+    other_mean: float
+    mean: MeanInterval
+    wilcoxon_statistic: float
+    wilcoxon_p: float
+    zero_method: str
+    mcnemar_p: float | None
+    mcnemar_method: str | None
+    base_only: int | None
+    other_only: int | None
+    units: int = 0  # deals (or pairs when each deal holds one)
+    unit: str = "pairs"
+    effect_size: float = float("nan")
+    effect_name: str = "Cohen's h"
+    detectable: float = float("nan")
+    margin: float | None = None
+    equivalence_p: float | None = None
+    variance_ratio: float = float("nan")  # var(differences) / (var(base) + var(other)): the paired design's cost
+
+    @property
+    def difference(self) -> float:
+        return self.mean.mean
+
+    @property
+    def p_value(self) -> float:
+        """The difference test's p: McNemar where it applies, else Wilcoxon on the unit differences."""
+        return self.mcnemar_p if self.mcnemar_p is not None else self.wilcoxon_p
+
+    @property
+    def test(self) -> str:
+        return f"McNemar {self.mcnemar_method}" if self.mcnemar_p is not None else "Wilcoxon signed-rank"
+
+    @property
+    def equivalent(self) -> bool:
+        """True when the paired TOST shows the change is inside +-margin at 5%."""
+        return self.equivalence_p is not None and self.equivalence_p < 0.05
+
+    def describe(self) -> str:
+        m = self.mean
+        binary = self.mcnemar_p is not None or self.effect_name == "Cohen's h"
+        if binary:
+            change = f"{_signed_points(m.mean)} {_interval_pct(m.low, m.high)}"
+            levels = f"{_pct(self.base_mean)} -> {_pct(self.other_mean)}"
+        else:
+            change = f"{m.mean:+.3f} [{m.low:+.3f}, {m.high:+.3f}]"
+            levels = f"{self.base_mean:.3f} -> {self.other_mean:.3f}"
+        n = f"n = {self.pairs:,} pairs" + (f" in {self.units:,} deals" if self.unit == "deals" else "")
+        line = (f"{self.metric}: {levels}, paired difference {change} ({m.method}), {n}; "
+                f"Wilcoxon signed-rank {format_p(self.wilcoxon_p)} (zero_method {self.zero_method})")
+        if self.mcnemar_p is not None:
+            line += (f"; McNemar {self.mcnemar_method} {format_p(self.mcnemar_p)} "
+                     f"({self.base_only:,} won only in base, {self.other_only:,} only in other)")
+        if np.isfinite(self.effect_size):
+            line += f"; {self.effect_name} {self.effect_size:+.3f}"
+        if np.isfinite(self.detectable):
+            line += f"; detectable {self.detectable * (100 if binary else 1):.2g}{' points' if binary else ''}"
+        if self.equivalence_p is not None:
+            line += f"; equivalence within +-{self.margin:g}: TOST {format_p(self.equivalence_p)}"
+        return line
+
+
+def paired_difference(base: pl.DataFrame, other: pl.DataFrame, metric: str = "win",
+                      key: Sequence[str] = ("deal", "rotation", "seat"), confidence: float = CONFIDENCE,
+                      seed: int = SEED, margin: float | None = None, alpha: float = 0.05,
+                      power: float = 0.8) -> PairedDifference:
+    """Compare two runs on the same seeds (common random numbers): a sweep's cells, or an ablation.
+
+    Rows are joined on ``key``; both runs must hold exactly the same keys, once
+    each, and the same ``seed`` per key when both have a seed column, or this
+    raises :class:`StatsError`. ``metric`` is a numeric or boolean column
+    (``score``, ``win`` as 0/1, ``turns``); the difference is ``other - base``.
+    When ``key`` holds ``deal`` and a deal has several rows (rotations), the
+    differences are averaged per deal and the deal is the unit.
+    Interval: :func:`mean_interval` on the unit differences (seeded
+    percentile bootstrap). Test: ``scipy.stats.wilcoxon`` with
+    ``zero_method="wilcox"`` (zero differences dropped) and ``method="auto"``;
+    all-zero differences give p = 1. Binary metrics with one row per deal:
+    also ``statsmodels mcnemar`` on the 2x2 table of wins, exact when fewer
+    than 25 discordant pairs. Equivalence within +-``margin``:
+    ``DescrStatsW(d).ttost_mean``. Detectable difference: the normal approximation (:func:`detectable_z`)
+    (two-sided ``alpha``, ``power``) on the differences' standard deviation.
+    """
+    key = list(key)
+    for name, frame in (("base", base), ("other", other)):
+        _require(frame, [*key, metric], f"paired_difference ({name})")
+        if frame.select(key).is_duplicated().any():
+            raise StatsError(f"paired_difference: {name} has several rows for one key ({', '.join(key)}); "
+                             "expected one row per key")
+    only_base = base.select(key).join(other.select(key), on=key, how="anti")
+    only_other = other.select(key).join(base.select(key), on=key, how="anti")
+    if only_base.height or only_other.height:
+        example = (only_base if only_base.height else only_other).row(0, named=True)
+        raise StatsError(f"paired_difference: expected the same {', '.join(key)} in both runs (same seeds, same "
+                         f"games), got {only_base.height:,} only in base and {only_other.height:,} only in other, "
+                         f"e.g. {example}")
+    extra = ["seed"] if "seed" in base.columns and "seed" in other.columns and "seed" not in key else []
+    joined = base.select(*key, *extra, pl.col(metric).cast(pl.Float64).alias("base")).join(
+        other.select(*key, *extra, pl.col(metric).cast(pl.Float64).alias("other")), on=key).sort(key)
+    if extra and (joined["seed"] != joined["seed_right"]).any():
+        raise StatsError("paired_difference: expected both runs on the same seeds (common random numbers), "
+                         "got different seeds for the same key; pair runs played with the same --seed")
+    x_all, y_all = joined["base"].to_numpy(), joined["other"].to_numpy()
+    binary = bool(np.isin(np.r_[x_all, y_all], (0.0, 1.0)).all())  # win flags, or any 0/1 metric
+    by_deal = "deal" in key and joined["deal"].n_unique() < joined.height
+    if by_deal:
+        units = joined.group_by("deal").agg(pl.col("base").mean(), pl.col("other").mean()).sort("deal")
+        x, y = units["base"].to_numpy(), units["other"].to_numpy()
+    else:
+        x, y = x_all, y_all
+    d = y - x
+    if np.all(d == 0):
+        w_stat, w_p = 0.0, 1.0
+    else:
+        result = stats.wilcoxon(d, zero_method=WILCOXON_ZERO_METHOD, method="auto", alternative="two-sided")
+        w_stat, w_p = float(result.statistic), float(result.pvalue)
+    mc_p = mc_method = base_only = other_only = None
+    if binary and not by_deal:
+        mc_p, mc_method, base_only, other_only = _mcnemar(x, y)
+    sd = float(d.std(ddof=1)) if d.size > 1 else float("nan")
+    if binary:
+        effect, effect_name = float(proportion_effectsize(float(y.mean()), float(x.mean()))), "Cohen's h"
+    else:
+        effect, effect_name = (float(d.mean()) / sd if sd > 0 else float("nan")), "Cohen's d_z"
+    detectable = float("nan")
+    if sd > 0 and d.size > 2:
+        detectable = sd * detectable_z(alpha, power) / math.sqrt(d.size)
+    equivalence = None
+    if margin is not None and d.size > 1:
+        equivalence = (float(DescrStatsW(d).ttost_mean(-margin, margin)[0]) if sd > 0
+                       else float(abs(float(d.mean())) >= margin))
+    return PairedDifference(
+        metric=metric, pairs=len(x_all), base_mean=float(x_all.mean()), other_mean=float(y_all.mean()),
+        mean=mean_interval(d, confidence, seed), wilcoxon_statistic=w_stat, wilcoxon_p=w_p,
+        zero_method=WILCOXON_ZERO_METHOD, mcnemar_p=mc_p, mcnemar_method=mc_method,
+        base_only=base_only, other_only=other_only, units=len(d), unit="deals" if by_deal else "pairs",
+        effect_size=effect, effect_name=effect_name, detectable=detectable, margin=margin,
+        equivalence_p=equivalence, variance_ratio=_variance_ratio(x, y, d),
+    )
+
+
+def _variance_ratio(x: np.ndarray, y: np.ndarray, d: np.ndarray) -> float:
+    """Games a paired comparison needs relative to two independent runs of the same precision."""
+    if d.size < 2:
+        return float("nan")
+    unpaired = float(x.var(ddof=1) + y.var(ddof=1))
+    return float(d.var(ddof=1)) / unpaired if unpaired > 0 else float("nan")
+
+
+def _mcnemar(x: np.ndarray, y: np.ndarray) -> tuple[float, str, int, int]:
+    """McNemar's test on paired 0/1 outcomes: (p, method, won only in x, won only in y)."""
+    both = int(np.sum((x == 1) & (y == 1)))
+    base_only = int(np.sum((x == 1) & (y == 0)))
+    other_only = int(np.sum((x == 0) & (y == 1)))
+    neither = int(np.sum((x == 0) & (y == 0)))
+    exact = base_only + other_only < 25
+    method = "exact binomial" if exact else "chi-square with continuity correction"
+    if base_only + other_only == 0:
+        return 1.0, method, base_only, other_only
+    p = float(mcnemar([[both, base_only], [other_only, neither]], exact=exact, correction=True).pvalue)
+    return p, method, base_only, other_only
+
+
+# ---------------------------------------------------------------- multiplicity
+
+
+def correct(p_values: Sequence[float] | np.ndarray, method: str = "holm") -> np.ndarray:
+    """Adjusted p-values by ``multipletests(method=...)``: ``"holm"`` (family-wise) or ``"fdr_bh"`` (FDR).
+
+    ``"bonferroni"`` is allowed too. NaN p-values (tests that could not run)
+    stay NaN and do not count in the family.
+    """
+    if method not in CORRECTIONS:
+        raise StatsError(f"correct: expected a method among {', '.join(CORRECTIONS)}, got {method!r}")
+    p = np.asarray(p_values, dtype=np.float64)
+    adjusted = np.full(p.shape, np.nan)
+    finite = np.isfinite(p)
+    if finite.any():
+        adjusted[finite] = multipletests(p[finite], method=method)[1]
+    return adjusted
+
+
+def family_verdicts(advantages: Sequence[SeatAdvantage], alpha: float = 0.05) -> list[tuple[str, float, float]]:
+    """Seat verdicts for a family of runs (a sweep's cells): ``(verdict, p_holm, tost_holm)`` per run.
+
+    Both tests are Holm-corrected across the runs that measured seat balance
+    (:func:`correct`): "unbalanced" needs the adjusted difference p below
+    ``alpha``, "balanced" the adjusted equivalence p (each run's largest
+    per-seat equivalence p) below ``alpha``; runs their lineup cannot judge keep
+    :data:`VERDICT_NOT_MEASURED`. The same rule gives every cell's verdict and
+    the sweep's headline, so they cannot disagree.
+    """
+    measured = [a.measured for a in advantages]
+    p = correct([a.p_value if m else np.nan for a, m in zip(advantages, measured)], "holm")
+    tost = correct([a.tost_p if m else np.nan for a, m in zip(advantages, measured)], "holm")
+    verdicts = []
+    for a, m, p_holm, tost_holm in zip(advantages, measured, p, tost):
+        # A lopsided lineup (an adjusted run with a lineup note) is never balanced, as in seat_advantage.
+        lopsided = a.design == DESIGN_ADJUSTED and bool(a.lineup_note)
+        verdict = (VERDICT_NOT_MEASURED if not m else
+                   (VERDICT_UNBALANCED if p_holm < alpha else VERDICT_NOT_MEASURED) if lopsided else
+                   VERDICT_BALANCED if tost_holm < alpha else
+                   VERDICT_UNBALANCED if p_holm < alpha else VERDICT_UNSURE)
+        verdicts.append((verdict, float(p_holm), float(tost_holm)))
+    return verdicts

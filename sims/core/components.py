@@ -1,0 +1,40 @@
+"""Families of content components a game declares, for the reports' content strength per item.
+
+A family names the events column that names an item (a card, an action kind, a
+tile) and which events are a use of one, as plain conditions on events columns,
+so a game states its content without importing the analysis code::
+
+    ComponentFamily("Cards played", "played", (("event", "==", "play"),), "events column played ...")
+
+``analysis.report.content`` turns the conditions into event filters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+# The operators a condition may use: (column, operator, value).
+OPERATORS = ("==", "!=", ">", ">=", "in", "not in")
+
+
+@dataclass(frozen=True)
+class ComponentFamily:
+    """One family of content components: its title, the events column naming an item, the events that are a use
+    of an item (every condition holds; none: every event with a named item), the same in words for the report,
+    and an events column of the points a use scored, if the engine logs one."""
+
+    title: str
+    item: str
+    where: tuple[tuple[str, str, Any], ...] = ()
+    text: str = ""
+    points: str | None = None
+
+    def __post_init__(self) -> None:
+        for column, operator, _ in self.where:
+            if operator not in OPERATORS:
+                raise ValueError(f"family {self.title!r}: condition on {column!r} uses {operator!r}, "
+                                 f"expected one of {', '.join(OPERATORS)}")
+
+
+__all__ = ["OPERATORS", "ComponentFamily"]

@@ -1,0 +1,149 @@
+"""The skill ladder: shares and ratings on a synthetic table with a known answer, the ladder file,
+``glade ladder`` on the toy game and the strengths ``glade games`` prints."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import polars as pl
+import pytest
+
+from analysis.ladder import BAR, measure, pair_lineup, read_ladder, save_ladder, stacked
+from sims.core.play import STRONG, STRONG_SCALE, resolve_bot
+from sims.registry import get_game
+from tests import toy_game  # noqa: F401  (registers the toy game)
+from tests.cli_helpers import glade, one_error_line
+
+ELO_LN3 = 400 * math.log10(3)  # a 75% share on the Elo scale
+
+
+def pair_records(lower: str, upper: str, deals: int = 8) -> pl.DataFrame:
+    """Two seats, two rotations a deal: the upper bot wins both games of the first half of the deals;
+    in the other half one seat wins both (seat 0 on even deals, seat 1 on odd), so the upper bot wins
+    75% of the games in each seat order and neither seat has an edge."""
+    rows, game = [], 0
+    for deal in range(deals):
+        for rotation in range(2):
+            seats = (lower, upper) if rotation == 0 else (upper, lower)
+            if deal < deals // 2:
+                winner = seats.index(upper)
+            else:
+                winner = deal % 2
+            for seat, bot in enumerate(seats):
+                rows.append({"game": game, "deal": deal, "seat": seat, "bot": bot, "rank": 1 if seat == winner else 2})
+            game += 1
+    return pl.DataFrame(rows)
+
+
+def test_pair_lineup_splits_the_seats():
+    assert pair_lineup("a", "b", 2) == ["a", "b"]
+    assert pair_lineup("a", "b", 3) == ["a", "a", "b"]
+    assert pair_lineup("a", "b", 4) == ["a", "a", "b", "b"]
+
+
+def test_shares_and_ratings_on_a_known_table():
+    records = stacked([pair_records("random", "greedy"), pair_records("greedy", "planner")])
+    assert records["game"].n_unique() == 32  # the second pair's games do not reuse the first pair's ids
+    ladder = measure(records, ["random", "greedy", "planner"], "toy")
+    first, second = ladder.pairs
+    assert (first.lower, first.upper, first.deals, first.games) == ("random", "greedy", 8, 16)
+    assert first.share == pytest.approx(0.75) and second.share == pytest.approx(0.75)
+    assert first.low < 0.75 < first.high <= 1.0
+    assert first.meets_bar == (first.low >= BAR)
+    elo = {r.bot: r.elo for r in ladder.ratings}
+    assert elo["random"] == 0.0
+    assert elo["greedy"] == pytest.approx(ELO_LN3, abs=0.5)
+    assert elo["planner"] == pytest.approx(2 * ELO_LN3, abs=1.0)
+
+
+def test_a_pair_given_in_the_other_order_is_flipped():
+    records = stacked([pair_records("greedy", "random")])  # random is the stronger one here
+    ladder = measure(records, ["greedy", "random"], "toy")
+    assert ladder.pairs[0].share == pytest.approx(0.75)
+    ladder = measure(records, ["random", "greedy"], "toy")
+    pair = ladder.pairs[0]
+    assert pair.share == pytest.approx(0.25) and pair.high < 0.75 and pair.low >= 0.0
+    assert ladder.ratings[1].elo == pytest.approx(-ELO_LN3, abs=0.5)
+
+
+def test_the_ladder_file_keeps_one_entry_per_game_and_count(tmp_path):
+    path = tmp_path / "ladder.toml"
+    assert read_ladder(path) == []
+    ladder = measure(stacked([pair_records("random", "greedy")]), ["random", "greedy"], "toy")
+    save_ladder(ladder, 3, "glade ladder toy", path)
+    save_ladder(ladder, 4, "glade ladder toy again", path)
+    entries = read_ladder(path)
+    assert len(entries) == 1 and entries[0]["seed"] == 4 and entries[0]["players"] == 2
+    assert entries[0]["pairs"][0]["share"] == pytest.approx(0.75)
+
+
+def fixture_ladder(tmp_path):
+    path = tmp_path / "ladder.toml"
+    ladder = measure(stacked([pair_records("random", "greedy")]), ["random", "greedy"], "toy")
+    save_ladder(ladder, 1, "glade ladder toy --players 2 --games 8 --seed 1 --out DIR --save", path, "a note")
+    return path
+
+
+def test_glade_games_prints_the_ratings_of_the_ladder_file(tmp_path):
+    result = glade("games", "--ladder", fixture_ladder(tmp_path))
+    assert result.exit_code == 0, result.output
+    toy = result.output[result.output.index("toy: Dice race"):]
+    assert "strength 2 players (Elo, random = 0; 8 deals a pair" in toy
+    assert f"greedy: {ELO_LN3:,.0f} (beats random 75% [" in toy
+    assert "note: a note" in toy
+    assert "strength not measured" in result.output[:result.output.index("toy: Dice race")]
+    data = json.loads(glade("games", "--json", "--ladder", fixture_ladder(tmp_path)).output)
+    toy_data = next(g for g in data if g["name"] == "toy")
+    assert toy_data["ladder"][0]["ratings"][1]["bot"] == "greedy"
+
+
+def test_glade_games_without_a_ladder_file_says_not_measured(tmp_path):
+    result = glade("games", "--ladder", tmp_path / "missing.toml")
+    assert result.exit_code == 0, result.output
+    assert "strength not measured" in result.output and "Traceback" not in result.output
+
+
+def test_a_malformed_ladder_file_is_one_error_line(tmp_path):
+    path = tmp_path / "ladder.toml"
+    path.write_text('[[ladder]]\ngame = "toy"\nplayers = "two"\n')
+    one_error_line(glade("games", "--ladder", path), str(path), "ladder[0].players", "an integer")
+
+
+def test_glade_ladder_on_the_toy_game(tmp_path):
+    out = tmp_path / "ladder"
+    args = ("ladder", "toy", "--bots", "random,greedy", "--players", 3, "--games", 12, "--seed", 2, "--out", out,
+            "--no-progress", "--json", "--save", "--ladder", tmp_path / "ladder.toml")
+    result = glade(*args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    pair = data["pairs"][0]
+    assert (pair["lower"], pair["upper"], pair["deals"], pair["games"]) == ("random", "greedy", 12, 36)
+    assert json.loads((out / "ladder.json").read_text()) == data
+    assert read_ladder(tmp_path / "ladder.toml")[0]["players"] == 3
+    again = json.loads(glade(*args).stdout)  # resumed: the same records, the same result (up to summing order)
+    assert figures(again) == pytest.approx(figures(data), rel=1e-12, abs=1e-12)
+
+
+def figures(data: dict) -> list[float]:
+    return ([p[k] for p in data["pairs"] for k in ("share", "low", "high", "deals", "games")]
+            + [r[k] for r in data["ratings"] for k in ("elo", "low", "high")])
+
+
+def test_glade_ladder_refuses_one_player(tmp_path):
+    one_error_line(glade("ladder", "toy", "--players", 1, "--games", 2, "--seed", 1, "--out", tmp_path / "l"),
+                   "--players")
+
+
+def test_strong_is_the_planner_with_more_candidates_and_depth():
+    game = get_game("overgrowth")
+    config = game.load_config()
+    planner, strong = resolve_bot(game, config, "planner"), resolve_bot(game, config, STRONG)
+    assert strong.kind == "planner"
+    assert strong.weights["candidates"] == STRONG_SCALE * planner.weights["candidates"]
+    assert strong.weights["depth"] == STRONG_SCALE * planner.weights["depth"]
+    vorex = get_game("vorex")  # its config sets no candidates: the planner class's defaults count
+    strong = resolve_bot(vorex, vorex.load_config(), STRONG).weights
+    from sims.vorex.bots import PlannerBot
+
+    assert strong["candidates"] == STRONG_SCALE * PlannerBot.default_candidates
