@@ -28,6 +28,12 @@ G1, G2, G3, G4, G5 = range(5)  # green objectives (GREEN order; -1: none)
 B1, B2, B3, B4, B5 = range(5)  # brown objectives (BROWN order)
 
 
+def helper(function):
+    """``njit`` for the helpers the loops call that allocate no array: compiled without reference counting of the
+    arrays they are given (less code for every kernel that links them in, so a shorter cold compile)."""
+    return njit(cache=True, _nrt=False)(function)
+
+
 @njit(cache=True)
 def _game_points(g, tile, part, kind, flower, group, green, brown, neighbours, tile_value, tile_stumps,
                  solo, out, per_tile, group_size, group_prod):
@@ -178,7 +184,7 @@ def seat_features(rows, seats, tile, part, kind, flower, group, green, brown, re
     return found
 
 
-@njit(cache=True)
+@helper
 def _neighbour_counts(g, tile, kind, neighbours_ext, open_nb, arid_nb):
     """The empty and the arid neighbours of every hex of game row ``g``."""
     for h in range(open_nb.size):
@@ -194,7 +200,7 @@ def _neighbour_counts(g, tile, kind, neighbours_ext, open_nb, arid_nb):
         arid_nb[h] = arid
 
 
-@njit(cache=True)
+@helper
 def _cell_index(h, s, p, cells):
     """Which cell of placement ``p`` of shape ``s`` hex ``h`` is (-1: none)."""
     for c in range(cells.shape[2]):
@@ -203,7 +209,7 @@ def _cell_index(h, s, p, cells):
     return -1
 
 
-@njit(cache=True)
+@helper
 def _ruin_takes_flower(g, h, s, p, t, tile_kind, kind, flower, flowers_left, cells, neighbours_ext, owners):
     """Ruin ``h`` formed by placement ``p`` of tile ``t`` (shape ``s``) is complete (every neighbour arid or with a
     flower) and a unique majority of the flowers around it has a flower left for it."""
@@ -228,7 +234,7 @@ def _ruin_takes_flower(g, h, s, p, t, tile_kind, kind, flower, flowers_left, cel
     return owners[winner] > 0 and flowers_left[g, winner] > 0
 
 
-@njit(cache=True)
+@helper
 def _formed_ruins(g, s, p, tile, open_nb, around, around_touch, out):
     """How many empty hexes placement ``p`` (shape ``s``) would ruin in game row ``g``, written to ``out``:
     those whose last empty neighbours the tile takes."""
@@ -241,7 +247,7 @@ def _formed_ruins(g, s, p, tile, open_nb, around, around_touch, out):
     return count
 
 
-@njit(cache=True)
+@helper
 def _placement_change(g, s, p, t, scorer, tile, kind, flower, green, flowers_left, open_nb, arid_nb, tile_kind,
                       cells, around, around_touch, around_cell_bits, arid_cells, neighbours_ext, formed, seen, owners):
     """(needs playing, the scorer's point change) of placement ``p`` of tile ``t`` (shape ``s``) in game row ``g``,
@@ -295,7 +301,19 @@ def _placement_change(g, s, p, t, scorer, tile, kind, flower, green, flowers_lef
     return False, delta
 
 
-@njit(cache=True)
+@helper
+def _sort_head(values, count):
+    """``values[:count]`` sorted ascending in place."""
+    for k in range(1, count):
+        x = values[k]
+        j = k - 1
+        while j >= 0 and values[j] > x:
+            values[j + 1] = values[j]
+            j -= 1
+        values[j + 1] = x
+
+
+@helper
 def _put_flower(h, seat, flower, group, neighbours):
     """A flower of ``seat`` on hex ``h`` of a one-game map (row 0): the groups next to it merge under the smallest
     label (the group's smallest hex)."""
@@ -316,13 +334,12 @@ def _put_flower(h, seat, flower, group, neighbours):
     group[0, h] = new
 
 
-@njit(cache=True)
-def _settle_ruins(ruins, count, flower, group, kind, settled, flowers_left, neighbours, solo):
+@helper
+def _settle_ruins(ruins, count, flower, group, kind, settled, flowers_left, neighbours, solo, owners):
     """The complete unsettled ruins among ``ruins[:count]`` (hexes of a one-game map, ascending) settle: each takes
     a flower of the unique majority of the flowers around it (if that seat has one left); a solo game ends at a
-    last flower."""
+    last flower (``owners [P]`` is scratch)."""
     players = flowers_left.size
-    owners = np.zeros(players, np.int64)
     for k in range(count):
         h = ruins[k]
         if settled[0, h]:
@@ -353,7 +370,7 @@ def _settle_ruins(ruins, count, flower, group, kind, settled, flowers_left, neig
                 return
 
 
-@njit(cache=True)
+@helper
 def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, covered, count, place_tables, base_states, states, grid,
                    row):
     """Another setup tile of ``mover`` (not slot ``slot``) has a legal placement once hexes ``covered[:count]``
@@ -367,7 +384,8 @@ def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, covered, count, plac
         return False
     neighbours_ext = place_tables[1]
     window = neighbours_ext.shape[0] - 2  # the sentinels keep their states
-    states[:] = base_states
+    for h in range(states.size):
+        states[h] = base_states[h]
     for k in range(count):
         h = covered[k]
         states[h] = COVERED
@@ -385,10 +403,10 @@ def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, covered, count, plac
     return False
 
 
-@njit(cache=True)
-def _flower_and_ruins(h, seat, one, neighbours, solo, ruins):
+@helper
+def _flower_and_ruins(h, seat, one, neighbours, solo, ruins, owners):
     """A flower of ``seat`` on hex ``h`` of the one-game copy ``one``; unless that ends a solo game the complete
-    ruins next to it settle (ascending; ``ruins`` is scratch). True if the game goes on."""
+    ruins next to it settle (ascending; ``ruins`` and ``owners [P]`` are scratch). True if the game goes on."""
     tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
     _put_flower(h, seat, flower1, group1, neighbours)
     left1[seat] -= 1
@@ -401,37 +419,40 @@ def _flower_and_ruins(h, seat, one, neighbours, solo, ruins):
             ruins[count] = n
             count += 1
     if count > 1:
-        ruins[:count] = np.sort(ruins[:count])
-    _settle_ruins(ruins, count, flower1, group1, kind1, settled1, left1, neighbours, solo)
+        _sort_head(ruins, count)
+    _settle_ruins(ruins, count, flower1, group1, kind1, settled1, left1, neighbours, solo, owners)
     return not (solo and (left1[0] == 0 or left1[1] == 0))
 
 
-@njit(cache=True)
+@helper
 def _copy_game(g, game, one):
     """Game row ``g`` of the map and the resources into the one-game copy ``one``."""
     tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled = game
     tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
-    tile1[0] = tile[g]
-    part1[0] = part[g]
-    kind1[0] = kind[g]
-    flower1[0] = flower[g]
-    group1[0] = group[g]
-    settled1[0] = settled[g]
+    for h in range(tile.shape[1]):
+        tile1[0, h] = tile[g, h]
+        part1[0, h] = part[g, h]
+        kind1[0, h] = kind[g, h]
+        flower1[0, h] = flower[g, h]
+        group1[0, h] = group[g, h]
+        settled1[0, h] = settled[g, h]
     green1[0] = green[g]
     brown1[0] = brown[g]
-    resources1[0] = resources[g]
+    for s in range(resources.shape[1]):
+        for r in range(resources.shape[2]):
+            resources1[0, s, r] = resources[g, s, r]
     tiles1[0] = tiles_on_map[g]
-    left1[:] = flowers_left[g]
+    for s in range(left1.size):
+        left1[s] = flowers_left[g, s]
 
 
-@njit(cache=True)
+@helper
 def _played_placement(g, s, p, t, slot, goes_on, mover, got, game, tables, place_tables, setup_tiles, light_hex,
-                      open_nb, base_states, found, one, scratch):
-    """``found [6]``: the features for ``mover`` after placement ``p`` of tile ``t`` (shape ``s``) in game row ``g``,
-    played on a one-game copy ``one`` of the map: the ruins it forms settle (ascending), and after a setup
-    placement (``slot`` >= 0) that ends the mover's setup (no other setup tile fits) a flower lands on the light
-    stump of the starting tile, and the ruins next to it settle (``goes_on``: another setup tile is known to
-    fit). ``got [4]``: the beetles the mover takes;
+                      open_nb, base_states, one, scratch):
+    """The one-game copy ``one`` of game row ``g`` after placement ``p`` of tile ``t`` (shape ``s``): the ruins
+    it forms settle (ascending), and after a setup placement (``slot`` >= 0) that ends the mover's setup (no
+    other setup tile fits) a flower lands on the light stump of the starting tile, and the ruins next to it
+    settle (``goes_on``: another setup tile is known to fit). ``got [4]``: the beetles the mover takes;
     ``open_nb`` and ``base_states``: the empty neighbours and the hex states of the game's map."""
     tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled = game
     neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
@@ -442,7 +463,7 @@ def _played_placement(g, s, p, t, slot, goes_on, mover, got, game, tables, place
     tiles1[0] += 1
     count = _formed_ruins(g, s, p, tile, open_nb, around, around_touch, ruins)
     if count > 1:
-        ruins[:count] = np.sort(ruins[:count])
+        _sort_head(ruins, count)
     for c in range(cells.shape[2]):
         h = cells[s, p, c]
         tile1[0, h] = t
@@ -452,7 +473,7 @@ def _played_placement(g, s, p, t, slot, goes_on, mover, got, game, tables, place
         tile1[0, ruins[k]] = RUIN
     for r in range(4):
         resources1[0, mover, r] += got[r]
-    _settle_ruins(ruins, count, flower1, group1, kind1, settled1, left1, neighbours, solo)
+    _settle_ruins(ruins, count, flower1, group1, kind1, settled1, left1, neighbours, solo, columns[0])
     for c in range(cells.shape[2]):
         ruins[count + c] = cells[s, p, c]  # every hex the placement covers
     if slot >= 0 and not goes_on and not _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, ruins, count + cells.shape[2],
@@ -465,12 +486,10 @@ def _played_placement(g, s, p, t, slot, goes_on, mover, got, game, tables, place
                     light = cells[s, p, c]
                     break
         if light >= 0:
-            _flower_and_ruins(light, mover, one, neighbours, solo, ruins)
-    _seat_features(0, mover, tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, neighbours,
-                   tile_value, tile_stumps, solo, found, columns, per_tile, group_size, group_prod)
+            _flower_and_ruins(light, mover, one, neighbours, solo, ruins, columns[0])
 
 
-@njit(cache=True)
+@helper
 def _ends_setup_apart(g, mover, slot, s, p, count, setup_tiles, light_hex, around):
     """Placement ``p`` (shape ``s``) of the mover's last setup tile, not the starting one (``slot`` > 0), forms no
     ruin (``count``) and does not touch the starting tile's light stump: it ends the setup, and the flower that
@@ -488,20 +507,28 @@ def _ends_setup_apart(g, mover, slot, s, p, count, setup_tiles, light_hex, aroun
     return True
 
 
-@njit(cache=True)
-def _light_flower_features(g, mover, light, game, tables, one, scratch, found):
-    """``found [6]``: the features for ``mover`` of game row ``g`` once its setup ends (no tile placed): a flower on
-    the light stump ``light`` and the ruins next to it settled, on the one-game copy ``one``."""
+@helper
+def _light_flower(g, mover, light, game, tables, one, scratch):
+    """The one-game copy ``one`` of game row ``g`` once the ``mover``'s setup ends (no tile placed): a flower on
+    the light stump ``light`` and the ruins next to it settled."""
     neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
     tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
     columns, per_tile, group_size, group_prod, states, grid, row, ruins = scratch
     _copy_game(g, game, one)
-    _flower_and_ruins(light, mover, one, neighbours, solo, ruins)
+    _flower_and_ruins(light, mover, one, neighbours, solo, ruins, columns[0])
+
+
+@njit(cache=True)
+def _copy_features(mover, one, tables, scratch, found):
+    """``found [6]``: the features for ``mover`` of the one-game copy ``one``."""
+    neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
+    tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
+    columns, per_tile, group_size, group_prod = scratch[0], scratch[1], scratch[2], scratch[3]
     _seat_features(0, mover, tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, neighbours,
                    tile_value, tile_stumps, solo, found, columns, per_tile, group_size, group_prod)
 
 
-@njit(cache=True)
+@helper
 def _setup_certain(places, slot, tiles, tile_shape, cells, boundary, zone, stamp):
     """A legal placement of another setup tile (bits of ``places [slots, words]``, tiles ``tiles [slots]``, -1:
     none; not slot ``slot``) whose cells and boundary walk avoid the hexes marked ``zone[h] == stamp``: it stays
@@ -530,7 +557,7 @@ def _setup_certain(places, slot, tiles, tile_shape, cells, boundary, zone, stamp
     return False
 
 
-@njit(cache=True)
+@helper
 def _production_held(g, seat, flower, kind, out):
     """``out [4]``: the flowers of ``seat`` on production stumps in game row ``g``, by resource (light, mushroom,
     water, insect): what a draw gains before the supply's cap."""
@@ -540,7 +567,7 @@ def _production_held(g, seat, flower, kind, out):
             out[kind[g, h] - FIRST_PRODUCTION] += 1
 
 
-@njit(cache=True)
+@helper
 def _bloom_payment(g, h, mover, flower, group, tile, part, resources, production, tile_cost, neighbours, pay):
     """``pay [8+]``: in ``pay[:4]`` (light, mushroom, water, insect) what blooming stump ``h`` of game row ``g``
     costs ``mover``: the cost less the production of the mover's groups next to it, each group once (its light
@@ -578,12 +605,11 @@ def _bloom_payment(g, h, mover, flower, group, tile, part, resources, production
         pay[1 + k] = min(pay[5 + k], held)
 
 
-@njit(cache=True)
-def _played_bloom(g, h, mover, pays, game, tables, production, tile_cost, supply, found, one, scratch, stock):
-    """``found [6]``: the features for ``mover`` after blooming stump ``h`` of game row ``g``, played on the
-    one-game copy ``one``: the payment (``pays``: not a weed bloom, :func:`_bloom_payment`), the flower (groups
-    merge), the complete ruins next to it settle (ascending) and a draw stump's bonus draw, unless the flower
-    ended a solo game. ``stock [12]`` is scratch."""
+@helper
+def _played_bloom(g, h, mover, pays, game, tables, production, tile_cost, supply, one, scratch, stock):
+    """The one-game copy ``one`` of game row ``g`` after ``mover`` blooms stump ``h``: the payment (``pays``: not
+    a weed bloom, :func:`_bloom_payment`), the flower (groups merge), the complete ruins next to it settle
+    (ascending) and a draw stump's bonus draw, unless the flower ended a solo game. ``stock [12]`` is scratch."""
     tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled = game
     neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
     tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
@@ -597,16 +623,14 @@ def _played_bloom(g, h, mover, pays, game, tables, production, tile_cost, supply
         for r in range(4):
             resources1[0, mover, r] -= stock[r]
             supply_left[r] += stock[r]
-    if _flower_and_ruins(h, mover, one, neighbours, solo, ruins):
+    if _flower_and_ruins(h, mover, one, neighbours, solo, ruins, columns[0]):
         if pays and kind[g, h] == KIND_DRAW:
             _production_held(0, mover, flower1, kind1, stock)
             for r in range(4):
                 resources1[0, mover, r] += min(stock[r], supply_left[r])
-    _seat_features(0, mover, tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, neighbours,
-                   tile_value, tile_stumps, solo, found, columns, per_tile, group_size, group_prod)
 
 
-@njit(cache=True)
+@helper
 def _offer(i, a, found, weights, stream, every, j, index, action, value, tie):
     """Action ``a`` of row ``i`` with features ``found``: its value (``sum(weights[c] * found[c])`` in feature order)
     and noise written at entry ``j`` (``every``; returns the next entry), or kept as row ``i``'s choice if it beats
@@ -718,7 +742,8 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
         for h in range(blooms.shape[1]):
             if blooms[i, h]:
                 _played_bloom(g, h, mover, phase[g] != weed_bloom, game, tables, production, tile_cost, supply,
-                              found, one, scratch, stock)
+                              one, scratch, stock)
+                _copy_features(mover, one, tables, scratch, found)
                 j = _offer(i, first_bloom + h, found, weights, stream, every, j, index, action, value, tie)
         ready = False
         lit = False
@@ -761,8 +786,8 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                         full = not _ends_setup_apart(g, mover, slot, s, p, count, setup_tiles, light_hex, around)
                         if not full:
                             if not lit:
-                                _light_flower_features(g, mover, light_hex[g, mover], game, tables, one, scratch,
-                                                       lit_base)
+                                _light_flower(g, mover, light_hex[g, mover], game, tables, one, scratch)
+                                _copy_features(mover, one, tables, scratch, lit_base)
                                 lit = True
                             start = lit_base
                     if not full and (count > 0 or green[g] == G1 or green[g] == G3):
@@ -773,8 +798,8 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                                                         neighbours_ext, formed, seen, owners)
                     if full:
                         _played_placement(g, s, p, t, slot if in_setup else -1, goes_on, mover, got, game, tables,
-                                          place_tables, setup_tiles, light_hex, open_nb, base_states, found, one,
-                                          scratch)
+                                          place_tables, setup_tiles, light_hex, open_nb, base_states, one, scratch)
+                        _copy_features(mover, one, tables, scratch, found)
                     else:
                         found[:] = start
                         found[SCORE] += -delta if weed else delta
@@ -802,7 +827,7 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
 COVERED = 7  # hex state of a covered hex (an empty one: its covered neighbours, 0 to 6)
 
 
-@njit(cache=True)
+@helper
 def _hex_states(g, tile, neighbours_ext, states):
     """``states[h]``: COVERED, or the covered neighbours of empty hex ``h`` of game row ``g``."""
     for h in range(states.size):
@@ -816,7 +841,7 @@ def _hex_states(g, tile, neighbours_ext, states):
         states[h] = c
 
 
-@njit(cache=True)
+@helper
 def _closes_one_region(states, anchor, shifts, touch):
     """The boundary walk of a free placement meeting the forest (grid positions ``anchor + shifts[j]``, and
     ``touch``: the tile cells next to each step): the gaps (runs of empty hexes along the walk) become separate
@@ -839,7 +864,7 @@ def _closes_one_region(states, anchor, shifts, touch):
     return twice == 0
 
 
-@njit(cache=True)
+@helper
 def _open_hexes(states, place_tables, grid, free, edge):
     """The hex ``states`` (:func:`_hex_states`) on the grid (``hex_grid``): ``grid`` (positions outside the window
     stay 0, an empty hex), and as bitboards (bit x % 64 of word x // 64 for position x) ``free``, the empty
@@ -871,7 +896,7 @@ def _read_at(board, w, shift):
     return (low >> r) | (high << (np.uint64(64) - r))
 
 
-@njit(cache=True)
+@helper
 def _scan_placements(s, first, first_only, grid, free, edge, place_tables, row):
     """Sets in ``row`` (bit p % 64 of word p // 64) the legal placements p of shape ``s`` on a map given by its
     grid hex states and bitboards ``grid``, ``free``, ``edge`` (:func:`_open_hexes`; ``first``: no tile is down
