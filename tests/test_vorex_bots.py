@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from sims.core.choice import ScoredBot
+from sims.core.planner import branch_games
 from sims.core.rng import game_seeds
 from sims.vorex import bots, config, reference_bots
-from sims.vorex.rules import SETUP, VorexEngine
+from sims.vorex.rules import BONUS_BLOOM, BONUS_EXPAND, SETUP, VorexEngine
 
 CONFIG = config.load()
 GREEDY = CONFIG.bot_weights["greedy"]
@@ -132,32 +133,40 @@ def test_planner_plays_legal_actions():
 
 
 @pytest.mark.parametrize("players", [1, 3])
-def test_placement_values_match_played_placements_and_the_choice(players):
-    """Positions of random games (setup included): the kernel's placement values equal the evaluation after
-    playing each placement on a copy, and greedy's one-call choice is the best of its scored actions."""
+def test_action_values_match_played_actions_and_the_choice(players):
+    """Positions of random games (setup included): the kernel's value of every legal action (blooms, placements,
+    draws, declines) equals the evaluation after playing it on a copy, and greedy's one-call choice is the best
+    of its scored actions."""
     engine = engine_for(players)
     seeds = game_seeds(59, np.arange(2))
     _, trace = play(engine, [bots.RandomBot(engine, seat) for seat in range(engine.players)], seeds)
     state = engine.init(seeds)
-    checked = setup_checked = 0
+    checked = {"place": 0, "setup": 0, "bloom": 0, "draw": 0, "decline": 0}
     for step in range(max(len(t) for t in trace)):
         actions = np.array([t[step] if step < len(t) else -1 for t in trace])
-        if step % 3 == 0 or (state.phase == SETUP).any():
+        if step % 3 == 0 or np.isin(state.phase, (SETUP, BONUS_EXPAND, BONUS_BLOOM)).any():
             for seat in range(engine.players):
                 movers = ~state.done & (state.to_move == seat)
                 if not movers.any():
                     continue
                 greedy = bots.GreedyBot(engine, seat, GREEDY)
                 games, acts, value, _ = greedy.scored_actions(state, movers)
-                place = (acts >= engine.offsets["place"]) & (acts < engine.offsets["draw"])
-                after = bots.branch(state, games[place])
+                assert np.array_equal(games * engine.num_actions + acts,
+                                      np.flatnonzero(engine.legal_mask(state) & movers[:, None]))
+                after = branch_games(state, games)
                 movers_after = after.to_move.astype(np.int64)
-                engine.step(after, acts[place])
-                assert np.array_equal(value[place], bots.evaluate(engine, after, movers_after, GREEDY))
+                engine.step(after, acts)
+                assert np.array_equal(value, bots.evaluate(engine, after, movers_after, GREEDY))
                 assert np.array_equal(greedy.act(state, movers), ScoredBot.act(greedy, state, movers))
-                checked += int(place.sum())
-                setup_checked += int((state.phase[games[place]] == SETUP).sum())
+                off = engine.offsets
+                checked["bloom"] += int((acts < off["place"]).sum())
+                checked["place"] += int(((acts >= off["place"]) & (acts < off["draw"])).sum())
+                checked["setup"] += int((state.phase[games] == SETUP).sum())
+                checked["draw"] += int((acts == engine.config.draw_action).sum())
+                checked["decline"] += int((acts == engine.config.decline_action).sum())
         active = ~state.done
         engine.step(state, actions)
         state.decisions[active] += 1
-    assert checked >= 500 and setup_checked >= 100
+    assert checked["place"] >= 500 and checked["setup"] >= 100, checked
+    assert checked["bloom"] >= 100 and checked["draw"] >= 10, checked
+    assert checked["decline"] >= (1 if players > 1 else 0), checked  # these solo deals reach no bonus decision

@@ -19,30 +19,25 @@ snapshot, so both choose the same action.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 
 import numpy as np
 
-from sims.core.choice import NO_ACTION, ScoredBot, take_best
+from sims.core.choice import NO_ACTION, ScoredBot
 from sims.core.engine import BatchedBot
 from sims.core.planner import WIN_BONUS, RolloutPlanner, reshuffle_unseen
-from sims.core.rng import purpose_key, seat_uniforms, uniforms_at
+from sims.core.rng import purpose_key, seat_uniforms
 from sims.vorex import kernels
 from sims.vorex.config import ROTATIONS, WEIGHT_NAMES
 from sims.vorex.rules import (
     ACTION,
     SETUP,
-    WEED,
+    WEED_BLOOM,
     WEED_EXPAND,
     VorexEngine,
     VorexState,
-    nonzero2,
     pack_bits,
 )
-
-CHUNK = 16384  # branched positions evaluated at once (bounds memory)
-
 
 def evaluate(engine: VorexEngine, state: VorexState, seats: np.ndarray, weights: Mapping[str, float]) -> np.ndarray:
     """float64 ``[n]``: the greedy evaluation of every game of ``state`` for seat ``seats[i]``."""
@@ -69,22 +64,25 @@ def weigh(found: Mapping[str, np.ndarray], weights: Mapping[str, float]) -> np.n
     return value
 
 
-def placement_values(engine: VorexEngine, state: VorexState, rows: np.ndarray, places: np.ndarray,
-                     weights: Mapping[str, float], stream: str, every: bool
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The greedy values and noise of the legal placements ``places`` (:meth:`VorexEngine.place_words` of games
-    ``rows``) for the mover (:func:`~sims.vorex.kernels.placement_choice`): ``(games, actions, value, noise)``,
-    every legal placement by game then action (``every``) or the best one of each game (action -1: none)."""
-    board, off = engine.board, engine.offsets
+def action_values(engine: VorexEngine, state: VorexState, rows: np.ndarray, legal: tuple[np.ndarray, ...],
+                  weights: Mapping[str, float], stream: str, every: bool
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The greedy values and noise of the legal actions ``legal`` (:meth:`VorexEngine.legal_blocks` of games
+    ``rows``, packed) for the mover (:func:`~sims.vorex.kernels.greedy_choice`): ``(games, actions, value, noise)``,
+    every legal action by game then action (``every``) or the best one of each game."""
+    board, off, config = engine.board, engine.offsets, engine.config
+    blooms, places, draw, decline = legal
     factors = np.array([float(weights.get(name, 0.0)) for name in WEIGHT_NAMES], dtype=np.float64)
-    index, actions, value, noise = kernels.placement_choice(
-        rows, places, every, factors, state.seeds, purpose_key(stream), state.decisions, off["place"], state.tile,
-        state.part, state.kind, state.flower, state.group, state.green, state.brown, state.resources,
-        state.tiles_on_map, state.flowers_left, state.settled, state.phase, state.to_move, state.face_up,
-        state.setup_tiles, state.light_hex, state.supply, board.neighbours, engine.tile_value, engine.tile_stumps,
-        engine.solo, engine.tile_shape, engine.tile_kind, engine.tile_beetles, engine.config.setup_beetles,
-        engine.arid_cells, board.around, board.around_touch, board.around_cell_bits, engine.place_tables, SETUP,
-        WEED_EXPAND)
+    codes = np.array([off["bloom"], off["place"], config.draw_action, config.decline_action, SETUP, WEED_EXPAND,
+                      WEED_BLOOM], dtype=np.int64)
+    index, actions, value, noise = kernels.greedy_choice(
+        rows, blooms, places, draw, decline, every, factors, state.seeds, purpose_key(stream), state.decisions, codes,
+        state.tile, state.part, state.kind, state.flower, state.group, state.green, state.brown, state.resources,
+        state.tiles_on_map, state.flowers_left, state.settled, state.production, state.phase, state.to_move,
+        state.face_up, state.setup_tiles, state.light_hex, state.supply, board.neighbours, engine.tile_value,
+        engine.tile_stumps, engine.solo, engine.tile_shape, engine.tile_kind, engine.tile_beetles, engine.tile_cost,
+        config.setup_beetles, engine.arid_cells, board.around, board.around_touch, board.around_cell_bits,
+        engine.place_tables)
     return rows[index], actions, value, noise
 
 
@@ -107,21 +105,6 @@ def _kth_bit(words: np.ndarray, k: np.ndarray) -> np.ndarray:
     byte = np.argmax(total > k[:, None], axis=1)
     k = k - (total[index, byte] - counts[index, byte])
     return word * 64 + byte * 8 + SELECT_BIT[found[index, byte], k]
-
-
-def branch(state: VorexState, rows: np.ndarray) -> VorexState:
-    """:func:`~sims.core.engine.take_games`, not logging."""
-    values = {}
-    for item in dataclasses.fields(state):
-        value = getattr(state, item.name)
-        if isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == state.size:
-            values[item.name] = value[rows]
-        elif isinstance(value, list):
-            values[item.name] = []
-        else:
-            values[item.name] = value
-    values["logging"] = False
-    return type(state)(**values)
 
 
 class RandomBot(BatchedBot):
@@ -160,8 +143,8 @@ class RandomBot(BatchedBot):
 
 
 class GreedyBot(ScoredBot):
-    """One ply: every legal action is applied to a copy of the game and the position evaluated for the mover
-    (placements are valued by a kernel, mostly without playing them: :func:`placement_values`).
+    """One ply: every legal action is valued by the evaluation of the position after it, for the mover
+    (:func:`action_values`: one kernel call per decision, mostly without playing the action).
 
     The highest evaluation wins (see the module docstring); equal values go to
     the highest noise ``uniforms_at(seed, "bot/<seat>", decisions, action)``.
@@ -178,46 +161,19 @@ class GreedyBot(ScoredBot):
     def scored_actions(self, state: VorexState, active: np.ndarray):
         """Flat ``games, actions, value, noise`` over every legal action of the active games, by game."""
         rows = np.nonzero(active & ~state.done)[0]
-        blooms, places, draw, decline = self.engine.legal_blocks(state, rows, packed=True)
-        found = placement_values(self.engine, state, rows, places, self.weights, self.stream, every=True)
-        return self._with_played(state, rows, blooms, draw, decline, found)
+        legal = self.engine.legal_blocks(state, rows, packed=True)
+        return action_values(self.engine, state, rows, legal, self.weights, self.stream, every=True)
 
     def act(self, state: VorexState, active: np.ndarray) -> np.ndarray:
-        """The choice of :meth:`scored_actions`; only each game's best placement leaves the kernel."""
+        """The choice of :meth:`scored_actions`; only each game's best action leaves the kernel."""
         chosen = np.full(state.size, NO_ACTION, dtype=np.int64)
         rows = np.nonzero(active & ~state.done)[0]
         if rows.size == 0:
             return chosen
-        blooms, places, draw, decline = self.engine.legal_blocks(state, rows, packed=True)
-        games, actions, value, noise = placement_values(self.engine, state, rows, places, self.weights,
-                                                        self.stream, every=False)
-        has = actions >= 0
-        found = games[has], actions[has], value[has], noise[has]
-        take_best(chosen, *self._with_played(state, rows, blooms, draw, decline, found))
+        legal = self.engine.legal_blocks(state, rows, packed=True)
+        games, actions, _, _ = action_values(self.engine, state, rows, legal, self.weights, self.stream, every=False)
+        chosen[games] = actions
         return chosen
-
-    def _with_played(self, state: VorexState, rows: np.ndarray, blooms: np.ndarray, draw: np.ndarray,
-                     decline: np.ndarray, placed: tuple[np.ndarray, ...]):
-        """``placed`` (scored placements: games, actions, value, noise) joined by the blooms, draws and declines
-        of games ``rows``, each played on a copy of its game and evaluated for the mover; by game then action."""
-        engine = self.engine
-        i, h = nonzero2(blooms)
-        games = np.concatenate([rows[i], rows[draw], rows[decline]])
-        actions = np.concatenate([engine.offsets["bloom"] + h,
-                                  np.full(int(draw.sum()), engine.config.draw_action, dtype=np.int64),
-                                  np.full(int(decline.sum()), engine.config.decline_action, dtype=np.int64)])
-        value = np.empty(games.size, dtype=np.float64)
-        for start in range(0, games.size, CHUNK):
-            part = slice(start, start + CHUNK)
-            after = branch(state, games[part])
-            movers = after.to_move.astype(np.int64)
-            engine.step(after, actions[part])
-            value[part] = evaluate(engine, after, movers, self.weights)
-        noise = uniforms_at(state.seeds[games], self.stream, state.decisions[games], actions)
-        games, actions = np.concatenate([games, placed[0]]), np.concatenate([actions, placed[1]])
-        order = np.lexsort((actions, games))
-        value, noise = np.concatenate([value, placed[2]]), np.concatenate([noise, placed[3]])
-        return games[order], actions[order], value[order], noise[order]
 
 
 class PlannerBot(RolloutPlanner, GreedyBot):

@@ -20,11 +20,18 @@ from sims.vorex.config import ARID, HEX_KINDS, LIGHT, POINTS, ROTATIONS
 
 EMPTY, RUIN = -1, -2
 FIRST_PRODUCTION, LAST_PRODUCTION = HEX_KINDS.index("light"), HEX_KINDS.index("insect")
+KIND_DRAW = HEX_KINDS.index("draw")
 POINT_COLUMNS = ("points_flowers", "points_stumps", "points_green", "points_brown")
 # the features of the greedy evaluation, in WEIGHT_NAMES order
 SCORE, FLOWERS, PRODUCTION, RESOURCES, LIGHT_HELD, TILES = range(6)
 G1, G2, G3, G4, G5 = range(5)  # green objectives (GREEN order; -1: none)
 B1, B2, B3, B4, B5 = range(5)  # brown objectives (BROWN order)
+
+
+def helper(function):
+    """``njit`` for the helpers the loops call that allocate no array: compiled without reference counting of the
+    arrays they are given (less code for every kernel that links them in, so a shorter cold compile)."""
+    return njit(cache=True, _nrt=False)(function)
 
 
 @njit(cache=True)
@@ -177,7 +184,7 @@ def seat_features(rows, seats, tile, part, kind, flower, group, green, brown, re
     return found
 
 
-@njit(cache=True)
+@helper
 def _neighbour_counts(g, tile, kind, neighbours_ext, open_nb, arid_nb):
     """The empty and the arid neighbours of every hex of game row ``g``."""
     for h in range(open_nb.size):
@@ -193,7 +200,7 @@ def _neighbour_counts(g, tile, kind, neighbours_ext, open_nb, arid_nb):
         arid_nb[h] = arid
 
 
-@njit(cache=True)
+@helper
 def _cell_index(h, s, p, cells):
     """Which cell of placement ``p`` of shape ``s`` hex ``h`` is (-1: none)."""
     for c in range(cells.shape[2]):
@@ -202,7 +209,7 @@ def _cell_index(h, s, p, cells):
     return -1
 
 
-@njit(cache=True)
+@helper
 def _ruin_takes_flower(g, h, s, p, t, tile_kind, kind, flower, flowers_left, cells, neighbours_ext, owners):
     """Ruin ``h`` formed by placement ``p`` of tile ``t`` (shape ``s``) is complete (every neighbour arid or with a
     flower) and a unique majority of the flowers around it has a flower left for it."""
@@ -227,7 +234,7 @@ def _ruin_takes_flower(g, h, s, p, t, tile_kind, kind, flower, flowers_left, cel
     return owners[winner] > 0 and flowers_left[g, winner] > 0
 
 
-@njit(cache=True)
+@helper
 def _formed_ruins(g, s, p, tile, open_nb, around, around_touch, out):
     """How many empty hexes placement ``p`` (shape ``s``) would ruin in game row ``g``, written to ``out``:
     those whose last empty neighbours the tile takes."""
@@ -240,7 +247,7 @@ def _formed_ruins(g, s, p, tile, open_nb, around, around_touch, out):
     return count
 
 
-@njit(cache=True)
+@helper
 def _placement_change(g, s, p, t, scorer, tile, kind, flower, green, flowers_left, open_nb, arid_nb, tile_kind,
                       cells, around, around_touch, around_cell_bits, arid_cells, neighbours_ext, formed, seen, owners):
     """(needs playing, the scorer's point change) of placement ``p`` of tile ``t`` (shape ``s``) in game row ``g``,
@@ -294,7 +301,19 @@ def _placement_change(g, s, p, t, scorer, tile, kind, flower, green, flowers_lef
     return False, delta
 
 
-@njit(cache=True)
+@helper
+def _sort_head(values, count):
+    """``values[:count]`` sorted ascending in place."""
+    for k in range(1, count):
+        x = values[k]
+        j = k - 1
+        while j >= 0 and values[j] > x:
+            values[j + 1] = values[j]
+            j -= 1
+        values[j + 1] = x
+
+
+@helper
 def _put_flower(h, seat, flower, group, neighbours):
     """A flower of ``seat`` on hex ``h`` of a one-game map (row 0): the groups next to it merge under the smallest
     label (the group's smallest hex)."""
@@ -315,13 +334,12 @@ def _put_flower(h, seat, flower, group, neighbours):
     group[0, h] = new
 
 
-@njit(cache=True)
-def _settle_ruins(ruins, count, flower, group, kind, settled, flowers_left, neighbours, solo):
+@helper
+def _settle_ruins(ruins, count, flower, group, kind, settled, flowers_left, neighbours, solo, owners):
     """The complete unsettled ruins among ``ruins[:count]`` (hexes of a one-game map, ascending) settle: each takes
     a flower of the unique majority of the flowers around it (if that seat has one left); a solo game ends at a
-    last flower."""
+    last flower (``owners [P]`` is scratch)."""
     players = flowers_left.size
-    owners = np.zeros(players, np.int64)
     for k in range(count):
         h = ruins[k]
         if settled[0, h]:
@@ -352,7 +370,7 @@ def _settle_ruins(ruins, count, flower, group, kind, settled, flowers_left, neig
                 return
 
 
-@njit(cache=True)
+@helper
 def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, covered, count, place_tables, base_states, states, grid,
                    row):
     """Another setup tile of ``mover`` (not slot ``slot``) has a legal placement once hexes ``covered[:count]``
@@ -366,7 +384,8 @@ def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, covered, count, plac
         return False
     neighbours_ext = place_tables[1]
     window = neighbours_ext.shape[0] - 2  # the sentinels keep their states
-    states[:] = base_states
+    for h in range(states.size):
+        states[h] = base_states[h]
     for k in range(count):
         h = covered[k]
         states[h] = COVERED
@@ -384,34 +403,67 @@ def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, covered, count, plac
     return False
 
 
-@njit(cache=True)
+@helper
+def _flower_and_ruins(h, seat, one, neighbours, solo, ruins, owners):
+    """A flower of ``seat`` on hex ``h`` of the one-game copy ``one``; unless that ends a solo game the complete
+    ruins next to it settle (ascending; ``ruins`` and ``owners [P]`` are scratch). True if the game goes on."""
+    tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
+    _put_flower(h, seat, flower1, group1, neighbours)
+    left1[seat] -= 1
+    if solo and left1[seat] == 0:
+        return False
+    count = 0
+    for d in range(6):
+        n = neighbours[h, d]
+        if tile1[0, n] == RUIN:
+            ruins[count] = n
+            count += 1
+    if count > 1:
+        _sort_head(ruins, count)
+    _settle_ruins(ruins, count, flower1, group1, kind1, settled1, left1, neighbours, solo, owners)
+    return not (solo and (left1[0] == 0 or left1[1] == 0))
+
+
+@helper
+def _copy_game(g, game, one):
+    """Game row ``g`` of the map and the resources into the one-game copy ``one``."""
+    tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled = game
+    tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
+    for h in range(tile.shape[1]):
+        tile1[0, h] = tile[g, h]
+        part1[0, h] = part[g, h]
+        kind1[0, h] = kind[g, h]
+        flower1[0, h] = flower[g, h]
+        group1[0, h] = group[g, h]
+        settled1[0, h] = settled[g, h]
+    green1[0] = green[g]
+    brown1[0] = brown[g]
+    for s in range(resources.shape[1]):
+        for r in range(resources.shape[2]):
+            resources1[0, s, r] = resources[g, s, r]
+    tiles1[0] = tiles_on_map[g]
+    for s in range(left1.size):
+        left1[s] = flowers_left[g, s]
+
+
+@helper
 def _played_placement(g, s, p, t, slot, goes_on, mover, got, game, tables, place_tables, setup_tiles, light_hex,
-                      open_nb, base_states, found, one, scratch):
-    """``found [6]``: the features for ``mover`` after placement ``p`` of tile ``t`` (shape ``s``) in game row ``g``,
-    played on a one-game copy ``one`` of the map: the ruins it forms settle (ascending), and after a setup
-    placement (``slot`` >= 0) that ends the mover's setup (no other setup tile fits) a flower lands on the light
-    stump of the starting tile, and the ruins next to it settle (``goes_on``: another setup tile is known to
-    fit). ``got [4]``: the beetles the mover takes;
+                      open_nb, base_states, one, scratch):
+    """The one-game copy ``one`` of game row ``g`` after placement ``p`` of tile ``t`` (shape ``s``): the ruins
+    it forms settle (ascending), and after a setup placement (``slot`` >= 0) that ends the mover's setup (no
+    other setup tile fits) a flower lands on the light stump of the starting tile, and the ruins next to it
+    settle (``goes_on``: another setup tile is known to fit). ``got [4]``: the beetles the mover takes;
     ``open_nb`` and ``base_states``: the empty neighbours and the hex states of the game's map."""
     tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled = game
     neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
     tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
     columns, per_tile, group_size, group_prod, states, grid, row, ruins = scratch
     cells = place_tables[2]
-    tile1[0] = tile[g]
-    part1[0] = part[g]
-    kind1[0] = kind[g]
-    flower1[0] = flower[g]
-    group1[0] = group[g]
-    settled1[0] = settled[g]
-    green1[0] = green[g]
-    brown1[0] = brown[g]
-    resources1[0] = resources[g]
-    tiles1[0] = tiles_on_map[g] + 1
-    left1[:] = flowers_left[g]
+    _copy_game(g, game, one)
+    tiles1[0] += 1
     count = _formed_ruins(g, s, p, tile, open_nb, around, around_touch, ruins)
     if count > 1:
-        ruins[:count] = np.sort(ruins[:count])
+        _sort_head(ruins, count)
     for c in range(cells.shape[2]):
         h = cells[s, p, c]
         tile1[0, h] = t
@@ -421,7 +473,7 @@ def _played_placement(g, s, p, t, slot, goes_on, mover, got, game, tables, place
         tile1[0, ruins[k]] = RUIN
     for r in range(4):
         resources1[0, mover, r] += got[r]
-    _settle_ruins(ruins, count, flower1, group1, kind1, settled1, left1, neighbours, solo)
+    _settle_ruins(ruins, count, flower1, group1, kind1, settled1, left1, neighbours, solo, columns[0])
     for c in range(cells.shape[2]):
         ruins[count + c] = cells[s, p, c]  # every hex the placement covers
     if slot >= 0 and not goes_on and not _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, ruins, count + cells.shape[2],
@@ -434,22 +486,49 @@ def _played_placement(g, s, p, t, slot, goes_on, mover, got, game, tables, place
                     light = cells[s, p, c]
                     break
         if light >= 0:
-            _put_flower(light, mover, flower1, group1, neighbours)
-            left1[mover] -= 1
-            count = 0
-            for d in range(6):
-                n = neighbours[light, d]
-                if tile1[0, n] == RUIN:
-                    ruins[count] = n
-                    count += 1
-            if count > 1:
-                ruins[:count] = np.sort(ruins[:count])
-            _settle_ruins(ruins, count, flower1, group1, kind1, settled1, left1, neighbours, solo)
+            _flower_and_ruins(light, mover, one, neighbours, solo, ruins, columns[0])
+
+
+@helper
+def _ends_setup_apart(g, mover, slot, s, p, count, setup_tiles, light_hex, around):
+    """Placement ``p`` (shape ``s``) of the mover's last setup tile, not the starting one (``slot`` > 0), forms no
+    ruin (``count``) and does not touch the starting tile's light stump: it ends the setup, and the flower that
+    then lands on the light stump (with the ruins it settles, all of whose neighbours are already covered) and
+    the tile change the points apart, as an expand's and the flower's changes (see :func:`greedy_choice`)."""
+    light = light_hex[g, mover]
+    if slot == 0 or count > 0 or light < 0:
+        return False
+    for k in range(setup_tiles.shape[2]):
+        if k != slot and setup_tiles[g, mover, k] >= 0:
+            return False
+    for j in range(around.shape[2]):
+        if around[s, p, j] == light:
+            return False
+    return True
+
+
+@helper
+def _light_flower(g, mover, light, game, tables, one, scratch):
+    """The one-game copy ``one`` of game row ``g`` once the ``mover``'s setup ends (no tile placed): a flower on
+    the light stump ``light`` and the ruins next to it settled."""
+    neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
+    tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
+    columns, per_tile, group_size, group_prod, states, grid, row, ruins = scratch
+    _copy_game(g, game, one)
+    _flower_and_ruins(light, mover, one, neighbours, solo, ruins, columns[0])
+
+
+@njit(cache=True)
+def _copy_features(mover, one, tables, scratch, found):
+    """``found [6]``: the features for ``mover`` of the one-game copy ``one``."""
+    neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
+    tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
+    columns, per_tile, group_size, group_prod = scratch[0], scratch[1], scratch[2], scratch[3]
     _seat_features(0, mover, tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, neighbours,
                    tile_value, tile_stumps, solo, found, columns, per_tile, group_size, group_prod)
 
 
-@njit(cache=True)
+@helper
 def _setup_certain(places, slot, tiles, tile_shape, cells, boundary, zone, stamp):
     """A legal placement of another setup tile (bits of ``places [slots, words]``, tiles ``tiles [slots]``, -1:
     none; not slot ``slot``) whose cells and boundary walk avoid the hexes marked ``zone[h] == stamp``: it stays
@@ -478,23 +557,118 @@ def _setup_certain(places, slot, tiles, tile_shape, cells, boundary, zone, stamp
     return False
 
 
+@helper
+def _production_held(g, seat, flower, kind, out):
+    """``out [4]``: the flowers of ``seat`` on production stumps in game row ``g``, by resource (light, mushroom,
+    water, insect): what a draw gains before the supply's cap."""
+    out[:4] = 0
+    for h in range(flower.shape[1] - 2):
+        if flower[g, h] == seat and FIRST_PRODUCTION <= kind[g, h] <= LAST_PRODUCTION:
+            out[kind[g, h] - FIRST_PRODUCTION] += 1
+
+
+@helper
+def _bloom_payment(g, h, mover, flower, group, tile, part, resources, production, tile_cost, neighbours, pay):
+    """``pay [8+]``: in ``pay[:4]`` (light, mushroom, water, insect) what blooming stump ``h`` of game row ``g``
+    costs ``mover``: the cost less the production of the mover's groups next to it, each group once (its light
+    production first covers what the resources held do not, then the rest), paid in kind, the shortfall in light.
+    ``pay[4:8]`` is scratch."""
+    pay[:8] = 0
+    for d in range(6):
+        n = neighbours[h, d]
+        if flower[g, n] != mover:
+            continue
+        label = group[g, n]
+        first = True
+        for e in range(d):
+            m = neighbours[h, e]
+            if flower[g, m] == mover and group[g, m] == label:
+                first = False
+        if first:
+            word = production[g, label]
+            for r in range(4):
+                pay[4 + r] += np.int64((word >> np.uint64(16 * r)) & np.uint64(0xFFFF))
+    wild = pay[4]
+    for k in range(3):  # need[k] in pay[5 + k]
+        pay[5 + k] = max(tile_cost[tile[g, h], part[g, h], k] - pay[5 + k], 0)
+    for k in range(3):
+        x = min(wild, max(pay[5 + k] - resources[g, mover, k + 1], 0))
+        pay[5 + k] -= x
+        wild -= x
+    for k in range(3):
+        x = min(wild, pay[5 + k])
+        pay[5 + k] -= x
+        wild -= x
+    for k in range(3):
+        held = resources[g, mover, k + 1]
+        pay[0] += max(pay[5 + k] - held, 0)
+        pay[1 + k] = min(pay[5 + k], held)
+
+
+@helper
+def _played_bloom(g, h, mover, pays, game, tables, production, tile_cost, supply, one, scratch, stock):
+    """The one-game copy ``one`` of game row ``g`` after ``mover`` blooms stump ``h``: the payment (``pays``: not
+    a weed bloom, :func:`_bloom_payment`), the flower (groups merge), the complete ruins next to it settle
+    (ascending) and a draw stump's bonus draw, unless the flower ended a solo game. ``stock [12]`` is scratch."""
+    tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled = game
+    neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
+    tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
+    columns, per_tile, group_size, group_prod, states, grid, row, ruins = scratch
+    _copy_game(g, game, one)
+    supply_left = stock[8:]
+    for r in range(4):
+        supply_left[r] = supply[g, r]
+    if pays:
+        _bloom_payment(g, h, mover, flower, group, tile, part, resources, production, tile_cost, neighbours, stock)
+        for r in range(4):
+            resources1[0, mover, r] -= stock[r]
+            supply_left[r] += stock[r]
+    if _flower_and_ruins(h, mover, one, neighbours, solo, ruins, columns[0]):
+        if pays and kind[g, h] == KIND_DRAW:
+            _production_held(0, mover, flower1, kind1, stock)
+            for r in range(4):
+                resources1[0, mover, r] += min(stock[r], supply_left[r])
+
+
+@helper
+def _offer(i, a, found, weights, stream, every, j, index, action, value, tie):
+    """Action ``a`` of row ``i`` with features ``found``: its value (``sum(weights[c] * found[c])`` in feature order)
+    and noise written at entry ``j`` (``every``; returns the next entry), or kept as row ``i``'s choice if it beats
+    it (higher value, ties to the higher noise; an equal one keeps the earlier, lower action)."""
+    v = 0.0
+    for c in range(6):
+        v = v + weights[c] * np.float64(found[c])
+    if every:
+        index[j], action[j], value[j], tie[j] = i, a, v, noise(stream, a)
+        return j + 1
+    if v >= value[i]:
+        u = noise(stream, a)
+        if v > value[i] or u > tie[i]:
+            action[i], value[i], tie[i] = a, v, u
+    return j
+
+
 @njit(cache=True)
-def placement_choice(rows, places, every, weights, seeds, key, decisions, first_place, tile, part, kind, flower,
-                     group, green, brown, resources, tiles_on_map, flowers_left, settled, phase, to_move, face_up,
-                     setup_tiles, light_hex, supply, neighbours, tile_value, tile_stumps, solo, tile_shape, tile_kind,
-                     tile_beetles, setup_beetles, arid_cells, around, around_touch, around_cell_bits, place_tables,
-                     setup, weed_expand):
-    """The greedy values of the legal placements of games ``rows`` (``places [n, slots, words]``: bit p % 64 of
-    word p // 64 of slot ``slot`` is action ``first_place + slot * placements + p``) for the mover:
-    ``sum(weights[c] * features[c])`` over the features after the placement, summed in feature order, and the
-    noise ``noise(noise_stream(seeds[g], key, decisions[g]), action)``.
+def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, key, decisions, codes, tile, part,
+                  kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled, production, phase,
+                  to_move, face_up, setup_tiles, light_hex, supply, neighbours, tile_value, tile_stumps, solo,
+                  tile_shape, tile_kind, tile_beetles, tile_cost, setup_beetles, arid_cells, around, around_touch,
+                  around_cell_bits, place_tables):
+    """The greedy values of the legal actions of games ``rows`` for the mover: ``sum(weights[c] * features[c])``
+    over the features after the action, summed in feature order, and the noise
+    ``noise(noise_stream(seeds[g], key, decisions[g]), action)``. The legal actions: blooms ``blooms [n, P]``,
+    placements ``places [n, slots, words]`` (bit p % 64 of word p // 64 of slot ``slot`` is action
+    ``first_place + slot * placements + p``), ``draw [n]`` and ``decline [n]``; ``codes``: first_bloom,
+    first_place, the draw and the decline action, the SETUP, WEED_EXPAND and WEED_BLOOM phases.
 
-    Returns ``(index, action, value, noise)``: with ``every``, one entry per legal placement, by row then action
+    Returns ``(index, action, value, noise)``: with ``every``, one entry per legal action, by row then action
     (``index``: the row number ``i`` of ``rows``); else the greedy choice of each row (the highest value, ties to
-    the highest noise, then the lowest action; action -1: no legal placement).
+    the highest noise, then the lowest action; action -1: no legal action).
 
-    The features are computed without playing the placement where that is
-    quick. Unless a ruin it forms takes a flower, an expand only adds the
+    A decline changes nothing the evaluation reads, and a draw only the
+    mover's resources. A bloom is played on a one-game copy of the map
+    (:func:`_played_bloom`). Placements are valued without playing them where
+    that is quick. Unless a ruin it forms takes a flower, an expand only adds the
     tile (its hexes and ``tiles``), its beetles and the ruins; no flower,
     group or other tile changes, so among the points only G1 (the scorer's
     flowers whose last empty neighbours the tile and the ruins take), G3 (those
@@ -502,14 +676,21 @@ def placement_choice(rows, places, every, weights, seeds, key, decisions, first_
     t is arid) and G4 (new ruins next to the scorer's flowers) move. Other
     placements are played on a one-game copy of the map (:func:`_played_placement`): those whose ruins take a
     flower, and setup ones unless another setup tile of the mover surely still
-    fits (:func:`_setup_certain`; then a setup placement is an expand).
+    fits (:func:`_setup_certain`; then a setup placement is an expand), or
+    the setup surely ends apart from the tile (:func:`_ends_setup_apart`: an expand on the features with the
+    light stump's flower).
     """
+    first_bloom, first_place, draw_action, decline_action = codes[0], codes[1], codes[2], codes[3]
+    setup, weed_expand, weed_bloom = codes[4], codes[5], codes[6]
     n = rows.size
     slots, words = places.shape[1], places.shape[2]
     size = n
     if every:
         size = 0
         for i in range(n):
+            size += draw[i] + decline[i]
+            for h in range(blooms.shape[1]):
+                size += blooms[i, h]
             for slot in range(slots):
                 for w in range(words):
                     size += popcount(places[i, slot, w])
@@ -524,6 +705,7 @@ def placement_choice(rows, places, every, weights, seeds, key, decisions, first_
     cells = place_tables[2]
     found = np.zeros(6, np.int64)
     base = np.zeros(6, np.int64)
+    lit_base = np.zeros(6, np.int64)
     columns = np.zeros((4, players), np.int64)
     per_tile = np.zeros((players, tile_value.shape[0]), np.int64)
     group_size = np.zeros(W, np.int64)
@@ -532,6 +714,7 @@ def placement_choice(rows, places, every, weights, seeds, key, decisions, first_
     arid_nb = np.zeros(W, np.int64)
     base_states = np.zeros(W, np.int64)
     got = np.zeros(4, np.int64)
+    stock = np.zeros(12, np.int64)
     formed = np.zeros(around.shape[2], np.int64)
     seen = np.zeros(W, np.bool_)
     owners = np.zeros(players, np.int64)
@@ -554,7 +737,16 @@ def placement_choice(rows, places, every, weights, seeds, key, decisions, first_
         weed = solo and mover == 1
         in_setup = phase[g] == setup
         stream = noise_stream(seeds[g], key, decisions[g])
+        _seat_features(g, mover, tile, part, kind, flower, group, green, brown, resources, tiles_on_map,
+                       neighbours, tile_value, tile_stumps, solo, base, columns, per_tile, group_size, group_prod)
+        for h in range(blooms.shape[1]):
+            if blooms[i, h]:
+                _played_bloom(g, h, mover, phase[g] != weed_bloom, game, tables, production, tile_cost, supply,
+                              one, scratch, stock)
+                _copy_features(mover, one, tables, scratch, found)
+                j = _offer(i, first_bloom + h, found, weights, stream, every, j, index, action, value, tie)
         ready = False
+        lit = False
         for slot in range(slots):
             t = setup_tiles[g, mover, slot] if in_setup else face_up[g, slot] if slot < face_up.shape[1] else -1
             if t < 0:
@@ -570,11 +762,7 @@ def placement_choice(rows, places, every, weights, seeds, key, decisions, first_
                 while bits:
                     p = w * 64 + lowest_bit_index(bits)
                     bits &= bits - np.uint64(1)
-                    a = first_place + slot * placements + p
                     if not ready:
-                        _seat_features(g, mover, tile, part, kind, flower, group, green, brown, resources,
-                                       tiles_on_map, neighbours, tile_value, tile_stumps, solo, base, columns,
-                                       per_tile, group_size, group_prod)
                         _neighbour_counts(g, tile, kind, neighbours_ext, open_nb, arid_nb)
                         if in_setup:
                             _hex_states(g, tile, neighbours_ext, base_states)
@@ -592,9 +780,17 @@ def placement_choice(rows, places, every, weights, seeds, key, decisions, first_
                                 zone[neighbours_ext[h, d]] = stamp
                         goes_on = _setup_certain(places[i], slot, setup_tiles[g, mover], tile_shape, cells,
                                                  place_tables[3], zone, stamp)
+                    start = base
                     if in_setup and not goes_on:
-                        full = True  # it may end the mover's setup
-                    elif count > 0 or green[g] == G1 or green[g] == G3:
+                        # it may end the mover's setup: played, unless it surely ends it apart from the flower
+                        full = not _ends_setup_apart(g, mover, slot, s, p, count, setup_tiles, light_hex, around)
+                        if not full:
+                            if not lit:
+                                _light_flower(g, mover, light_hex[g, mover], game, tables, one, scratch)
+                                _copy_features(mover, one, tables, scratch, lit_base)
+                                lit = True
+                            start = lit_base
+                    if not full and (count > 0 or green[g] == G1 or green[g] == G3):
                         # otherwise nothing the placement changes moves the points
                         full, delta = _placement_change(g, s, p, t, 0 if weed else mover, tile, kind, flower, green,
                                                         flowers_left, open_nb, arid_nb, tile_kind, cells, around,
@@ -602,24 +798,27 @@ def placement_choice(rows, places, every, weights, seeds, key, decisions, first_
                                                         neighbours_ext, formed, seen, owners)
                     if full:
                         _played_placement(g, s, p, t, slot if in_setup else -1, goes_on, mover, got, game, tables,
-                                          place_tables, setup_tiles, light_hex, open_nb, base_states, found, one,
-                                          scratch)
+                                          place_tables, setup_tiles, light_hex, open_nb, base_states, one, scratch)
+                        _copy_features(mover, one, tables, scratch, found)
                     else:
-                        found[:] = base
+                        found[:] = start
                         found[SCORE] += -delta if weed else delta
                         found[RESOURCES] += got[0] + got[1] + got[2] + got[3]
                         found[LIGHT_HELD] += got[0]
                         found[TILES] += 1
-                    v = 0.0
-                    for c in range(6):
-                        v = v + weights[c] * np.float64(found[c])
-                    if every:
-                        index[j], action[j], value[j], tie[j] = i, a, v, noise(stream, a)
-                        j += 1
-                    elif v >= value[i]:
-                        u = noise(stream, a)
-                        if v > value[i] or u > tie[i]:
-                            action[i], value[i], tie[i] = a, v, u
+                    j = _offer(i, first_place + slot * placements + p, found, weights, stream, every, j, index,
+                               action, value, tie)
+        if draw[i]:
+            _production_held(g, mover, flower, kind, stock)
+            found[:] = base
+            for r in range(4):
+                x = min(stock[r], supply[g, r])
+                found[RESOURCES] += x
+                if r == 0:
+                    found[LIGHT_HELD] += x
+            j = _offer(i, draw_action, found, weights, stream, every, j, index, action, value, tie)
+        if decline[i]:
+            j = _offer(i, decline_action, base, weights, stream, every, j, index, action, value, tie)
     if not every:
         index[:] = np.arange(n)
     return index, action, value, tie
@@ -628,7 +827,7 @@ def placement_choice(rows, places, every, weights, seeds, key, decisions, first_
 COVERED = 7  # hex state of a covered hex (an empty one: its covered neighbours, 0 to 6)
 
 
-@njit(cache=True)
+@helper
 def _hex_states(g, tile, neighbours_ext, states):
     """``states[h]``: COVERED, or the covered neighbours of empty hex ``h`` of game row ``g``."""
     for h in range(states.size):
@@ -642,7 +841,7 @@ def _hex_states(g, tile, neighbours_ext, states):
         states[h] = c
 
 
-@njit(cache=True)
+@helper
 def _closes_one_region(states, anchor, shifts, touch):
     """The boundary walk of a free placement meeting the forest (grid positions ``anchor + shifts[j]``, and
     ``touch``: the tile cells next to each step): the gaps (runs of empty hexes along the walk) become separate
@@ -665,7 +864,7 @@ def _closes_one_region(states, anchor, shifts, touch):
     return twice == 0
 
 
-@njit(cache=True)
+@helper
 def _open_hexes(states, place_tables, grid, free, edge):
     """The hex ``states`` (:func:`_hex_states`) on the grid (``hex_grid``): ``grid`` (positions outside the window
     stay 0, an empty hex), and as bitboards (bit x % 64 of word x // 64 for position x) ``free``, the empty
@@ -697,7 +896,7 @@ def _read_at(board, w, shift):
     return (low >> r) | (high << (np.uint64(64) - r))
 
 
-@njit(cache=True)
+@helper
 def _scan_placements(s, first, first_only, grid, free, edge, place_tables, row):
     """Sets in ``row`` (bit p % 64 of word p // 64) the legal placements p of shape ``s`` on a map given by its
     grid hex states and bitboards ``grid``, ``free``, ``edge`` (:func:`_open_hexes`; ``first``: no tile is down

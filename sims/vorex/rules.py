@@ -573,7 +573,7 @@ class VorexEngine(BatchedEngine):
         tiles = np.full((rows.size, SETUP_SLOTS), -1, dtype=np.int64)
         setup = phase == SETUP
         tiles[setup] = state.setup_tiles[rows[setup], state.to_move[rows[setup]]]
-        expand = np.isin(phase, (ACTION, BONUS_EXPAND, WEED_EXPAND))
+        expand = (phase == ACTION) | (phase == BONUS_EXPAND) | (phase == WEED_EXPAND)
         tiles[expand, :2] = state.face_up[rows[expand]]
         return tiles
 
