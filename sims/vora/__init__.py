@@ -4,6 +4,9 @@ from sims.core.components import ComponentFamily
 from sims.core.engine import BotSpec, GameDefinition, GoldenGame, VerifyRun
 from sims.vora import config, render
 
+# The blocks of actions the events name that are design components: the actions and the specials.
+BLOCKS = ("push", "double", "devour", "wolf", "pick_up", "fly_swap", "dig", "pick", "steal", "decline")
+
 GAME = GameDefinition(
     name="vora",
     title="Vora",
@@ -23,12 +26,10 @@ GAME = GameDefinition(
     render_compact=render.compact,
     describe_action=lambda game, action: render.describe_action(game.config, action),
     describe="2 to 4 players; 5x5 meadow and nine kinds of 12 cubes by default",
-    components=("block", ("push", "double", "devour", "wolf", "pick_up", "fly_swap", "dig", "pick", "steal",
-                                     "decline")),
+    components=("block", BLOCKS),
     families=(
         ComponentFamily("Actions and specials", "block",
-                        (("block", "in", ("push", "double", "devour", "wolf", "pick_up", "fly_swap", "dig", "pick",
-                                          "steal", "decline")),),
+                        (("block", "in", BLOCKS),),
                         "events column block (the game's declared design components)"),
         ComponentFamily("Kinds collected", "kind", (("collected", ">", 0),),
                         "events column kind on events with collected > 0 (the kind of the pushed cube whose push "

@@ -5,6 +5,10 @@ from sims.core.engine import BotSpec, GameDefinition, GoldenGame, VerifyRun
 from sims.vorex import config, render
 
 
+# The choices the events name in their kind column that are design components (setup and forced moves left out).
+ACTION_KINDS = ("draw", "expand", "bloom", "bonus_expand", "bonus_bloom")
+
+
 def _seats(players: int) -> int:
     """Solo play seats the weed, an opponent of the game's own."""
     return 2 if players == 1 else players
@@ -29,10 +33,10 @@ GAME = GameDefinition(
     render_compact=render.compact,
     describe_action=lambda game, action: render.describe_action(game.config, action),
     describe="1 (solo against the weed, a seat of its own) to 4 players; 26 forest tiles, 13 flowers each",
-    components=("kind", ("draw", "expand", "bloom", "bonus_expand", "bonus_bloom")),
+    components=("kind", ACTION_KINDS),
     families=(
         ComponentFamily("Action kinds", "kind",
-                        (("kind", "in", ("draw", "expand", "bloom", "bonus_expand", "bonus_bloom")),),
+                        (("kind", "in", ACTION_KINDS),),
                         "events column kind (the game's declared design components)"),
         ComponentFamily("Tiles placed", "tile", (("kind", "in", ("setup_place", "expand", "bonus_expand")),
                                                  ("tile", "!=", "")),
