@@ -725,7 +725,7 @@ class _Search:
         keep = ranked[:math.ceil(len(ranked) / 2)]
         for i in ranked[len(keep):]:
             self.drop(i, "halving", "the budget pays the next round for half the candidates: the worse half by "
-                      f"the estimates (successive halving, not an error-controlled drop)")
+                      "the estimates (successive halving, not an error-controlled drop)")
         return sorted(keep)
 
     def choose(self, alive: list[int]) -> int:
