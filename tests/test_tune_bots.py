@@ -113,13 +113,18 @@ def test_a_bad_bot_share_file_names_the_file_and_key(tmp_path):
     one_error_line(glade("tune", path, "--out", tmp_path / "t"), str(path), "target", "bot-share")
 
 
-def test_the_shipped_vorex_study_reads_its_weights_on_greedy_v1():
-    settings = tune.read_tune_file("configs/tune/vorex-greedy-weights.toml")
+@pytest.mark.parametrize("path, baseline, production", [
+    ("configs/tune/vorex-greedy-weights.toml", "greedy_v1", 1.0),
+    ("configs/tune/vorex-greedy-weights-2.toml", "greedy_v2", 0.0),
+])
+def test_the_shipped_vorex_studies_change_one_weight_of_their_baseline(path, baseline, production):
+    settings = tune.read_tune_file(path)
     study = tune.make_study(settings.pop("game"), settings.pop("bots", None), settings.pop("players", None),
                             settings.pop("params"), settings.pop("seed"), **settings)
-    assert study.target == "bot-share" and study.bots == ("greedy_v1", "greedy")
-    ids = [c.id for c in study.candidates]
-    assert "bots.greedy=production-0.0" in ids
-    configs = tune.candidate_configs(study)  # the baseline greedy_v1 is the same in every candidate
-    production = {c.id: cfg.bot_weights["greedy"]["production"] for c, cfg in zip(study.candidates, configs)}
-    assert production["bots.greedy=production-0.0"] == 0.0 and production["bots.greedy=light-0.3"] == 1.0
+    assert study.target == "bot-share" and study.bots == (baseline, "greedy")
+    configs = tune.candidate_configs(study)  # refused if a candidate changed the baseline's weights
+    base = configs[0].personas[baseline][1]
+    assert base["production"] == production
+    for candidate, config in zip(study.candidates, configs):
+        changed = {k for k, v in config.bot_weights["greedy"].items() if v != base[k]}
+        assert len(changed) == 1, (candidate.id, changed)
