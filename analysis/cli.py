@@ -474,8 +474,11 @@ def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, 
 @click.option("--players", type=int, default=None, help="Players (default: the number of bots).")
 @click.option("--param", "params", multiple=True, metavar="KEY=LO..HI[:STEP]|KEY=a|b|c",
               help="A config key to search: an integer or real range, or named choices (repeatable).")
-@click.option("--target", default=None, help="What to reach: seat-balance (the default).")
-@click.option("--delta", type=float, default=None, help="Balanced within +-delta of the fair share (default 0.025).")
+@click.option("--target", default=None, help="What to reach: seat-balance (the default) or bot-share.")
+@click.option("--challenger", default=None, help="bot-share: the bot or persona whose weights are searched.")
+@click.option("--baseline", default=None, help="bot-share: the bot or persona it plays against.")
+@click.option("--delta", type=float, default=None, help="Balanced within +-delta of the fair share (default 0.025); "
+              "bot-share: the share gap the search is tuned to tell apart (default 0.05).")
 @click.option("--turns", default=None, metavar="LO..HI", help="Also keep the median game length in this band.")
 @click.option("--mean", "means", multiple=True, metavar="COLUMN=LO..HI",
               help="Also keep a records column's mean in this range (checked on the confirmation run).")
@@ -494,23 +497,27 @@ def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, 
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--progress/--no-progress", default=True, help="Print each look of the search on stderr.")
 def tune(study: str, bots: str | None, players: int | None, params: tuple[str, ...], target: str | None,
-         delta: float | None, turns: str | None, means: tuple[str, ...], overrides: tuple[str, ...],
-         seed: int | None, out_dir: str, budget: int | None, confirm: int | None, start: int | None, jobs: int,
+         challenger: str | None, baseline: str | None, delta: float | None, turns: str | None,
+         means: tuple[str, ...], overrides: tuple[str, ...], seed: int | None, out_dir: str, budget: int | None, confirm: int | None, start: int | None, jobs: int,
          batch_size: int, as_json: bool, progress: bool) -> None:
-    """Search config keys for a setting whose seats are balanced; confirm it on new deals.
+    """Search config keys for a setting whose seats are balanced (or bot weights that win); confirm on new deals.
 
     Every candidate plays the same deals; one numeric range is bracketed by
     bisection, several keys are raced; candidates clearly worse than another
     are dropped by anytime-valid confidence sequences (docs/tune.md). The
     chosen setting is then played on new deals and judged by an equivalence
     test (balanced within --delta). GAME|FILE is a game or a tune file
-    (configs/tune/); options given here override the file's.
+    (configs/tune/); options given here override the file's. With --target
+    bot-share the candidates set the --challenger's weights, which plays the
+    --baseline on rotated seats; the best share is confirmed on new deals.
 
     \b
         glade tune overgrowth --bots greedy,greedy --param rules.flowers=15..45:5 --seed 7 --out runs/tune-flowers
         glade tune configs/tune/overgrowth-board-flowers.toml --out runs/tune-og --jobs 2 --json
         glade tune vora --bots greedy --players 3 --param "kinds[0].count=10|12|14" --turns 20..60 --seed 1 \\
             --out runs/tune-vora
+        glade tune vorex --target bot-share --challenger greedy --baseline greedy_v1 \\
+            --param "bots.greedy.production=0.0|0.5|1.0" --seed 11 --budget 3000 --confirm 300 --out runs/vxw
         glade report runs/tune-flowers
     """
     from analysis.tune import format_tune, make_study, parse_band, parse_mean, parse_param, read_tune_file, \
@@ -521,8 +528,8 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
         settings = read_tune_file(study)
     else:
         settings["game"] = study
-    given = {"players": players, "target": target, "delta": delta, "seed": seed, "budget": budget,
-             "confirm": confirm, "start": start}
+    given = {"players": players, "target": target, "challenger": challenger, "baseline": baseline, "delta": delta,
+             "seed": seed, "budget": budget, "confirm": confirm, "start": start}
     settings.update({k: v for k, v in given.items() if v is not None})
     if bots is not None:
         settings["bots"] = _bot_list(bots)

@@ -1,4 +1,5 @@
-"""``glade tune``: search a game's config keys for a setting whose seats are balanced.
+"""``glade tune``: search a game's config keys for a setting whose seats are balanced, or for the
+bot weights that beat a baseline bot most often (target ``bot-share``, :mod:`analysis.tune_bots`).
 
 A study names a game, its bots, the config keys to search (``--param``) and the
 target; see ``docs/tune.md`` for the search and its statistics. Parameters::
@@ -14,7 +15,7 @@ A tune file holds the same study (command-line options override it)::
     bots = ["greedy", "greedy"]
     players = 2                   # optional, default: the number of bots
     seed = 7
-    target = "seat-balance"       # the only target so far
+    target = "seat-balance"       # or "bot-share" (challenger and baseline instead of bots; see analysis.tune_bots)
     delta = 0.025                 # optional: balanced within +-delta of the fair share
     turns = "16..40"              # optional: the median game length inside this band
     means = ["score=10..20"]      # optional: a records column's mean inside a range
@@ -71,7 +72,9 @@ TUNE_JSON = "tune.json"
 CANDIDATES = "candidates"
 CONFIRM = "confirm"
 FORMAT = 1
-TARGETS = ("seat-balance",)
+SEAT_BALANCE = "seat-balance"
+BOT_SHARE = "bot-share"
+TARGETS = (SEAT_BALANCE, BOT_SHARE)
 VERDICTS = ("balanced", "unbalanced", "undecided")
 ALPHA = 0.05  # the error of the drop rule (a good candidate ever dropped) and of the confirmation tests
 DEFAULTS = {"delta": 0.025, "budget": 60_000, "confirm": 4000, "start": 256, "target": "seat-balance"}
@@ -79,7 +82,8 @@ _REAL_POINTS = 9  # values of a real range given without a step
 _MAX_VALUES = 1000
 _MAX_CANDIDATES = 4096
 # What must match for an output directory to be resumed.
-_IDENTITY = ("game", "bots", "players", "params", "target", "delta", "turns", "means", "seed", "start", "set")
+_IDENTITY = ("game", "bots", "players", "params", "target", "delta", "turns", "means", "seed", "start", "set",
+             "challenger", "baseline")
 
 
 # ---------------------------------------------------------------- parameters and targets
@@ -246,6 +250,8 @@ class Study:
     base: tuple[str, ...] = ()
     description: str = ""
     source: str = ""  # the tune file, if any
+    challenger: str = ""  # target bot-share: the bot whose weights the candidates set
+    baseline: str = ""  # target bot-share: the bot it plays against (its weights the same in every candidate)
 
     @property
     def candidates(self) -> list[Candidate]:
@@ -265,13 +271,15 @@ class Study:
     @property
     def ordered(self) -> bool:
         """One numeric range: the search brackets it (the seat advantage is taken to be monotone in it)."""
-        return len(self.params) == 1 and self.params[0].ordered and len(self.params[0].values) > 3
+        return (self.target == SEAT_BALANCE and len(self.params) == 1 and self.params[0].ordered
+                and len(self.params[0].values) > 3)
 
     def identity(self) -> dict:
+        pair = {"challenger": self.challenger, "baseline": self.baseline} if self.target == BOT_SHARE else {}
         return {"game": self.game, "bots": list(self.bots), "players": self.players,
                 "params": [p.text for p in self.params], "target": self.target, "delta": self.delta,
                 "turns": list(self.turns) if self.turns else None, "means": [m.text for m in self.means],
-                "seed": self.seed, "start": self.start, "set": list(self.base)}
+                "seed": self.seed, "start": self.start, "set": list(self.base), **pair}
 
 
 _FILE_SCHEMA = {
@@ -281,6 +289,8 @@ _FILE_SCHEMA = {
     "players": Optional(Int(1, 64)),
     "seed": Optional(Int()),
     "target": Optional(Str()),
+    "challenger": Optional(Str()),
+    "baseline": Optional(Str()),
     "delta": Optional(Float(0.0, 0.5)),
     "turns": Optional(Str()),
     "means": Optional(List(Str()), []),
@@ -323,8 +333,6 @@ def make_study(game: str, bots: Sequence[str] | None, players: int | None, param
         definition = get_game(game)
     except ConfigError as error:
         raise ConfigError(where, "game", error.expected, game) from None
-    if not bots:
-        raise ConfigError(where, "--bots", "bots, one per player (e.g. greedy,greedy)", has_got=False)
     if seed is None:
         raise ConfigError(where, "--seed", "a root seed (an integer)", has_got=False)
     if not params:
@@ -333,17 +341,14 @@ def make_study(game: str, bots: Sequence[str] | None, players: int | None, param
     keys = [p.key for p in params]
     if len(set(keys)) != len(keys):
         raise ConfigError(where, "--param", "each config key once", ", ".join(keys))
-    players = players if players is not None else len(bots)
-    if players < 2:
-        raise ConfigError(where, "--players", "at least 2 players (seat balance needs two seats)", players)
-    bots = list(bots) * players if len(bots) == 1 else list(bots)
-    labels = tuple(seat_labels(definition, players, bots))
     target = options.get("target") or DEFAULTS["target"]
     if target not in TARGETS:
-        raise ConfigError(where, "--target", "one of " + ", ".join(TARGETS), target)
-    delta = float(options.get("delta") or DEFAULTS["delta"])
-    if not 0 < delta < 1 / players:
-        raise ConfigError(where, "--delta", f"a margin between 0 and {1 / players:g} (the fair share)", delta)
+        raise ConfigError(where, _key(source, "target"), "one of " + ", ".join(TARGETS), target)
+    if target == BOT_SHARE:
+        from analysis.tune_bots import bot_share_lineup
+        players, labels, delta = bot_share_lineup(definition, where, source, bots, players, options)
+    else:
+        players, labels, delta = _seat_balance_lineup(definition, where, source, bots, players, options)
     study = Study(
         game=definition.name, bots=labels, players=players, params=tuple(params), seed=int(seed), target=target,
         delta=delta, turns=options.get("turns"), means=tuple(options.get("means") or ()),
@@ -351,11 +356,37 @@ def make_study(game: str, bots: Sequence[str] | None, players: int | None, param
                                                                            DEFAULTS["confirm"]),
         start=int(options.get("start") or DEFAULTS["start"]), base=tuple(options.get("base") or ()),
         description=options.get("description") or "", source=source,
+        challenger=options.get("challenger") or "", baseline=options.get("baseline") or "",
     )
     if len(study.candidates) > _MAX_CANDIDATES:
         raise ConfigError(where, "--param", f"at most {_MAX_CANDIDATES:,} candidates (fewer values)",
                           len(study.candidates))
     return study
+
+
+def _key(source: str, name: str) -> str:
+    """A study key as the user wrote it: ``challenger`` in a tune file, ``--challenger`` on the command line."""
+    return name if source else f"--{name}"
+
+
+def _seat_balance_lineup(definition: Any, where: str, source: str, bots: Sequence[str] | None,
+                         players: int | None, options: dict) -> tuple[int, tuple[str, ...], float]:
+    """Target seat-balance: the players, one bot label per seat, and the margin delta."""
+    for name in ("challenger", "baseline"):
+        if options.get(name):
+            raise ConfigError(where, _key(source, name), f"no {name} with target seat-balance (bots, one per "
+                              f"player; a {name} belongs to target bot-share)", options[name])
+    if not bots:
+        raise ConfigError(where, "--bots", "bots, one per player (e.g. greedy,greedy)", has_got=False)
+    players = players if players is not None else len(bots)
+    if players < 2:
+        raise ConfigError(where, "--players", "at least 2 players (seat balance needs two seats)", players)
+    bots = list(bots) * players if len(bots) == 1 else list(bots)
+    labels = tuple(seat_labels(definition, players, bots))
+    delta = float(options.get("delta") or DEFAULTS["delta"])
+    if not 0 < delta < 1 / players:
+        raise ConfigError(where, "--delta", f"a margin between 0 and {1 / players:g} (the fair share)", delta)
+    return players, labels, delta
 
 
 def candidate_configs(study: Study) -> list[Any]:
@@ -371,6 +402,9 @@ def candidate_configs(study: Study) -> list[Any]:
         for bot in dict.fromkeys(study.bots):
             resolve_bot(game, config, bot)
         configs.append(config)
+    if study.target == BOT_SHARE:
+        from analysis.tune_bots import check_baseline
+        check_baseline(study, configs)
     return configs
 
 
@@ -449,7 +483,8 @@ class _Level:
     """The confidence sequences' level: ``ALPHA`` split over candidates and the statistics each one has."""
 
     def __init__(self, study: Study):
-        statistics = (1 if study.players == 2 else study.players) + (2 if study.turns else 0)
+        statistics = (1 if study.players == 2 or study.target == BOT_SHARE else study.players) + \
+            (2 if study.turns else 0)
         self.tests = len(study.candidates) * statistics
         self.confidence = 1 - ALPHA / self.tests
         self.rho = mixture_rho(study.delta, self.confidence)
@@ -544,17 +579,26 @@ class _Search:
         self.deals[index] = max(self.deals[index], deals)
         if index not in self.records or self.records[index]["deal"].max() < deals - 1:
             self.records[index] = load_records(self._dir(candidate))
-        look = take_look(self.records[index], self.study, candidate.id, deals, self.level)
+        look = self.look_at(self.records[index], candidate.id, deals)
         self.looks[index] = look
         self.step += 1
         entry = {"step": self.step, "phase": phase, **look.to_dict(self.fair), "spent": self.spent()}
         self.manifest["path"].append(entry)
         self._save()
         if self.progress:
-            self.progress(f"look {self.step}: {candidate.id}, {deals:,} deals, seat shares "
-                          + ", ".join(_pct(s) for s in look.share) + f" +-{100 * look.half_width:.1f} "
+            self.progress(f"look {self.step}: {candidate.id}, {deals:,} deals, {self.look_text(look)} "
                           f"({self.spent():,} games spent)")
         return look
+
+    def look_at(self, records: pl.DataFrame, candidate: str, deals: int) -> Look:
+        return take_look(records, self.study, candidate, deals, self.level)
+
+    def look_text(self, look: Look) -> str:
+        return "seat shares " + ", ".join(_pct(s) for s in look.share) + f" +-{100 * look.half_width:.1f}"
+
+    def rank(self, index: int) -> float:
+        """Smaller is better: the estimated seat imbalance (halving and the final choice sort by it)."""
+        return self.looks[index].imbalance(self.fair)
 
     def affordable(self, index: int, deals: int) -> bool:
         return self.spent() + self.cost(index, deals) <= self.study.budget
@@ -646,7 +690,7 @@ class _Search:
         """Nothing more to learn for the target: one candidate left, the closest shown inside the band, or
         every survivor shown outside it (then the closest by estimate is the answer: nothing in range is balanced)."""
         bounds = [self.looks[i].bounds(self.fair) for i in alive]
-        best = min(alive, key=lambda i: (self.looks[i].imbalance(self.fair), i))
+        best = min(alive, key=lambda i: (self.rank(i), i))
         inside = self.looks[best].bounds(self.fair)[1] <= self.study.delta
         outside = all(low > self.study.delta for low, _ in bounds)
         if outside:
@@ -677,11 +721,11 @@ class _Search:
 
     def _halve(self, alive: list[int]) -> list[int]:
         """The budget cannot pay the next round for all: keep the better half by the estimates (not a test)."""
-        ranked = sorted(alive, key=lambda i: (self.looks[i].imbalance(self.fair), i))
+        ranked = sorted(alive, key=lambda i: (self.rank(i), i))
         keep = ranked[:math.ceil(len(ranked) / 2)]
         for i in ranked[len(keep):]:
             self.drop(i, "halving", "the budget pays the next round for half the candidates: the worse half by "
-                      "estimated imbalance (successive halving, not an error-controlled drop)")
+                      "the estimates (successive halving, not an error-controlled drop)")
         return sorted(keep)
 
     def choose(self, alive: list[int]) -> int:
@@ -811,7 +855,8 @@ def run_tune(study: Study, out_dir: str | Path, jobs: int = 1, batch_size: int =
             held = json.loads((out / TUNE_JSON).read_text())
             _check_resume(held, manifest, out / TUNE_JSON)
             manifest["created"] = held.get("created", manifest["created"])
-        search = _Search(study, out, configs, manifest, jobs, batch_size, progress)
+        search_class, judge = _target_parts(study.target)
+        search = search_class(study, out, configs, manifest, jobs, batch_size, progress)
         alive = search.bracket() if study.ordered else list(range(len(search.candidates)))
         alive = search.race(alive)
         best = search.choose(alive)
@@ -832,7 +877,7 @@ def run_tune(study: Study, out_dir: str | Path, jobs: int = 1, batch_size: int =
                               sorted(overlap)[:3])
         manifest["confirmation"] = {"candidate": candidate.id, "dir": f"{CONFIRM}/{candidate.id}", "seed": seed,
                                     "deals": study.confirm, "games": summary.games, "disjoint": True,
-                                    **confirmation(records, study)}
+                                    **judge(records, study)}
         manifest["games"] = {"search": search.spent(), "confirm": summary.games,
                              "total": search.spent() + summary.games}
         manifest["drop_rule"] = {"alpha": ALPHA, "tests": search.level.tests, "confidence": search.level.confidence,
@@ -840,6 +885,14 @@ def run_tune(study: Study, out_dir: str | Path, jobs: int = 1, batch_size: int =
         manifest["updated"] = now()
         write_json(manifest, out / TUNE_JSON)
     return TuneResult(out, study, manifest, search.played + summary.played, time.perf_counter() - started)
+
+
+def _target_parts(target: str) -> tuple[type[_Search], Callable[[pl.DataFrame, Study], dict]]:
+    """The search and the confirmation's judge of a target."""
+    if target == BOT_SHARE:
+        from analysis.tune_bots import BotShareSearch, bot_confirmation
+        return BotShareSearch, bot_confirmation
+    return _Search, confirmation
 
 
 def load_tune(out_dir: str | Path) -> dict:
@@ -859,6 +912,9 @@ def load_tune(out_dir: str | Path) -> dict:
 
 def tune_json(data: dict) -> dict:
     """The ``--json`` object: best setting, verdict, per-seat shares of the confirmation, games spent."""
+    if data["study"]["target"] == BOT_SHARE:
+        from analysis.tune_bots import bot_tune_json
+        return bot_tune_json(data)
     c = data["confirmation"]
     return {"best": data["best"]["set"], "best_id": data["best"]["id"], "verdict": c["verdict"],
             "seats": c["seats"], "games": data["games"], "delta": data["study"]["delta"],
@@ -886,6 +942,9 @@ def candidate_rows(data: dict) -> list[dict]:
 
 def format_tune(data: dict, seconds: float | None = None) -> str:
     """The printed table: candidates looked at, the choice, and its confirmation on new deals."""
+    if data["study"]["target"] == BOT_SHARE:
+        from analysis.tune_bots import format_bot_tune
+        return format_bot_tune(data, seconds)
     study = data["study"]
     fair = 1 / study["players"]
     rows = candidate_rows(data)
@@ -925,7 +984,7 @@ def format_tune(data: dict, seconds: float | None = None) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["CANDIDATES", "CONFIRM", "Candidate", "Look", "MeanTarget", "Param", "Study", "TUNE_JSON",
+__all__ = ["BOT_SHARE", "CANDIDATES", "SEAT_BALANCE", "TARGETS", "CONFIRM", "Candidate", "Look", "MeanTarget", "Param", "Study", "TUNE_JSON",
            "TuneResult", "candidate_configs", "candidate_rows", "confirm_seed", "confirmation", "deal_matrix",
            "format_tune", "load_tune", "make_study", "parse_band", "parse_mean", "parse_param", "read_tune_file",
            "run_tune", "take_look", "tune_json"]

@@ -14,7 +14,7 @@ from analysis import plots
 from analysis.report.methods import _methods_section
 from analysis.report.model import Code, Column, DELTA, Facts, Flag, Flags, Paragraph, Plot, Report, Section, Table
 from analysis.report.text import _ci, _game_title, _int, _p, _pct
-from analysis.tune import ALPHA, candidate_rows, load_tune
+from analysis.tune import ALPHA, BOT_SHARE, candidate_rows, load_tune
 from sims.records import now
 
 _STATUS_COLORS = {"best": plots.FAIR, "survived": plots.PALETTE[0]}
@@ -129,6 +129,9 @@ def _confirmation(data: dict) -> Section:
 def build_tune_report(path: str | Path, delta: float = DELTA) -> Report:
     """The report of a tune directory (``tune.json``); its margin is the study's (``delta`` is not used)."""
     data = load_tune(path)
+    if data["study"]["target"] == BOT_SHARE:
+        from analysis.report.tune_bots import build_bot_tune_report
+        return build_bot_tune_report(data, path)
     study = data["study"]
     rule = data["drop_rule"]
     methods = [
