@@ -248,19 +248,24 @@ def _formed_ruins(g, s, p, tile, open_nb, around, around_touch, out):
 
 
 @helper
-def _placement_change(g, s, p, t, scorer, tile, kind, flower, green, flowers_left, open_nb, arid_nb, tile_kind,
-                      cells, around, around_touch, around_cell_bits, arid_cells, neighbours_ext, formed, seen, owners):
+def _placement_change(g, s, p, t, scorer, kind, flower, green, flowers_left, open_nb, arid_nb, tile_kind, cells,
+                      around, around_touch, around_cell_bits, arid_cells, neighbours_ext, formed, count, seen, owners):
     """(needs playing, the scorer's point change) of placement ``p`` of tile ``t`` (shape ``s``) in game row ``g``,
-    from the counts of empty and arid neighbours before it: see :func:`placement_choice`. ``formed``,
-    ``seen`` (``[W]``, all False on entry and on return) and ``owners`` are scratch."""
-    count = _formed_ruins(g, s, p, tile, open_nb, around, around_touch, formed)
+    from the counts of empty and arid neighbours before it and the ruins it forms (``formed[:count]``,
+    :func:`_formed_ruins`): see :func:`greedy_choice`. ``seen`` (``[W]``, all False on entry and on return) and
+    ``owners`` are scratch."""
     for k in range(count):
         if _ruin_takes_flower(g, formed[k], s, p, t, tile_kind, kind, flower, flowers_left, cells, neighbours_ext,
                               owners):
             return True, 0
     objective = green[g]
     delta = 0
-    if objective == G1:  # the scorer's flowers next to the tile or a new ruin that lose their last empty neighbour
+    if objective == G1 and count == 0:  # the scorer's flowers whose empty neighbours are all the tile's cells
+        for j in range(around.shape[2]):
+            x = around[s, p, j]
+            if flower[g, x] == scorer and open_nb[x] > 0 and open_nb[x] == around_touch[s, p, j]:
+                delta -= 1
+    elif objective == G1:  # the scorer's flowers next to the tile or a new ruin that lose their last empty neighbour
         for k in range(around.shape[2] + 6 * count):
             x = around[s, p, k] if k < around.shape[2] else neighbours_ext[formed[(k - around.shape[2]) // 6], k % 6]
             if seen[x] or flower[g, x] != scorer:
@@ -286,10 +291,7 @@ def _placement_change(g, s, p, t, scorer, tile, kind, flower, green, flowers_lef
             arid = arid_nb[h]
             if flower[g, h] != scorer or arid >= 2:
                 continue
-            added = around_cell_bits[s, p % around_cell_bits.shape[1], j] & arid_cells
-            while added:
-                arid += added & 1
-                added >>= 1
+            arid += popcount(around_cell_bits[s, p % around_cell_bits.shape[1], j] & arid_cells)
             if arid >= 2:
                 delta += 1
     elif objective == G4:  # the new ruins next to a flower of the scorer
@@ -792,10 +794,10 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                             start = lit_base
                     if not full and (count > 0 or green[g] == G1 or green[g] == G3):
                         # otherwise nothing the placement changes moves the points
-                        full, delta = _placement_change(g, s, p, t, 0 if weed else mover, tile, kind, flower, green,
+                        full, delta = _placement_change(g, s, p, t, 0 if weed else mover, kind, flower, green,
                                                         flowers_left, open_nb, arid_nb, tile_kind, cells, around,
                                                         around_touch, around_cell_bits, arid_cells[t],
-                                                        neighbours_ext, formed, seen, owners)
+                                                        neighbours_ext, formed, count, seen, owners)
                     if full:
                         _played_placement(g, s, p, t, slot if in_setup else -1, goes_on, mover, got, game, tables,
                                           place_tables, setup_tiles, light_hex, open_nb, base_states, one, scratch)
