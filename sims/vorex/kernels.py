@@ -633,13 +633,19 @@ def _played_bloom(g, h, mover, pays, game, tables, production, tile_cost, supply
 
 
 @helper
-def _offer(i, a, found, weights, stream, every, j, index, action, value, tie):
-    """Action ``a`` of row ``i`` with features ``found``: its value (``sum(weights[c] * found[c])`` in feature order)
-    and noise written at entry ``j`` (``every``; returns the next entry), or kept as row ``i``'s choice if it beats
-    it (higher value, ties to the higher noise; an equal one keeps the earlier, lower action)."""
+def _weigh(found, weights):
+    """The value of features ``found``: ``sum(weights[c] * found[c])``, summed in feature order."""
     v = 0.0
     for c in range(6):
         v = v + weights[c] * np.float64(found[c])
+    return v
+
+
+@helper
+def _offer_value(i, a, v, stream, every, j, index, action, value, tie):
+    """Action ``a`` of row ``i`` with value ``v``: the value and noise written at entry ``j`` (``every``; returns
+    the next entry), or kept as row ``i``'s choice if it beats it (higher value, ties to the higher noise; an
+    equal one keeps the earlier, lower action)."""
     if every:
         index[j], action[j], value[j], tie[j] = i, a, v, noise(stream, a)
         return j + 1
@@ -648,6 +654,12 @@ def _offer(i, a, found, weights, stream, every, j, index, action, value, tie):
         if v > value[i] or u > tie[i]:
             action[i], value[i], tie[i] = a, v, u
     return j
+
+
+@helper
+def _offer(i, a, found, weights, stream, every, j, index, action, value, tie):
+    """:func:`_offer_value` of action ``a`` with features ``found``."""
+    return _offer_value(i, a, _weigh(found, weights), stream, every, j, index, action, value, tie)
 
 
 @njit(cache=True)
@@ -706,6 +718,8 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
     neighbours_ext = place_tables[1]
     cells = place_tables[2]
     found = np.zeros(6, np.int64)
+    plain = np.zeros(2)
+    known = np.zeros(2, np.bool_)
     base = np.zeros(6, np.int64)
     lit_base = np.zeros(6, np.int64)
     columns = np.zeros((4, players), np.int64)
@@ -754,6 +768,7 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
             if t < 0:
                 continue  # no tile, no legal placement
             s = tile_shape[t]
+            known[:] = False  # the values of the slot's placements that change no point, from base and lit_base
             for r in range(4):
                 if in_setup:
                     got[r] = min(tile_beetles[t, r], supply[g, r]) if setup_beetles else 0
@@ -782,7 +797,7 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                                 zone[neighbours_ext[h, d]] = stamp
                         goes_on = _setup_certain(places[i], slot, setup_tiles[g, mover], tile_shape, cells,
                                                  place_tables[3], zone, stamp)
-                    start = base
+                    start = 0  # 0: base, 1: lit_base
                     if in_setup and not goes_on:
                         # it may end the mover's setup: played, unless it surely ends it apart from the flower
                         full = not _ends_setup_apart(g, mover, slot, s, p, count, setup_tiles, light_hex, around)
@@ -791,7 +806,7 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                                 _light_flower(g, mover, light_hex[g, mover], game, tables, one, scratch)
                                 _copy_features(mover, one, tables, scratch, lit_base)
                                 lit = True
-                            start = lit_base
+                            start = 1
                     if not full and (count > 0 or green[g] == G1 or green[g] == G3):
                         # otherwise nothing the placement changes moves the points
                         full, delta = _placement_change(g, s, p, t, 0 if weed else mover, kind, flower, green,
@@ -802,14 +817,20 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                         _played_placement(g, s, p, t, slot if in_setup else -1, goes_on, mover, got, game, tables,
                                           place_tables, setup_tiles, light_hex, open_nb, base_states, one, scratch)
                         _copy_features(mover, one, tables, scratch, found)
+                        v = _weigh(found, weights)
+                    elif delta == 0 and known[start]:
+                        v = plain[start]  # the same features as the slot's other placements that change no point
                     else:
-                        found[:] = start
+                        found[:] = lit_base if start else base
                         found[SCORE] += -delta if weed else delta
                         found[RESOURCES] += got[0] + got[1] + got[2] + got[3]
                         found[LIGHT_HELD] += got[0]
                         found[TILES] += 1
-                    j = _offer(i, first_place + slot * placements + p, found, weights, stream, every, j, index,
-                               action, value, tie)
+                        v = _weigh(found, weights)
+                        if delta == 0:
+                            plain[start], known[start] = v, True
+                    j = _offer_value(i, first_place + slot * placements + p, v, stream, every, j, index, action,
+                                     value, tie)
         if draw[i]:
             _production_held(g, mover, flower, kind, stock)
             found[:] = base
