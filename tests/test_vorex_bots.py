@@ -132,15 +132,18 @@ def test_planner_plays_legal_actions():
         state.decisions[live] += 1
 
 
-@pytest.mark.parametrize("players", [1, 3])
-def test_action_values_match_played_actions_and_the_choice(players):
+@pytest.mark.parametrize("players, green", [(1, None), (3, None), (3, "G1"), (2, "G3"), (2, "G4")])
+def test_action_values_match_played_actions_and_the_choice(players, green):
     """Positions of random games (setup included): the kernel's value of every legal action (blooms, placements,
     draws, declines) equals the evaluation after playing it on a copy, and greedy's one-call choice is the best
-    of its scored actions."""
+    of its scored actions. These deals draw G2 and G5; ``green`` replays them under the green objectives whose
+    change the kernel counts without playing the placement (random play reads no objective)."""
     engine = engine_for(players)
     seeds = game_seeds(59, np.arange(2))
     _, trace = play(engine, [bots.RandomBot(engine, seat) for seat in range(engine.players)], seeds)
     state = engine.init(seeds)
+    if green is not None:
+        state.green[:] = config.GREEN.index(green)
     checked = {"place": 0, "setup": 0, "bloom": 0, "draw": 0, "decline": 0}
     for step in range(max(len(t) for t in trace)):
         actions = np.array([t[step] if step < len(t) else -1 for t in trace])

@@ -248,19 +248,24 @@ def _formed_ruins(g, s, p, tile, open_nb, around, around_touch, out):
 
 
 @helper
-def _placement_change(g, s, p, t, scorer, tile, kind, flower, green, flowers_left, open_nb, arid_nb, tile_kind,
-                      cells, around, around_touch, around_cell_bits, arid_cells, neighbours_ext, formed, seen, owners):
+def _placement_change(g, s, p, t, scorer, kind, flower, green, flowers_left, open_nb, arid_nb, tile_kind, cells,
+                      around, around_touch, around_cell_bits, arid_cells, neighbours_ext, formed, count, seen, owners):
     """(needs playing, the scorer's point change) of placement ``p`` of tile ``t`` (shape ``s``) in game row ``g``,
-    from the counts of empty and arid neighbours before it: see :func:`placement_choice`. ``formed``,
-    ``seen`` (``[W]``, all False on entry and on return) and ``owners`` are scratch."""
-    count = _formed_ruins(g, s, p, tile, open_nb, around, around_touch, formed)
+    from the counts of empty and arid neighbours before it and the ruins it forms (``formed[:count]``,
+    :func:`_formed_ruins`): see :func:`greedy_choice`. ``seen`` (``[W]``, all False on entry and on return) and
+    ``owners`` are scratch."""
     for k in range(count):
         if _ruin_takes_flower(g, formed[k], s, p, t, tile_kind, kind, flower, flowers_left, cells, neighbours_ext,
                               owners):
             return True, 0
     objective = green[g]
     delta = 0
-    if objective == G1:  # the scorer's flowers next to the tile or a new ruin that lose their last empty neighbour
+    if objective == G1 and count == 0:  # the scorer's flowers whose empty neighbours are all the tile's cells
+        for j in range(around.shape[2]):
+            x = around[s, p, j]
+            if flower[g, x] == scorer and open_nb[x] > 0 and open_nb[x] == around_touch[s, p, j]:
+                delta -= 1
+    elif objective == G1:  # the scorer's flowers next to the tile or a new ruin that lose their last empty neighbour
         for k in range(around.shape[2] + 6 * count):
             x = around[s, p, k] if k < around.shape[2] else neighbours_ext[formed[(k - around.shape[2]) // 6], k % 6]
             if seen[x] or flower[g, x] != scorer:
@@ -286,10 +291,7 @@ def _placement_change(g, s, p, t, scorer, tile, kind, flower, green, flowers_lef
             arid = arid_nb[h]
             if flower[g, h] != scorer or arid >= 2:
                 continue
-            added = around_cell_bits[s, p % around_cell_bits.shape[1], j] & arid_cells
-            while added:
-                arid += added & 1
-                added >>= 1
+            arid += popcount(around_cell_bits[s, p % around_cell_bits.shape[1], j] & arid_cells)
             if arid >= 2:
                 delta += 1
     elif objective == G4:  # the new ruins next to a flower of the scorer
@@ -631,13 +633,19 @@ def _played_bloom(g, h, mover, pays, game, tables, production, tile_cost, supply
 
 
 @helper
-def _offer(i, a, found, weights, stream, every, j, index, action, value, tie):
-    """Action ``a`` of row ``i`` with features ``found``: its value (``sum(weights[c] * found[c])`` in feature order)
-    and noise written at entry ``j`` (``every``; returns the next entry), or kept as row ``i``'s choice if it beats
-    it (higher value, ties to the higher noise; an equal one keeps the earlier, lower action)."""
+def _weigh(found, weights):
+    """The value of features ``found``: ``sum(weights[c] * found[c])``, summed in feature order."""
     v = 0.0
     for c in range(6):
         v = v + weights[c] * np.float64(found[c])
+    return v
+
+
+@helper
+def _offer_value(i, a, v, stream, every, j, index, action, value, tie):
+    """Action ``a`` of row ``i`` with value ``v``: the value and noise written at entry ``j`` (``every``; returns
+    the next entry), or kept as row ``i``'s choice if it beats it (higher value, ties to the higher noise; an
+    equal one keeps the earlier, lower action)."""
     if every:
         index[j], action[j], value[j], tie[j] = i, a, v, noise(stream, a)
         return j + 1
@@ -646,6 +654,12 @@ def _offer(i, a, found, weights, stream, every, j, index, action, value, tie):
         if v > value[i] or u > tie[i]:
             action[i], value[i], tie[i] = a, v, u
     return j
+
+
+@helper
+def _offer(i, a, found, weights, stream, every, j, index, action, value, tie):
+    """:func:`_offer_value` of action ``a`` with features ``found``."""
+    return _offer_value(i, a, _weigh(found, weights), stream, every, j, index, action, value, tie)
 
 
 @njit(cache=True)
@@ -704,6 +718,8 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
     neighbours_ext = place_tables[1]
     cells = place_tables[2]
     found = np.zeros(6, np.int64)
+    plain = np.zeros(2)
+    known = np.zeros(2, np.bool_)
     base = np.zeros(6, np.int64)
     lit_base = np.zeros(6, np.int64)
     columns = np.zeros((4, players), np.int64)
@@ -752,6 +768,7 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
             if t < 0:
                 continue  # no tile, no legal placement
             s = tile_shape[t]
+            known[:] = False  # the values of the slot's placements that change no point, from base and lit_base
             for r in range(4):
                 if in_setup:
                     got[r] = min(tile_beetles[t, r], supply[g, r]) if setup_beetles else 0
@@ -780,7 +797,7 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                                 zone[neighbours_ext[h, d]] = stamp
                         goes_on = _setup_certain(places[i], slot, setup_tiles[g, mover], tile_shape, cells,
                                                  place_tables[3], zone, stamp)
-                    start = base
+                    start = 0  # 0: base, 1: lit_base
                     if in_setup and not goes_on:
                         # it may end the mover's setup: played, unless it surely ends it apart from the flower
                         full = not _ends_setup_apart(g, mover, slot, s, p, count, setup_tiles, light_hex, around)
@@ -789,25 +806,31 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                                 _light_flower(g, mover, light_hex[g, mover], game, tables, one, scratch)
                                 _copy_features(mover, one, tables, scratch, lit_base)
                                 lit = True
-                            start = lit_base
+                            start = 1
                     if not full and (count > 0 or green[g] == G1 or green[g] == G3):
                         # otherwise nothing the placement changes moves the points
-                        full, delta = _placement_change(g, s, p, t, 0 if weed else mover, tile, kind, flower, green,
+                        full, delta = _placement_change(g, s, p, t, 0 if weed else mover, kind, flower, green,
                                                         flowers_left, open_nb, arid_nb, tile_kind, cells, around,
                                                         around_touch, around_cell_bits, arid_cells[t],
-                                                        neighbours_ext, formed, seen, owners)
+                                                        neighbours_ext, formed, count, seen, owners)
                     if full:
                         _played_placement(g, s, p, t, slot if in_setup else -1, goes_on, mover, got, game, tables,
                                           place_tables, setup_tiles, light_hex, open_nb, base_states, one, scratch)
                         _copy_features(mover, one, tables, scratch, found)
+                        v = _weigh(found, weights)
+                    elif delta == 0 and known[start]:
+                        v = plain[start]  # the same features as the slot's other placements that change no point
                     else:
-                        found[:] = start
+                        found[:] = lit_base if start else base
                         found[SCORE] += -delta if weed else delta
                         found[RESOURCES] += got[0] + got[1] + got[2] + got[3]
                         found[LIGHT_HELD] += got[0]
                         found[TILES] += 1
-                    j = _offer(i, first_place + slot * placements + p, found, weights, stream, every, j, index,
-                               action, value, tie)
+                        v = _weigh(found, weights)
+                        if delta == 0:
+                            plain[start], known[start] = v, True
+                    j = _offer_value(i, first_place + slot * placements + p, v, stream, every, j, index, action,
+                                     value, tie)
         if draw[i]:
             _production_held(g, mover, flower, kind, stock)
             found[:] = base

@@ -4,7 +4,7 @@ The rules are the ones written in :mod:`sims.vorex.config`'s docstring. The
 forest is stored per hex number (``tile``, ``part``, ``kind``, ``flower``);
 tile placements are checked with precomputed tables per (shape, anchor,
 rotation): the 4 cells, the cyclic sequence of hexes around the tile and its
-distinct neighbour hexes.
+distinct neighbour hexes (:mod:`sims.vorex.tables`, built once per config).
 
 Closed regions. The covered hexes (tiles and ruins) always form one
 6-connected set (every tile but the first touches it), and before a placement
@@ -41,7 +41,6 @@ from sims.vorex.config import (
     ARID,
     BLOCKS,
     BROWN,
-    DIRECTIONS,
     END_REASONS,
     EVENT_KINDS,
     GREEN,
@@ -54,9 +53,10 @@ from sims.vorex.config import (
     SETUP_SLOTS,
     TILE_HEXES,
     VorexConfig,
-    rotate,
 )
 from sims.vorex.kernels import EMPTY, FIRST_PRODUCTION, LAST_PRODUCTION, POINT_COLUMNS, RUIN
+from sims.vorex.tables import (PRODUCTION_LANES, Board, TileTables, count6, flat_view, nonzero2, pack_bits,
+                               unpack_words)
 
 SETUP, ACTION, BONUS_EXPAND, BONUS_BLOOM, WEED_BLOOM, WEED_EXPAND = range(6)
 CONTINUE = 6  # internal: the decision's effects are over, the turn goes on (never a decision)
@@ -72,176 +72,7 @@ EVENT_KIND = {name: index for index, name in enumerate(EVENT_KINDS)}
 LOG_FIELDS = ("turn", "seat", "phase", "block", "kind", "tile", "stump", "stump_points", "reduced", "paid",
               "light_paid", "gained", "ruins_formed", "ruin_flowers")
 
-
-def _boundary_walk(cells: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The hexes facing each boundary edge of a tile, in cyclic order around it (repeats kept)."""
-    members = set(cells)
-
-    def step(c, d):
-        return (c[0] + DIRECTIONS[d][0], c[1] + DIRECTIONS[d][1])
-
-    edges = [(c, d) for c in cells for d in range(6) if step(c, d) not in members]
-    start = edges[0]
-    walk, current = [], start
-    while True:
-        cell, d = current
-        walk.append(step(cell, d))
-        turn = step(cell, (d + 1) % 6)
-        current = (cell, (d + 1) % 6) if turn not in members else (turn, (d - 1) % 6)
-        if current == start:
-            break
-    if len(walk) != len(edges):
-        raise AssertionError("a tile's boundary is not a single cycle")
-    return walk
-
-
-def pack_bits(mask: np.ndarray) -> np.ndarray:
-    """uint64 ``[n, ceil(K / 64)]`` from bool ``[n, K]``: bit j % 64 of word j // 64 is ``mask[:, j]``."""
-    n, K = mask.shape
-    packed = np.zeros((n, -(-K // 64) * 8), dtype=np.uint8)
-    packed[:, :-(-K // 8)] = np.packbits(mask, axis=1, bitorder="little")
-    return packed.view("<u8")
-
-
-def _flat_view(array: np.ndarray) -> np.ndarray:
-    """A 1-d view of a C-contiguous array (writes reach the array)."""
-    if not array.flags.c_contiguous:
-        raise ValueError("state arrays are C-contiguous")
-    return array.reshape(-1)
-
-
-def unpack_words(words: np.ndarray, size: int) -> np.ndarray:
-    """bool ``[..., size]`` from uint64 ``[..., k]``: bit j % 64 of word j // 64."""
-    bits = np.unpackbits(np.ascontiguousarray(words).view(np.uint8), axis=-1, bitorder="little")
-    return bits[..., :size].view(bool)
-
-
-def nonzero2(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.nonzero`` of a 2-d mask (same pairs, same order), through the flat indices: several times faster."""
-    return np.divmod(np.flatnonzero(mask), max(mask.shape[1], 1))
-
-
-def _count6(found: np.ndarray) -> np.ndarray:
-    """int8 ``[m]``: the True entries of each row of bool ``[m, 6]`` (a row-wise sum, without numpy's slow reduction
-    over a short axis)."""
-    as_int = found.view(np.int8)
-    return as_int[:, 0] + as_int[:, 1] + as_int[:, 2] + as_int[:, 3] + as_int[:, 4] + as_int[:, 5]
-
-
-# one in the lane of each resource (light, mushroom, water, insect) of a production word, as int16 counts in memory
-PRODUCTION_LANES = np.array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], dtype=np.int16).view(np.uint64)
-
 WEED_BLOOMS = 2  # the weed blooms twice a turn (rulebook), whatever rules.actions_per_turn says
-
-class Board:
-    """Geometry tables of a config: neighbours and the per-placement tables, with sentinel columns.
-
-    Hex arrays of a game get two extra columns: ``OPEN`` (= H, an empty hex
-    outside the window) and ``SHUT`` (= H + 1, a covered hex), so -1 entries
-    of the tables index a harmless sentinel.
-    """
-
-    def __init__(self, config: VorexConfig):
-        H, P = config.window, config.playable
-        self.H, self.P, self.OPEN, self.SHUT = H, P, H, H + 1
-        self.centre = config.centre
-        nb = config.neighbours.astype(np.int64)
-        self.neighbours = np.where(nb < 0, self.OPEN, nb)  # [H, 6]
-        ext = np.full((H + 2, 6), self.OPEN, dtype=np.int64)
-        ext[:H] = self.neighbours
-        self.neighbours_ext = ext
-        self.neighbours_by_direction = np.ascontiguousarray(self.neighbours.T)  # [6, H]
-        self.playable_mask = np.zeros(H + 2, dtype=bool)
-        self.playable_mask[:P] = True
-
-        shapes = list(config.shapes.values())
-        S, K = len(shapes), ROTATIONS
-        cells = config.placement_cells.astype(np.int64).reshape(S, P * K, TILE_HEXES)
-        self.cells = np.where(cells < 0, self.SHUT, cells)  # [S, P*6, 4]
-        self.covers_centre = (cells == self.centre).any(axis=2)
-        walks, distinct = {}, {}
-        for s, offsets in enumerate(shapes):
-            for k in range(K):
-                rotated = [rotate(o, k) for o in offsets]
-                walk = _boundary_walk(rotated)
-                walks[s, k] = [hex_ for i, hex_ in enumerate(walk) if hex_ != walk[i - 1]]  # each visit once
-                distinct[s, k] = sorted(set(walks[s, k]))
-        L = max(len(w) for w in walks.values())
-        M = max(len(d) for d in distinct.values())
-        self.boundary = np.full((S, P * K, L), self.OPEN, dtype=np.int64)
-        self.boundary_touch = np.zeros((S, K, L), dtype=np.int64)  # tile cells next to each boundary hex
-        self.around = np.full((S, P * K, M), self.SHUT, dtype=np.int64)
-        self.around_touch = np.full((S, P * K, M), -1, dtype=np.int8)  # tile cells next to each around hex
-        # around_cell_bits[s, k, j]: bit i set iff tile hex i of rotation k touches around hex j (any anchor)
-        self.around_cell_bits = np.zeros((S, K, M), dtype=np.uint8)
-        for s, offsets in enumerate(shapes):
-            for k in range(K):
-                rotated = [rotate(o, k) for o in offsets]
-                for j, (hq, hr) in enumerate(distinct[s, k]):
-                    self.around_cell_bits[s, k, j] = sum(1 << i for i, (cq, cr) in enumerate(rotated)
-                                                         if (hq - cq, hr - cr) in DIRECTIONS)
-        number = config.hex_number
-        for s, offsets in enumerate(shapes):
-            for k in range(K):
-                rotated = [rotate(o, k) for o in offsets]
-                walk, near = walks[s, k], distinct[s, k]
-                walk = walk + [walk[-1]] * (L - len(walk))  # a repeat changes nothing
-                self.boundary_touch[s, k] = [sum((hq + eq, hr + er) in rotated for eq, er in DIRECTIONS)
-                                             for hq, hr in walk]
-                for a in range(P):
-                    q, r = config.hex_coords[a]
-                    p = a * K + k
-                    if (cells[s, p] < 0).any():
-                        continue
-                    tile_hexes = {(q + dq, r + dr) for dq, dr in rotated}
-                    self.boundary[s, p] = [number.get((q + dq, r + dr), self.OPEN) for dq, dr in walk]
-                    for j, (dq, dr) in enumerate(near):
-                        hq, hr = q + dq, r + dr
-                        self.around[s, p, j] = number.get((hq, hr), self.OPEN)
-                        self.around_touch[s, p, j] = sum((hq + eq, hr + er) in tile_hexes for eq, er in DIRECTIONS)
-        # around_nb[s, p]: the 6 neighbours of each around hex of placement p, flat [M * 6] (int16)
-        self.around_nb = self.neighbours_ext[self.around].reshape(S, P * K, M * 6).astype(np.int16)
-        self.place_rows = -(-self.cells.shape[1] // 64) * 64  # placements, padded to whole words
-        self._grid(config, shapes, [[walks[s, k] + [walks[s, k][-1]] * (L - len(walks[s, k])) for k in range(K)]
-                                     for s in range(S)])
-
-    def _grid(self, config: VorexConfig, shapes: list, walks: list) -> None:
-        """The window on a rectangle of axial coordinates padded by the farthest boundary hex, so each cell and
-        boundary hex of a (shape, rotation) is a fixed shift of grid positions from its anchor: ``grid_hex [G]``
-        (the hex at each position, -1 outside the window), ``hex_grid [H+2]`` (each hex's position; sentinels
-        -1), ``cell_shift [shapes, 6, 4]`` and ``boundary_shift [shapes, 6, L]`` (``walks [s][k]``: the boundary
-        walk's hexes relative to the anchor, as ``boundary``)."""
-        rotated = [[rotate(o, k) for o in offsets] for offsets in shapes for k in range(ROTATIONS)]
-        pad = max(max(abs(dq), abs(dr)) for walk in walks for hexes in walk for dq, dr in hexes)
-        qs, rs = zip(*config.hex_coords)
-        cols = max(qs) - min(qs) + 1 + 2 * pad
-        rows = max(rs) - min(rs) + 1 + 2 * pad
-        self.grid_hex = np.full(rows * cols, -1, dtype=np.int64)
-        self.hex_grid = np.full(self.H + 2, -1, dtype=np.int64)
-        for h, (q, r) in enumerate(config.hex_coords):
-            position = (r - min(rs) + pad) * cols + q - min(qs) + pad
-            self.grid_hex[position] = h
-            self.hex_grid[h] = position
-        self.cell_shift = np.array([[dr * cols + dq for dq, dr in cells] for cells in rotated],
-                                   dtype=np.int64).reshape(len(shapes), ROTATIONS, TILE_HEXES)
-        self.boundary_shift = np.array([[[dr * cols + dq for dq, dr in walk] for walk in by_shape]
-                                        for by_shape in walks], dtype=np.int64)
-        placed = self.boundary.reshape(len(shapes), self.P, ROTATIONS, -1).transpose(1, 0, 2, 3)
-        found = self.grid_hex[self.hex_grid[:self.P, None, None, None] + self.boundary_shift[None]]
-        valid = (self.cells.reshape(len(shapes), self.P, ROTATIONS, TILE_HEXES).transpose(1, 0, 2, 3)
-                 < self.SHUT).all(axis=3)
-        if not (np.where(found < 0, self.OPEN, found) == placed)[valid].all():
-            raise AssertionError("grid shifts disagree with the boundary walks")
-        # the shifts name the placement tables' cells wherever a placement lies on the playable hexes
-        anchors = self.hex_grid[:self.P, None, None, None] + self.cell_shift[None]  # [P, S, K, 4]
-        on_grid = self.grid_hex[anchors]
-        tables = self.cells.reshape(len(shapes), self.P, ROTATIONS, TILE_HEXES).transpose(1, 0, 2, 3)
-        playable = (tables < self.P).all(axis=3)
-        if (np.diff(self.hex_grid[:self.P]) <= 0).any():
-            raise AssertionError("playable hexes are numbered row by row")  # the kernels scan hex_grid[0] to [P-1]
-        on_playable = ((on_grid >= 0) & (on_grid < self.P)).all(axis=3)
-        if not (on_grid == tables)[playable].all() or on_playable[~playable].any():
-            raise AssertionError("grid shifts disagree with the placement tables")
 
 
 @dataclass
@@ -292,43 +123,20 @@ class VorexEngine(BatchedEngine):
         self.player_count = players
         self.solo = players == 1
         self.num_actions = config.num_actions
-        self.board = board = Board(config)
-        # what the placement kernels read: playable hexes, neighbours, cells, boundary walks and their touches,
-        # the placements covering the centre and the grid (Board._grid)
-        self.place_tables = (config.playable, board.neighbours_ext, board.cells, board.boundary, board.boundary_touch,
-                             board.covers_centre, board.grid_hex, board.hex_grid, board.cell_shift,
-                             board.boundary_shift)
+        self.board = Board(config)
+        self.place_tables = self.board.place_tables
         self.offsets = config.offsets
         P = config.playable
         self.P, self.H = P, config.window
-        self.tile_shape = config.tile_shape.astype(np.int64)
-        self.tile_kind = config.tile_hex_kind.astype(np.int8)
-        self.tile_cost = config.tile_hex_cost.astype(np.int16)
-        # light_short[tile hex, held]: the light that paying a tile hex's whole cost takes beyond the other
-        # resources held, by tile * 4 + part and held mushroom, water, insect capped at the largest cost of each
-        # (numbered as held_code); reductions aside
-        cost = self.tile_cost.reshape(-1, 3).astype(np.int64)
-        self.held_caps = cost.max(axis=0)
-        held = np.stack(np.meshgrid(*[np.arange(cap + 1) for cap in self.held_caps], indexing="ij"), axis=-1)
-        self.light_short = np.maximum(cost[:, None, :] - held.reshape(1, -1, 3), 0).sum(axis=2).ravel()
-        self.held_combos = held.reshape(-1, 3).shape[0]
-        # most_short[held]: the most light any tile hex's whole cost can take beyond the other resources held
-        self.most_short = self.light_short.reshape(-1, self.held_combos).max(axis=0)
-        self.tile_value = config.tile_hex_value.astype(np.int16)
-        self.tile_beetles = config.tile_beetles.astype(np.int16)
-        self.tile_level = config.tile_level.astype(np.int64)
-        self.tile_count = len(config.tiles)
-        self.tile_stumps = (self.tile_kind > ARID).sum(axis=1).astype(np.int64)  # stumps of each tile
-        self.arid_cells = ((self.tile_kind == ARID) @ (1 << np.arange(TILE_HEXES))).astype(np.int64)  # bit c: cell c
+        tiles = TileTables(config)
+        self.tile_shape, self.tile_kind, self.tile_cost = tiles.tile_shape, tiles.tile_kind, tiles.tile_cost
+        self.tile_value, self.tile_beetles, self.tile_level = tiles.tile_value, tiles.tile_beetles, tiles.tile_level
+        self.tile_count, self.tile_stumps, self.arid_cells = tiles.tile_count, tiles.tile_stumps, tiles.arid_cells
+        self.held_caps, self.held_combos = tiles.held_caps, tiles.held_combos
+        self.light_short, self.most_short, self.category = tiles.light_short, tiles.most_short, tiles.category
         levels = config.pile_levels(players)
         self.pile_levels = levels
         self.pile_size = sum(len(level) for level in levels)
-        # A hex's stump category: 0 none/arid, 1 production, 2 action, 3 points (index by kind + 1).
-        category = np.zeros(len(HEX_KINDS) + 1, dtype=np.int8)
-        for kind, name in enumerate(HEX_KINDS):
-            category[kind + 1] = (1 if FIRST_PRODUCTION <= kind <= LAST_PRODUCTION else
-                                  2 if name in ("bloom", "draw", "expand") else 3 if kind == POINTS else 0)
-        self.category = category
 
     # --- setup ------------------------------------------------------------------------------
 
@@ -467,7 +275,7 @@ class VorexEngine(BatchedEngine):
         if around_nb is None:
             around_nb = self.board.neighbours_ext.take(around, axis=0).reshape(rows.size, -1)
         covered = flat.take(around_nb + base) != EMPTY
-        covered_nb = _count6(covered.reshape(-1, 6)).reshape(around.shape)
+        covered_nb = count6(covered.reshape(-1, 6)).reshape(around.shape)
         return (tile == EMPTY) & (6 - covered_nb == touch)
 
     # --- blooms ---------------------------------------------------------------------------------
@@ -832,7 +640,7 @@ class VorexEngine(BatchedEngine):
         merged = np.where(labels >= 0, labels, 1 << 14).min(axis=1)
         new = np.minimum(merged, hexes).astype(np.int16)
         # only games where a neighbouring group changes label relabel their flowers (merges, or a smaller hex)
-        relabel = np.flatnonzero(_count6((labels >= 0) & (labels != new[:, None])) > 0)
+        relabel = np.flatnonzero(count6((labels >= 0) & (labels != new[:, None])) > 0)
         if relabel.size:
             group = state.group[rows[relabel]]
             old = np.where(labels >= 0, labels, -2)[relabel].astype(group.dtype)  # -2 matches no hex
@@ -855,7 +663,7 @@ class VorexEngine(BatchedEngine):
         own = (kind >= FIRST_PRODUCTION) & (kind <= LAST_PRODUCTION)
         words[own] += PRODUCTION_LANES[kind[own] - FIRST_PRODUCTION]
         production[rows, new] = words
-        beside = _flat_view(state.beside)
+        beside = flat_view(state.beside)
         beside[around] |= (np.uint8(1) << seats.astype(np.uint8))[:, None]
         state.flowers_left[rows, seats] -= 1
         state.stats[rows, seats, STAT["flowers_placed"]] += 1
