@@ -127,7 +127,8 @@ def test_overgrowth_report_checks_the_target_band_and_components(runs):
 def test_three_player_report_of_a_rotated_mixed_lineup_adjusts_seats_for_the_bots(runs):
     report = rp.build_run_report(runs / "toy3")
     seats = report.section("seats")
-    assert "adjusted for the bots" in seats.blocks[0].text
+    assert "between equal players, by a model of seat and bot terms" in seats.blocks[0].text  # the headline
+    assert "adjusted for the bots" in seats.blocks[1].items[0]  # the design, under it
     table = next(b for b in seats.blocks if isinstance(b, rp.Table))
     assert [row[0] for row in table.rows] == ["seat 0", "seat 1", "seat 2"]
     assert "Holm-corrected" in table.caption
@@ -327,6 +328,10 @@ def test_cli_writes_the_reports(runs, tmp_path):
     result = glade("report", runs / "toy", "--html", "--out", tmp_path / "html-only")
     assert result.exit_code == 0, result.output
     assert result.stdout.strip().endswith("report.html")
+    headline = result.stdout.splitlines()[0]  # the Seats section's lead, word for word
+    assert headline.startswith("headline: seat ") and "of 300 games" in headline
+    page = (tmp_path / "html-only" / "report.html").read_text()
+    assert html_lib.escape(headline.removeprefix("headline: "), quote=False) in page
     assert (tmp_path / "html-only" / "report.html").exists()
     assert not (tmp_path / "html-only" / "report.pdf").exists()
     result = glade("report", "--diff", runs / "toy", runs / "toy-goal14", "--pdf", "--out", tmp_path / "diff")
