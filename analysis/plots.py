@@ -652,25 +652,25 @@ def margin_distribution(distribution: pl.DataFrame) -> Figure:
 
 
 @_styled
-def score_trajectories(bands: pl.DataFrame, what: str = "score") -> Figure:
-    """Each seat's median ``what`` (line) and 25-75% band (shade) against the round (``bands`` of
-    :func:`analysis.drama.score_bands`)."""
+def score_trajectories(bands: pl.DataFrame, what: str = "score", by: str = "seat") -> Figure:
+    """Each seat's (``by="bot"``: each bot's) median ``what`` (line) and 25-75% band (shade) against the round
+    (``bands`` of :func:`analysis.drama.score_bands` or :func:`analysis.drama.bot_bands`)."""
     fig, axes = _figure(2.6)
     ax = axes[0, 0]
     if not bands.height:
         _empty(ax, "no trajectories recorded")
         return fig
-    for seat in sorted(bands["seat"].unique().to_list()):
-        part = bands.filter(pl.col("seat") == seat).sort("round")
+    for i, key in enumerate(bands[by].unique(maintain_order=True).to_list()):
+        part = bands.filter(pl.col(by) == key).sort("round")
         rounds = part["round"].to_numpy()
-        color = PALETTE[seat % len(PALETTE)]
+        color = PALETTE[i % len(PALETTE)]
         ax.fill_between(rounds, part["q25"].to_numpy(), part["q75"].to_numpy(), color=color, alpha=0.18, lw=0)
-        ax.plot(rounds, part["median"].to_numpy(), color=color, ls=LINESTYLES[seat % len(LINESTYLES)],
-                marker=MARKERS[seat % len(MARKERS)], ms=3, label=f"seat {seat}")
+        ax.plot(rounds, part["median"].to_numpy(), color=color, ls=LINESTYLES[i % len(LINESTYLES)],
+                marker=MARKERS[i % len(MARKERS)], ms=3, label=f"seat {key}" if by == "seat" else str(key))
     ax.set_xlabel("round (a round ends when seat 0 is to move again; the last point of a game is its end)")
     ax.set_ylabel(what)
-    ax.set_title("Score trajectories: median and 25-75% band per seat")
-    ax.legend(fontsize=8, frameon=False, ncol=min(4, bands["seat"].n_unique()))
+    ax.set_title(f"Score trajectories: median and 25-75% band per {by}")
+    ax.legend(fontsize=8, frameon=False, ncol=min(4, bands[by].n_unique()))
     return fig
 
 

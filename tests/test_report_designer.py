@@ -131,6 +131,25 @@ def test_drama_measures_margins_ties_and_the_spread_of_length():
     assert d.lead_changes is None
 
 
+def test_the_drama_section_draws_bands_per_bot_when_bots_differ():
+    rows, trajectory = [], []
+    for g in range(6):  # greedy gains 2 a round, random 1; seats rotate every game
+        bots = ("greedy", "random") if g % 2 == 0 else ("random", "greedy")
+        for seat, bot in enumerate(bots):
+            step = 2.0 if bot == "greedy" else 1.0
+            rows.append(dict(game=g, seat=seat, score=3 * step, rank=1 if bot == "greedy" else 2, who=bot))
+            trajectory += [dict(game=g, round=r, seat=seat, value=r * step) for r in (1, 2, 3)]
+    mixed = records(rows, rotations=2).with_columns(pl.col("who").alias("bot"))
+    d = analyse_designer("toy", {}, mixed, None, 2, trajectories=pl.DataFrame(trajectory))
+    plots_ = {b.id: b for b in drama_section(d).blocks if isinstance(b, rp.Plot)}
+    assert {"trajectories", "trajectories-by-bot"} <= set(plots_)
+    assert d.course.bot_bands.filter(pl.col("round") == 3)["median"].to_list() == [6.0, 3.0]  # greedy, random
+    labels = [t.get_text() for t in plots_["trajectories-by-bot"].figure.axes[0].get_legend().get_texts()]
+    assert labels == ["greedy", "random"]
+    one = analyse_designer("toy", {}, records(rows, rotations=2), None, 2, trajectories=pl.DataFrame(trajectory))
+    assert "trajectories-by-bot" not in {b.id for b in drama_section(one).blocks if isinstance(b, rp.Plot)}
+
+
 # ---------------------------------------------------------------- content strength
 
 
