@@ -677,15 +677,19 @@ def score_trajectories(bands: pl.DataFrame, what: str = "score", by: str = "seat
 @_styled
 def cell_drama(cells: Sequence[str], margin: tuple[np.ndarray, np.ndarray, np.ndarray],
                ties: tuple[np.ndarray, np.ndarray, np.ndarray], spread: tuple[np.ndarray, np.ndarray, np.ndarray],
-               baseline: str) -> Figure:
-    """Per cell: mean final margin, tie rate and the standard deviation of game length, each with its interval."""
+               baseline: str, lead_changes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> Figure:
+    """Per cell: mean final margin, tie rate, the standard deviation of game length and (when the cells have
+    trajectories) lead changes per game, each with its interval; cells are named as the report names them."""
     n = len(cells)
-    fig, axes = _figure(1.0 + 0.34 * n, ncols=3, sharey=True)
+    panels = [(margin, "Mean final margin", "points; 95%"), (ties, "Shared first places", "Wilson 95%"),
+              (spread, "Game length sd", "turns; bootstrap 95%")]
+    if lead_changes is not None:
+        panels.append((lead_changes, "Lead changes a game", "95%, by deal"))
+    fig, axes = _figure(1.0 + 0.34 * n, ncols=len(panels), sharey=True)
     colors = [FAIR if c == baseline else PALETTE[0] for c in cells]
     markers = ["D" if c == baseline else "o" for c in cells]
-    for ax, values, title, note in ((axes[0, 0], margin, "Mean final margin", "points; 95%"),
-                                    (axes[0, 1], ties, "Shared first places", "Wilson 95%"),
-                                    (axes[0, 2], spread, "Game length sd", "turns; bootstrap 95%")):
+    for k, (values, title, note) in enumerate(panels):
+        ax = axes[0, k]
         _forest(ax, list(cells), *values, None, colors=colors, markers=markers)
         ax.set_title(title, fontsize=9.5)
         ax.set_xlabel(note, color=MUTED, fontsize=8)

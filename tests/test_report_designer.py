@@ -150,6 +150,43 @@ def test_the_drama_section_draws_bands_per_bot_when_bots_differ():
     assert "trajectories-by-bot" not in {b.id for b in drama_section(one).blocks if isinstance(b, rp.Plot)}
 
 
+def test_the_sweep_drama_figure_draws_lead_changes_per_cell_with_intervals():
+    from types import SimpleNamespace
+
+    from analysis import drama as course_of
+    from analysis.report.trace import drama_section as cell_drama_section
+
+    def cell(title: str, courses: list[tuple[list[float], list[float]]] | None, baseline: bool = False):
+        rows, trajectory = [], []
+        for g, (seat0, seat1) in enumerate(courses or [([1, 2], [0, 1])] * 4):
+            ranks = (1, 2) if seat0[-1] > seat1[-1] else (2, 1)
+            for seat, (values, rank) in enumerate(zip((seat0, seat1), ranks)):
+                rows.append(dict(game=g, seat=seat, score=float(values[-1]), rank=rank))
+                trajectory += [dict(game=g, round=r + 1, seat=seat, value=float(v)) for r, v in enumerate(values)]
+        frame = records(rows)
+        course = course_of.course(frame, pl.DataFrame(trajectory)) if courses is not None else None
+        return SimpleNamespace(id=title, baseline=baseline, drama=stats.drama(frame), course=course)
+
+    swingy = [([1, 0, 2], [0, 1, 1])] * 3 + [([0, 2], [1, 1])]  # 2, 2, 2 and 1 lead changes: mean 1.75
+    steady = [([1, 2, 3], [0, 1, 1])] * 4  # never a change
+    cells = [cell("G1 x B1", steady, baseline=True), cell("G2 x B1", swingy), cell("G3 x B1", None)]
+    section = cell_drama_section(cells, "G1 x B1")
+    figure = next(b for b in section.blocks if isinstance(b, rp.Plot) and b.id == "cell-drama").figure
+    assert [ax.get_title(loc="left") for ax in figure.axes] == ["Mean final margin", "Shared first places", "Game length sd",
+                                                     "Lead changes a game"]
+    lead = figure.axes[3]
+    assert [t.get_text() for t in figure.axes[0].get_yticklabels()] == ["G1 x B1", "G2 x B1", "G3 x B1"]  # titles
+    points = {round(float(line.get_ydata()[0])): float(line.get_xdata()[0]) for line in lead.get_lines()
+              if line.get_marker() in ("o", "D")}
+    assert points == {2: pytest.approx(0.0), 1: pytest.approx(1.75)}  # G3 x B1 (y = 0): no trajectories, no point
+    intervals = [line.get_xdata() for line in lead.get_lines() if line.get_marker() in ("None", "") and
+                 len(line.get_xdata()) == 2 and line.get_xdata()[0] != line.get_xdata()[1]]
+    low, high = cells[1].course.lead_changes.low, cells[1].course.lead_changes.high
+    assert any(list(x) == pytest.approx([low, high]) for x in intervals) and low < 1.75 < high
+    without = cell_drama_section([cells[2], cell("G4 x B1", None)], "G3 x B1")
+    assert len(next(b for b in without.blocks if isinstance(b, rp.Plot)).figure.axes) == 3
+
+
 # ---------------------------------------------------------------- content strength
 
 
