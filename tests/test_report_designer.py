@@ -242,12 +242,21 @@ def game_runs(tmp_path_factory):
     return base
 
 
+@pytest.fixture(scope="module")
+def designer_analyses(game_runs):
+    """Each game's designer analysis of its tiny run, computed once for the tests below."""
+    analyses = {}
+    for name, players in GAMES.items():
+        path = game_runs / name
+        analyses[name] = analyse_designer(name, load_manifest(path), load_records(path), load_events(path), players,
+                                          trajectories=load_trajectories(path))
+    return analyses
+
+
 @pytest.mark.parametrize("name", list(GAMES))
-def test_every_game_gets_the_designer_sections_in_html(game_runs, name):
+def test_every_game_gets_the_designer_sections_in_html(designer_analyses, name):
     """The designer sections of each game's tiny run, rendered alone (the whole report is test_report's)."""
-    path = game_runs / name
-    manifest, records_, events = load_manifest(path), load_records(path), load_events(path)
-    d = analyse_designer(name, manifest, records_, events, GAMES[name], trajectories=load_trajectories(path))
+    d = designer_analyses[name]
     components = Section("components", "Content", family_blocks(d))
     page = rp.render_html(rp.Report("run", name, "", [why_section(d), drama_section(d), components], ""))
     for section in ("why", "drama", "components"):
@@ -263,11 +272,10 @@ def test_every_game_gets_the_designer_sections_in_html(game_runs, name):
 
 
 @pytest.mark.parametrize("name", list(GAMES))
-def test_the_families_declared_by_the_games_give_the_tables_of_before(game_runs, name):
+def test_the_families_declared_by_the_games_give_the_tables_of_before(designer_analyses, name):
     """Families moved from the report code into each GameDefinition: the same tables on the same seeded run
     (tests/golden/families-GAME.csv was written by the report code's own declarations before the move)."""
-    path = game_runs / name
-    d = analyse_designer(name, load_manifest(path), load_records(path), load_events(path), GAMES[name])
+    d = designer_analyses[name]  # the families do not depend on the trajectories
     assert [f.title for f, _ in d.families] == [f.title for f in get_game(name).families]
     frames = [table.select(pl.lit(family.title).alias("family"), pl.col(family.item).cast(pl.String).alias("item"),
                            "used", "win_used", "win_not_used") for family, table in d.families]
