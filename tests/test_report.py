@@ -389,3 +389,17 @@ def test_a_solitaire_run_reports_its_win_rate_instead_of_seat_balance(solitaire_
     assert "Score margin" not in page and "Seat balance" not in page
     assert "solitaire, seed 5" in page
     report.close()
+
+
+def test_diff_of_a_config_list_names_the_item_and_key_that_changed():
+    from analysis.report.diff import _diff_config
+
+    species = [{"name": "Step Moss", "cost": 0, "rows": ["low"]}, {"name": "Douglas Fir", "cost": 4, "count": 4}]
+    cheaper = [dict(species[0]), {**species[1], "cost": 2}]
+    rows = _diff_config({"config": {"species": species}}, {"config": {"species": cheaper}})
+    assert rows == [["species[1] Douglas Fir: cost", "4", "2"]]  # not the whole list, twice
+    longer = _diff_config({"config": {"deck": list(range(100))}}, {"config": {"deck": list(range(101))}})
+    assert len(longer) == 1 and len(longer[0][1]) <= 160 and longer[0][1].endswith("\u2026")  # fits a PDF row
+    nested = _diff_config({"config": {"board": {"cells": [[0, 1], [1, 1]]}}},
+                          {"config": {"board": {"cells": [[0, 1], [1, 2]]}}})
+    assert nested == [["board.cells[1][1]", "1", "2"]]
