@@ -331,8 +331,8 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
         click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
                    err=True)
         sys.exit(130)
-    summary = summarize(scan_records(out_dir))
     manifest = load_manifest(out_dir)
+    summary = summarize(scan_records(out_dir), players=manifest.get("players"))
     played, seconds, speed = result.played, result.seconds, result.games_per_second
     if until is not None:
         played, seconds, speed = until.played, until.seconds, until.games_per_second
@@ -925,7 +925,8 @@ def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bo
     DIR is a run directory (manifest.json, from glade play) or a sweep
     directory (sweep.json, from glade sweep). --diff compares two runs: config
     keys that differ, seat win rates, turns and end reasons, paired deal by deal
-    when both runs played the same seeds.
+    when both runs played the same seeds. For a run it first prints the
+    headline on seat balance, the words of the report's Seats section.
 
     \b
         glade report runs/demo
@@ -945,5 +946,7 @@ def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bo
     else:
         built = build_report(directory, delta)
         out = Path(out_dir) if out_dir else default_out(directory)
+    if built.headline:
+        click.echo(f"headline: {built.headline}")
     for path in write_report(built, out, html_file=as_html or both, pdf_file=as_pdf or both):
         click.echo(str(path))

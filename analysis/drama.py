@@ -13,7 +13,9 @@ round of a game is its end). From it:
 * wire to wire: of the same games, the share whose winner was never behind any
   seat at a round end;
 * score bands: per seat and round, the median and quartiles over the games
-  still running.
+  still running; with more than one bot in the run, the same per bot kind
+  (a bot's seat-games in whatever seat it sat), since with rotated seats a
+  seat's band mixes the bots that sat in it.
 
 Every interval takes the deal as the unit when deals hold several games
 (rotated seats): :func:`analysis.stats.clustered_mean` and
@@ -40,7 +42,8 @@ class Course:
 
     ``per_game``: ``game``, ``deal``, ``rounds``, ``lead_changes``, ``winner`` (-1: shared first place or
     stall), ``comeback``, ``wire_to_wire`` (null where there is no single winner or fewer than two rounds).
-    ``bands``: ``seat``, ``round``, ``games``, ``q25``, ``median``, ``q75``.
+    ``bands``: ``seat``, ``round``, ``games``, ``q25``, ``median``, ``q75``; ``bot_bands`` the same with
+    ``bot`` for ``seat`` (``games`` then counts the bot's seat-games), None when one bot played every seat.
     """
 
     games: int
@@ -51,6 +54,7 @@ class Course:
     wire_to_wire: Proportion
     per_game: pl.DataFrame
     bands: pl.DataFrame
+    bot_bands: pl.DataFrame | None = None
 
     def describe(self) -> str:
         m = self.lead_changes
@@ -116,17 +120,28 @@ def per_game(records: pl.DataFrame, trajectories: pl.DataFrame) -> pl.DataFrame:
     ).select("game", "deal", "rounds", "lead_changes", "winner", "comeback", "wire_to_wire")
 
 
-def score_bands(trajectories: pl.DataFrame, min_share: float = BAND_MIN_SHARE) -> pl.DataFrame:
-    """Per seat and round: games still running, the quartiles of the seat's score; rounds reached by fewer
-    than ``min_share`` of the games are left out (the few long games would make the band's tail)."""
-    games = trajectories["game"].n_unique()
-    bands = trajectories.group_by("seat", "round").agg(
+def score_bands(trajectories: pl.DataFrame, min_share: float = BAND_MIN_SHARE, by: str = "seat") -> pl.DataFrame:
+    """Per ``by`` (a seat, or a bot with :func:`bot_bands`) and round: the seat-games still running and the
+    quartiles of their scores; rounds reached by fewer than ``min_share`` of the group's seat-games are left
+    out (the few long games would make the band's tail)."""
+    totals = trajectories.group_by(by).agg(pl.struct("game", "seat").n_unique().alias("total"))
+    bands = trajectories.group_by(by, "round").agg(
         pl.len().alias("games"),
         pl.col("value").quantile(0.25, interpolation="linear").alias("q25"),
         pl.col("value").median().alias("median"),
         pl.col("value").quantile(0.75, interpolation="linear").alias("q75"),
-    ).sort("seat", "round")
-    return bands.filter(pl.col("games") >= max(1, min_share * games))
+    ).join(totals, on=by).sort(by, "round")
+    return bands.filter(pl.col("games") >= pl.max_horizontal(pl.lit(1.0), min_share * pl.col("total"))).drop("total")
+
+
+def bot_bands(records: pl.DataFrame, trajectories: pl.DataFrame,
+              min_share: float = BAND_MIN_SHARE) -> pl.DataFrame | None:
+    """:func:`score_bands` per bot kind (each seat-game under the bot that played it), or None with one bot."""
+    if "bot" not in records.columns or records["bot"].n_unique() < 2:
+        return None
+    seats = records.select(pl.col("game").cast(trajectories.schema["game"]),
+                           pl.col("seat").cast(trajectories.schema["seat"]), "bot")
+    return score_bands(trajectories.join(seats, on=["game", "seat"]), min_share, by="bot")
 
 
 def course(records: pl.DataFrame, trajectories: pl.DataFrame | None, confidence: float = CONFIDENCE,
@@ -141,13 +156,14 @@ def course(records: pl.DataFrame, trajectories: pl.DataFrame | None, confidence:
     changes = table["lead_changes"].to_numpy().astype(np.float64)
     judged = table.filter(pl.col("comeback").is_not_null())
     judged_deals = judged["deal"].to_numpy()
+    played = trajectories.filter(pl.col("game").is_in(table["game"].implode()))
     return Course(
         games=table.height, decided=judged.height,
         lead_changes=clustered_mean(changes, deals, confidence, seed),
         with_change=clustered_proportion(changes > 0, deals, confidence, seed),
         comeback=_share(judged["comeback"].to_numpy(), judged_deals, confidence, seed),
         wire_to_wire=_share(judged["wire_to_wire"].to_numpy(), judged_deals, confidence, seed),
-        per_game=table, bands=score_bands(trajectories.filter(pl.col("game").is_in(table["game"].implode()))),
+        per_game=table, bands=score_bands(played), bot_bands=bot_bands(records, played),
     )
 
 
@@ -157,4 +173,4 @@ def _share(flags: np.ndarray, deals: np.ndarray, confidence: float, seed: int) -
     return clustered_proportion(flags.astype(bool), deals, confidence, seed)
 
 
-__all__ = ["BAND_MIN_SHARE", "Course", "course", "per_game", "score_bands"]
+__all__ = ["BAND_MIN_SHARE", "Course", "bot_bands", "course", "per_game", "score_bands"]

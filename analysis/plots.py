@@ -652,40 +652,44 @@ def margin_distribution(distribution: pl.DataFrame) -> Figure:
 
 
 @_styled
-def score_trajectories(bands: pl.DataFrame, what: str = "score") -> Figure:
-    """Each seat's median ``what`` (line) and 25-75% band (shade) against the round (``bands`` of
-    :func:`analysis.drama.score_bands`)."""
+def score_trajectories(bands: pl.DataFrame, what: str = "score", by: str = "seat") -> Figure:
+    """Each seat's (``by="bot"``: each bot's) median ``what`` (line) and 25-75% band (shade) against the round
+    (``bands`` of :func:`analysis.drama.score_bands` or :func:`analysis.drama.bot_bands`)."""
     fig, axes = _figure(2.6)
     ax = axes[0, 0]
     if not bands.height:
         _empty(ax, "no trajectories recorded")
         return fig
-    for seat in sorted(bands["seat"].unique().to_list()):
-        part = bands.filter(pl.col("seat") == seat).sort("round")
+    for i, key in enumerate(bands[by].unique(maintain_order=True).to_list()):
+        part = bands.filter(pl.col(by) == key).sort("round")
         rounds = part["round"].to_numpy()
-        color = PALETTE[seat % len(PALETTE)]
+        color = PALETTE[i % len(PALETTE)]
         ax.fill_between(rounds, part["q25"].to_numpy(), part["q75"].to_numpy(), color=color, alpha=0.18, lw=0)
-        ax.plot(rounds, part["median"].to_numpy(), color=color, ls=LINESTYLES[seat % len(LINESTYLES)],
-                marker=MARKERS[seat % len(MARKERS)], ms=3, label=f"seat {seat}")
+        ax.plot(rounds, part["median"].to_numpy(), color=color, ls=LINESTYLES[i % len(LINESTYLES)],
+                marker=MARKERS[i % len(MARKERS)], ms=3, label=f"seat {key}" if by == "seat" else str(key))
     ax.set_xlabel("round (a round ends when seat 0 is to move again; the last point of a game is its end)")
     ax.set_ylabel(what)
-    ax.set_title("Score trajectories: median and 25-75% band per seat")
-    ax.legend(fontsize=8, frameon=False, ncol=min(4, bands["seat"].n_unique()))
+    ax.set_title(f"Score trajectories: median and 25-75% band per {by}")
+    ax.legend(fontsize=8, frameon=False, ncol=min(4, bands[by].n_unique()))
     return fig
 
 
 @_styled
 def cell_drama(cells: Sequence[str], margin: tuple[np.ndarray, np.ndarray, np.ndarray],
                ties: tuple[np.ndarray, np.ndarray, np.ndarray], spread: tuple[np.ndarray, np.ndarray, np.ndarray],
-               baseline: str) -> Figure:
-    """Per cell: mean final margin, tie rate and the standard deviation of game length, each with its interval."""
+               baseline: str, lead_changes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> Figure:
+    """Per cell: mean final margin, tie rate, the standard deviation of game length and (when the cells have
+    trajectories) lead changes per game, each with its interval; cells are named as the report names them."""
     n = len(cells)
-    fig, axes = _figure(1.0 + 0.34 * n, ncols=3, sharey=True)
+    panels = [(margin, "Mean final margin", "points; 95%"), (ties, "Shared first places", "Wilson 95%"),
+              (spread, "Game length sd", "turns; bootstrap 95%")]
+    if lead_changes is not None:
+        panels.append((lead_changes, "Lead changes a game", "95%, by deal"))
+    fig, axes = _figure(1.0 + 0.34 * n, ncols=len(panels), sharey=True)
     colors = [FAIR if c == baseline else PALETTE[0] for c in cells]
     markers = ["D" if c == baseline else "o" for c in cells]
-    for ax, values, title, note in ((axes[0, 0], margin, "Mean final margin", "points; 95%"),
-                                    (axes[0, 1], ties, "Shared first places", "Wilson 95%"),
-                                    (axes[0, 2], spread, "Game length sd", "turns; bootstrap 95%")):
+    for k, (values, title, note) in enumerate(panels):
+        ax = axes[0, k]
         _forest(ax, list(cells), *values, None, colors=colors, markers=markers)
         ax.set_title(title, fontsize=9.5)
         ax.set_xlabel(note, color=MUTED, fontsize=8)

@@ -1,12 +1,20 @@
-"""The first look at a run: win rates per seat and per bot, game length, end reasons.
+"""The first look at a run: the seat headline, rates per seat and per bot, game length, end reasons.
 
 :func:`summarize` returns data (polars DataFrames and dicts); :func:`format_summary`
 writes it as a fishtest-style text table::
 
-    seat 0  wins 53.1% [52.4, 53.8] (Wilson 95%)  n = 20,000  ties 0.1%  stalls 0.0%  score 12.30
+    headline: seat 0 wins 53.1% [52.4, 53.8] of decided games (Wilson 95%, n = 19,980 games), binomial ...
+    seat 0  share 53.1% [52.4, 53.8] of decided games  n = 19,980  ties 0.1%  stalls 0.0%  score 12.30
 
-Wins count first places, shared ones included (``win`` in the records); a
-stall has no first place. Intervals are Wilson 95% from statsmodels.
+The headline is :func:`seat_headline`, the same sentence the run report
+(``glade report``) puts at the top of its Seats section and prints on the
+terminal: seat 0's share of the decided games with 2 players (ties and stalls
+shown beside it, not counted), each seat's share of first places with 3-4 (a
+shared first place split between its seats), between equal players when the
+bots differ and seats rotate (``analysis.stats.seat_advantage``). The bot
+lines count first places, shared ones included (``win`` in the records), over
+all of a bot's seat-games. Intervals are Wilson 95% from statsmodels unless
+the headline names another.
 """
 
 from __future__ import annotations
@@ -14,12 +22,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import polars as pl
 from statsmodels.stats.proportion import proportion_confint
 
-from analysis.report.text import _ci, _int, _num, _pct
+from analysis import stats
+from analysis.report.text import _ci, _int, _num, _pct, format_p
 
 CONFIDENCE = 0.95
+DELTA = 0.025  # the balance margin of the headline's equivalence test (glade report --delta)
+_HEADLINE_COLUMNS = ("game", "deal", "seat", "bot", "win", "tie", "rank", "turns", "end")
 
 
 @dataclass
@@ -30,16 +42,104 @@ class Summary:
     by_bot: pl.DataFrame  # the same with bot instead of seat; games counts seat-games
     turns: dict[str, float]  # mean, min, q1, median, q3, max
     ends: pl.DataFrame  # end, games, share
+    headline: str = ""  # seat_headline: the run report's headline, word for word
+    shares: pl.DataFrame | None = None  # the headline's per-seat shares: seat, share, share_low, share_high
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "games": self.games,
             "players": self.players,
+            "headline": self.headline,
+            "shares": self.shares.to_dicts() if self.shares is not None else None,
             "by_seat": self.by_seat.to_dicts(),
             "by_bot": self.by_bot.to_dicts(),
             "turns": self.turns,
             "ends": self.ends.to_dicts(),
         }
+
+
+# ---------------------------------------------------------------- the headline
+
+
+def _counted(advantage: stats.SeatAdvantage) -> str:
+    """What the headline's shares are of, in words."""
+    what = ("of decided games" if advantage.players == 2
+            else "of first places (a shared first place split between its seats)")
+    if advantage.design == stats.DESIGN_ADJUSTED:
+        what += " between equal players, by a model of seat and bot terms"
+    return what
+
+
+def _beside(advantage: stats.SeatAdvantage) -> str:
+    """The ties and stalls, shown beside the shares (with 2 players neither is in them)."""
+    games = max(advantage.games, 1)
+    ties = "ties" if advantage.players == 2 else "shared first places"
+    counted = "neither counted" if advantage.players == 2 else "stalls not counted"
+    return (f"{ties} {_pct(advantage.ties / games)} and stalls {_pct(advantage.stalls / games)} of "
+            f"{advantage.games:,} games, {counted}")
+
+
+def _tested(advantage: stats.SeatAdvantage) -> str:
+    if advantage.unit == "deals":
+        return f"n = {advantage.units_tested:,} deals ({advantage.games_tested:,} games)"
+    return f"n = {advantage.games_tested:,} games"
+
+
+def seat_headline(advantage: stats.SeatAdvantage) -> str:
+    """The run's headline on seat balance, one sentence: ``glade play``'s summary and ``glade report`` say it.
+
+    With 2 players seat 0's share of the decided games (ties and stalls shown
+    beside it, not counted); with 3-4 every seat's share of first places (a
+    shared first place split between its seats); each with its interval, the
+    difference test and the verdict of :func:`analysis.stats.seat_advantage`.
+
+        >>> seat_headline(stats.seat_advantage(records))  # doctest: +SKIP
+        'seat 0 wins 74.2% [72.3, 76.0] of decided games (Wilson 95%, n = 1,940 games); binomial p < 0.001 vs
+        50%: unbalanced; ties 3.0% and stalls 0.0% of 2,000 games, neither counted'
+    """
+    a = advantage
+    rows = a.seats.to_dicts()
+    if not np.isfinite(a.seats["share"].to_numpy()).any():
+        note = f" ({a.lineup_note})" if a.lineup_note else ""
+        return f"seat balance between equal players: {a.verdict}{note}, {_tested(a)}; {_beside(a)}"
+    method = f"({a.share_method}, {_tested(a)})"
+    if a.design == stats.DESIGN_CONFOUNDED:
+        seats = ", ".join(f"seat {r['seat']} {_pct(r['share'])} {_ci(r['share_low'], r['share_high'])}"
+                          for r in rows)
+        return (f"each seat's share {_counted(a)}, its fixed bot's too: {seats} {method}; seat balance "
+                f"{a.verdict}; {_beside(a)}")
+    each = "" if a.players == 2 else " each"
+    test = f"{a.test_name} {format_p(a.p_value)} vs {_pct(1 / a.players)}{each}: {a.verdict}"
+    if a.players == 2:
+        seat0 = rows[0]
+        return (f"seat 0 wins {_pct(seat0['share'])} {_ci(seat0['share_low'], seat0['share_high'])} {_counted(a)} "
+                f"{method}; {test}; {_beside(a)}")
+    seats = ", ".join(f"seat {r['seat']} {_pct(r['share'])} {_ci(r['share_low'], r['share_high'])}" for r in rows)
+    return f"seat shares {_counted(a)}: {seats} {method}; {test}; {_beside(a)}"
+
+
+def solo_headline(wins: stats.Proportion) -> str:
+    """A one-player run's headline: the player's win rate over all games."""
+    return f"the player wins {_pct(wins.rate)} {_ci(wins.low, wins.high)} of games (Wilson 95%, n = {wins.n:,} games)"
+
+
+def headline(records: pl.DataFrame | pl.LazyFrame, players: int | None = None,
+             delta: float = DELTA) -> tuple[str, stats.SeatAdvantage | None]:
+    """:func:`seat_headline` (or :func:`solo_headline`) of a records table, and the seat analysis behind it.
+
+    ``players`` (the manifest's) leaves out a game's own seats beyond them (a
+    solo mode's opponent), as the run report does.
+    """
+    frame = records.lazy().select(*[c for c in _HEADLINE_COLUMNS if c in records.collect_schema().names()])
+    if players is not None:
+        frame = frame.filter(pl.col("seat") < players)
+    frame = frame.collect()
+    if frame.height == 0:
+        return "no games", None
+    if int(frame["seat"].max()) == 0:
+        return solo_headline(stats.proportion(int(frame["win"].sum()), frame.height)), None
+    advantage = stats.seat_advantage(frame, delta=delta)
+    return seat_headline(advantage), advantage
 
 
 def _rates(records: pl.LazyFrame, key: str) -> pl.DataFrame:
@@ -67,13 +167,16 @@ def _rates(records: pl.LazyFrame, key: str) -> pl.DataFrame:
              "mean_score")
 
 
-def summarize(records: pl.DataFrame | pl.LazyFrame) -> Summary:
-    """Per seat and per bot rates, game length and end reasons of a records table.
+def summarize(records: pl.DataFrame | pl.LazyFrame, players: int | None = None, delta: float = DELTA) -> Summary:
+    """The headline, per seat and per bot rates, game length and end reasons of a records table.
 
     A lazy frame (``sims.records.scan_records``) is aggregated in streaming
-    fashion, so memory stays flat however many games the run holds.
+    fashion; the headline reads seven small columns of every seat-game.
+    ``players`` (the manifest's) keeps a game's own extra seats out of the
+    headline.
     """
     records = records.lazy()
+    text, advantage = headline(records, players, delta)
     per_game = records.filter(pl.col("seat") == 0).select("turns", "end")
     turns = per_game.select(
         pl.len().alias("games"),
@@ -99,20 +202,39 @@ def summarize(records: pl.DataFrame | pl.LazyFrame) -> Summary:
         by_bot=_rates(records, "bot"),
         turns={k: float(v) for k, v in turns.items()},
         ends=ends,
+        headline=text,
+        shares=advantage.seats.select("seat", "share", "share_low", "share_high") if advantage is not None else None,
     )
 
 
 def _line(label: str, row: dict) -> str:
     return (
-        f"{label}  wins {_pct(row['win_rate'])} {_ci(row['win_low'], row['win_high'])} "
+        f"{label}  first places {_pct(row['win_rate'])} {_ci(row['win_low'], row['win_high'])} "
         f"(Wilson 95%)  n = {_int(row['games'])}  ties {_pct(row['tie_rate'])}  "
         f"stalls {_pct(row['stall_rate'])}  score {_num(row['mean_score'])}"
     )
 
 
+def _seat_lines(summary: Summary) -> list[str]:
+    """One line per seat: the headline's share, then the seat's ties, stalls and mean score over all games."""
+    if summary.shares is None:
+        return ["by seat (first places over all games)"] + [
+            "  " + _line(f"seat {row['seat']}", row) for row in summary.by_seat.to_dicts()]
+    what = "share of decided games" if summary.players == 2 else "share of first places"
+    shares = {row["seat"]: row for row in summary.shares.to_dicts()}
+    lines = [f"by seat ({what}, as in the headline; ties, stalls and score over all games)"]
+    for row in summary.by_seat.to_dicts():
+        share = shares.get(row["seat"], {})
+        interval = _ci(share.get("share_low"), share.get("share_high"))
+        lines.append(f"  seat {row['seat']}  share {_pct(share.get('share'))}"
+                     f"{'' if interval == 'n/a' else ' ' + interval}  ties {_pct(row['tie_rate'])}  "
+                     f"stalls {_pct(row['stall_rate'])}  score {_num(row['mean_score'])}")
+    return lines
+
+
 def format_summary(summary: Summary, title: str | None = None, games_per_second: float | None = None,
                    seconds: float | None = None, played: int | None = None, manifest: dict | None = None) -> str:
-    """A readable text table of :func:`summarize`'s result.
+    """A readable text table of :func:`summarize`'s result, the headline first.
 
     With the run's ``manifest``, it also says when seat rotation was
     collapsed (the same bot in every seat) and how ``--until-ci`` chose the
@@ -120,11 +242,10 @@ def format_summary(summary: Summary, title: str | None = None, games_per_second:
     """
     lines = [title] if title else []
     lines.append(f"{summary.games:,} games, {summary.players} players")
-    lines.append("by seat (wins: first places, a shared first place counted for each tied seat; the report's "
-                 "headline counts shares of decided games)")
-    for row in summary.by_seat.to_dicts():
-        lines.append("  " + _line(f"seat {row['seat']}", row))
-    lines.append("by bot")
+    if summary.headline:
+        lines.append(f"headline: {summary.headline}")
+    lines.extend(_seat_lines(summary))
+    lines.append("by bot (first places over the bot's seat-games, a shared first place counted for each tied seat)")
     width = max(len(str(b)) for b in summary.by_bot["bot"])
     for row in summary.by_bot.to_dicts():
         lines.append("  " + _line(f"{row['bot']:<{width}}", row))
@@ -150,9 +271,6 @@ def _manifest_notes(manifest: dict) -> list[str]:
     notes = []
     if manifest.get("rotations_collapsed"):
         notes.append(f"note: --rotate-seats played one rotation: {manifest['rotations_collapsed']}")
-    if int(manifest.get("rotations", 1)) > 1:
-        notes.append("note: the seat rates above pool every lineup and count games; the rotated games of a deal are "
-                     "not independent. For seat balance between equal players, by deal: glade report")
     if manifest.get("stopping"):
         from analysis.stopping import describe_stopping
 

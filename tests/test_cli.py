@@ -31,8 +31,9 @@ def test_play_prints_the_summary(tmp_path):
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "400 games, 2 players" in out
-    assert re.search(r"seat 0  wins \d+\.\d% \[\d+\.\d, \d+\.\d\] \(Wilson 95%\)  n = 400", out)
-    assert re.search(r"greedy  wins \d+\.\d% \[", out)
+    assert re.search(r"headline: seat (0 wins|balance between equal players).* of 400 games", out)
+    assert re.search(r"seat 0  share (\d+\.\d% \[\d+\.\d, \d+\.\d\]|n/a)  ties", out)
+    assert re.search(r"greedy  first places \d+\.\d% \[\d+\.\d, \d+\.\d\] \(Wilson 95%\)  n = 400", out)
     assert "turns  mean" in out and "end    goal" in out and "games/s" in out
     records = load_records(tmp_path / "run")
     assert records["game"].n_unique() == 400

@@ -72,6 +72,30 @@ def test_score_bands_are_quartiles_of_the_games_still_running():
     assert row["q25"] == pytest.approx(np.quantile([4, 5, 3], 0.25))
 
 
+def test_bands_per_bot_separate_what_rotated_seats_mix():
+    # Seats rotate: greedy sits in seat 0 in games 0 and 2, in seat 1 in games 1 and 3.
+    greedy = [[2, 4, 6], [3, 5, 7], [2, 4, 8], [3, 6, 9]]
+    random = [[0, 1, 1], [1, 1, 2], [0, 0, 1], [1, 2, 2]]
+    records, rows = [], []
+    for game in range(4):
+        lineup = [("greedy", greedy[game]), ("random", random[game])][:: 1 if game % 2 == 0 else -1]
+        for seat, (bot, values) in enumerate(lineup):
+            records.append({"game": game, "deal": game // 2, "seat": seat, "bot": bot, "rank": 1 + (bot == "random"),
+                            "score": float(values[-1])})
+            rows += [{"game": game, "round": r + 1, "seat": seat, "value": float(v)} for r, v in enumerate(values)]
+    records, trajectories = pl.DataFrame(records), pl.DataFrame(rows)
+    found = drama.course(records, trajectories)
+    seat0 = found.bands.filter((pl.col("seat") == 0) & (pl.col("round") == 3)).row(0, named=True)
+    assert seat0["median"] == pytest.approx(np.median([6, 2, 8, 2]))  # 4.0: between the two bots
+    by_bot = found.bot_bands.filter(pl.col("round") == 3).sort("bot")
+    assert by_bot["bot"].to_list() == ["greedy", "random"] and by_bot["games"].to_list() == [4, 4]
+    assert by_bot["median"].to_list() == pytest.approx([7.5, 1.5])
+    assert by_bot["q25"].to_list() == pytest.approx([6.75, 1.0]) and by_bot["q75"].to_list() == pytest.approx([8.25, 2.0])
+    assert found.bot_bands["round"].to_list() == [1, 2, 3, 1, 2, 3]
+    one_bot = records.with_columns(pl.lit("greedy").alias("bot"))
+    assert drama.course(one_bot, trajectories).bot_bands is None  # one bot: the seat bands say it all
+
+
 def test_no_trajectories_no_course():
     records, _ = _frames([WIRE])
     assert drama.course(records, None) is None

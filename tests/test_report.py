@@ -1,7 +1,11 @@
 """Reports: a run's, a sweep's and a diff's HTML and PDF; ``glade report`` on the command line.
 
 Small runs of the toy game (tests/toy_game.py) and one small Overgrowth run,
-played once per module.
+played once per module; the Reforest solitaire sweep too, whose solitaire cell
+is also the solitaire run. Building and rendering reports takes most of the
+time (with numba's cache warm a toy run of 300 games costs about 0.3 s CPU, its
+report about 3.6 s, its HTML 2.5 s and its PDF 4.9 s), so no report is rendered
+twice.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 import html as html_lib
 import math
 import re
+import shutil
 import textwrap
 
 import numpy as np
@@ -48,10 +53,11 @@ def assert_self_contained(page: str) -> None:
 def runs(tmp_path_factory):
     base = tmp_path_factory.mktemp("report-runs")
     toy = toy_game.load()
-    for name, config, seed in (("toy", toy, 5), ("toy-copy", toy, 5), ("toy-seed6", toy, 6),
+    for name, config, seed in (("toy", toy, 5), ("toy-seed6", toy, 6),
                                ("toy-goal14", toy_game.load(overrides=("race.goal=14",)), 5)):
         run("toy", config, ["greedy", "random"], 2, seed, 150, base / name, batch_size=64, rotate_seats=True,
             progress=False)
+    shutil.copytree(base / "toy", base / "toy-copy")  # the same config and seed play the same records
     run("toy", toy, ["greedy", "random", "bully"], 3, 2, 60, base / "toy3", rotate_seats=True, progress=False)
     overgrowth = get_game("overgrowth")
     run("overgrowth", overgrowth.load_config(None, ()), ["greedy", "greedy"], 2, 3, 150, base / "og",
@@ -85,14 +91,16 @@ def sweep_dir(tmp_path_factory):
 def test_run_report_has_every_section_flags_and_inline_figures(runs, tmp_path):
     report = rp.build_run_report(runs / "toy")
     assert [s.id for s in report.sections] == list(RUN_SECTIONS)
-    page = rp.render_html(report)
+    figures = {p.id for p in report.plots()}
+    flags = report.section("summary").blocks[1]
+    written = rp.write_report(report, tmp_path / "out")  # renders the HTML and the PDF once each
+    assert [p.name for p in written] == ["report.html", "report.pdf"]
+    page = written[0].read_text(encoding="utf-8")
     for section in RUN_SECTIONS:
         assert f'<section id="{section}">' in page
     assert_self_contained(page)
-    figures = {p.id for p in report.plots()}
     assert {"seat-win-rates", "convergence", "skill-gradient", "score-distributions", "game-length",
             "end-reasons", "component-strength"} <= figures
-    flags = report.section("summary").blocks[1]
     assert isinstance(flags, rp.Flags) and flags.items[0].title.startswith("Seat balance")
     assert any(f.title.startswith(("Skill matters", "Skill gradient too flat")) for f in flags.items)
     assert "Wilson 95%" in page and "Holm" in page and "observational" in page.lower()
@@ -100,8 +108,6 @@ def test_run_report_has_every_section_flags_and_inline_figures(runs, tmp_path):
         assert html_lib.escape(line.replace("+-", "\u00b1")) in page
     assert re.search(r"Games per second</dt><dd>[0-9,]+ games/s", page)  # from the run's manifest
     assert "<details><summary>Config" in page  # the config, collapsible
-    written = rp.write_report(report, tmp_path / "out")
-    assert [p.name for p in written] == ["report.html", "report.pdf"]
     data = (tmp_path / "out" / "report.pdf").read_bytes()
     assert data.startswith(b"%PDF") and pdf_pages(data) >= 5
 
@@ -127,7 +133,8 @@ def test_overgrowth_report_checks_the_target_band_and_components(runs):
 def test_three_player_report_of_a_rotated_mixed_lineup_adjusts_seats_for_the_bots(runs):
     report = rp.build_run_report(runs / "toy3")
     seats = report.section("seats")
-    assert "adjusted for the bots" in seats.blocks[0].text
+    assert "between equal players, by a model of seat and bot terms" in seats.blocks[0].text  # the headline
+    assert "adjusted for the bots" in seats.blocks[1].items[0]  # the design, under it
     table = next(b for b in seats.blocks if isinstance(b, rp.Table))
     assert [row[0] for row in table.rows] == ["seat 0", "seat 1", "seat 2"]
     assert "Holm-corrected" in table.caption
@@ -232,20 +239,27 @@ def test_sweep_over_player_counts_pairs_each_cell_within_its_player_count(tmp_pa
     report.close()
 
 
-def test_sweep_with_solitaire_cells_reports_the_win_rate_beside_seat_balance(tmp_path):
-    path = tmp_path / "solo.toml"
+@pytest.fixture(scope="module")
+def solitaire_sweep(tmp_path_factory):
+    """Reforest, greedy: solitaire and 2 players x the standard and the hard target, 30 deals a cell."""
+    base = tmp_path_factory.mktemp("solitaire-sweep")
+    path = base / "solo.toml"
     path.write_text('game = "reforest"\nbots = ["greedy"]\nseed = 5\ngames_per_cell = 30\n'
                     'baseline = "players=1,solitaire.difficulty=standard"\n'
                     '[grid]\nplayers = [1, 2]\n"solitaire.difficulty" = ["standard", "hard"]\n')
-    run_sweep(path, tmp_path / "out", progress=False)
-    cells = rp.analyse_sweep(tmp_path / "out").cells
+    run_sweep(path, base / "out", progress=False)
+    return base / "out"
+
+
+def test_sweep_with_solitaire_cells_reports_the_win_rate_beside_seat_balance(solitaire_sweep):
+    cells = rp.analyse_sweep(solitaire_sweep).cells
     by_id = {c.id: c for c in cells}
     standard, hard = by_id["players=1,solitaire.difficulty=standard"], by_id["players=1,solitaire.difficulty=hard"]
     assert standard.advantage is None and standard.solo.rate == float(standard.records["win"].mean())
     assert hard.win_change is not None and hard.win_change.pairs == 30
     assert hard.win_change.difference <= 0  # the hard target adds to the standard one: no deal won only on hard
     assert by_id["players=2,solitaire.difficulty=hard"].paired_note.startswith("against players=2")
-    report = rp.build_sweep_report(tmp_path / "out")
+    report = rp.build_sweep_report(solitaire_sweep)
     assert [s.id for s in report.sections][:4] == ["summary", "cells", "solitaire", "paired"]
     ranked = next(b for b in report.section("cells").blocks if isinstance(b, rp.Table))
     assert {row[1].rstrip(" *") for row in ranked.rows} == {"players=2,solitaire.difficulty=standard",
@@ -327,6 +341,10 @@ def test_cli_writes_the_reports(runs, tmp_path):
     result = glade("report", runs / "toy", "--html", "--out", tmp_path / "html-only")
     assert result.exit_code == 0, result.output
     assert result.stdout.strip().endswith("report.html")
+    headline = result.stdout.splitlines()[0]  # the Seats section's lead, word for word
+    assert headline.startswith("headline: seat ") and "of 300 games" in headline
+    page = (tmp_path / "html-only" / "report.html").read_text()
+    assert html_lib.escape(headline.removeprefix("headline: "), quote=False) in page
     assert (tmp_path / "html-only" / "report.html").exists()
     assert not (tmp_path / "html-only" / "report.pdf").exists()
     result = glade("report", "--diff", runs / "toy", runs / "toy-goal14", "--pdf", "--out", tmp_path / "diff")
@@ -363,15 +381,25 @@ def test_component_analysis_uses_the_design_components_a_game_declares():
     assert design_components("overgrowth", events.drop("kind")) == (None, None)
 
 
-def test_a_solitaire_run_reports_its_win_rate_instead_of_seat_balance(tmp_path):
-    from sims.reforest import GAME as REFOREST
-    from sims.runner import run
-
-    run("reforest", REFOREST.load_config(), ["random"], 1, seed=2, games=40, out_dir=tmp_path / "solo",
-        progress=False)
-    report = rp.build_run_report(tmp_path / "solo")
+def test_a_solitaire_run_reports_its_win_rate_instead_of_seat_balance(solitaire_sweep):
+    cell = solitaire_sweep / "cells" / "players=1,solitaire.difficulty=standard"  # a sweep cell is a run directory
+    report = rp.build_run_report(cell)
     page = rp.render_html(report)
     assert "Solitaire result" in page and "Solitaire: the player wins" in page
     assert "Score margin" not in page and "Seat balance" not in page
-    assert "solitaire, seed 2" in page
+    assert "solitaire, seed 5" in page
     report.close()
+
+
+def test_diff_of_a_config_list_names_the_item_and_key_that_changed():
+    from analysis.report.diff import _diff_config
+
+    species = [{"name": "Step Moss", "cost": 0, "rows": ["low"]}, {"name": "Douglas Fir", "cost": 4, "count": 4}]
+    cheaper = [dict(species[0]), {**species[1], "cost": 2}]
+    rows = _diff_config({"config": {"species": species}}, {"config": {"species": cheaper}})
+    assert rows == [["species[1] Douglas Fir: cost", "4", "2"]]  # not the whole list, twice
+    longer = _diff_config({"config": {"deck": list(range(100))}}, {"config": {"deck": list(range(101))}})
+    assert len(longer) == 1 and len(longer[0][1]) <= 160 and longer[0][1].endswith("\u2026")  # fits a PDF row
+    nested = _diff_config({"config": {"board": {"cells": [[0, 1], [1, 1]]}}},
+                          {"config": {"board": {"cells": [[0, 1], [1, 2]]}}})
+    assert nested == [["board.cells[1][1]", "1", "2"]]

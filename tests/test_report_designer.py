@@ -131,6 +131,62 @@ def test_drama_measures_margins_ties_and_the_spread_of_length():
     assert d.lead_changes is None
 
 
+def test_the_drama_section_draws_bands_per_bot_when_bots_differ():
+    rows, trajectory = [], []
+    for g in range(6):  # greedy gains 2 a round, random 1; seats rotate every game
+        bots = ("greedy", "random") if g % 2 == 0 else ("random", "greedy")
+        for seat, bot in enumerate(bots):
+            step = 2.0 if bot == "greedy" else 1.0
+            rows.append(dict(game=g, seat=seat, score=3 * step, rank=1 if bot == "greedy" else 2, who=bot))
+            trajectory += [dict(game=g, round=r, seat=seat, value=r * step) for r in (1, 2, 3)]
+    mixed = records(rows, rotations=2).with_columns(pl.col("who").alias("bot"))
+    d = analyse_designer("toy", {}, mixed, None, 2, trajectories=pl.DataFrame(trajectory))
+    plots_ = {b.id: b for b in drama_section(d).blocks if isinstance(b, rp.Plot)}
+    assert {"trajectories", "trajectories-by-bot"} <= set(plots_)
+    assert d.course.bot_bands.filter(pl.col("round") == 3)["median"].to_list() == [6.0, 3.0]  # greedy, random
+    labels = [t.get_text() for t in plots_["trajectories-by-bot"].figure.axes[0].get_legend().get_texts()]
+    assert labels == ["greedy", "random"]
+    one = analyse_designer("toy", {}, records(rows, rotations=2), None, 2, trajectories=pl.DataFrame(trajectory))
+    assert "trajectories-by-bot" not in {b.id for b in drama_section(one).blocks if isinstance(b, rp.Plot)}
+
+
+def test_the_sweep_drama_figure_draws_lead_changes_per_cell_with_intervals():
+    from types import SimpleNamespace
+
+    from analysis import drama as course_of
+    from analysis.report.trace import drama_section as cell_drama_section
+
+    def cell(title: str, courses: list[tuple[list[float], list[float]]] | None, baseline: bool = False):
+        rows, trajectory = [], []
+        for g, (seat0, seat1) in enumerate(courses or [([1, 2], [0, 1])] * 4):
+            ranks = (1, 2) if seat0[-1] > seat1[-1] else (2, 1)
+            for seat, (values, rank) in enumerate(zip((seat0, seat1), ranks)):
+                rows.append(dict(game=g, seat=seat, score=float(values[-1]), rank=rank))
+                trajectory += [dict(game=g, round=r + 1, seat=seat, value=float(v)) for r, v in enumerate(values)]
+        frame = records(rows)
+        course = course_of.course(frame, pl.DataFrame(trajectory)) if courses is not None else None
+        return SimpleNamespace(id=title, baseline=baseline, drama=stats.drama(frame), course=course)
+
+    swingy = [([1, 0, 2], [0, 1, 1])] * 3 + [([0, 2], [1, 1])]  # 2, 2, 2 and 1 lead changes: mean 1.75
+    steady = [([1, 2, 3], [0, 1, 1])] * 4  # never a change
+    cells = [cell("G1 x B1", steady, baseline=True), cell("G2 x B1", swingy), cell("G3 x B1", None)]
+    section = cell_drama_section(cells, "G1 x B1")
+    figure = next(b for b in section.blocks if isinstance(b, rp.Plot) and b.id == "cell-drama").figure
+    assert [ax.get_title(loc="left") for ax in figure.axes] == ["Mean final margin", "Shared first places", "Game length sd",
+                                                     "Lead changes a game"]
+    lead = figure.axes[3]
+    assert [t.get_text() for t in figure.axes[0].get_yticklabels()] == ["G1 x B1", "G2 x B1", "G3 x B1"]  # titles
+    points = {round(float(line.get_ydata()[0])): float(line.get_xdata()[0]) for line in lead.get_lines()
+              if line.get_marker() in ("o", "D")}
+    assert points == {2: pytest.approx(0.0), 1: pytest.approx(1.75)}  # G3 x B1 (y = 0): no trajectories, no point
+    intervals = [line.get_xdata() for line in lead.get_lines() if line.get_marker() in ("None", "") and
+                 len(line.get_xdata()) == 2 and line.get_xdata()[0] != line.get_xdata()[1]]
+    low, high = cells[1].course.lead_changes.low, cells[1].course.lead_changes.high
+    assert any(list(x) == pytest.approx([low, high]) for x in intervals) and low < 1.75 < high
+    without = cell_drama_section([cells[2], cell("G4 x B1", None)], "G3 x B1")
+    assert len(next(b for b in without.blocks if isinstance(b, rp.Plot)).figure.axes) == 3
+
+
 # ---------------------------------------------------------------- content strength
 
 
@@ -186,12 +242,21 @@ def game_runs(tmp_path_factory):
     return base
 
 
+@pytest.fixture(scope="module")
+def designer_analyses(game_runs):
+    """Each game's designer analysis of its tiny run, computed once for the tests below."""
+    analyses = {}
+    for name, players in GAMES.items():
+        path = game_runs / name
+        analyses[name] = analyse_designer(name, load_manifest(path), load_records(path), load_events(path), players,
+                                          trajectories=load_trajectories(path))
+    return analyses
+
+
 @pytest.mark.parametrize("name", list(GAMES))
-def test_every_game_gets_the_designer_sections_in_html(game_runs, name):
+def test_every_game_gets_the_designer_sections_in_html(designer_analyses, name):
     """The designer sections of each game's tiny run, rendered alone (the whole report is test_report's)."""
-    path = game_runs / name
-    manifest, records_, events = load_manifest(path), load_records(path), load_events(path)
-    d = analyse_designer(name, manifest, records_, events, GAMES[name], trajectories=load_trajectories(path))
+    d = designer_analyses[name]
     components = Section("components", "Content", family_blocks(d))
     page = rp.render_html(rp.Report("run", name, "", [why_section(d), drama_section(d), components], ""))
     for section in ("why", "drama", "components"):
@@ -207,11 +272,10 @@ def test_every_game_gets_the_designer_sections_in_html(game_runs, name):
 
 
 @pytest.mark.parametrize("name", list(GAMES))
-def test_the_families_declared_by_the_games_give_the_tables_of_before(game_runs, name):
+def test_the_families_declared_by_the_games_give_the_tables_of_before(designer_analyses, name):
     """Families moved from the report code into each GameDefinition: the same tables on the same seeded run
     (tests/golden/families-GAME.csv was written by the report code's own declarations before the move)."""
-    path = game_runs / name
-    d = analyse_designer(name, load_manifest(path), load_records(path), load_events(path), GAMES[name])
+    d = designer_analyses[name]  # the families do not depend on the trajectories
     assert [f.title for f, _ in d.families] == [f.title for f in get_game(name).families]
     frames = [table.select(pl.lit(family.title).alias("family"), pl.col(family.item).cast(pl.String).alias("item"),
                            "used", "win_used", "win_not_used") for family, table in d.families]

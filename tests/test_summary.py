@@ -40,6 +40,7 @@ def test_summary_counts(records):
 
 def test_summary_text_is_fishtest_style(records):
     text = format_summary(summarize(records), "toy", games_per_second=1234.0, seconds=2.0, played=2468)
-    assert "seat 0  wins 50.0% [15.0, 85.0] (Wilson 95%)  n = 4" in text
+    assert "random  first places 25.0% [4.6, 69.9] (Wilson 95%)  n = 4  ties 25.0%" in text
+    assert text.splitlines()[2].startswith("headline: seat balance between equal players: not measured")
     assert "end    goal 75.0% (3), stall 25.0% (1)" in text
     assert "2,468 games in 2.00 s: 1,234 games/s" in text

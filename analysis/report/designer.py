@@ -277,6 +277,11 @@ def drama_section(d: DesignerAnalysis) -> Section:
                            "Each seat's score at each round end as if the game ended there: the median (line) and "
                            "the 25-75% band over the games still running; rounds reached by fewer than 10% of the "
                            "games are left out. " + PROGRESS_NOTE))
+    if d.course is not None and d.course.bot_bands is not None:
+        blocks.append(Plot("trajectories-by-bot", plots.score_trajectories(d.course.bot_bands, by="bot"),
+                           "The same per bot kind: each seat-game under the bot that played it, in whatever seat "
+                           "(with rotated seats a seat's band above mixes the bots that sat in it); rounds reached "
+                           "by fewer than 10% of a bot's seat-games are left out."))
     blocks.append(Plot("margin-distribution", plots.margin_distribution(d.drama.margin.distribution),
                        "Share of games per final margin (first place's score minus second place's; 0 is a shared "
                        "first place, negative a game won on a goal without the best score). Stalls excluded."))

@@ -101,6 +101,7 @@ class Report:
     subtitle: str
     sections: list[Section]
     generated: str
+    headline: str = ""  # one line for the terminal (glade report): the run's seat headline, as in the report
 
     def section(self, section_id: str) -> Section:
         return next(s for s in self.sections if s.id == section_id)

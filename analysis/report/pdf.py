@@ -124,14 +124,54 @@ class _PdfWriter:
         pdf.set_line_width(0.3)
         pdf.line(self.MARGIN, pdf.get_y() + 0.5, self.MARGIN + self.width, pdf.get_y() + 0.5)
         pdf.ln(3)
-        for block in section.blocks:
+        for i, block in enumerate(section.blocks):
+            if isinstance(block, Heading):
+                self.keep_with_next(section.blocks, i)
             self.block(block)
+
+    def keep_with_next(self, blocks: list[Block], i: int) -> None:
+        """Start a new page unless the heading at ``blocks[i]``, the paragraphs after it and the start of the
+        block they introduce (a table's heading row and first rows, a whole figure) fit on this one."""
+        height = 3 + self._text_height(blocks[i].text, 11, "B", 5.5)
+        for block in blocks[i + 1:]:
+            if not isinstance(block, Paragraph):
+                height += self._start_height(block)
+                break
+            height += self._paragraph_height(block)
+        if height <= self.pdf.h - self.pdf.t_margin - self.pdf.b_margin:  # else it could never fit: let it flow
+            self.need(height)
+
+    def _text_height(self, text: str, size: float, style: str = "", height: float | None = None,
+                     indent: float = 0.0) -> float:
+        self.pdf.set_font("Sans", style, size)
+        lines = self.pdf.multi_cell(self.width - indent, height or size * 0.5, text, dry_run=True, output="LINES")
+        return len(lines) * (height or size * 0.5)
+
+    def _paragraph_style(self, paragraph: Paragraph) -> tuple[float, str, str]:
+        return {"lead": (10, "ink", ""), "note": (8.5, "muted", "I")}.get(paragraph.style, (self.BODY, "ink", ""))
+
+    def _paragraph_height(self, paragraph: Paragraph) -> float:
+        size, _, style = self._paragraph_style(paragraph)
+        return self._text_height(paragraph.text, size, style, size * 0.5) + 2
+
+    def _start_height(self, block: Block) -> float:
+        """The least of ``block`` that must sit on the page of the heading that introduces it."""
+        if isinstance(block, Table):
+            return self._table_start(block)
+        if isinstance(block, Plot):
+            return self._plot_height(block)[1]
+        if isinstance(block, Flags) and block.items:
+            return self._flag_height(block.items[0]) + 2
+        if isinstance(block, Facts) and block.items:
+            return self._text_height(block.items[0][1], 8.5, height=4.2) + 1
+        if isinstance(block, Bullets) and block.items:
+            return self._text_height(block.items[0], 8.5, height=4.3, indent=5) + 1
+        return 20
 
     def block(self, block: Block) -> None:
         pdf = self.pdf
         if isinstance(block, Paragraph):
-            size, color, style = {"lead": (10, "ink", ""), "note": (8.5, "muted", "I")}.get(
-                block.style, (self.BODY, "ink", ""))
+            size, color, style = self._paragraph_style(block)
             self.text(block.text, size, style, color, height=size * 0.5)
             pdf.ln(2)
         elif isinstance(block, Heading):
@@ -172,14 +212,19 @@ class _PdfWriter:
         else:
             raise TypeError(f"unknown report block {type(block).__name__}")
 
-    def flag(self, flag: Flag) -> None:
+    def _flag_height(self, flag: Flag) -> float:
         pdf = self.pdf
         inner = self.width - 22
         pdf.set_font("Sans", "B", 9)
         title_lines = len(pdf.multi_cell(inner, 4.4, flag.title, dry_run=True, output="LINES"))
         pdf.set_font("Sans", "", 8)
         ev_lines = len(pdf.multi_cell(inner, 3.9, flag.evidence, dry_run=True, output="LINES")) if flag.evidence else 0
-        height = title_lines * 4.4 + ev_lines * 3.9 + 4
+        return title_lines * 4.4 + ev_lines * 3.9 + 4
+
+    def flag(self, flag: Flag) -> None:
+        pdf = self.pdf
+        inner = self.width - 22
+        height = self._flag_height(flag)
         self.need(height + 2)
         x, y = self.MARGIN, pdf.get_y()
         pdf.set_fill_color(*_RGB[f"{flag.level}_bg"])
@@ -257,7 +302,7 @@ class _PdfWriter:
             least = self._widths_raw(table, size)
             fitted = [w * self.width / sum(least) for w in least], self.width
         widths, total = fitted
-        self.need(min(8 + 5 * min(len(table.rows), 4), 40))
+        self.need(self._table_start(table))
         pdf.set_font("Sans", "", size)
         self.color("ink")
         pdf.set_draw_color(*_RGB["line"])
@@ -284,15 +329,22 @@ class _PdfWriter:
             self.text(table.caption, 7.5, "I", "muted", height=3.6)
         pdf.ln(3)
 
+    def _table_start(self, table: Table) -> float:
+        """A table's heading row and first rows (up to four): what never stays alone at a page's bottom."""
+        return min(8 + 5 * min(len(table.rows), 4), 40)
+
+    def _plot_height(self, plot: Plot) -> tuple[tuple[float, float], float]:
+        """The figure's (width, height) in mm and the whole height with its caption."""
+        width_in, height_in = plot.figure.get_size_inches()
+        width = min(self.width, width_in * 25.4)
+        height = height_in * 25.4 * width / (width_in * 25.4)
+        return (width, height), height + self._text_height(plot.caption, 7.5, "I", 3.6) + 4
+
     def plot(self, plot: Plot) -> None:
         pdf = self.pdf
         figure = plot.figure
-        width_in, height_in = figure.get_size_inches()
-        width = min(self.width, width_in * 25.4)
-        height = height_in * 25.4 * width / (width_in * 25.4)
-        pdf.set_font("Sans", "I", 7.5)
-        caption_lines = len(pdf.multi_cell(self.width, 3.6, plot.caption, dry_run=True, output="LINES"))
-        self.need(height + caption_lines * 3.6 + 4)
+        (width, height), whole = self._plot_height(plot)
+        self.need(whole)
         from PIL import Image
 
         image = Image.open(io.BytesIO(_figure_data(figure, "png"))).convert("RGB")  # opaque: no soft mask

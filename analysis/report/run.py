@@ -19,6 +19,7 @@ from analysis.report.model import (Block, Bullets, COMPONENT_COLUMNS, Code, Colu
                                    Flags, Heading, Paragraph, Plot, Report, STALL_FLAG, Section, Table)
 from analysis.report.text import (_ci, _ci_num, _ci_pts, _finite, _game_title, _int, _num, _p, _pct, _plain, _pts,
                                   _versions_text, config_text)
+from analysis.summary import seat_headline, solo_headline
 from sims.core.spec import ConfigError
 from sims.records import load_events, load_manifest, load_records, load_trajectories, machine, now
 
@@ -173,10 +174,16 @@ def _verdict_flag(advantage: stats.SeatAdvantage) -> Flag:
     if advantage.verdict == stats.VERDICT_UNSURE and advantage.more_games is not None:
         title = (f"Seat balance: not enough games yet (about {advantage.more_games:,} more {advantage.unit} for "
                  f"the equivalence test within {delta}).")
+    # The headline, then the design and equivalence lines; the per-seat lines are in the Seats section.
+    kept = [line for line in _detail_lines(advantage) if not line.startswith(("seat ", "largest deviation"))]
+    return Flag(level, title, _plain("; ".join([seat_headline(advantage), *kept])))
+
+
+def _detail_lines(advantage: stats.SeatAdvantage) -> list[str]:
+    """``advantage.describe()`` without its headline line, which :func:`seat_headline` says instead."""
     lines = [line.strip() for line in advantage.describe().splitlines() if line.strip()]
-    # The headline and the equivalence lines; the per-seat lines are in the Seats section.
-    kept = [lines[0]] + [line for line in lines[1:] if not line.startswith(("seat ", "largest deviation"))]
-    return Flag(level, title, _plain("; ".join(kept)))
+    return [line for line in lines
+            if not line.startswith(("seat 0 wins", "seat shares vs", "seat balance between equal players"))]
 
 
 def _seat_flags(a: RunAnalysis) -> list[Flag]:
@@ -417,12 +424,12 @@ def _seat_section(a: RunAnalysis) -> Section:
         marked.append(seat in significant)
     equal = " between equal players" if a.advantage.design == stats.DESIGN_ADJUSTED else ""
     table = Table(
-        [Column("Seat"), Column("Bot"), Column("Games", True), Column("Win rate", True), Column("Wilson 95%", True),
-         Column(f"Share of {tested}{equal}", True), Column("95% interval", True), Column("Ties", True),
+        [Column("Seat"), Column("Bot"), Column("Games", True), Column("First places", True),
+         Column("Wilson 95%", True), Column(f"Share of {tested}{equal} (headline)", True), Column("95% interval", True), Column("Ties", True),
          Column("Stalls", True), Column("Mean score", True), Column("95% interval", True)],
         rows,
-        caption=(f"Win rate counts first places, shared ones included, over all games. The share of {tested} is what "
-                 f"the seat-advantage test uses (fair share {_pct(fair)}; {a.advantage.share_method}; "
+        caption=(f"First places: shared ones included, over all games. The share of {tested} is the headline's and "
+                 f"what the seat-advantage test uses (fair share {_pct(fair)}; {a.advantage.share_method}; "
                  f"{a.advantage.n_text}); {a.advantage.handling}. "
                  f"{_score_note(a.by_seat)}. Highlighted: a seat whose share differs from the fair share "
                  "(Holm-corrected)."),
@@ -430,10 +437,9 @@ def _seat_section(a: RunAnalysis) -> Section:
     )
     wins = a.records.filter(pl.col("seat") == 0).sort("game")["win"].cast(pl.Float64).to_numpy()
     n, rate, low, high = running_estimate(wins)
-    lines = [_plain(line.strip()) for line in a.advantage.describe().splitlines() if line.strip()]
     return Section("seats", "Seats", [
-        Paragraph(lines[0], "lead"),
-        Bullets(lines[1:]),
+        Paragraph(_plain(seat_headline(a.advantage)), "lead"),
+        Bullets([_plain(line) for line in _detail_lines(a.advantage)]),
         table,
         Plot("seat-win-rates", plots.seat_win_rates(
             a.advantage.seats, fair, what="share of decided games" if a.players == 2 else "share of first places",
@@ -653,4 +659,11 @@ def build_run_report(path: str | Path, delta: float = DELTA) -> Report:
     sections = [summary, seats, why_section(a.designer), _bot_section(a), _score_section(a), _length_section(a),
                 drama_section(a.designer), _component_section(a), _methods_section(_RUN_METHODS),
                 Section("manifest", "Run manifest", _run_manifest_blocks(a.path, a.manifest, a.games))]
-    return Report("run", _run_title(a.manifest), _run_subtitle(a), sections, now())
+    return Report("run", _run_title(a.manifest), _run_subtitle(a), sections, now(), headline=_headline(a))
+
+
+def _headline(a: RunAnalysis) -> str:
+    """The line ``glade report`` prints: the same words as the Seats section's lead (or the solitaire win rate)."""
+    if a.advantage is not None:
+        return seat_headline(a.advantage)
+    return solo_headline(stats.proportion(int(a.records["win"].sum()), a.records.height))

@@ -138,7 +138,7 @@ def drama_section(cells: Sequence[Any], baseline: str) -> Section:
         tuple(np.array([getattr(c.drama.margin.mean, k) for c in cells]) for k in ("mean", "low", "high")),
         tuple(np.array([getattr(c.drama.ties, k) for c in cells]) for k in ("rate", "low", "high")),
         tuple(np.array([getattr(c.drama, k) for c in cells]) for k in ("turns_sd", "turns_sd_low", "turns_sd_high")),
-        baseline)
+        baseline, _lead_changes(cells))
     missing = "" if all(c.course is not None for c in cells) else (
         " Lead changes and comebacks of cells without trajectories (n/a): " + NO_TRAJECTORIES + ".")
     return Section("cell-drama", "How each cell feels", [
@@ -159,9 +159,21 @@ def drama_section(cells: Sequence[Any], baseline: str) -> Section:
                       "(the one winner trailed at half time) and wire-to-wire wins (the winner never trailed), of "
                       "games with one winner; intervals by deal when deals hold several games. * baseline.",
               marked=[c.baseline for c in cells]),
-        Plot("cell-drama", figure, "Per cell: the mean final margin, the share of shared first places and the "
-                                   "standard deviation of game length, each with its 95% interval."),
+        Plot("cell-drama", figure, "Per cell: the mean final margin, the share of shared first places, the "
+                                   "standard deviation of game length" + (
+                                       " and lead changes per game (by deal when deals hold several games; n/a: no "
+                                       "trajectories)" if any(c.course is not None for c in cells) else "")
+             + ", each with its 95% interval; the baseline is the red diamond."),
     ])
+
+
+def _lead_changes(cells: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Lead changes per game of each cell (mean, low, high; NaN for a cell without trajectories), or None when
+    no cell has trajectories."""
+    if all(c.course is None for c in cells):
+        return None
+    return tuple(np.array([getattr(c.course.lead_changes, k) if c.course is not None else np.nan for c in cells])
+                 for k in ("mean", "low", "high"))
 
 
 def _course_cells(cell: Any) -> list[str]:

@@ -1,0 +1,72 @@
+"""One headline on seat balance: ``glade play``'s summary, ``glade report``'s terminal line and the report say it alike.
+
+Synthetic records with ties, where the old terminal figure (first places,
+shared ones counted as wins, over all games) and the share of decided games
+differ: 100 games, seat 0 wins 60 alone, seat 1 wins 25 alone, 15 are shared.
+The old figure was 75.0%; the headline is 60 / 85 = 70.6%.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from analysis.report.run import _analyse, _headline, _seat_section, _verdict_flag
+from analysis.summary import format_summary, seat_headline, summarize
+from analysis import stats
+
+
+def tied_records(solo0: int = 60, solo1: int = 25, shared: int = 15, players: int = 2) -> pl.DataFrame:
+    rows = []
+    outcomes = [0] * solo0 + [1] * solo1 + [-1] * shared  # the sole winner, -1: a shared first place
+    for game, winner in enumerate(outcomes):
+        for seat in range(players):
+            first = winner in (-1, seat) if seat < 2 else False
+            rows.append(dict(game=game, deal=game, seat=seat, bot="greedy", score=10.0 if first else 5.0,
+                             rank=1 if first else 2, win=first, tie=winner == -1 and seat < 2, turns=20, end="goal"))
+    return pl.DataFrame(rows, schema_overrides={"seat": pl.Int8, "rank": pl.Int8})
+
+
+def test_the_headline_counts_decided_games_and_shows_ties_beside():
+    records = tied_records()
+    text = seat_headline(stats.seat_advantage(records))
+    assert text.startswith("seat 0 wins 70.6% [")  # 60 of 85 decided games, not 75 of 100
+    assert "of decided games (Wilson 95%, n = 85 games)" in text
+    assert "ties 15.0% and stalls 0.0% of 100 games, neither counted" in text
+    old = records.filter(pl.col("seat") == 0)["win"].mean()
+    assert old == pytest.approx(0.75)  # the figure the terminal used to print
+
+
+def test_play_summary_and_the_run_report_say_the_same_headline():
+    records = tied_records()
+    summary = summarize(records, players=2)
+    printed = format_summary(summary, "toy")
+    lines = printed.splitlines()
+    assert lines[2] == f"headline: {summary.headline}"
+    assert "  seat 0  share 70.6% [" in printed and "  seat 1  share 29.4% [" in printed
+    assert "75.0%" not in printed  # the ties-as-wins figure of seat 0 is gone from the seat lines
+    manifest = {"game": "overgrowth", "players": 2, "bots": ["greedy", "greedy"], "rotations": 1}
+    a = _analyse(Path("synthetic"), manifest, records, None, 0.025)
+    assert _headline(a) == summary.headline
+    seats = _seat_section(a)
+    assert seats.blocks[0].text == summary.headline  # the Seats section's lead
+    assert all("seat 0 wins" not in line for line in seats.blocks[1].items)  # said once
+    assert _verdict_flag(a.advantage).evidence.startswith(summary.headline)
+
+
+def test_three_players_share_first_places_and_show_shared_ones():
+    records = tied_records(solo0=50, solo1=30, shared=20, players=3)
+    summary = summarize(records)
+    assert summary.headline.startswith("seat shares of first places (a shared first place split between its seats): "
+                                       "seat 0 60.0% [")  # (50 + 20 / 2) / 100
+    assert "seat 2 0.0% [" in summary.headline
+    assert "shared first places 20.0% and stalls 0.0% of 100 games, stalls not counted" in summary.headline
+
+
+def test_a_solitaire_summary_says_the_player_win_rate():
+    records = tied_records().filter(pl.col("seat") == 0)
+    summary = summarize(records)
+    assert summary.headline.startswith("the player wins 75.0% [") and summary.shares is None
+    assert "seat 0  first places 75.0%" in format_summary(summary)

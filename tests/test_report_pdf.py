@@ -1,0 +1,60 @@
+"""The PDF writer's page breaks: a heading stays with what it introduces (keep-with-next)."""
+
+from __future__ import annotations
+
+from analysis.report.model import Column, Heading, Paragraph, Report, Section, Table
+from analysis.report.pdf import _PdfWriter
+
+LEAD = ("Win rate of seat-games that used each card against those that did not, per bot. This is observational "
+        "and biased: strong seats and long games use more, and a component may be used because a seat is already "
+        "winning. Confirm a finding with an ablation on the same seeds.")
+
+
+def _table(rows: int = 12) -> Table:
+    return Table([Column("Card"), Column("Use rate", True)], [[f"card {i}", f"{i}.0%"] for i in range(rows)])
+
+
+def _pages_of(section: Section, filler_mm: float) -> list[tuple[str, int]]:
+    """(block type, page) of each block of ``section`` written after ``filler_mm`` of the first page is used."""
+    writer = _PdfWriter(Report("run", "t", "", [section], ""))
+    writer.pdf.add_page()
+    writer.pdf.set_y(writer.pdf.t_margin + filler_mm)
+    seen = []
+    write_block = writer.block
+
+    def block(b):
+        page = writer.pdf.page_no()
+        write_block(b)
+        seen.append((type(b).__name__, page if not isinstance(b, Heading) else writer.pdf.page_no()))
+
+    writer.block = block
+    for i, b in enumerate(section.blocks):
+        if isinstance(b, Heading):
+            writer.keep_with_next(section.blocks, i)
+        writer.block(b)
+    return seen
+
+
+def test_a_heading_near_the_page_bottom_moves_to_the_next_page_with_its_table():
+    section = Section("components", "Content", [Heading("The game's declared components (played), by bot"),
+                                                Paragraph(LEAD, "lead"), _table()])
+    usable = 297 - 18 - 18
+    pages = _pages_of(section, usable - 45)  # 45 mm left: the heading and the lead fit, the table's start does not
+    assert [p for _, p in pages] == [2, 2, 2]
+    roomy = _pages_of(section, 40)
+    assert [p for _, p in roomy] == [1, 1, 1]
+
+
+def test_the_room_a_heading_needs_counts_its_paragraphs_and_the_table_start():
+    writer = _PdfWriter(Report("run", "t", "", [], ""))
+    writer.pdf.add_page()
+    blocks = [Heading("H"), Paragraph(LEAD, "lead"), _table()]
+    lead = writer._paragraph_height(blocks[1])
+    assert 3 * 5 <= lead - 2 <= 5 * 5  # three to five lines of 5 mm at 10 pt
+    room = writer.pdf.h - writer.pdf.b_margin
+    writer.pdf.set_y(room - (3 + 5.5 + lead + 28) - 0.5)  # just enough: heading, lead, heading row and 4 rows
+    writer.keep_with_next(blocks, 0)
+    assert writer.pdf.page_no() == 1
+    writer.pdf.set_y(room - (3 + 5.5 + lead + 28) + 1)  # 1 mm short
+    writer.keep_with_next(blocks, 0)
+    assert writer.pdf.page_no() == 2
