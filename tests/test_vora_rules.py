@@ -589,7 +589,8 @@ def test_a_stalled_game_has_no_ranks():
 
 def test_events_add_up_to_the_records():
     from sims.core.play import play_batch
-    from sims.vora.bots import GreedyBot, RandomBot
+    from sims.core.bots import RandomBot
+    from sims.vora.bots import GreedyBot
 
     config = load()
     engine = VoraEngine(config, 3)

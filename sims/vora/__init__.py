@@ -15,7 +15,7 @@ GAME = GameDefinition(
     batched="sims.vora.rules:VoraEngine",
     reference="sims.vora.reference:VoraGame",
     bots={
-        "random": BotSpec("random", "sims.vora.bots:RandomBot", "sims.vora.reference_bots:ReferenceRandomBot",
+        "random": BotSpec("random", "sims.core.bots:RandomBot", "sims.vora.reference_bots:ReferenceRandomBot",
                           "uniform among legal actions"),
         "greedy": BotSpec("greedy", "sims.vora.bots:GreedyBot", "sims.vora.reference_bots:ReferenceGreedyBot",
                           "one ply on every decision: my family-score change minus the best opponent's"),

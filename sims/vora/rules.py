@@ -216,6 +216,15 @@ class VoraEngine(BatchedEngine):
         mask[game[pair], geo.group_base[group[pair]] + bit] = True
         return mask
 
+    def choose_uniform(self, state: VoraState, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """:meth:`BatchedEngine.choose_uniform`, compiled (:func:`kernels.choose_uniform`): the legal groups are
+        counted and the chosen action found game by game, with no mask built."""
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        chosen = np.full(rows.size, -1, dtype=np.int64)
+        kernels.choose_uniform(self.geo.tables, state_arrays(state), rows, np.ascontiguousarray(u, dtype=np.float64),
+                               chosen)
+        return chosen
+
     # --- step ------------------------------------------------------------------------
 
     def step(self, state: VoraState, actions: np.ndarray) -> None:
