@@ -34,8 +34,8 @@ SCALARS = 52
  F_END, F_POINTER) = range(12)
 FIELDS = 12
 # a decision's event log entry
-L_BLOCK, L_KIND, L_COLLECTED, L_EXTRAS, L_BIGS, L_VICTIM = range(6)
-LOG_SLOTS = 6
+L_BLOCK, L_KIND, L_COLLECTED, L_EXTRAS, L_BIGS, L_VICTIM, L_KINDS = range(7)  # L_KINDS: bit k, kind k collected
+LOG_SLOTS = 7
 
 # phases, blocks, stages, statistics and action table columns: as in rules.py
 MAIN, RECIPIENT, EXTRA, BIG = range(4)
@@ -533,6 +533,8 @@ def collect(g, kinds, farms, stats, fields, me: int, log, collected) -> None:
         farms[me, kind] += count
         total += count
         kinds[kind] &= ~collected[kind]
+        if count:
+            log[L_KINDS] |= 1 << kind
     fields[F_EXTRA_LEFT] = extras
     fields[F_BIG_LEFT] = bigs
     stats[me, COLLECTED] += total
@@ -674,7 +676,8 @@ def repeats_previous(trial, kinds, previous) -> bool:
 @njit(cache=True)
 def step_games(t: Tables, state, actions, refill: bool, logging: bool, log) -> None:
     """One decision in every live game; when ``logging``, the event fields go to the arrays of ``log``
-    (the last six of ``rules.event_fields``: block, kind, collected, extras, bigs, victim)."""
+    (the last seven of ``rules.event_fields``: block, kind, collected, extras, bigs, victim, the kinds
+    collected as bits)."""
     meadow, farms, stats, bag, done, previous = state[0], state[1], state[2], state[3], state[13], state[15]
     g, act_int, act_word, act_fall, action_block, block_starts = (t.g, t.act_int, t.act_word, t.act_fall,
                                                                   t.action_block, t.block_starts)
@@ -694,13 +697,14 @@ def step_games(t: Tables, state, actions, refill: bool, logging: bool, log) -> N
                 bag[row], actions[row], refill, entry, scratch)
         store(state, row, kinds, fields)
         if logging:
-            block, kind, collected, extras, bigs, victim = log
+            block, kind, collected, extras, bigs, victim, kinds_collected = log
             block[row] = entry[L_BLOCK]
             kind[row] = entry[L_KIND]
             collected[row] = entry[L_COLLECTED]
             extras[row] = entry[L_EXTRAS]
             bigs[row] = entry[L_BIGS]
             victim[row] = entry[L_VICTIM]
+            kinds_collected[row] = entry[L_KINDS]
 
 
 @njit(cache=True)

@@ -34,6 +34,7 @@ rules are in docs/rules/vora.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -42,7 +43,7 @@ from sims.core.events import EventField, EventLog
 from sims.core.rng import shuffle_order
 from sims.vora import kernels
 from sims.vora.kernels import MAIN, RECIPIENT
-from sims.vora.config import ACTION_SPECIALS, BLOCKS, LOOP_MEMORY, PHASES, SIDES, VoraConfig
+from sims.vora.config import ACTION_SPECIALS, BLOCKS, LOOP_MEMORY, PHASES, SIDES, SPECIAL_OF_BLOCK, VoraConfig
 from sims.vora.tables import Geometry
 
 U64 = np.uint64
@@ -55,11 +56,13 @@ STAT_NAMES = ("collected", "extras", "bigs", "picks", "steals", "stolen", "decli
 
 def event_fields(config: VoraConfig) -> tuple[EventField, ...]:
     """The event log's fields: the seat and phase deciding (set here), then what the step kernel writes in its
-    order (``kernels.L_*``: block, kind, collected, extras, bigs, victim)."""
+    order (``kernels.L_*``: block, kind, collected, extras, bigs, victim, and the kinds collected as bits: kind
+    ``k`` is bit ``k``)."""
     return (EventField("seat", np.int8), EventField("phase", np.int8, labels=PHASES),
             EventField("block", np.int8, labels=BLOCKS), EventField("kind", np.int8, labels=config.kind_names),
             EventField("collected", np.int16, empty=0), EventField("extras", np.int8, empty=0),
-            EventField("bigs", np.int8, empty=0), EventField("victim", np.int8))
+            EventField("bigs", np.int8, empty=0), EventField("victim", np.int8),
+            EventField("kinds_collected", np.int32, empty=0))
 
 
 def popcount(board: np.ndarray) -> np.ndarray:
@@ -307,9 +310,26 @@ class VoraEngine(BatchedEngine):
         table = state.events.decisions(trace)
         games, steps = table["game"], table["decision"]
         order = ("game", "decision", "seat", "phase", "action", "block", "kind", "collected", "extras", "bigs",
-                 "victim")
+                 "victim", "special", "collected_kinds")
         table["action"] = trace.actions[games, steps].astype(np.int32)
+        table["special"] = self.special_kinds[state.events.stacked("block")[games, steps]]
+        table["collected_kinds"] = self.kind_lists(table.pop("kinds_collected"))
         return {name: table[name] for name in order}
+
+    @cached_property
+    def special_kinds(self) -> np.ndarray:
+        """str ``[len(BLOCKS) + 1]``: by block code (-1 last), the kind whose action special the block uses
+        (rules §4.3, §5), "" for a block that uses none or a special no kind has."""
+        names = self.config.kind_names
+        kinds = [self.config.kind_with(SPECIAL_OF_BLOCK.get(block, "none")) for block in BLOCKS]
+        return np.array([names[kind] if kind >= 0 else "" for kind in kinds] + [""])
+
+    def kind_lists(self, bits: np.ndarray) -> np.ndarray:
+        """str ``[n]``: the kinds whose bits are set (bit ``k`` is kind ``k``), comma-separated in kind order."""
+        names = self.config.kind_names
+        words, index = np.unique(bits, return_inverse=True)
+        lists = [",".join(name for k, name in enumerate(names) if int(word) >> k & 1) for word in words]
+        return np.array(lists + [""])[index] if bits.size else np.zeros(0, dtype=str)
 
     def snapshot(self, state: VoraState, game: int) -> dict:
         cells = self.cells_of_meadow(state.meadow[game:game + 1])[0]
