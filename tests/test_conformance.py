@@ -2,7 +2,8 @@
 
 Random play on the batched engine: a game not over always has a legal
 action, bots only choose legal actions, finished games stay untouched, the
-engine's invariants (pieces conserved and the like) hold after every step, every
+engine's invariants (pieces conserved and the like) hold after every step, a
+game's own ``choose_uniform`` picks what the contract's default picks, every
 game ends (or stalls at the cap), results have the documented shapes, and the
 reference engine replays each trace to the same end.
 """
@@ -12,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sims.core.engine import STALL
+from sims.core.choice import choose_uniform
+from sims.core.engine import STALL, BatchedEngine
 from sims.core.play import batched_bots, replay_on_reference, resolve_bot
 from sims.core.rng import game_seeds
 from sims.registry import get_game, shipped_game_names
@@ -43,6 +45,11 @@ def test_random_play_keeps_the_engine_contract(name, players):
         assert mask.shape == (len(seeds), engine.num_actions) and mask.dtype == bool
         assert mask[active].any(axis=1).all(), "a game not over has no legal action"
         assert not mask[~active].any(), "a finished game has legal actions"
+        if type(engine).choose_uniform is not BatchedEngine.choose_uniform:
+            rows = np.flatnonzero(active)
+            for u in (0.0, 0.37, 0.999999):  # a game's faster choice picks what the contract default picks
+                u_rows = np.full(rows.size, u)
+                assert np.array_equal(engine.choose_uniform(state, rows, u_rows), choose_uniform(mask[rows], u_rows))
         actions = np.full(len(seeds), -1, dtype=np.int64)
         for seat in np.unique(state.to_move[active]):
             movers = active & (state.to_move == seat)

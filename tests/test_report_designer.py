@@ -210,6 +210,14 @@ def test_item_strength_puts_an_item_only_winners_used_first_with_its_points():
     assert crown["p_bh"] <= crown["p_holm"]
 
 
+def test_a_family_listing_several_items_an_event_used_counts_each():
+    family = next(f for f in content_of("vora").families if f.title == "Kinds collected")
+    events = pl.DataFrame({"game": [0, 0, 0], "seat": [0, 1, 1], "collected": [3, 0, 4],
+                           "collected_kinds": ["pig,crow", "", "crow"]})
+    used = family_events(events, family)
+    assert used.select("seat", "collected_kinds").rows() == [(0, "pig"), (0, "crow"), (1, "crow")]
+
+
 def test_family_events_and_a_run_lacking_columns():
     family = content_of("vorex").families[3]  # stump productions, with stump_points
     events = pl.DataFrame({"game": [0, 0], "seat": [0, 1], "stump": ["water", ""], "stump_points": [0, 2]})

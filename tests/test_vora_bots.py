@@ -7,6 +7,7 @@ import copy
 import numpy as np
 import pytest
 
+from sims.core.bots import RandomBot
 from sims.core.engine import take_games
 from sims.core.play import play_batch, play_reference
 from sims.core.rng import game_seeds
@@ -15,7 +16,7 @@ from sims.vora import config as vora_config
 from sims.vora.rules import VoraEngine
 from tests.test_vora_rules import CASCADE, position
 
-KINDS = {"random": bots.RandomBot, "greedy": bots.GreedyBot, "planner": bots.PlannerBot}
+KINDS = {"random": RandomBot, "greedy": bots.GreedyBot, "planner": bots.PlannerBot}
 
 
 @pytest.fixture(scope="module")
@@ -205,7 +206,7 @@ def mid_game(config, players: int, decisions: int, deals: int = 24):
     """A batch of games after ``decisions`` random decisions (some finished, phases mixed)."""
     engine = VoraEngine(config, players)
     state = engine.init(game_seeds(11, np.arange(deals)))
-    random = bots.RandomBot(engine, 0)
+    random = RandomBot(engine, 0)
     for _ in range(decisions):
         live = ~state.done
         engine.step(state, random.act(state, live))

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from sims.core.engine import Trace
 from sims.core.rng import game_seeds, shuffle_order
 from sims.vora import config as vora_config
 from sims.vora.config import EAST, NORTH, SOUTH, WEST
@@ -296,6 +297,22 @@ def test_a_line_of_three_is_collected_without_a_combo():
     engine, state = swap_position("m d g d c")
     fly(engine, state)
     assert farm(engine, state, 0) == "ccddd" and phase(engine, state) == "main" and state.to_move[0] == 1
+
+
+def test_events_name_the_special_used_and_the_kinds_collected():
+    """The duck's fly collects a line of three ducks: the event names the duck's special and the ducks; the pick
+    of the EXTRA combo after a line of four uses no special and collects nothing."""
+    engine, state = swap_position("m d g d c")
+    fly(engine, state)
+    events = engine.events(state, Trace(actions=np.array([[engine.config.encode_fly_swap(4, 12)]])))
+    assert (events["block"].tolist(), events["special"].tolist(), events["collected_kinds"].tolist()) == (
+        ["fly_swap"], ["duck"], ["duck"])
+    engine, state = swap_position("d d g d c")
+    actions = [engine.config.encode_fly_swap(4, 12), engine.config.encode_pick(0)]
+    for action in actions:
+        play(engine, state, action)
+    events = engine.events(state, Trace(actions=np.array([actions])))
+    assert events["special"].tolist() == ["duck", ""] and events["collected_kinds"].tolist() == ["duck", ""]
 
 
 def test_a_line_of_four_gives_an_extra_pick_from_the_meadow():
@@ -589,7 +606,8 @@ def test_a_stalled_game_has_no_ranks():
 
 def test_events_add_up_to_the_records():
     from sims.core.play import play_batch
-    from sims.vora.bots import GreedyBot, RandomBot
+    from sims.core.bots import RandomBot
+    from sims.vora.bots import GreedyBot
 
     config = load()
     engine = VoraEngine(config, 3)
@@ -605,6 +623,15 @@ def test_events_add_up_to_the_records():
         assert np.array_equal(total, results.seat_columns[name]), name
     steals = events["block"] == "steal"
     assert steals.sum() == results.seat_columns["steals"].sum() == results.seat_columns["stolen"].sum()
+    assert np.array_equal(events["collected_kinds"] != "", events["collected"] > 0)
+    kinds_taken = np.char.count(events["collected_kinds"].astype(str), ",") + (events["collected_kinds"] != "")
+    assert (kinds_taken <= events["collected"]).all()
+    for i, special in enumerate(vora_config.ACTION_SPECIALS):  # each action special's block names its kind
+        block = vora_config.BLOCKS[i + 1]
+        used = events["block"] == block
+        assert used.sum() == results.seat_columns[f"special_{special}"].sum()
+        assert set(events["special"][used]) <= {config.kind_names[config.kind_with(special)]}
+    assert (events["special"][~np.isin(events["block"], vora_config.BLOCKS[1:7])] == "").all()
     kinds = np.array(config.kind_names)
     held = results.seat_columns
     for i, name in enumerate(kinds):

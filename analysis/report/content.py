@@ -35,6 +35,7 @@ class Family:
     where: pl.Expr | None  # the events that are a use of an item of this family (None: rows with a named item)
     text: str  # the same in words, for the report: which columns are read
     points: str | None = None  # an events column of points the use scored, if the engine logs one
+    separator: str | None = None  # the item column lists several items joined by this (each one a use)
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ def as_family(declared: ComponentFamily) -> Family:
     for column, operator, value in declared.where:
         condition = _OPERATORS[operator](pl.col(column), value)
         where = condition if where is None else where & condition
-    return Family(declared.title, declared.item, where, declared.text, declared.points)
+    return Family(declared.title, declared.item, where, declared.text, declared.points, declared.separator)
 
 
 def declared_families(game: str | None) -> tuple[Family, ...]:
@@ -116,8 +117,8 @@ _CONTENT = {
         order="decision", moves=pl.col("phase") == "main", moves_text="events with phase main",
         sources=_vora_sources,
         sources_text="records columns farm_<kind> scored by the config's [scoring] thresholds and points",
-        missing=("kinds collected per collection (events hold the pushed cube's kind and the count collected, not "
-                 "which kinds were collected)", "specials' points (what each special gained its seat)"),
+        missing=("specials' points (what each special gained its seat)", "the passive specials (graze, liquid, "
+                 "pasture: events name the kinds a collection took, not which passive special shaped it)"),
     ),
     "vorex": GameContent(
         order="turn", moves=pl.col("phase") != "setup", moves_text="events with phase other than setup",
@@ -154,6 +155,8 @@ def family_events(events: pl.DataFrame, family: Family) -> pl.DataFrame | None:
     if not needed <= set(events.columns):
         return None
     used = events.filter(family.where) if family.where is not None else events
+    if family.separator is not None:
+        used = used.with_columns(pl.col(family.item).str.split(family.separator)).explode(family.item)
     if used.schema[family.item] == pl.String:
         used = used.filter(pl.col(family.item).is_not_null() & (pl.col(family.item) != ""))
     return used.filter(pl.col("seat") >= 0) if "seat" in used.columns else used

@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from sims.core.engine import BatchedBot, BatchedState
-from sims.core.rng import seat_uniforms
+from sims.core.kernels import noise, noise_stream
+from sims.core.rng import purpose_key
+
+
+@njit(cache=True)
+def seat_draws(seeds, seats, counters, rows, keys):
+    """float64 ``[len(rows)]``: ``rng.seat_uniforms`` of games ``rows`` read in place (no gathered copies):
+    the slot-0 number of ``(seeds[r], keys[seats[r]], counters[r])``."""
+    out = np.empty(rows.size, dtype=np.float64)
+    for i in range(rows.size):
+        r = rows[i]
+        out[i] = noise(noise_stream(seeds[r], keys[seats[r]], counters[r]), 0)
+    return out
 
 
 class RandomBot(BatchedBot):
@@ -15,11 +28,21 @@ class RandomBot(BatchedBot):
     call chooses for every seat it plays."""
 
     plays_any_seat = True
+    _keys: np.ndarray | None = None
 
     def act(self, state: BatchedState, active: np.ndarray) -> np.ndarray:
         chosen = np.full(state.size, -1, dtype=np.int64)
         rows = np.flatnonzero(active & ~state.done)
         if rows.size:
-            u = seat_uniforms(state.seeds[rows], state.to_move[rows], state.decisions[rows])
+            u = seat_draws(state.seeds, state.to_move, state.decisions, rows, self.keys(state))
             chosen[rows] = self.engine.choose_uniform(state, rows, u)
         return chosen
+
+    def keys(self, state: BatchedState) -> np.ndarray:
+        """uint64: the purpose key of each seat's stream ``bot/<seat>`` (hashed once; more when a house seat
+        beyond the players moves)."""
+        seats = int(state.to_move.max()) + 1
+        if self._keys is None or self._keys.size < seats:
+            self._keys = np.array([purpose_key(f"bot/{seat}") for seat in range(max(seats, self.engine.players))],
+                                  dtype=np.uint64)
+        return self._keys

@@ -22,13 +22,16 @@ OPERATORS = ("==", "!=", ">", ">=", "in", "not in")
 class ComponentFamily:
     """One family of content components: its title, the events column naming an item, the events that are a use
     of an item (every condition holds; none: every event with a named item), the same in words for the report,
-    and an events column of the points a use scored, if the engine logs one."""
+    and an events column of the points a use scored, if the engine logs one. ``separator``: the item column
+    lists several items an event used, joined by it (Vora's ``collected_kinds``, ``"pig,crow"``); each counts
+    as a use."""
 
     title: str
     item: str
     where: tuple[tuple[str, str, Any], ...] = ()
     text: str = ""
     points: str | None = None
+    separator: str | None = None
 
     def __post_init__(self) -> None:
         for column, operator, _ in self.where:

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from sims.core.components import ComponentFamily
+from sims.core.events import EventLog, disable_events
 
 if TYPE_CHECKING:
     from sims.core.spec import LoadedConfig
@@ -113,7 +114,9 @@ class BatchedEngine(ABC):
         return {}
 
     def events(self, state: BatchedState, trace: "Trace") -> dict[str, np.ndarray] | None:
-        """Optional long table (one row per event), columns as flat arrays with a ``game`` index."""
+        """Optional long table (one row per event), columns as flat arrays with a ``game`` index: what the runner
+        writes to ``events/``. Engines log with an :class:`~sims.core.events.EventLog` in their state and build
+        the table from :meth:`~sims.core.events.EventLog.decisions`."""
         return None
 
     def progress(self, state: BatchedState, rows: np.ndarray) -> np.ndarray | None:
@@ -395,7 +398,8 @@ def take_games(state: BatchedState, rows: np.ndarray) -> BatchedState:
     """A new state holding copies of games ``rows`` (any order, repeats allowed).
 
     Bots use it to branch hypothetical games; array fields with a leading game
-    axis are indexed, list fields (logs) start empty.
+    axis are indexed, event logs (:class:`~sims.core.events.EventLog`, or a
+    plain list in games not yet on it) start empty.
     """
     size = state.size
     values = {}
@@ -403,6 +407,8 @@ def take_games(state: BatchedState, rows: np.ndarray) -> BatchedState:
         value = getattr(state, item.name)
         if isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == size:
             values[item.name] = np.take(value, rows, axis=0)  # a copy, made once
+        elif isinstance(value, EventLog):
+            values[item.name] = value.emptied()
         elif isinstance(value, list):
             values[item.name] = []
         else:
@@ -413,6 +419,7 @@ def take_games(state: BatchedState, rows: np.ndarray) -> BatchedState:
 def branch_games(state: BatchedState, rows: np.ndarray) -> BatchedState:
     """Copies of games ``rows`` for bots to play on, keeping no event log (:meth:`BatchedEngine.branch`)."""
     branch = take_games(state, rows)
-    if hasattr(branch, "logging"):
+    disable_events(branch)
+    if hasattr(branch, "logging"):  # games whose log is not yet an EventLog
         branch.logging = False
     return branch

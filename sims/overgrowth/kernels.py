@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import noise, noise_stream, popcount
+from sims.core.kernels import kth_set_bit, noise, noise_stream, popcount
 from sims.overgrowth.config import ACTION_KINDS
 
 WIN, LOSS = 1e9, -1e9
@@ -229,9 +229,7 @@ def _kth_action(singles, pairs, k, placements, pair_of_left_cell):
             board = singles[slot] if kind == 0 else pairs[slot]
             count = popcount(board)
             if k < count:
-                for _ in range(k):
-                    board &= board - np.uint64(1)
-                cell = popcount((board & (~board + np.uint64(1))) - np.uint64(1))
+                cell = kth_set_bit(board, k)
                 return slot * placements + (cell if kind == 0 else pair_of_left_cell[cell])
             k -= count
     return -1

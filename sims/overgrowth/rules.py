@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sims.core.engine import BatchedEngine, BatchedState, GameResults, Trace
+from sims.core.events import EventField, EventLog
 from sims.core.grid import popcount
 from sims.overgrowth import kernels
 from sims.overgrowth.kernels import PASS
@@ -33,6 +34,7 @@ END_REASONS = ("", "connection", "flowers", "stall")
 KIND_NAMES = ACTION_KINDS + ("first", "pass")
 NO_WINNER, TIE = -1, 2
 FAR = np.int16(-1)
+EVENT_FIELDS = (EventField("kind", np.int8, labels=KIND_NAMES),)  # what the step logs; events() adds the rest
 
 
 def expand_options(geo: Geometry, singles: np.ndarray, pairs: np.ndarray) -> np.ndarray:
@@ -60,7 +62,7 @@ class OvergrowthState(BatchedState):
     actions_of_kind: np.ndarray  # int32 [B, 2, 6]: actions taken of each kind code
     placed: np.ndarray  # int32 [B, 2]
     lost: np.ndarray  # int32 [B, 2]: own flowers overgrown
-    kind_log: list
+    events: EventLog  # per step: the kind code of each game's action (EVENT_FIELDS)
 
 
 class OvergrowthEngine(BatchedEngine):
@@ -93,7 +95,7 @@ class OvergrowthEngine(BatchedEngine):
             actions_of_kind=np.zeros((size, 2, len(KIND_NAMES)), dtype=np.int32),
             placed=np.zeros((size, 2), dtype=np.int32),
             lost=np.zeros((size, 2), dtype=np.int32),
-            kind_log=[],
+            events=EventLog(EVENT_FIELDS),
         )
         head_start = self.config.head_start  # the balancing variant: seat 1's flowers already on the board
         for cell in head_start:
@@ -124,7 +126,7 @@ class OvergrowthEngine(BatchedEngine):
         kinds = kernels.step(state.stones, state.markers, state.supply, state.to_move, state.turn, state.done,
                              state.winner, state.end, state.actions_of_kind, state.placed, state.lost,
                              np.ascontiguousarray(actions), self.tables, self.step_codes)
-        state.kind_log.append(kinds)
+        state.events.record(kind=kinds)
 
     def results(self, state: OvergrowthState) -> GameResults:
         """Rules §6.4 (``OvergrowthGame.result``)."""
@@ -166,10 +168,9 @@ class OvergrowthEngine(BatchedEngine):
 
     def events(self, state: OvergrowthState, trace: Trace) -> dict[str, np.ndarray]:
         """One row per action: game, turn, seat, kind, steps moved, first and second cell placed."""
-        actions = trace.actions
-        kinds = np.stack(state.kind_log, axis=1) if state.kind_log else np.zeros_like(actions, dtype=np.int8)
-        games, turns = np.nonzero(actions >= 0)
-        chosen = actions[games, turns].astype(np.int64)
+        logged = state.events.decisions(trace, index="turn")
+        games, turns = logged["game"], logged["turn"]
+        chosen = trace.actions[games, turns].astype(np.int64)
         is_pass = chosen == self.config.pass_action
         slot, placement = np.divmod(np.where(is_pass, 0, chosen), self.geo.placements)
         steps = np.where(slot == 0, 0, self.geo.moves[np.maximum(slot - 1, 0)])
@@ -179,10 +180,10 @@ class OvergrowthEngine(BatchedEngine):
         left = pair_row * self.config.columns + first_cell % (self.config.columns - 1)
         cell = np.where(is_pass, -1, np.where(is_pair, left, placement))
         return {
-            "game": games.astype(np.int64),
-            "turn": turns.astype(np.int32),
+            "game": games,
+            "turn": turns,
             "seat": (turns % 2).astype(np.int8),
-            "kind": np.array(KIND_NAMES)[kinds[games, turns]],
+            "kind": logged["kind"],
             "steps": np.where(is_pass, -1, steps).astype(np.int8),
             "cell": cell.astype(np.int16),
             "cell2": np.where(is_pair, left + 1, -1).astype(np.int16),

@@ -15,7 +15,7 @@ GAME = GameDefinition(
     batched="sims.vora.rules:VoraEngine",
     reference="sims.vora.reference:VoraGame",
     bots={
-        "random": BotSpec("random", "sims.vora.bots:RandomBot", "sims.vora.reference_bots:ReferenceRandomBot",
+        "random": BotSpec("random", "sims.core.bots:RandomBot", "sims.vora.reference_bots:ReferenceRandomBot",
                           "uniform among legal actions"),
         "greedy": BotSpec("greedy", "sims.vora.bots:GreedyBot", "sims.vora.reference_bots:ReferenceGreedyBot",
                           "one ply on every decision: my family-score change minus the best opponent's"),
@@ -31,9 +31,12 @@ GAME = GameDefinition(
         ComponentFamily("Actions and specials", "block",
                         (("block", "in", BLOCKS),),
                         "events column block (the game's declared design components)"),
-        ComponentFamily("Kinds collected", "kind", (("collected", ">", 0),),
-                        "events column kind on events with collected > 0 (the kind of the pushed cube whose push "
-                        "collected)"),
+        ComponentFamily("Specials used", "special", (),
+                        "events column special: the kind whose action special a decision used (pig: double push, "
+                        "crow: devour, wolf, ladybug: pick up, duck: fly, mole: dig)"),
+        ComponentFamily("Kinds collected", "collected_kinds", (("collected", ">", 0),),
+                        "events column collected_kinds on events with collected > 0: every kind a collection took "
+                        "into the seat's farm", separator=","),
     ),
     golden=(
         GoldenGame("vora-seed2-game1-greedy-random-planner.txt", 3, 2, 1, ("greedy", "random", "planner"),

@@ -1,43 +1,16 @@
-"""Vora bots, batched: random, greedy (one ply) and planner (greedy rollouts)."""
+"""Vora bots, batched: greedy (one ply) and planner (greedy rollouts); random is the core one (``sims.core.bots``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cached_property
 
 import numpy as np
 
 from sims.core.choice import ScoredBot
-from sims.core.engine import BatchedBot
 from sims.core.planner import WIN_BONUS, Candidates, RolloutPlanner, reshuffle_unseen
 from sims.core.rng import purpose_key
 from sims.vora import kernels
 from sims.vora.rules import MAIN, VoraEngine, VoraState, popcount, state_arrays
-
-
-class RandomBot(BatchedBot):
-    """Uniform among legal actions: legal action number ``min(floor(u * n), n - 1)`` in ascending order.
-
-    The legal actions are the engine's legal groups, counted and the chosen
-    one found in a compiled kernel. It plays any
-    seat: in each game it draws from the stream of the seat to move
-    (``bot/<seat>``), so the play loop asks it once for all random seats.
-    """
-
-    engine: VoraEngine
-    plays_any_seat = True
-
-    def act(self, state: VoraState, active: np.ndarray) -> np.ndarray:
-        chosen = np.full(state.size, -1, dtype=np.int64)
-        rows = (active & ~state.done).nonzero()[0]
-        kernels.random_choices(self.engine.geo.tables, state_arrays(state), state.seeds, state.decisions, rows,
-                               self.keys, chosen)
-        return chosen
-
-    @cached_property
-    def keys(self) -> np.ndarray:
-        """uint64 ``[players]``: the noise purpose key of each seat's stream ``bot/<seat>`` (hashed once)."""
-        return np.array([purpose_key(f"bot/{seat}") for seat in range(self.engine.players)], dtype=np.uint64)
 
 
 class GreedyBot(ScoredBot):

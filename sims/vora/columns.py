@@ -44,6 +44,10 @@ def columns(config: VoraConfig) -> GameColumns:
         Column("bigs", "Int8", "BIG combos earned while resolving it", "combos"),
         Column("victim", "Int8", "the seat robbed by a steal, or given a fallen cube by a recipient decision",
                codes={"-1": "none"}),
+        Column("special", "String", "the kind whose action special the decision used (double push, devour, wolf, "
+               "pick up, fly, dig), \"\" if none"),
+        Column("collected_kinds", "String", "the kinds collected while resolving the decision, comma-separated in "
+               "kind order, \"\" if none"),
     ]
     end = {"bag_empty": "the bag could not refill the meadow; the game ended after that turn",
            "stall": "max_turns completed turns without a result"}

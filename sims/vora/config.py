@@ -110,6 +110,7 @@ SPECIALS = ("none", "double_push", "devour", "wolf", "pick_up", "fly_swap", "dig
 # Specials used by an action of their own (record columns ``special_<name>``).
 ACTION_SPECIALS = ("double_push", "devour", "wolf", "pick_up", "fly_swap", "dig")
 BLOCKS = ("push", "double", "devour", "wolf", "pick_up", "fly_swap", "dig", "recipient", "pick", "steal", "decline")
+SPECIAL_OF_BLOCK = dict(zip(BLOCKS[1:1 + len(ACTION_SPECIALS)], ACTION_SPECIALS))  # the action special a block uses
 PHASES = ("main", "recipient", "extra", "big")
 END_REASONS = ("", "bag_empty", "stall")
 # Not a rule: how many meadows (before the last main actions) the bots' no-loop rule remembers.

@@ -4,7 +4,7 @@ Every function here works on one game: its meadow as per-kind uint64
 bitboards ``kinds[K]`` (bit ``row * N + col``), its farms ``farms[P, K]``, its
 statistics ``stats[P, S]`` and its small fields packed in ``fields``
 (``F_*`` slots). The loops over games (``step_games``, ``legal_games``,
-``random_choices``, ``greedy_values``, ``greedy_choices``, ``roll_out``) load a
+``choose_uniform``, ``greedy_values``, ``greedy_choices``, ``roll_out``) load a
 game, call these, and store it back; the bots' random numbers are drawn here
 with ``sims.core.kernels.noise``, the numbers of ``rng.uniforms_at``.
 Geometry comes in :class:`Tables` (built by ``tables.Geometry``), with the
@@ -34,8 +34,8 @@ SCALARS = 52
  F_END, F_POINTER) = range(12)
 FIELDS = 12
 # a decision's event log entry
-L_BLOCK, L_KIND, L_COLLECTED, L_EXTRAS, L_BIGS, L_VICTIM = range(6)
-LOG_SLOTS = 6
+L_BLOCK, L_KIND, L_COLLECTED, L_EXTRAS, L_BIGS, L_VICTIM, L_KINDS = range(7)  # L_KINDS: bit k, kind k collected
+LOG_SLOTS = 7
 
 # phases, blocks, stages, statistics and action table columns: as in rules.py
 MAIN, RECIPIENT, EXTRA, BIG = range(4)
@@ -533,6 +533,8 @@ def collect(g, kinds, farms, stats, fields, me: int, log, collected) -> None:
         farms[me, kind] += count
         total += count
         kinds[kind] &= ~collected[kind]
+        if count:
+            log[L_KINDS] |= 1 << kind
     fields[F_EXTRA_LEFT] = extras
     fields[F_BIG_LEFT] = bigs
     stats[me, COLLECTED] += total
@@ -674,7 +676,8 @@ def repeats_previous(trial, kinds, previous) -> bool:
 @njit(cache=True)
 def step_games(t: Tables, state, actions, refill: bool, logging: bool, log) -> None:
     """One decision in every live game; when ``logging``, the event fields go to the arrays of ``log``
-    (``rules.LOG_FIELDS``: block, kind, collected, extras, bigs, victim)."""
+    (the last seven of ``rules.event_fields``: block, kind, collected, extras, bigs, victim, the kinds
+    collected as bits)."""
     meadow, farms, stats, bag, done, previous = state[0], state[1], state[2], state[3], state[13], state[15]
     g, act_int, act_word, act_fall, action_block, block_starts = (t.g, t.act_int, t.act_word, t.act_fall,
                                                                   t.action_block, t.block_starts)
@@ -694,13 +697,14 @@ def step_games(t: Tables, state, actions, refill: bool, logging: bool, log) -> N
                 bag[row], actions[row], refill, entry, scratch)
         store(state, row, kinds, fields)
         if logging:
-            block, kind, collected, extras, bigs, victim = log
+            block, kind, collected, extras, bigs, victim, kinds_collected = log
             block[row] = entry[L_BLOCK]
             kind[row] = entry[L_KIND]
             collected[row] = entry[L_COLLECTED]
             extras[row] = entry[L_EXTRAS]
             bigs[row] = entry[L_BIGS]
             victim[row] = entry[L_VICTIM]
+            kinds_collected[row] = entry[L_KINDS]
 
 
 @njit(cache=True)
@@ -716,10 +720,9 @@ def legal_games(t: Tables, state, rows, groups) -> None:
 
 
 @njit(cache=True)
-def random_choices(t: Tables, state, seeds, decisions, rows, keys, chosen) -> None:
-    """``chosen[row]`` for each game ``rows``: legal action number ``min(floor(u * n), n - 1)`` (ascending) of
-    its ``n`` legal actions, ``u = uniforms_at(seed, purpose, decisions, 0)`` with the purpose key
-    ``keys[seat to move]``."""
+def choose_uniform(t: Tables, state, rows, u, chosen) -> None:
+    """``chosen[i]`` for each game ``rows[i]``: legal action number ``min(floor(u[i] * n), n - 1)`` (ascending)
+    of its ``n`` legal actions (``BatchedEngine.choose_uniform``)."""
     meadow, farms = state[0], state[1]
     group_base = t.group_base
     kinds = np.zeros(meadow.shape[1], dtype=np.uint64)
@@ -733,12 +736,11 @@ def random_choices(t: Tables, state, seeds, decisions, rows, keys, chosen) -> No
         total = 0
         for group in range(words.size):
             total += popcount(words[group])
-        u = noise(noise_stream(seeds[row], keys[fields[F_TO_MOVE]], decisions[row]), 0)
-        k = min(np.int64(u * total), total - 1)
+        k = min(np.int64(u[i] * total), total - 1)
         for group in range(words.size):
             count = popcount(words[group])
             if k < count:
-                chosen[row] = group_base[group] + kth_set_bit(words[group], k)
+                chosen[i] = group_base[group] + kth_set_bit(words[group], k)
                 break
             k -= count
 

@@ -34,14 +34,16 @@ rules are in docs/rules/vora.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from sims.core.engine import BatchedEngine, BatchedState, GameResults, Trace
+from sims.core.events import EventField, EventLog
 from sims.core.rng import shuffle_order
 from sims.vora import kernels
 from sims.vora.kernels import MAIN, RECIPIENT
-from sims.vora.config import ACTION_SPECIALS, BLOCKS, LOOP_MEMORY, PHASES, SIDES, VoraConfig
+from sims.vora.config import ACTION_SPECIALS, BLOCKS, LOOP_MEMORY, PHASES, SIDES, SPECIAL_OF_BLOCK, VoraConfig
 from sims.vora.tables import Geometry
 
 U64 = np.uint64
@@ -50,10 +52,17 @@ END_REASONS = ("", "bag_empty", "stall")
 # Per-seat counters reported as record columns (the reference's names), numbered as kernels.COLLECTED ...
 STAT_NAMES = ("collected", "extras", "bigs", "picks", "steals", "stolen", "declines", "pushes", "received") + tuple(
     f"special_{name}" for name in ACTION_SPECIALS)
-# Event fields the step kernel writes (dtype, value for a game that took no decision), in its order.
-LOG_FIELDS = {"block": (np.int8, -1), "kind": (np.int8, -1), "collected": (np.int16, 0), "extras": (np.int8, 0),
-              "bigs": (np.int8, 0), "victim": (np.int8, -1)}
-NO_LOG = tuple(np.zeros(0, dtype=dtype) for dtype, _ in LOG_FIELDS.values())
+
+
+def event_fields(config: VoraConfig) -> tuple[EventField, ...]:
+    """The event log's fields: the seat and phase deciding (set here), then what the step kernel writes in its
+    order (``kernels.L_*``: block, kind, collected, extras, bigs, victim, and the kinds collected as bits: kind
+    ``k`` is bit ``k``)."""
+    return (EventField("seat", np.int8), EventField("phase", np.int8, labels=PHASES),
+            EventField("block", np.int8, labels=BLOCKS), EventField("kind", np.int8, labels=config.kind_names),
+            EventField("collected", np.int16, empty=0), EventField("extras", np.int8, empty=0),
+            EventField("bigs", np.int8, empty=0), EventField("victim", np.int8),
+            EventField("kinds_collected", np.int32, empty=0))
 
 
 def popcount(board: np.ndarray) -> np.ndarray:
@@ -102,8 +111,7 @@ class VoraState(BatchedState):
     stats: np.ndarray  # int32 [B, P, len(STAT_NAMES)]
     previous: np.ndarray  # Geometry.board [B, LOOP_MEMORY, K]: the meadows before the last main actions, last first (bots)
     quiet: np.ndarray  # int16 [B]: turns in a row that drew nothing from the bag (bots: no-progress streaks)
-    event_log: list  # per step: (seat, phase, block, kind, collected, extras, bigs, victim) arrays [B]
-    logging: bool = True  # branches of the bots skip the event log
+    events: EventLog  # per step: seat, phase, block, kind, collected, extras, bigs, victim (event_fields)
 
 
 STATE_FIELDS = ("meadow", "farms", "stats", "bag", "bag_pointer", "phase", "fallen", "extra_left", "big_left",
@@ -129,6 +137,7 @@ class VoraEngine(BatchedEngine):
         self.players = players
         self.geo = Geometry(config, players)
         self.num_actions = config.num_actions
+        self.event_fields = event_fields(config)
 
     # --- setup ------------------------------------------------------------------
 
@@ -173,7 +182,7 @@ class VoraEngine(BatchedEngine):
             stats=np.zeros((size, players, len(STAT_NAMES)), dtype=np.int32),
             previous=np.zeros((size, LOOP_MEMORY, k), dtype=geo.board),
             quiet=np.zeros(size, dtype=np.int16),
-            event_log=[],
+            events=EventLog(self.event_fields),
         )
 
     def meadow_of_cells(self, cells: np.ndarray) -> np.ndarray:
@@ -216,6 +225,15 @@ class VoraEngine(BatchedEngine):
         mask[game[pair], geo.group_base[group[pair]] + bit] = True
         return mask
 
+    def choose_uniform(self, state: VoraState, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """:meth:`BatchedEngine.choose_uniform`, compiled (:func:`kernels.choose_uniform`): the legal groups are
+        counted and the chosen action found game by game, with no mask built."""
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        chosen = np.full(rows.size, -1, dtype=np.int64)
+        kernels.choose_uniform(self.geo.tables, state_arrays(state), rows, np.ascontiguousarray(u, dtype=np.float64),
+                               chosen)
+        return chosen
+
     # --- step ------------------------------------------------------------------------
 
     def step(self, state: VoraState, actions: np.ndarray) -> None:
@@ -233,16 +251,12 @@ class VoraEngine(BatchedEngine):
         state.quiet = np.where(drew, 0, state.quiet + (state.turn != turn)).astype(np.int16)
 
     def _advance(self, state: VoraState, actions: np.ndarray, refill: bool) -> None:
-        if not state.logging:
-            kernels.step_games(self.geo.tables, state_arrays(state), actions, refill, False, NO_LOG)
-            return
-        log = {"seat": np.where(state.done, -1, state.to_move).astype(np.int8),
-               "phase": np.where(state.done, -1, state.phase).astype(np.int8)}
-        for name, (dtype, empty) in LOG_FIELDS.items():
-            log[name] = np.full(state.size, empty, dtype=dtype)
-        kernels.step_games(self.geo.tables, state_arrays(state), actions, refill, True,
-                           tuple(log[name] for name in LOG_FIELDS))
-        state.event_log.append(log)
+        seat, phase, *written = state.events.step(state.size)
+        if state.events.enabled:
+            np.copyto(seat, state.to_move, where=~state.done)
+            np.copyto(phase, state.phase, where=~state.done)
+        kernels.step_games(self.geo.tables, state_arrays(state), actions, refill, state.events.enabled,
+                           tuple(written))
 
     # --- outcome ------------------------------------------------------------------------
 
@@ -291,26 +305,31 @@ class VoraEngine(BatchedEngine):
         while resolving the decision; ``victim``: the seat robbed by a steal (or
         the seat given a fallen cube by a recipient decision).
         """
-        if not state.event_log:
+        if not len(state.events):
             return None
-        stacked = {key: np.stack([entry[key] for entry in state.event_log], axis=1) for key in state.event_log[0]}
-        games, steps = (stacked["block"] >= 0).nonzero()
-        block_names = np.array(BLOCKS)
-        phase_names = np.array(PHASES)
-        kind_names = np.array(("",) + self.config.kind_names)
-        return {
-            "game": games.astype(np.int64),
-            "decision": steps.astype(np.int32),
-            "seat": stacked["seat"][games, steps],
-            "phase": phase_names[stacked["phase"][games, steps]],
-            "action": trace.actions[games, steps].astype(np.int32),
-            "block": block_names[stacked["block"][games, steps]],
-            "kind": kind_names[stacked["kind"][games, steps].astype(np.int64) + 1],
-            "collected": stacked["collected"][games, steps],
-            "extras": stacked["extras"][games, steps],
-            "bigs": stacked["bigs"][games, steps],
-            "victim": stacked["victim"][games, steps],
-        }
+        table = state.events.decisions(trace)
+        games, steps = table["game"], table["decision"]
+        order = ("game", "decision", "seat", "phase", "action", "block", "kind", "collected", "extras", "bigs",
+                 "victim", "special", "collected_kinds")
+        table["action"] = trace.actions[games, steps].astype(np.int32)
+        table["special"] = self.special_kinds[state.events.stacked("block")[games, steps]]
+        table["collected_kinds"] = self.kind_lists(table.pop("kinds_collected"))
+        return {name: table[name] for name in order}
+
+    @cached_property
+    def special_kinds(self) -> np.ndarray:
+        """str ``[len(BLOCKS) + 1]``: by block code (-1 last), the kind whose action special the block uses
+        (rules §4.3, §5), "" for a block that uses none or a special no kind has."""
+        names = self.config.kind_names
+        kinds = [self.config.kind_with(SPECIAL_OF_BLOCK.get(block, "none")) for block in BLOCKS]
+        return np.array([names[kind] if kind >= 0 else "" for kind in kinds] + [""])
+
+    def kind_lists(self, bits: np.ndarray) -> np.ndarray:
+        """str ``[n]``: the kinds whose bits are set (bit ``k`` is kind ``k``), comma-separated in kind order."""
+        names = self.config.kind_names
+        words, index = np.unique(bits, return_inverse=True)
+        lists = [",".join(name for k, name in enumerate(names) if int(word) >> k & 1) for word in words]
+        return np.array(lists + [""])[index] if bits.size else np.zeros(0, dtype=str)
 
     def snapshot(self, state: VoraState, game: int) -> dict:
         cells = self.cells_of_meadow(state.meadow[game:game + 1])[0]
