@@ -18,7 +18,6 @@ from sims.core.engine import (
     BatchedEngine,
     BatchedState,
     GameDefinition,
-    Lazy,
     ReferenceBot,
     ReferenceGame,
     Trace,
@@ -27,7 +26,7 @@ from sims.core.spec import ConfigError
 
 
 STRONG = "strong"  # the top of the skill ladder (docs/bots.md)
-STRONG_SCALE = 2
+STRONG_WEIGHTS = {"samples": 4.0}  # set on the planner's weights (sims.core.planner: rollouts per candidate)
 
 
 @dataclass(frozen=True)
@@ -57,14 +56,14 @@ def resolve_bot(game: GameDefinition, config, label: str) -> BotChoice:
 
 def strong_choice(game: GameDefinition, config) -> BotChoice:
     """The built-in ``strong`` bot of a game with a planner (a config's ``[personas.strong]`` replaces it):
-    the planner with :data:`STRONG_SCALE` times its ``candidates`` and rollout ``depth``."""
-    weights = dict(game.bot_weights(config, "planner"))
-    if "candidates" not in weights or "depth" not in weights:  # the planner class's defaults count
-        planner = game.bots["planner"].batched
-        planner = planner.resolve() if isinstance(planner, Lazy) else planner
-        weights = {"candidates": planner.default_candidates, "depth": planner.default_depth} | weights
-    weights.update({key: STRONG_SCALE * float(weights[key]) for key in ("candidates", "depth")})
-    return BotChoice(STRONG, "planner", weights)
+    the planner's weights with :data:`STRONG_WEIGHTS` set."""
+    return BotChoice(STRONG, "planner", dict(game.bot_weights(config, "planner")) | STRONG_WEIGHTS)
+
+
+def strong_description() -> str:
+    """What ``glade games`` says of the built-in ``strong`` bot."""
+    return (f"the planner with {int(STRONG_WEIGHTS['samples'])} rollouts per candidate, each with its own "
+            "shuffle of the hidden information and rollout noise, worth averaged")
 
 
 def check_players(game: GameDefinition, players: int) -> None:
