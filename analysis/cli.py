@@ -201,7 +201,7 @@ def games(as_json: bool, ladder_file: str | None) -> None:
         if "planner" in game.bots:
             from sims.core.play import strong_description
 
-            click.echo(f"  bot      strong: {strong_description()} (batched only)")
+            click.echo(f"  bot      strong: {strong_description(game)} (batched only)")
         _echo_strength(entries_of(ladder, name))
         try:
             personas = game.personas(game.load_config(None, ()))

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from analysis.ladder import BAR, measure, pair_lineup, read_ladder, save_ladder, stacked
-from sims.core.play import STRONG, STRONG_WEIGHTS, resolve_bot
+from sims.core.play import STRONG, resolve_bot, strong_description, strong_weights
 from sims.registry import get_game
 from tests import toy_game  # noqa: F401  (registers the toy game)
 from tests.cli_helpers import glade, one_error_line
@@ -135,11 +135,13 @@ def test_glade_ladder_refuses_one_player(tmp_path):
                    "--players")
 
 
-def test_strong_is_the_planner_with_several_rollouts_per_candidate():
-    for name in ("overgrowth", "vorex"):  # vorex's config sets no candidates: the planner class's defaults count
+def test_strong_is_the_planner_with_its_strong_weights():
+    for name in ("overgrowth", "vora", "vorex", "reforest"):
         game = get_game(name)
         config = game.load_config()
         planner, strong = resolve_bot(game, config, "planner"), resolve_bot(game, config, STRONG)
-        assert strong.kind == "planner" and strong.weights["samples"] == STRONG_WEIGHTS["samples"] > 1
-        assert {k: v for k, v in strong.weights.items() if k != "samples"} == planner.weights
+        extra = strong_weights(game)
+        assert strong.kind == "planner" and extra.get("samples", 1) > 1
+        assert strong.weights == dict(planner.weights) | extra
         assert "samples" not in planner.weights  # the planner itself plays one rollout per candidate
+        assert all(f"{key} {value:g}" in strong_description(game) for key, value in extra.items())

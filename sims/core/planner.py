@@ -79,6 +79,7 @@ class RolloutPlanner(BatchedBot):
     default_depth: int = 12
     rollout_bot_class: type[BatchedBot]
     turn_phase: int | None = None  # the state's ``phase`` in which a seat starts its turn
+    strong_weights: dict[str, float] = {"samples": 4.0}  # set on the weights of the game's ``strong`` bot
     sample: int = 0  # the rollout sample being played (its streams: :meth:`plan_stream`)
     _rollout_bots: dict[int, list[BatchedBot]] | None = None
 

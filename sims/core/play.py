@@ -18,6 +18,7 @@ from sims.core.engine import (
     BatchedEngine,
     BatchedState,
     GameDefinition,
+    Lazy,
     ReferenceBot,
     ReferenceGame,
     Trace,
@@ -26,7 +27,6 @@ from sims.core.spec import ConfigError
 
 
 STRONG = "strong"  # the top of the skill ladder (docs/bots.md)
-STRONG_WEIGHTS = {"samples": 4.0}  # set on the planner's weights (sims.core.planner: rollouts per candidate)
 
 
 @dataclass(frozen=True)
@@ -56,14 +56,21 @@ def resolve_bot(game: GameDefinition, config, label: str) -> BotChoice:
 
 def strong_choice(game: GameDefinition, config) -> BotChoice:
     """The built-in ``strong`` bot of a game with a planner (a config's ``[personas.strong]`` replaces it):
-    the planner's weights with :data:`STRONG_WEIGHTS` set."""
-    return BotChoice(STRONG, "planner", dict(game.bot_weights(config, "planner")) | STRONG_WEIGHTS)
+    the planner's weights with its class's ``strong_weights`` set (:class:`sims.core.planner.RolloutPlanner`)."""
+    return BotChoice(STRONG, "planner", dict(game.bot_weights(config, "planner")) | strong_weights(game))
 
 
-def strong_description() -> str:
-    """What ``glade games`` says of the built-in ``strong`` bot."""
-    return (f"the planner with {int(STRONG_WEIGHTS['samples'])} rollouts per candidate, each with its own "
-            "shuffle of the hidden information and rollout noise, worth averaged")
+def strong_weights(game: GameDefinition) -> dict[str, float]:
+    """The planner weights that make a game's planner its ``strong`` bot."""
+    planner = game.bots["planner"].batched
+    planner = planner.resolve() if isinstance(planner, Lazy) else planner
+    return dict(planner.strong_weights)
+
+
+def strong_description(game: GameDefinition) -> str:
+    """What ``glade games`` says of a game's built-in ``strong`` bot."""
+    shown = ", ".join(f"{key} {value:g}" for key, value in strong_weights(game).items())
+    return f"the planner with {shown} (samples: rollouts per candidate, each with its own shuffle and noise)"
 
 
 def check_players(game: GameDefinition, players: int) -> None:
