@@ -107,6 +107,7 @@ class PlannerBot(RolloutPlanner, GreedyBot):
 
     quiet_turns = 20
 
+    strong_weights = {"candidates": 12.0, "samples": 2.0}  # 2 players, 100 deals: 68.8% [63.0, 74.5] vs the planner
     default_candidates = 6
     default_depth = 12
     rollout_bot_class = GreedyBot
