@@ -8,20 +8,26 @@ greedy value, then the greedy noise. A game supplies only the hooks: what is
 hidden, where the horizon is, and what a position is worth.
 
 Weights of a planner (a game's ``[bots.planner]``, or the ``strong`` bot's
-spec in :mod:`sims.core.play`): ``candidates`` and ``depth``; ``samples``,
-rollouts per candidate (default 1), each with its own reshuffle of the hidden
-information and its own rollout noise, the candidate worth their mean (with a
-finished game's :data:`WIN_BONUS`, its win share first); ``explore``, the
-chance that a seat of a rollout played by :meth:`RolloutPlanner.roll_out`
-plays a uniformly random legal action instead of greedy's (default 0; a game
-whose rollouts run in a compiled kernel ignores it). Sample ``k > 0`` draws
-from streams named ``.../s<k>``, so one sample is exactly the planner of old,
-and every choice depends only on each game's seed and counters, never on the
-batch. ``replies``: how many of the next decision's best greedy actions (an
-opponent's reply, or this seat's own follow-up) are each played before the
-rollout (default 0: none); a candidate is then worth the least of its
-opponent's replies, or the most of its own follow-ups (a 2-ply search with
-rollouts at the leaves).
+``strong_weights`` on top of them, :mod:`sims.core.play`):
+
+* ``candidates``, ``depth``: greedy's actions kept, the rollout's limit;
+* ``samples`` (default 1): rollouts per candidate, each with its own
+  reshuffle of the hidden information and its own rollout noise; a candidate
+  is worth their mean (with a finished game's :data:`WIN_BONUS`, its win
+  share first);
+* ``replies`` (default 0): the next decision's best greedy actions played
+  each before the rollout; a candidate is then worth the least of the
+  opponent's replies, or the most of its own follow-ups (2 plies, rollouts
+  at the leaves);
+* ``explore`` (default 0): the chance that a seat of a rollout played by
+  :meth:`RolloutPlanner.roll_out` plays a uniformly random legal action
+  instead of greedy's (a game whose rollouts run in a compiled kernel
+  ignores it).
+
+Sample ``k > 0`` draws from streams named ``plan/<seat>/<name>/s<k>``, sample
+0 from ``plan/<seat>/<name>``: with the defaults the planner is exactly the
+one-rollout planner, and every choice depends only on each game's seed and
+counters, never on the batch.
 """
 
 from __future__ import annotations
