@@ -199,10 +199,9 @@ def games(as_json: bool, ladder_file: str | None) -> None:
             note = "" if bot.reference is not None else " (batched only)"
             click.echo(f"  bot      {bot.name}: {bot.description}{note}")
         if "planner" in game.bots:
-            from sims.core.play import STRONG_SCALE
+            from sims.core.play import strong_description
 
-            click.echo(f"  bot      strong: the planner with {STRONG_SCALE}x its candidates and rollout depth "
-                       "(batched only)")
+            click.echo(f"  bot      strong: {strong_description(game)} (batched only)")
         _echo_strength(entries_of(ladder, name))
         try:
             personas = game.personas(game.load_config(None, ()))

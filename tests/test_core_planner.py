@@ -9,8 +9,10 @@ import pytest
 
 from sims.core.choice import ScoredBot
 from sims.core.engine import take_games
+from sims.core.play import BotChoice, batched_bots, play_batch, resolve_bot
+from sims.registry import get_game
 from sims.core.planner import RolloutPlanner, reshuffle_unseen
-from sims.core.rng import game_seeds, uniforms
+from sims.core.rng import game_seeds, purpose_key, uniforms
 from tests.toy_game import LEAP, ROLL, STEP, RaceEngine, RaceState, load
 
 
@@ -100,7 +102,7 @@ def test_one_candidate_is_the_greedy_choice(engine):
 
 def test_choices_do_not_depend_on_the_batch(engine):
     state = engine.init(game_seeds(3, np.arange(64)))
-    for step in range(5):  # spread the games out
+    for step in range(6):  # spread the games out
         engine.step(state, ProgressGreedy(engine, 0).act(state, ~state.done) if step % 2 == 0
                     else np.full(state.size, STEP))
         state.decisions += 1
@@ -109,7 +111,7 @@ def test_choices_do_not_depend_on_the_batch(engine):
     for game in range(state.size):
         alone = PositionPlanner(engine, 0).act(take_games(state, np.array([game])), movers[game:game + 1])
         assert alone[0] == together[game]
-    assert (together[movers] >= 0).all() and (together[~movers] == -1).all()
+    assert movers.all() and (together >= 0).all()
 
 
 def test_reshuffle_unseen_keeps_the_seen_part_and_permutes_the_rest():
@@ -126,3 +128,107 @@ def test_reshuffle_unseen_keeps_the_seen_part_and_permutes_the_rest():
     again = reshuffle_unseen(items, first_unseen, seeds, "plan/0/bag", np.zeros(50, dtype=np.int64))
     assert (again == shuffled).all()  # a pure function of (seed, purpose, counter)
     assert reshuffle_unseen(items[:, :0], first_unseen, seeds, "x", np.zeros(50, dtype=np.int64)).shape == (50, 0)
+
+
+# ---------------------------------------------------------------- several rollouts per candidate
+
+
+class DicePlanner(PositionPlanner):
+    """The future dice are hidden: each sample's rollout rolls them from its own stream (``plan/<seat>/dice``)."""
+
+    def hide_unseen(self, branch):
+        branch.seeds = game_seeds(int(purpose_key(self.plan_stream("dice")) % 2**31), branch.seeds % 2**31)
+
+
+def next_rolls(engine: RaceEngine, planner: DicePlanner, state: RaceState, samples: int) -> list[int]:
+    """The opponent's die in each sample's rollout of ``state`` (the turn after the planner's)."""
+    rolls = []
+    for planner.sample in range(samples):
+        branch = take_games(state, np.array([0]))
+        planner.hide_unseen(branch)
+        rolls.append(int(engine._roll(branch.seeds, branch.turn + 1)[0]))
+    planner.sample = 0
+    return rolls
+
+
+def test_sample_zero_draws_from_the_streams_of_one_sample(engine):
+    planner = PositionPlanner(engine, 1, {"samples": 3})
+    assert planner.plan_stream("bag") == "plan/1/bag"
+    assert [bot.stream for bot in planner.rollout_bots()] == ["plan/1/0", "plan/1/1"]
+    planner.sample = 2
+    assert planner.plan_stream("bag") == "plan/1/bag/s2"
+    assert [bot.stream for bot in planner.rollout_bots()] == ["plan/1/0/s2", "plan/1/1/s2"]
+
+
+def test_every_sample_reshuffles_and_rolls_out(engine):
+    state = trap_position(engine)
+    planner = PositionPlanner(engine, 0, {"samples": 4})
+    planner.act(state, np.array([True]))
+    assert planner.hidden_calls == 4 and planner.sample == 0
+
+
+def test_averaged_samples_choose_the_move_best_on_average(engine):
+    """Seat 0 on 3 with a 2, seat 1 on 5, the opponent's die hidden. The leap to 7 is sent home only by a 1
+    (the opponent leaps 2 x 1 onto it), the roll to 5 (sending the opponent home) only by a 5: on average the
+    leap keeps more. One sample that rolls a 1 takes the roll; eight samples take the leap."""
+    state = trap_position(engine)
+    one = DicePlanner(engine, 0)
+    for seed in game_seeds(1, np.arange(200)):
+        state.seeds[0] = seed
+        rolls = next_rolls(engine, DicePlanner(engine, 0), state, 8)
+        if rolls[0] == 1 and rolls.count(1) + rolls.count(5) <= 3:
+            break
+    assert rolls[0] == 1
+    assert one.act(state, np.array([True]))[0] == ROLL
+    assert DicePlanner(engine, 0, {"samples": 8}).act(state, np.array([True]))[0] == LEAP
+
+
+@pytest.mark.parametrize("weights", [{"samples": 3}, {"samples": 2, "explore": 0.5}])
+def test_sampled_choices_do_not_depend_on_the_batch(engine, weights):
+    state = engine.init(game_seeds(4, np.arange(48)))
+    state.turn[:] = 10
+    state.position[:, 0] = 2 + np.arange(48) % 7
+    state.position[:, 1] = state.position[:, 0] + 1 + np.arange(48) % 4  # within reach of a bump
+    movers = np.arange(48) % 5 > 0
+    together = DicePlanner(engine, 0, weights).act(state, movers)
+    halves = [DicePlanner(engine, 0, weights).act(take_games(state, rows), movers[rows])
+              for rows in (np.arange(0, 48, 2), np.arange(1, 48, 2))]
+    assert (together[0::2] == halves[0]).all() and (together[1::2] == halves[1]).all()
+    assert (together[movers] >= 0).all() and (together[~movers] == -1).all()
+    assert (together != DicePlanner(engine, 0).act(state, movers)).any()  # the samples changed some choice
+
+
+def test_explore_plays_random_legal_moves_in_the_rollouts(engine):
+    state = engine.init(game_seeds(6, np.arange(32)))
+    planner = PositionPlanner(engine, 0, {"explore": 1.0})
+    branch = take_games(state, np.arange(32))
+    replies = np.full(32, -1, dtype=np.int64)
+    planner._explore(branch, np.ones(32, dtype=bool), replies)
+    assert engine.legal_mask(branch)[np.arange(32), replies].all()
+    assert len(set(replies.tolist())) > 1
+    none = np.full(32, -1, dtype=np.int64)
+    PositionPlanner(engine, 0, {"explore": 0.0})._explore(branch, np.ones(32, dtype=bool), none)
+    assert (none == -1).all()
+
+
+@pytest.mark.parametrize("name, players, weights", [
+    ("overgrowth", 2, {"samples": 2, "replies": 2, "explore": 0.2}),
+    ("vora", 3, {"samples": 2, "replies": 2, "candidates": 3}),
+])
+def test_a_sampled_planner_plays_the_same_games_in_any_batch(name, players, weights):
+    """A few turns of real games with the game's own rollouts (Vora's compiled): one batch, or two."""
+    game = get_game(name)
+    config = game.load_config()
+    engine = game.batched(config, players)
+    planner = dict(resolve_bot(game, config, "planner").weights) | weights
+    lineup = [BotChoice("strong", "planner", planner)] + [resolve_bot(game, config, "greedy")] * (players - 1)
+    seeds = game_seeds(9, np.arange(4))
+
+    def actions(rows: np.ndarray) -> np.ndarray:
+        return play_batch(engine, batched_bots(game, engine, lineup), seeds[rows], max_turns=6)[1].actions
+
+    together = actions(np.arange(4))
+    for rows in (np.array([0, 3]), np.array([2, 1])):
+        apart = actions(rows)
+        steps = apart.shape[1]
+        assert (together[rows, :steps] == apart).all() and (together[rows, steps:] == -1).all()

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from analysis.ladder import BAR, measure, pair_lineup, read_ladder, save_ladder, stacked
-from sims.core.play import STRONG, STRONG_SCALE, resolve_bot
+from sims.core.play import STRONG, resolve_bot, strong_description, strong_weights
 from sims.registry import get_game
 from tests import toy_game  # noqa: F401  (registers the toy game)
 from tests.cli_helpers import glade, one_error_line
@@ -135,15 +135,13 @@ def test_glade_ladder_refuses_one_player(tmp_path):
                    "--players")
 
 
-def test_strong_is_the_planner_with_more_candidates_and_depth():
-    game = get_game("overgrowth")
-    config = game.load_config()
-    planner, strong = resolve_bot(game, config, "planner"), resolve_bot(game, config, STRONG)
-    assert strong.kind == "planner"
-    assert strong.weights["candidates"] == STRONG_SCALE * planner.weights["candidates"]
-    assert strong.weights["depth"] == STRONG_SCALE * planner.weights["depth"]
-    vorex = get_game("vorex")  # its config sets no candidates: the planner class's defaults count
-    strong = resolve_bot(vorex, vorex.load_config(), STRONG).weights
-    from sims.vorex.bots import PlannerBot
-
-    assert strong["candidates"] == STRONG_SCALE * PlannerBot.default_candidates
+def test_strong_is_the_planner_with_its_strong_weights():
+    for name in ("overgrowth", "vora", "vorex", "reforest"):
+        game = get_game(name)
+        config = game.load_config()
+        planner, strong = resolve_bot(game, config, "planner"), resolve_bot(game, config, STRONG)
+        extra = strong_weights(game)
+        assert strong.kind == "planner" and extra.get("samples", 1) > 1
+        assert strong.weights == dict(planner.weights) | extra
+        assert "samples" not in planner.weights  # the planner itself plays one rollout per candidate
+        assert all(f"{key} {value:g}" in strong_description(game) for key, value in extra.items())

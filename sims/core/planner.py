@@ -6,6 +6,28 @@ stream, so it never reads the real order), lets greedy bots play every seat
 until a horizon, and chooses the candidate worth most there. Ties go to the
 greedy value, then the greedy noise. A game supplies only the hooks: what is
 hidden, where the horizon is, and what a position is worth.
+
+Weights of a planner (a game's ``[bots.planner]``, or the ``strong`` bot's
+``strong_weights`` on top of them, :mod:`sims.core.play`):
+
+* ``candidates``, ``depth``: greedy's actions kept, the rollout's limit;
+* ``samples`` (default 1): rollouts per candidate, each with its own
+  reshuffle of the hidden information and its own rollout noise; a candidate
+  is worth their mean (with a finished game's :data:`WIN_BONUS`, its win
+  share first);
+* ``replies`` (default 0): the next decision's best greedy actions played
+  each before the rollout; a candidate is then worth the least of the
+  opponent's replies, or the most of its own follow-ups (2 plies, rollouts
+  at the leaves);
+* ``explore`` (default 0): the chance that a seat of a rollout played by
+  :meth:`RolloutPlanner.roll_out` plays a uniformly random legal action
+  instead of greedy's (a game whose rollouts run in a compiled kernel
+  ignores it).
+
+Sample ``k > 0`` draws from streams named ``plan/<seat>/<name>/s<k>``, sample
+0 from ``plan/<seat>/<name>``: with the defaults the planner is exactly the
+one-rollout planner, and every choice depends only on each game's seed and
+counters, never on the batch.
 """
 
 from __future__ import annotations
@@ -16,7 +38,7 @@ import numpy as np
 
 from sims.core.choice import take_best, top_per_group
 from sims.core.engine import BatchedBot, BatchedState, branch_games, take_games  # noqa: F401 (branch_games: its old home)
-from sims.core.rng import uniforms
+from sims.core.rng import purpose_key, uniforms
 
 WIN_BONUS = 1e6  # a finished game's result counts before any evaluation
 
@@ -52,18 +74,20 @@ def reshuffle_unseen(items: np.ndarray, first_unseen: np.ndarray, seeds: np.ndar
 class RolloutPlanner(BatchedBot):
     """Mixin that turns a greedy bot into a rollout planner: ``class PlannerBot(RolloutPlanner, GreedyBot)``.
 
-    Weights ``candidates`` and ``depth`` override the class defaults. A game
-    implements :meth:`hide_unseen` and :meth:`worth`, sets :attr:`rollout_bot_class`
-    (the greedy bot playing every seat in a rollout), and either sets
-    :attr:`turn_phase` (rollouts stop at this seat's next decision in that phase
-    of a later turn) or implements :meth:`at_horizon`.
+    Weights ``candidates`` and ``depth`` override the class defaults; ``samples`` and ``explore``: the module
+    docstring. A game implements :meth:`hide_unseen` (drawing from :meth:`plan_stream`) and :meth:`worth`, sets
+    :attr:`rollout_bot_class` (the greedy bot playing every seat in a rollout), and either sets
+    :attr:`turn_phase` (rollouts stop at this seat's next decision in that phase of a later turn) or implements
+    :meth:`at_horizon`. A game's own :meth:`roll_out` takes its seats' noise streams from :meth:`rollout_keys`.
     """
 
     default_candidates: int = 6
     default_depth: int = 12
     rollout_bot_class: type[BatchedBot]
     turn_phase: int | None = None  # the state's ``phase`` in which a seat starts its turn
-    _rollout_bots: list[BatchedBot] | None = None
+    strong_weights: dict[str, float] = {"samples": 4.0}  # set on the weights of the game's ``strong`` bot
+    sample: int = 0  # the rollout sample being played (its streams: :meth:`plan_stream`)
+    _rollout_bots: dict[int, list[BatchedBot]] | None = None
 
     @property
     def candidate_count(self) -> int:
@@ -72,6 +96,23 @@ class RolloutPlanner(BatchedBot):
     @property
     def depth(self) -> int:
         return int(self.weights.get("depth", self.default_depth))
+
+    @property
+    def sample_count(self) -> int:
+        return max(1, int(self.weights.get("samples", 1)))
+
+    @property
+    def reply_count(self) -> int:
+        return int(self.weights.get("replies", 0))
+
+    @property
+    def explore(self) -> float:
+        return float(self.weights.get("explore", 0.0))
+
+    def plan_stream(self, name: str) -> str:
+        """The purpose of this planner's stream ``name`` in the current :attr:`sample`: ``plan/<seat>/<name>``,
+        with ``/s<k>`` appended in sample ``k > 0``."""
+        return f"plan/{self.seat}/{name}" + (f"/s{self.sample}" if self.sample else "")
 
     # --- hooks --------------------------------------------------------------------------------
 
@@ -111,24 +152,69 @@ class RolloutPlanner(BatchedBot):
         games, actions, value, noise = (found.games[keep], found.actions[keep],
                                         found.value[keep], found.noise[keep])
         start_turn = state.turn[games]
-        if found.played is None:
-            branch = self.engine.branch(state, games)
-            self.hide_unseen(branch)
-            self.engine.step(branch, actions)
-            branch.decisions += 1
-        else:
-            branch = self.engine.branch(found.played, keep)
-            self.hide_unseen(branch)
-        take_best(chosen, games, actions, self.roll_out(branch, start_turn), value, noise)
+        worth = np.zeros(games.size, dtype=np.float64)
+        for self.sample in range(self.sample_count):
+            branch = self.candidate_branch(state, found, keep)
+            worth += (self.reply_worth(branch, start_turn) if self.reply_count else self.roll_out(branch, start_turn))
+        self.sample = 0
+        take_best(chosen, games, actions, worth / self.sample_count, value, noise)
         return chosen
 
+    def candidate_branch(self, state: BatchedState, found: Candidates, keep: np.ndarray) -> BatchedState:
+        """Copies of the games with the kept candidates ``found[keep]`` played, hidden information reshuffled
+        (before the move, which may draw) with the current sample's stream."""
+        return self._play(state, found, keep, hide=True)
+
+    def _play(self, state: BatchedState, found: Candidates, keep: np.ndarray, hide: bool) -> BatchedState:
+        """Copies of games ``found.games[keep]`` of ``state`` with ``found.actions[keep]`` played (``found.played``
+        rows where the scoring made them); ``hide``: :meth:`hide_unseen` first."""
+        if found.played is not None:
+            branch = self.engine.branch(found.played, keep)
+            if hide:
+                self.hide_unseen(branch)
+            return branch
+        branch = self.engine.branch(state, found.games[keep])
+        if hide:
+            self.hide_unseen(branch)
+        self.engine.step(branch, found.actions[keep])
+        branch.decisions += 1
+        return branch
+
+    def reply_worth(self, branch: BatchedState, start_turn: np.ndarray) -> np.ndarray:
+        """float ``[n]``: each candidate of ``branch`` worth the least of its best :attr:`reply_count` opponent
+        replies (the most, where this seat decides next), each rolled out; a candidate at its horizon or the
+        end, or with no reply, is rolled out as it is."""
+        ahead = ~branch.done & ~self.at_horizon(branch, start_turn)
+        found = self.candidates(branch, ahead, np.full(branch.size, -1, dtype=np.int64))
+        keep = np.sort(top_per_group(found.games, found.value, found.noise, k=self.reply_count))
+        parents = found.games[keep]
+        worth = np.full(branch.size, -np.inf)
+        least = np.full(branch.size, np.inf)
+        if parents.size:
+            leaf = self.roll_out(self._play(branch, found, keep, hide=False), start_turn[parents])
+            mine = branch.to_move[parents] == self.seat
+            np.maximum.at(worth, parents, np.where(mine, leaf, -np.inf))
+            np.minimum.at(least, parents, np.where(mine, np.inf, leaf))
+        worth = np.where(branch.to_move == self.seat, worth, least)
+        alone = np.setdiff1d(np.arange(branch.size), parents)
+        if alone.size:
+            worth[alone] = self.roll_out(self.engine.branch(branch, alone), start_turn[alone])
+        return worth
+
     def rollout_bots(self) -> list[BatchedBot]:
-        """The greedy bot of each seat in this planner's rollouts (made once)."""
+        """The greedy bot of each seat in this planner's rollouts of the current sample (made once), drawing
+        its noise from ``plan/<my seat>/<seat>`` (:meth:`plan_stream`)."""
         if self._rollout_bots is None:
-            self._rollout_bots = [self.rollout_bot_class(self.engine, seat, self.weights,
-                                                         stream=f"plan/{self.seat}/{seat}")
-                                  for seat in range(self.engine.players)]
-        return self._rollout_bots
+            self._rollout_bots = {}
+        if self.sample not in self._rollout_bots:
+            self._rollout_bots[self.sample] = [
+                self.rollout_bot_class(self.engine, seat, self.weights, stream=self.plan_stream(str(seat)))
+                for seat in range(self.engine.players)]
+        return self._rollout_bots[self.sample]
+
+    def rollout_keys(self) -> np.ndarray:
+        """uint64 ``[players]``: the noise purpose key of each seat's rollout bot in the current sample."""
+        return np.array([purpose_key(bot.stream) for bot in self.rollout_bots()], dtype=np.uint64)
 
     def roll_out(self, branch: BatchedState, start_turn: np.ndarray) -> np.ndarray:
         """Greedy bots in every seat play ``branch`` on until the horizon, the end or the decision limit;
@@ -167,6 +253,8 @@ class RolloutPlanner(BatchedBot):
         for seat in np.unique(branch.to_move[live]):
             movers = live & (branch.to_move == seat)
             replies[movers] = bots[int(seat)].act(branch, movers)[movers]
+        if self.explore > 0:
+            self._explore(branch, live, replies)
         frozen = ~live & ~branch.done
         if frozen.any():
             branch.done |= frozen  # games at the horizon sit out the step
@@ -175,3 +263,11 @@ class RolloutPlanner(BatchedBot):
         else:
             self.engine.step(branch, replies)
         branch.decisions[live] += 1
+
+    def _explore(self, branch: BatchedState, live: np.ndarray, replies: np.ndarray) -> None:
+        """Replace the replies of the ``live`` games whose draw of the stream ``explore`` falls below
+        :attr:`explore` with a uniformly random legal action (drawn from the same stream)."""
+        draws = uniforms(branch.seeds, self.plan_stream("explore"), branch.decisions, 2)
+        rows = np.flatnonzero(live & (draws[:, 0] < self.explore))
+        if rows.size:
+            replies[rows] = self.engine.choose_uniform(branch, rows, draws[rows, 1])

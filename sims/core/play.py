@@ -27,7 +27,6 @@ from sims.core.spec import ConfigError
 
 
 STRONG = "strong"  # the top of the skill ladder (docs/bots.md)
-STRONG_SCALE = 2
 
 
 @dataclass(frozen=True)
@@ -57,14 +56,21 @@ def resolve_bot(game: GameDefinition, config, label: str) -> BotChoice:
 
 def strong_choice(game: GameDefinition, config) -> BotChoice:
     """The built-in ``strong`` bot of a game with a planner (a config's ``[personas.strong]`` replaces it):
-    the planner with :data:`STRONG_SCALE` times its ``candidates`` and rollout ``depth``."""
-    weights = dict(game.bot_weights(config, "planner"))
-    if "candidates" not in weights or "depth" not in weights:  # the planner class's defaults count
-        planner = game.bots["planner"].batched
-        planner = planner.resolve() if isinstance(planner, Lazy) else planner
-        weights = {"candidates": planner.default_candidates, "depth": planner.default_depth} | weights
-    weights.update({key: STRONG_SCALE * float(weights[key]) for key in ("candidates", "depth")})
-    return BotChoice(STRONG, "planner", weights)
+    the planner's weights with its class's ``strong_weights`` set (:class:`sims.core.planner.RolloutPlanner`)."""
+    return BotChoice(STRONG, "planner", dict(game.bot_weights(config, "planner")) | strong_weights(game))
+
+
+def strong_weights(game: GameDefinition) -> dict[str, float]:
+    """The planner weights that make a game's planner its ``strong`` bot."""
+    planner = game.bots["planner"].batched
+    planner = planner.resolve() if isinstance(planner, Lazy) else planner
+    return dict(planner.strong_weights)
+
+
+def strong_description(game: GameDefinition) -> str:
+    """What ``glade games`` says of a game's built-in ``strong`` bot."""
+    shown = ", ".join(f"{key} {value:g}" for key, value in strong_weights(game).items())
+    return f"the planner with {shown} (samples: rollouts per candidate, each with its own shuffle and noise)"
 
 
 def check_players(game: GameDefinition, players: int) -> None:

@@ -126,7 +126,6 @@ class PlannerBot(RolloutPlanner, GreedyBot):
     default_candidates = 6
     default_depth = 2
     rollout_bot_class = GreedyBot
-    _rollout_purposes: np.ndarray | None = None  # the noise stream keys of the rollout bots, by seat
 
     def candidates(self, state: ReforestState, active: np.ndarray, chosen: np.ndarray) -> Candidates:
         rows = np.flatnonzero(active & ~state.done)
@@ -155,12 +154,9 @@ class PlannerBot(RolloutPlanner, GreedyBot):
     def roll_out(self, branch: ReforestState, start_turn: np.ndarray) -> np.ndarray:
         """The shared rollout (greedy bots in every seat until :meth:`at_horizon`, then :meth:`worth`),
         every branch played to its horizon in one kernel call."""
-        if self._rollout_purposes is None:
-            self._rollout_purposes = np.array([purpose_key(bot.stream) for bot in self.rollout_bots()],
-                                              dtype=np.uint64)
         horizon = (start_turn + 1 + self.depth).astype(np.int64)
         return bot_kernels.greedy_rollouts(self.engine.arrays(branch), self.scratch(branch), self.engine.tables,
-                                           branch.seeds, horizon, self._rollout_purposes, self.weight_values,
+                                           branch.seeds, horizon, self.rollout_keys(), self.weight_values,
                                            HAND_VALUE_SHARE, self.seat, WIN_BONUS)
 
     def worth(self, branch: ReforestState) -> np.ndarray:
@@ -172,7 +168,7 @@ class PlannerBot(RolloutPlanner, GreedyBot):
 
     def _reshuffle_deck(self, branch: ReforestState) -> None:
         cap = branch.deck.shape[1]
-        keys = uniforms(branch.seeds, f"plan/{self.seat}/deck", branch.decisions, cap)
+        keys = uniforms(branch.seeds, self.plan_stream("deck"), branch.decisions, cap)
         position = np.arange(cap)[None, :]
         left = (position >= branch.deck_top[:, None]) & (position < branch.deck_end[:, None])
         order = np.argsort(np.where(left, keys, np.where(position < branch.deck_top[:, None], -1.0, 2.0)),

@@ -80,6 +80,7 @@ class PlannerBot(RolloutPlanner, GreedyBot):
 
     quiet_turns = 20
 
+    strong_weights = {"candidates": 12.0, "samples": 2.0}  # 2 players, 100 deals: 68.8% [63.0, 74.5] vs the planner
     default_candidates = 6
     default_depth = 12
     rollout_bot_class = GreedyBot
@@ -108,9 +109,9 @@ class PlannerBot(RolloutPlanner, GreedyBot):
     def roll_out(self, branch: VoraState, start_turn: np.ndarray) -> np.ndarray:
         """The rollouts of :class:`RolloutPlanner`, every game played to its horizon in the compiled kernel;
         each rollout's :meth:`worth`."""
-        keys = np.array([purpose_key(bot.stream) for bot in self.rollout_bots()], dtype=np.uint64)
         worth = np.empty(branch.size, dtype=np.float64)
-        kernels.roll_out(self.engine.geo.tables, state_arrays(branch), branch.seeds, branch.decisions, keys,
+        kernels.roll_out(self.engine.geo.tables, state_arrays(branch), branch.seeds, branch.decisions,
+                         self.rollout_keys(),
                          self.seat, np.ascontiguousarray(start_turn, dtype=np.int64), self.depth, WIN_BONUS, worth)
         return worth
 
@@ -124,5 +125,5 @@ class PlannerBot(RolloutPlanner, GreedyBot):
 
     def hide_unseen(self, branch: VoraState) -> None:
         """Shuffle the cubes not yet drawn (their kinds are public, their order is not)."""
-        branch.bag = reshuffle_unseen(branch.bag, branch.bag_pointer, branch.seeds, f"plan/{self.seat}/bag",
+        branch.bag = reshuffle_unseen(branch.bag, branch.bag_pointer, branch.seeds, self.plan_stream("bag"),
                                        branch.decisions)

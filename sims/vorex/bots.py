@@ -202,5 +202,5 @@ class PlannerBot(RolloutPlanner, GreedyBot):
 
     def hide_unseen(self, branch: VorexState) -> None:
         """Shuffle the tiles not yet revealed (which tiles remain is public, their order is not)."""
-        branch.pile = reshuffle_unseen(branch.pile, branch.pile_pointer, branch.seeds, f"plan/{self.seat}/pile",
+        branch.pile = reshuffle_unseen(branch.pile, branch.pile_pointer, branch.seeds, self.plan_stream("pile"),
                                        branch.decisions)
