@@ -19,6 +19,15 @@ from numba import njit
 
 from sims.core import rng
 
+
+def helper(function):
+    """``njit`` for the small helpers a kernel's loops call and that allocate no array: compiled without numba's
+    reference counting of the arrays they are given (``_nrt=False``, an internal flag; the numba pin in
+    ``pyproject.toml`` is there for it). A call passes tens of arrays, so counting costs more than the helper's work,
+    and the callers link in less code (a shorter cold compile)."""
+    return njit(cache=True, _nrt=False)(function)
+
+
 _GOLDEN = rng._GOLDEN
 _MUL1 = rng._MUL1
 _MUL2 = rng._MUL2

@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import kth_set_bit, lowest_bit_index, noise, noise_stream, popcount
+from sims.core.kernels import helper, kth_set_bit, lowest_bit_index, noise, noise_stream, popcount
 
 # Slots of Tables.g, the scalars: sizes and special kinds, then board masks (uint64 bits as int64), then
 # the fall shifts and movable cells towards each side
@@ -47,13 +47,6 @@ BAG_EMPTY = 1
 (ACT_PROBE, ACT_FAR2, ACT_T1_KIND, ACT_SPEND, ACT_GAIN_PROBE, ACT_GAIN_FIXED, ACT_TAKER, ACT_ASKS, ACT_STAGE,
  ACT_FALL_SIDE, ACT_WOLF_CELL, ACT_STAT, ACT_BLOCK, ACT_IS_PUSH) = range(14)
 WORD_LINEMASK, WORD_KEEP, WORD_LEFT, WORD_RIGHT, WORD_T1_BITS, WORD_T2_BITS = range(6)
-
-
-
-def helper(function):
-    """``njit`` for the helpers the loops over games call: compiled without reference counting of the arrays
-    they are given (they allocate none), which would cost some 7 ns an array on every call of the hot paths."""
-    return njit(cache=True, _nrt=False)(function)
 
 
 ONE = np.uint64(1)

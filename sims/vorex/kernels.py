@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import lowest_bit_index, noise, noise_stream, popcount
+from sims.core.kernels import helper, lowest_bit_index, noise, noise_stream, popcount
 from sims.vorex.config import ARID, HEX_KINDS, LIGHT, POINTS, ROTATIONS
 
 EMPTY, RUIN = -1, -2
@@ -26,12 +26,6 @@ POINT_COLUMNS = ("points_flowers", "points_stumps", "points_green", "points_brow
 SCORE, FLOWERS, PRODUCTION, RESOURCES, LIGHT_HELD, TILES = range(6)
 G1, G2, G3, G4, G5 = range(5)  # green objectives (GREEN order; -1: none)
 B1, B2, B3, B4, B5 = range(5)  # brown objectives (BROWN order)
-
-
-def helper(function):
-    """``njit`` for the helpers the loops call that allocate no array: compiled without reference counting of the
-    arrays they are given (less code for every kernel that links them in, so a shorter cold compile)."""
-    return njit(cache=True, _nrt=False)(function)
 
 
 @njit(cache=True)
