@@ -20,11 +20,13 @@ from sims.reforest.kernels import (
     legal_actions,
     legal_buffers,
     measure,
+    helper,
     score_parts_one,
     step_one,
 )
 
 WEIGHT_NAMES = ("points", "hand_card", "energy", "visitor_goal", "elevation")
+NOT_KEPT = np.bool_(False)  # not the literal False: evaluate_one would compile once more for it
 
 
 @njit(cache=True, inline="always")
@@ -77,7 +79,7 @@ def evaluate(a, t, me, weights, hand_value_share):
     out = np.empty(a.hand.shape[0])
     work = evaluation_buffers(a)
     for g in range(out.size):
-        out[g] = evaluate_one(a, t, g, me[g], weights, hand_value_share, work, False)
+        out[g] = evaluate_one(a, t, g, me[g], weights, hand_value_share, work, NOT_KEPT)
     return out
 
 
@@ -90,7 +92,7 @@ def evaluation_buffers(a):
         np.empty(players), np.empty((2, players))
 
 
-@njit(cache=True, inline="always")
+@helper
 def seat_terms(a, t, g, seat, weights, parts):
     """The terms of a seat's evaluation but the goals: ``w.points * score + w.hand_card * hand + w.energy *
     energy``, and ``w.elevation * lack`` (``parts``: scratch)."""
@@ -110,7 +112,7 @@ def keep_seat_terms(a, t, g, weights, work):
         terms[0, seat], terms[1, seat] = seat_terms(a, t, g, seat, weights, parts)
 
 
-@njit(cache=True, inline="always")
+@helper
 def evaluate_one(a, t, g, me, weights, hand_value_share, work, kept):
     """``eval(me) - max over opponents eval(opponent)`` of game ``g`` (``work``: :func:`evaluation_buffers`).
 
@@ -149,7 +151,8 @@ def play_out_value(scratch, t, action, weights, hand_value_share, events, count,
     step_one(scratch, t, events, count, slot, action)
     scratch.decisions[slot] += 1
     finish_turn(scratch, t, events, count, slot, start_turn)
-    return evaluate_one(scratch, t, slot, me, weights, hand_value_share, work,
+    # me is int8 (to_move): as int64, the callers of evaluate_one share one compiled signature
+    return evaluate_one(scratch, t, slot, np.int64(me), weights, hand_value_share, work,
                         scratch.rounds_ended[slot] == rounds_ended)
 
 
@@ -223,7 +226,7 @@ def greedy_rollouts(a, scratch, t, seeds, horizon, purposes, weights, hand_value
                 break
             step_one(a, t, events, count, g, action)
             a.decisions[g] += 1
-        worth[g] = evaluate_one(a, t, g, me, weights, hand_value_share, work, False)
+        worth[g] = evaluate_one(a, t, g, me, weights, hand_value_share, work, NOT_KEPT)
         if a.done[g] and a.hand.shape[1] > 1:
             worth[g] += np.sign(worth[g]) * win_bonus
     return worth
