@@ -8,10 +8,10 @@ import pytest
 from sims.core.planner import RolloutPlanner, branch_games
 from sims.core.play import play_batch, play_reference
 from sims.core.rng import game_seeds
-from sims.reforest import bots
+from sims.reforest import bots, kernels
 from sims.reforest import config as reforest
 from sims.reforest import reference_bots
-from sims.reforest.rules import ReforestEngine
+from sims.reforest.rules import ReforestEngine, take_rows
 
 
 @pytest.fixture(scope="module")
@@ -83,3 +83,25 @@ def test_planner_rollout_kernel_values_as_the_shared_rollout(cfg):
     shared = RolloutPlanner.roll_out(planner, branch_games(state, np.arange(state.size)), start_turn)
     assert np.array_equal(kernel, shared)
     assert np.unique(kernel).size > 1
+
+
+def test_restore_game_undoes_any_candidate_turn(cfg):
+    """The greedy scratch copy, played to the end of a candidate's turn (round ends included), is put back to the
+    game it was copied from: every field but the stats, which no play reads."""
+    engine = ReforestEngine(cfg, 3)
+    state = random_midgame(engine, game_seeds(12, np.arange(32)), 180)
+    source = engine.arrays(state)
+    rounds_ended = 0
+    near_round_end = state.deck_end - state.deck_top <= 3  # where a turn may end a round
+    for game in np.flatnonzero(~state.done & (near_round_end | (np.arange(state.size) < 4))):
+        scratch = take_rows(state, np.array([game]))
+        for action in engine.legal_pairs(state, np.array([game]))[1]:
+            engine.step(scratch, np.array([action]))
+            scratch.decisions += 1
+            engine.finish_turns(scratch, np.zeros(1, dtype=np.int64), state.turn[[game]])
+            rounds_ended += int(scratch.rounds_ended[0] != state.rounds_ended[game])
+            kernels.restore_game(source, game, engine.arrays(scratch), 0)
+            for name in kernels.Arrays._fields:
+                if name != "stats":
+                    assert np.array_equal(getattr(scratch, name)[0], getattr(state, name)[game]), name
+    assert rounds_ended > 0  # the whole-game copy back is exercised too

@@ -18,12 +18,15 @@ from sims.reforest.kernels import (
     restore_game,
     finish_turn,
     legal_actions,
+    legal_buffers,
     measure,
+    helper,
     score_parts_one,
     step_one,
 )
 
 WEIGHT_NAMES = ("points", "hand_card", "energy", "visitor_goal", "elevation")
+NOT_KEPT = np.bool_(False)  # not the literal False: evaluate_one would compile once more for it
 
 
 @njit(cache=True, inline="always")
@@ -47,13 +50,14 @@ def visitor_goals(a, t, g, goals, values):
             if values[0] >= t.solo_thresholds[visitor, min(a.rounds_ended[g], ROUNDS - 1)]:
                 goals[0] += 1
             continue
-        best = values.max()
-        leaders = 0
+        best, leaders, leader = -np.inf, 0, 0
         for seat in range(players):
-            if values[seat] == best:
+            if values[seat] > best:
+                best, leaders, leader = values[seat], 1, seat
+            elif values[seat] == best:
                 leaders += 1
         if leaders == 1:
-            goals[np.argmax(values)] += 1
+            goals[leader] += 1
 
 
 @njit(cache=True, inline="always")
@@ -75,32 +79,55 @@ def evaluate(a, t, me, weights, hand_value_share):
     out = np.empty(a.hand.shape[0])
     work = evaluation_buffers(a)
     for g in range(out.size):
-        out[g] = evaluate_one(a, t, g, me[g], weights, hand_value_share, work)
+        out[g] = evaluate_one(a, t, g, me[g], weights, hand_value_share, work, NOT_KEPT)
     return out
 
 
 @njit(cache=True, inline="always")
 def evaluation_buffers(a):
-    """Scratch of :func:`evaluate_one`: the score parts, then per seat the goals, the values and the measures."""
+    """Scratch of :func:`evaluate_one`: the score parts, then per seat the goals, the values, the measures and
+    the :func:`seat_terms` of the position a decision starts from."""
     players = a.hand.shape[1]
     return np.empty(len(POINTS), dtype=np.int64), np.empty(players, dtype=np.int64), np.empty(players), \
-        np.empty(players)
+        np.empty(players), np.empty((2, players))
+
+
+@helper
+def seat_terms(a, t, g, seat, weights, parts):
+    """The terms of a seat's evaluation but the goals: ``w.points * score + w.hand_card * hand + w.energy *
+    energy``, and ``w.elevation * lack`` (``parts``: scratch)."""
+    score_parts_one(a, t, g, seat, parts)
+    energy = 0
+    for x in range(SPACES):
+        energy += a.stored[g, seat, x]
+    return (weights[0] * parts.sum() + weights[1] * a.hand[g, seat].sum() + weights[2] * energy,
+            weights[4] * row_lack(a, t, g, seat))
 
 
 @njit(cache=True, inline="always")
-def evaluate_one(a, t, g, me, weights, hand_value_share, work):
-    """``eval(me) - max over opponents eval(opponent)`` of game ``g`` (``work``: :func:`evaluation_buffers`)."""
+def keep_seat_terms(a, t, g, weights, work):
+    """The :func:`seat_terms` of every seat of game ``g`` into ``work`` (:func:`evaluation_buffers`)."""
+    parts, terms = work[0], work[4]
+    for seat in range(terms.shape[1]):
+        terms[0, seat], terms[1, seat] = seat_terms(a, t, g, seat, weights, parts)
+
+
+@helper
+def evaluate_one(a, t, g, me, weights, hand_value_share, work, kept):
+    """``eval(me) - max over opponents eval(opponent)`` of game ``g`` (``work``: :func:`evaluation_buffers`).
+
+    With ``kept`` the opponents' :func:`seat_terms` are read from ``work`` (:func:`keep_seat_terms`): the
+    position differs from the kept one by a turn of ``me`` in which no round ended."""
     players, species_count = a.hand.shape[1], a.hand.shape[2]
-    w_points, w_hand, w_energy, w_goal, w_elevation = weights[0], weights[1], weights[2], weights[3], weights[4]
-    parts, goals, values, measures = work
+    w_hand, w_goal = weights[1], weights[3]
+    parts, goals, values, measures, terms = work
     visitor_goals(a, t, g, goals, measures)
     for seat in range(players):
-        score_parts_one(a, t, g, seat, parts)
-        energy = 0
-        for x in range(SPACES):
-            energy += a.stored[g, seat, x]
-        values[seat] = (w_points * parts.sum() + w_hand * a.hand[g, seat].sum() + w_energy * energy
-                        + w_goal * goals[seat] - w_elevation * row_lack(a, t, g, seat))
+        if kept and seat != me:
+            base, lack = terms[0, seat], terms[1, seat]
+        else:
+            base, lack = seat_terms(a, t, g, seat, weights, parts)
+        values[seat] = base + w_goal * goals[seat] - lack
     held_value = 0
     for s in range(species_count):
         held_value += a.hand[g, me, s] * t.value[s]
@@ -115,19 +142,22 @@ def evaluate_one(a, t, g, me, weights, hand_value_share, work):
 
 
 @njit(cache=True, inline="always")
-def play_out_value(scratch, t, action, weights, hand_value_share, events, count, work):
+def play_out_value(scratch, t, action, weights, hand_value_share, events, count, work, rounds_ended):
     """The greedy value of ``action`` in the game copied into slot 0 of ``scratch``: played there, the turn
-    finished with the lowest legal actions, the position evaluated for the seat that moved."""
+    finished with the lowest legal actions, the position evaluated for the seat that moved (the opponents'
+    terms kept in ``work`` unless a round ended: ``rounds_ended`` those of the copied game)."""
     slot = np.int64(0)  # not the literal 0: a call with a literal compiles the callee once more for it
     me, start_turn = scratch.to_move[slot], scratch.turn[slot]
     step_one(scratch, t, events, count, slot, action)
     scratch.decisions[slot] += 1
     finish_turn(scratch, t, events, count, slot, start_turn)
-    return evaluate_one(scratch, t, slot, me, weights, hand_value_share, work)
+    # me is int8 (to_move): as int64, the callers of evaluate_one share one compiled signature
+    return evaluate_one(scratch, t, slot, np.int64(me), weights, hand_value_share, work,
+                        scratch.rounds_ended[slot] == rounds_ended)
 
 
 @njit(cache=True)
-def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, legal, events, count, work,
+def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, lists, work,
                   games, actions, values, noises, scored):
     """The greedy action of game ``g`` (-1: none) and the count of scored pairs after it.
 
@@ -138,17 +168,20 @@ def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, le
     non-empty ``games, actions, values, noises`` each scored pair is also
     written there from index ``scored`` on.
     """
-    n = legal_actions(a, t, g, legal)
+    legal, spaces, events, count = lists
+    n = legal_actions(a, t, g, legal, spaces)
     if n < 2:
         return (legal[0] if n == 1 else -1), scored
     stream = noise_stream(seed, purpose, a.decisions[g])
     best, best_value, best_noise = -1, -np.inf, -1.0
     copy_game(a, g, scratch, 0)
+    keep_seat_terms(a, t, g, weights, work)
     for j in range(n):
         action = legal[j]
         if j:
             restore_game(a, g, scratch, 0)
-        value = play_out_value(scratch, t, action, weights, hand_value_share, events, count, work)
+        value = play_out_value(scratch, t, action, weights, hand_value_share, events, count, work,
+                               a.rounds_ended[g])
         tie_break = noise(stream, action)
         if value > best_value or (value == best_value and tie_break > best_noise):
             best, best_value, best_noise = action, value, tie_break
@@ -163,13 +196,13 @@ def greedy_choices(a, scratch, t, seeds, rows, weights, hand_value_share, purpos
                    noises):
     """:func:`greedy_choice` of each game of ``rows`` into ``chosen [R]``; how many pairs it wrote into
     ``games, actions, values, noises`` (empty: none; else room for every legal action of ``rows``)."""
-    legal, events, count = buffers(a)
+    lists = buffers(a)
     work = evaluation_buffers(a)
     scored = np.int64(0)  # not the literal 0: greedy_choice would compile once more for it
     for i in range(rows.size):
         g = rows[i]
-        chosen[i], scored = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share, legal,
-                                          events, count, work, games, actions, values, noises, scored)
+        chosen[i], scored = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share, lists,
+                                          work, games, actions, values, noises, scored)
     return scored
 
 
@@ -178,7 +211,8 @@ def greedy_rollouts(a, scratch, t, seeds, horizon, purposes, weights, hand_value
     """float64 ``[n]``: every game of ``a`` played on by greedy bots (seat ``s`` with noise stream
     ``purposes[s]``) until it is over or its turn reaches ``horizon``, then valued for seat ``me``:
     :func:`evaluate_one`, plus ``sign(value) * win_bonus`` for a finished game of several players."""
-    legal, events, count = buffers(a)
+    lists = buffers(a)
+    legal, spaces, events, count = lists
     work = evaluation_buffers(a)
     no_games = np.empty(0, dtype=np.int64)
     no_values = np.empty(0)
@@ -186,13 +220,13 @@ def greedy_rollouts(a, scratch, t, seeds, horizon, purposes, weights, hand_value
     for g in range(worth.size):
         while not a.done[g] and a.turn[g] < horizon[g]:
             action, _ = greedy_choice(a, scratch, t, g, seeds[g], purposes[a.to_move[g]], weights,
-                                      hand_value_share, legal, events, count, work, no_games, no_games,
+                                      hand_value_share, lists, work, no_games, no_games,
                                       no_values, no_values, np.int64(0))
             if action < 0:
                 break
             step_one(a, t, events, count, g, action)
             a.decisions[g] += 1
-        worth[g] = evaluate_one(a, t, g, me, weights, hand_value_share, work)
+        worth[g] = evaluate_one(a, t, g, me, weights, hand_value_share, work, NOT_KEPT)
         if a.done[g] and a.hand.shape[1] > 1:
             worth[g] += np.sign(worth[g]) * win_bonus
     return worth
@@ -200,6 +234,6 @@ def greedy_rollouts(a, scratch, t, seeds, horizon, purposes, weights, hand_value
 
 @njit(cache=True, inline="always")
 def buffers(a):
-    """Scratch of the greedy kernels: legal actions and an event buffer that logs nothing."""
-    return (np.empty(a.hand.shape[2] * SPACES + 2, dtype=np.int64),
-            np.zeros((0, len(EVENT_FIELDS)), dtype=np.int64), np.zeros(2, dtype=np.int64))
+    """Scratch of the greedy kernels: :func:`legal_buffers` and an event buffer that logs nothing."""
+    legal, spaces = legal_buffers(a.hand.shape[2])
+    return legal, spaces, np.zeros((0, len(EVENT_FIELDS)), dtype=np.int64), np.zeros(2, dtype=np.int64)

@@ -314,15 +314,15 @@ def play_cost(a, t, g, me, species, space):
 
 
 @njit(cache=True, inline="always")
-def place_states(a, t, g, me):
-    """int64 ``[6]``: each space's row of ``place_table``: its canopy species, or empty (no plant may grow), or grow."""
+def place_states(a, t, g, me, where):
+    """Each space's row of ``place_table`` into ``where [6]``: its canopy species, or empty (no plant may grow),
+    or grow."""
     species_count = t.base_cost.size
     empty_space, grow_space = species_count, species_count + 1
     region_empty = True
     for x in range(SPACES):
         if a.canopy[g, me, x] >= 0:
             region_empty = False
-    where = np.empty(SPACES, dtype=np.int64)
     for x in range(SPACES):
         plant = a.canopy[g, me, x]
         if plant >= 0:
@@ -333,30 +333,29 @@ def place_states(a, t, g, me):
             if t.adjacent[x, y] and a.canopy[g, me, y] >= 0:
                 grow = True
         where[x] = grow_space if grow else empty_space
-    return where
 
 
 @njit(cache=True, inline="always")
-def play_budgets(a, t, g, me):
-    """float64 ``[6]``: cards in hand - 1 + energy of the payment spaces + the canopy plant's cost, per space."""
+def play_budgets(a, t, g, me, budget):
+    """Cards in hand - 1 + energy of the payment spaces + the canopy plant's cost, per space, into ``budget [6]``."""
     held = 0
     for s in range(a.hand.shape[2]):
         held += a.hand[g, me, s]
-    budget = np.empty(SPACES)
     for x in range(SPACES):
         total = held - 1 + t.cost[a.canopy[g, me, x]]
         for y in range(SPACES):
             if t.payment[x, y]:
                 total += a.stored[g, me, y]
         budget[x] = total
-    return budget
 
 
 @njit(cache=True, inline="always")
-def legal_plays(a, t, g, me, out):
-    """The legal plays of seat ``me`` into ``out [S * 6]`` (species * 6 + space); how many."""
-    where = place_states(a, t, g, me)
-    budget = play_budgets(a, t, g, me)
+def legal_plays(a, t, g, me, out, spaces):
+    """The legal plays of seat ``me`` into ``out [S * 6]`` (species * 6 + space); how many (``spaces``: int64
+    ``[2, 6]`` scratch)."""
+    where, budget = spaces[0], spaces[1]
+    place_states(a, t, g, me, where)
+    play_budgets(a, t, g, me, budget)
     n = 0
     for s in range(a.hand.shape[2]):
         if a.hand[g, me, s] <= 0:
@@ -382,8 +381,14 @@ def kth_of(u, count):
     return min(int(u * count), max(count - 1, 0))
 
 
-@njit(cache=True)
-def legal_actions(a, t, g, out):
+@njit(cache=True, inline="always")
+def legal_buffers(species_count):
+    """Scratch of :func:`legal_actions`: room for every legal action, and int64 ``[2, 6]`` for the spaces."""
+    return np.empty(species_count * SPACES + 2, dtype=np.int64), np.empty((2, SPACES), dtype=np.int64)
+
+
+@helper
+def legal_actions(a, t, g, out, spaces):
     """Every legal action of game ``g``, ascending, into ``out [S * 6 + 2]``; how many (0: a finished game).
 
     The blocks of a phase are adjacent action numbers (pay from hand then from
@@ -395,7 +400,7 @@ def legal_actions(a, t, g, out):
     phase = a.phase[g]
     me = a.to_move[g]
     if phase == MAIN:
-        n = legal_plays(a, t, g, me, out[1:])
+        n = legal_plays(a, t, g, me, out[1:], spaces)
         for i in range(1, n + 1):
             out[i] += t.off_play
         out[0] = t.off_gather
@@ -484,11 +489,11 @@ def lowest_legal(a, t, g):
 
 
 @njit(cache=True, inline="always")
-def choose_one(a, t, g, u, plays):
+def choose_one(a, t, g, u, plays, spaces):
     """Legal action number ``min(floor(u * n), n - 1)`` of game ``g`` in ascending order (u < 0: the lowest)."""
     if u < 0:
         return lowest_legal(a, t, g)
-    n = legal_actions(a, t, g, plays)
+    n = legal_actions(a, t, g, plays, spaces)
     k = kth_of(u, n)
     return plays[k] if n > k else -1
 
@@ -497,9 +502,9 @@ def choose_one(a, t, g, u, plays):
 def choose_legal(a, t, rows, u):
     """int64 ``[R]``: :func:`choose_one` for each game of ``rows`` (``u`` empty: the lowest legal action)."""
     chosen = np.empty(rows.size, dtype=np.int64)
-    plays = np.empty(a.hand.shape[2] * SPACES + 2, dtype=np.int64)
+    plays, spaces = legal_buffers(a.hand.shape[2])
     for i in range(rows.size):
-        chosen[i] = choose_one(a, t, rows[i], u[i] if u.size else -1.0, plays)
+        chosen[i] = choose_one(a, t, rows[i], u[i] if u.size else -1.0, plays, spaces)
     return chosen
 
 
@@ -863,11 +868,25 @@ def copy_game(source, g, to, h):
 
 @njit(cache=True, inline="always")
 def restore_game(source, g, to, h):
-    """Slot ``h`` of ``to``, a copy of game ``g`` of ``source`` played on since, back to game ``g``
-    (not its stats, which no play reads)."""
+    """Slot ``h`` of ``to``, a copy of game ``g`` of ``source`` played on since to the end of the turn of seat
+    ``source.to_move[g]``, back to game ``g`` (not its stats, which no play reads).
+
+    A turn changes only its own seat's region, hand and energy, until a round ends (then visitors are awarded
+    and the deck reset): only then is the whole game copied back."""
     if to.resets[h] != source.resets[g]:
         copy_deck(source, g, to, h)
-    copy_turn(source, g, to, h)
+    if to.rounds_ended[h] != source.rounds_ended[g]:
+        copy_turn(source, g, to, h)
+        return
+    me = source.to_move[g]
+    to.hand[h, me] = source.hand[g, me]
+    to.stack[h, me] = source.stack[g, me]
+    to.stack_size[h, me] = source.stack_size[g, me]
+    to.energy[h, me] = source.energy[g, me]
+    to.canopy[h, me] = source.canopy[g, me]
+    to.traits[h, me] = source.traits[g, me]
+    to.stored[h, me] = source.stored[g, me]
+    copy_scalars(source, g, to, h)
 
 
 @njit(cache=True, inline="always")
@@ -881,11 +900,6 @@ def copy_deck(source, g, to, h):
 def copy_turn(source, g, to, h):
     """What plays change of a game, a deck reset aside (all but the deck's order, the tucked cards, the
     round visitors, the reset orders and the stats)."""
-    to.done[h] = source.done[g]
-    to.end[h] = source.end[g]
-    to.to_move[h] = source.to_move[g]
-    to.turn[h] = source.turn[g]
-    to.decisions[h] = source.decisions[g]
     to.hand[h] = source.hand[g]
     to.stack[h] = source.stack[g]
     to.stack_size[h] = source.stack_size[g]
@@ -893,10 +907,6 @@ def copy_turn(source, g, to, h):
     to.canopy[h] = source.canopy[g]
     to.traits[h] = source.traits[g]
     to.stored[h] = source.stored[g]
-    to.deck_top[h] = source.deck_top[g]
-    to.deck_end[h] = source.deck_end[g]
-    to.nursery[h] = source.nursery[g]
-    to.discard[h] = source.discard[g]
     to.carried[h] = source.carried[g]
     to.won[h] = source.won[g]
     to.won_count[h] = source.won_count[g]
@@ -904,6 +914,21 @@ def copy_turn(source, g, to, h):
     to.resets[h] = source.resets[g]
     to.round3_turn[h] = source.round3_turn[g]
     to.unawarded[h] = source.unawarded[g]
+    to.deck_end[h] = source.deck_end[g]
+    copy_scalars(source, g, to, h)
+
+
+@njit(cache=True, inline="always")
+def copy_scalars(source, g, to, h):
+    """What any play changes of a game, the seats' regions, hands and energy aside."""
+    to.done[h] = source.done[g]
+    to.end[h] = source.end[g]
+    to.to_move[h] = source.to_move[g]
+    to.turn[h] = source.turn[g]
+    to.decisions[h] = source.decisions[g]
+    to.deck_top[h] = source.deck_top[g]
+    to.nursery[h] = source.nursery[g]
+    to.discard[h] = source.discard[g]
     to.phase[h] = source.phase[g]
     to.play_species[h] = source.play_species[g]
     to.play_space[h] = source.play_space[g]
