@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from sims.reforest.config import ROUNDS, SPACES
-from sims.core.kernels import noise, noise_stream
+from sims.core.kernels import helper, noise, noise_stream
 from sims.reforest.kernels import (
     EVENT_FIELDS,
     POINTS,
@@ -20,7 +20,6 @@ from sims.reforest.kernels import (
     legal_actions,
     legal_buffers,
     measure,
-    helper,
     score_parts_one,
     step_one,
 )

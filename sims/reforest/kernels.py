@@ -22,6 +22,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from sims.core.kernels import helper
 from sims.reforest.config import EFFECT_KINDS, END_REASONS, EVENT_KINDS, PHASES, ROUNDS, SEAT_COLUMNS, SPACES
 
 MAIN, PAY, GATHER, SOLO_DISCARD, EFFECT, DRAW, HAND_LIMIT = range(len(PHASES))
@@ -65,12 +66,6 @@ SCORING_PER_TRAIT, SCORING_PER_ENERGY, SCORING_PER_ROW_STACK = (
     EFFECT_KINDS.index(name) for name in ("scoring_per_trait", "scoring_per_energy", "scoring_per_row_stack"))
 POINTS = ("points_plants", "points_effects", "points_energy", "points_visitors", "points_elevation", "points_hand")
 MEASURE_PLANTS, MEASURE_TRAIT, MEASURE_ROW, MEASURE_ENERGY, MEASURE_TALLEST = range(5)
-
-
-def helper(function):
-    """``njit`` for a decision and what follows it: compiled without the reference counting of the arrays it is
-    given (it allocates none), which costs a few ns an array on every call, and a call passes ~80 arrays."""
-    return njit(cache=True, _nrt=False)(function)
 
 
 # --- events and counts ----------------------------------------------------------------------
