@@ -10,16 +10,19 @@ from sims.core.choice import ScoredBot
 from sims.core.planner import WIN_BONUS, Candidates, RolloutPlanner, reshuffle_unseen
 from sims.core.rng import purpose_key
 from sims.vora import kernels
+from sims.vora.config import weight_vector
 from sims.vora.rules import MAIN, VoraEngine, VoraState, popcount, state_arrays
 
 
 class GreedyBot(ScoredBot):
-    """One ply on every decision: my family-score change minus the best opponent's.
+    """One ply on every decision: by default my family-score change minus the best opponent's.
 
     Every legal (game, action) is played on a copy of the game (in the
     compiled :func:`kernels.score_game`, one call per game) to its next
     decision or the end of the turn (without the refill, which changes no
-    farm), and valued ``(S_me_after - S_me_before) - max over opponents (S_o_after - S_o_before)``;
+    farm), and valued ``score * (S_me_after - S_me_before) - rival * max over opponents (S_o_after - S_o_before)``
+    plus the weights ``near``, ``specials`` and ``cubes`` times the changes of my farm's features
+    (``config.WEIGHT_NAMES``; unset weights from ``config.DEFAULT_WEIGHTS``: score 1, rival 1, the rest 0);
     the highest value wins, equal values go to the highest noise
     ``uniforms_at(seed, "bot/<seat>", decisions, action)``. A main action that
     pushes back a push-back, or returns to another meadow one of the last main
@@ -34,12 +37,16 @@ class GreedyBot(ScoredBot):
         super().__init__(engine, seat, weights)
         self.stream = stream or f"bot/{seat}"
 
+    def weight_array(self) -> np.ndarray:
+        """float64 weights in ``config.WEIGHT_NAMES`` order, as the kernels read them."""
+        return np.array(weight_vector(self.weights), dtype=np.float64)
+
     def act(self, state: VoraState, active: np.ndarray) -> np.ndarray:
         """The highest value, ties to the highest noise: chosen game by game in the compiled kernel."""
         rows = (active & ~state.done).nonzero()[0]
         chosen = np.full(state.size, -1, dtype=np.int64)
         kernels.greedy_choices(self.engine.geo.tables, state_arrays(state), state.seeds, state.decisions, rows,
-                               purpose_key(self.stream), chosen)
+                               self.weight_array(), purpose_key(self.stream), chosen)
         return chosen
 
     def scored_actions(self, state: VoraState, active: np.ndarray):
@@ -54,7 +61,7 @@ class GreedyBot(ScoredBot):
         value = np.zeros(size, dtype=np.float64)
         noise = np.zeros(size, dtype=np.float64)
         kernels.greedy_values(engine.geo.tables, state_arrays(state), state.seeds, state.decisions,
-                              purpose_key(self.stream), rows, groups, first, actions, value, noise)
+                              self.weight_array(), purpose_key(self.stream), rows, groups, first, actions, value, noise)
         return np.repeat(rows, counts), actions, value, noise
 
 
@@ -65,7 +72,7 @@ class PlannerBot(RolloutPlanner, GreedyBot):
     has played its turn) or ``depth`` decisions, whichever comes first; the
     bag's unseen part is reshuffled first with the planner's own stream, so the
     planner never reads the real order of the bag. Every seat in a rollout
-    plays greedy with the stream ``plan/<my seat>/<seat>``. A candidate is worth
+    plays greedy with the planner's weights and the stream ``plan/<my seat>/<seat>``. A candidate is worth
     my family score minus the best opponent's at the rollout's end (a finished
     game: the result first, then that margin); ties go to the greedy value,
     then the noise. Actions the greedy rules out as repeats (value -inf) are
@@ -111,7 +118,7 @@ class PlannerBot(RolloutPlanner, GreedyBot):
         each rollout's :meth:`worth`."""
         worth = np.empty(branch.size, dtype=np.float64)
         kernels.roll_out(self.engine.geo.tables, state_arrays(branch), branch.seeds, branch.decisions,
-                         self.rollout_keys(),
+                         self.weight_array(), self.rollout_keys(),
                          self.seat, np.ascontiguousarray(start_turn, dtype=np.int64), self.depth, WIN_BONUS, worth)
         return worth
 

@@ -76,7 +76,9 @@ are 1161 actions. Legal actions are always listed in ascending order.
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -94,6 +96,7 @@ from sims.core.spec import (
     Record,
     Str,
     Table,
+    bot_tables,
     load_config,
     item_key,
 )
@@ -116,7 +119,21 @@ END_REASONS = ("", "bag_empty", "stall")
 # Not a rule: how many meadows (before the last main actions) the bots' no-loop rule remembers.
 LOOP_MEMORY = 8
 
+BOT_KINDS = ("random", "greedy", "planner")
+# The greedy bots' value of a decision (played to the next decision, without the refill), for the mover:
+#   score * (my family-score change) - rival * (the largest family-score change of an opponent)
+#   + near * (change of my kinds one cube short of more points)
+#   + specials * (change of my kinds with a from-farm special held: pig, crow, wolf)
+#   + cubes * (change of the cubes in my farm)
+# The planner's candidates and rollouts read the planner's weights. Unset weights take DEFAULT_WEIGHTS, the
+# rulebook-only greedy (score 1, rival 1, the rest 0).
+WEIGHT_NAMES = ("score", "rival", "near", "specials", "cubes")
+DEFAULT_WEIGHTS = {"score": 1.0, "rival": 1.0, "near": 0.0, "specials": 0.0, "cubes": 0.0}
+# Specials used from the farm: holding such a cube is an option for a later turn.
+FARM_SPECIALS = ("double_push", "devour", "wolf")
+
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_WEIGHTS = {name: Optional(Float(-1000.0, 1000.0), None) for name in WEIGHT_NAMES}
 
 
 KIND_SCHEMA = {
@@ -149,6 +166,8 @@ SCHEMA = {
     },
     "limits": {"max_turns": Int(1, 1_000_000)},
     "report": {"target_turns": List(Int(0, 1_000_000), 2, 2)},
+    "bots": Optional(Table(_WEIGHTS, "a table of bot kind = weights"), {}),
+    "personas": Optional(Table({"bot": Str(BOT_KINDS), **_WEIGHTS}), {}),
 }
 
 
@@ -182,6 +201,8 @@ class VoraConfig(ActionBlocks):
     points: tuple[float, ...]
     max_turns: int
     target_turns: tuple[int, int]
+    bot_weights: dict  # bot kind -> weight name -> value ([bots.<kind>])
+    personas: dict  # name -> (bot kind, weights) ([personas.<name>])
     loaded: LoadedConfig
 
     # --- sizes ----------------------------------------------------------------
@@ -378,6 +399,7 @@ def build(loaded: LoadedConfig) -> VoraConfig:
     low, high = values["report"]["target_turns"]
     if low > high:
         raise ConfigError(source, "report.target_turns", "[shortest, longest] with shortest <= longest", [low, high])
+    bot_weights, personas = _bots(values, source)
 
     return VoraConfig(
         size=size,
@@ -395,8 +417,31 @@ def build(loaded: LoadedConfig) -> VoraConfig:
         points=tuple(points),
         max_turns=values["limits"]["max_turns"],
         target_turns=(low, high),
+        bot_weights=bot_weights,
+        personas=personas,
         loaded=loaded,
     )
+
+
+def _bots(values: dict, source: str) -> tuple[dict, dict]:
+    """``[bots.<kind>]`` and ``[personas.<name>]``: known bot kinds, every weight a number from -1000 to 1000."""
+    bot_weights, personas = bot_tables(values, source, {})
+    for kind in bot_weights:
+        if kind not in BOT_KINDS:
+            raise ConfigError(source, f"bots.{kind}", f"a bot kind ({', '.join(BOT_KINDS)})", has_got=False)
+    tables = [(f"bots.{kind}", weights) for kind, weights in bot_weights.items()]
+    tables += [(f"personas.{name}", weights) for name, (_, weights) in personas.items()]
+    for key, weights in tables:
+        for name, value in weights.items():
+            if not math.isfinite(value):
+                raise ConfigError(source, f"{key}.{name}", "a number from -1000.0 to 1000.0", value)
+    return bot_weights, personas
+
+
+def weight_vector(weights: Mapping[str, float]) -> list[float]:
+    """The greedy weights in ``WEIGHT_NAMES`` order, unset ones from ``DEFAULT_WEIGHTS`` (other keys, such as the
+    planner's ``candidates``, ignored)."""
+    return [float(weights.get(name, DEFAULT_WEIGHTS[name])) for name in WEIGHT_NAMES]
 
 
 def load(path: Path | None = None, overrides: Iterable[str] = ()) -> VoraConfig:

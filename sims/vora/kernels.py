@@ -47,6 +47,8 @@ BAG_EMPTY = 1
 (ACT_PROBE, ACT_FAR2, ACT_T1_KIND, ACT_SPEND, ACT_GAIN_PROBE, ACT_GAIN_FIXED, ACT_TAKER, ACT_ASKS, ACT_STAGE,
  ACT_FALL_SIDE, ACT_WOLF_CELL, ACT_STAT, ACT_BLOCK, ACT_IS_PUSH) = range(14)
 WORD_LINEMASK, WORD_KEEP, WORD_LEFT, WORD_RIGHT, WORD_T1_BITS, WORD_T2_BITS = range(6)
+# the greedy weights, in config.WEIGHT_NAMES order
+SCORE_WEIGHT, RIVAL_WEIGHT, NEAR_WEIGHT, SPECIALS_WEIGHT, CUBES_WEIGHT = range(5)
 
 
 ONE = np.uint64(1)
@@ -791,6 +793,36 @@ def seat_score(count_score, farm) -> float:
 
 
 @helper
+def farm_features(t: Tables, farm):
+    """The greedy's features of one farm: ``(near, specials, cubes)``: kinds one cube short of more points, kinds
+    with a from-farm special held (pig, crow, wolf), cubes."""
+    count_score, g = t.count_score, t.g
+    top = count_score.size - 1
+    near = 0
+    cubes = 0
+    for kind in range(farm.size):
+        count = np.int64(farm[kind])
+        cubes += count
+        if count_score[min(count + 1, top)] > count_score[min(count, top)]:
+            near += 1
+    specials = 0
+    for slot in (I_PIG, I_CROW, I_WOLF):
+        kind = g[slot]
+        if kind >= 0 and farm[kind] >= 1:
+            specials += 1
+    return near, specials, cubes
+
+
+@helper
+def features_value(t: Tables, weights, farm, base) -> float:
+    """``near * dnear + specials * dspecials + cubes * dcubes``: the weighed feature changes of ``farm`` from the
+    features ``base`` (:func:`farm_features`), summed in that order."""
+    near, specials, cubes = farm_features(t, farm)
+    return (weights[NEAR_WEIGHT] * (near - base[0]) + weights[SPECIALS_WEIGHT] * (specials - base[1])
+            + weights[CUBES_WEIGHT] * (cubes - base[2]))
+
+
+@helper
 def other_seat(t: Tables, action: int) -> int:
     """The one seat besides the mover whose farm a decision (played to the next decision) can change: a push's
     taker, the recipient, a steal's victim; -1 for none."""
@@ -806,10 +838,12 @@ def other_seat(t: Tables, action: int) -> int:
 
 
 @helper
-def score_game(t: Tables, s: Scratch, farm, previous, stream, actions, values, noises, first: int) -> int:
+def score_game(t: Tables, s: Scratch, farm, previous, weights, stream, actions, values, noises, first: int) -> int:
     """One ply for every legal action (flags ``s.words``) of the game loaded in ``s`` (farms ``farm``): each
-    played on a copy without refill to its next decision or turn end, valued as my score change minus the
-    best opponent's, with the noise ``noise(stream, action)``. A main action that loops
+    played on a copy without refill to its next decision or turn end, valued as ``score`` times my score change
+    minus ``rival`` times the best opponent's, plus (when a feature weight is not 0) the weighed changes of my
+    farm's features (:func:`features_value`); ``weights`` in ``config.WEIGHT_NAMES`` order. The noise is
+    ``noise(stream, action)``. A main action that loops
     (``previous``: the meadows the last main actions started from) is worth -inf
     (:func:`repeats_previous`): it is played only when every legal action does.
 
@@ -829,6 +863,9 @@ def score_game(t: Tables, s: Scratch, farm, previous, stream, actions, values, n
     for seat in range(players):
         copy_into(farm[seat], trial_farms[seat])
     me = fields[F_TO_MOVE]
+    score_weight, rival_weight = weights[SCORE_WEIGHT], weights[RIVAL_WEIGHT]
+    featured = weights[NEAR_WEIGHT] != 0.0 or weights[SPECIALS_WEIGHT] != 0.0 or weights[CUBES_WEIGHT] != 0.0
+    base = farm_features(t, farm[me])
     best, best_value, best_noise = -1, -np.inf, -1.0
     slot = first
     for group in range(words.size):
@@ -856,7 +893,9 @@ def score_game(t: Tables, s: Scratch, farm, previous, stream, actions, values, n
             if other >= 0 and other != me:
                 rival = max(rival, seat_score(count_score, trial_farms[other]) - before[other])
                 copy_into(farm[other], trial_farms[other])
-            value = (seat_score(count_score, trial_farms[me]) - before[me]) - rival
+            value = score_weight * (seat_score(count_score, trial_farms[me]) - before[me]) - rival_weight * rival
+            if featured:
+                value += features_value(t, weights, trial_farms[me], base)
             if repeat:
                 value = -np.inf
             copy_into(farm[me], trial_farms[me])
@@ -877,42 +916,43 @@ def score_game(t: Tables, s: Scratch, farm, previous, stream, actions, values, n
 
 
 @njit(cache=True)
-def greedy_values(t: Tables, state, seeds, decisions, key, rows, groups, first, actions, values, noises) -> None:
+def greedy_values(t: Tables, state, seeds, decisions, weights, key, rows, groups, first, actions, values,
+                  noises) -> None:
     """Every legal action of games ``rows`` (flags ``groups[i]``, flat slots from ``first[i]``) with its one-ply
     value and tie-break noise ``uniforms_at(seed, purpose, decisions, action)`` (:func:`score_game`; ``key``:
-    the purpose's key)."""
+    the purpose's key; ``weights`` as in :func:`score_game`)."""
     s = scratch_for(t, state[1], state[2])
     for i in range(rows.size):
         row = rows[i]
         load(state, row, s.kinds, s.fields)
         s.words[:] = groups[i]
-        score_game(t, s, state[1][row], state[15][row], noise_stream(seeds[row], key, decisions[row]), actions,
-                   values, noises, first[i])
+        score_game(t, s, state[1][row], state[15][row], weights, noise_stream(seeds[row], key, decisions[row]),
+                   actions, values, noises, first[i])
 
 
 @helper
-def greedy_choice(t: Tables, s: Scratch, state, seeds, decisions, row: int, key) -> int:
+def greedy_choice(t: Tables, s: Scratch, state, seeds, decisions, row: int, weights, key) -> int:
     """The greedy action of game ``row`` (:func:`score_game`), with the noise
     ``uniforms_at(seeds[row], purpose, decisions[row], action)``; -1 with no legal action."""
     farm = state[1][row]
     load(state, row, s.kinds, s.fields)
     legal_words(t, s.kinds, farm, s.fields, s.words, s.scratch)
-    return score_game(t, s, farm, state[15][row], noise_stream(seeds[row], key, decisions[row]), s.no_actions,
-                      s.no_values, s.no_values, 0)
+    return score_game(t, s, farm, state[15][row], weights, noise_stream(seeds[row], key, decisions[row]),
+                      s.no_actions, s.no_values, s.no_values, 0)
 
 
 @njit(cache=True)
-def greedy_choices(t: Tables, state, seeds, decisions, rows, key, chosen) -> None:
-    """``chosen[row]``: the greedy action (:func:`greedy_choice`) of each game ``rows``."""
+def greedy_choices(t: Tables, state, seeds, decisions, rows, weights, key, chosen) -> None:
+    """``chosen[row]``: the greedy action (:func:`greedy_choice`, with ``weights``) of each game ``rows``."""
     s = scratch_for(t, state[1], state[2])
     for i in range(rows.size):
-        chosen[rows[i]] = greedy_choice(t, s, state, seeds, decisions, rows[i], key)
+        chosen[rows[i]] = greedy_choice(t, s, state, seeds, decisions, rows[i], weights, key)
 
 
 @njit(cache=True)
-def roll_out(t: Tables, state, seeds, decisions, keys, me: int, start_turn, limit: int, win_bonus: float,
+def roll_out(t: Tables, state, seeds, decisions, weights, keys, me: int, start_turn, limit: int, win_bonus: float,
              worth) -> None:
-    """Greedy play (seat ``p`` with the noise purpose key ``keys[p]``) in every game of ``state`` (with the
+    """Greedy play (every seat with ``weights``, seat ``p`` with the noise purpose key ``keys[p]``) in every game of ``state`` (with the
     refill) until ``me``'s next main decision of a later turn than ``start_turn``, the end, or ``limit``
     decisions; ``worth[row]``: ``me``'s family score minus the best opponent's, a finished game's result
     (``sign * win_bonus``) first."""
@@ -926,7 +966,7 @@ def roll_out(t: Tables, state, seeds, decisions, keys, me: int, start_turn, limi
             if s.fields[F_DONE] or (s.fields[F_TO_MOVE] == me and s.fields[F_PHASE] == MAIN
                                     and s.fields[F_TURN] > start_turn[row]):
                 break
-            action = greedy_choice(t, s, state, seeds, decisions, row, keys[s.fields[F_TO_MOVE]])
+            action = greedy_choice(t, s, state, seeds, decisions, row, weights, keys[s.fields[F_TO_MOVE]])
             s.entry[:] = 0
             remember_turn_start(s.kinds, s.fields, state[15][row])
             advance(g, t.act_int, t.act_word, t.act_fall, t.action_block, t.block_starts, s.kinds, farms[row],

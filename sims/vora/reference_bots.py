@@ -15,7 +15,8 @@ import math
 
 from sims.core.ranking import OnePlyReferenceBot
 from sims.core.reference_bots import ReferenceRandomBot  # noqa: F401 (the game's random bot)
-from sims.vora.reference import MAIN, VoraGame, farm_score
+from sims.vora.config import FARM_SPECIALS, VoraConfig, weight_vector
+from sims.vora.reference import MAIN, VoraGame, family_points, farm_score
 
 # Main actions that leave an empty cell for the refill even when they collect nothing.
 EMPTYING = ("double", "pick_up")
@@ -31,6 +32,11 @@ class ReferenceGreedyBot(OnePlyReferenceBot):
     each count, as float64), before and after::
 
         value(a) = (S_me_after - S_me_before) - max over opponents o of (S_o_after - S_o_before)
+
+    With weights (``config.WEIGHT_NAMES``, unset ones from ``config.DEFAULT_WEIGHTS``, which give the value
+    above) the value is ``score * (S_me_after - S_me_before) - rival * max over opponents (...)``, plus, when
+    ``near``, ``specials`` or ``cubes`` is not 0, ``near * dN + specials * dS + cubes * dC`` with the changes
+    of my farm's :func:`farm_features` (summed in that order).
 
     The highest value wins; equal values go to the action with the highest
     noise ``uniform_one(seed, f"bot/{seat}", game.decisions, slots=config.num_actions)[a]``
@@ -49,19 +55,34 @@ class ReferenceGreedyBot(OnePlyReferenceBot):
     def values(self, game: VoraGame, seed: int, legal: Sequence[int]) -> list[float]:
         me = game.to_move
         before = [farm_score(game.config, farm) for farm in game.farms]
+        base = farm_features(game.config, game.farms[me])
         values = []
         for action in legal:
             after = game.clone()
             after.apply(action)
-            values.append(-math.inf if repeats_previous(game, action, after) else self.value(after, me, before))
+            repeat = repeats_previous(game, action, after)
+            values.append(-math.inf if repeat else self.value(after, me, before, base))
         return values
 
-    @staticmethod
-    def value(after: VoraGame, me: int, before: list[float]) -> float:
-        """My score change minus the largest score change of an opponent."""
+    def value(self, after: VoraGame, me: int, before: list[float], base: tuple[int, int, int]) -> float:
+        """``score`` times my score change minus ``rival`` times the largest score change of an opponent, plus the
+        weighed changes of my farm's features from ``base``."""
+        score, rival, near, specials, cubes = weight_vector(self.weights)
         changes = [farm_score(after.config, farm) - old for farm, old in zip(after.farms, before)]
-        rival = max(change for seat, change in enumerate(changes) if seat != me)
-        return changes[me] - rival
+        largest = max(change for seat, change in enumerate(changes) if seat != me)
+        value = score * changes[me] - rival * largest
+        if near != 0.0 or specials != 0.0 or cubes != 0.0:
+            found = farm_features(after.config, after.farms[me])
+            value += near * (found[0] - base[0]) + specials * (found[1] - base[1]) + cubes * (found[2] - base[2])
+        return value
+
+
+def farm_features(config: VoraConfig, farm: Sequence[int]) -> tuple[int, int, int]:
+    """The greedy's features of one farm: kinds one cube short of more points (:func:`family_points`), kinds with
+    a from-farm special held (``config.FARM_SPECIALS``: pig, crow, wolf), cubes."""
+    near = sum(family_points(config, count + 1) > family_points(config, count) for count in farm)
+    specials = sum(kind >= 0 and farm[kind] >= 1 for kind in map(config.kind_with, FARM_SPECIALS))
+    return near, specials, sum(farm)
 
 
 def repeats_previous(game: VoraGame, action: int, after: VoraGame) -> bool:
