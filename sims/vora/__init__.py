@@ -18,7 +18,9 @@ GAME = GameDefinition(
         "random": BotSpec("random", "sims.core.bots:RandomBot", "sims.vora.reference_bots:ReferenceRandomBot",
                           "uniform among legal actions"),
         "greedy": BotSpec("greedy", "sims.vora.bots:GreedyBot", "sims.vora.reference_bots:ReferenceGreedyBot",
-                          "one ply on every decision: my family-score change minus the best opponent's"),
+                          "one ply on every decision: my family-score change minus the best opponent's, "
+                          "plus the cubes and from-farm specials in my farm (weights score, rival, near, specials, "
+                          "cubes)"),
         "planner": BotSpec("planner", "sims.vora.bots:PlannerBot", None,
                            "rollouts: the best greedy candidates, each played on by greedy bots to my next turn"),
     },

@@ -49,6 +49,22 @@ Config and engine conventions both engines share
 * End reasons: ``"bag_empty"`` (a refill fell short), ``"stall"``
   (``limits.max_turns`` completed turns; rank 0 for every seat).
 
+Bot weights
+-----------
+``[bots.greedy]`` and ``[bots.planner]`` (the planner's candidates and the
+greedy players of its rollouts) weigh a decision, played on to the next
+decision or the turn's end without the refill, for the mover::
+
+    score    * (my family-score change)
+  - rival    * (the largest family-score change of an opponent)
+  + near     * (change of my kinds one cube short of more points)
+  + specials * (change of my kinds with a from-farm special held: pig, crow, wolf)
+  + cubes    * (change of the cubes in my farm)
+
+Unset weights take ``DEFAULT_WEIGHTS`` (score 1, rival 1, the rest 0: the
+rulebook's scoring alone); ``[personas.<name>]`` sets a bot kind and some
+weights over that kind's.
+
 Action numbering
 ----------------
 ``K`` kinds, ``N`` meadow size, ``C = N*N`` cells, 4 sides, ``P = 4`` (the
