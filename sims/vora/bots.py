@@ -74,7 +74,8 @@ class PlannerBot(RolloutPlanner, GreedyBot):
     planner never reads the real order of the bag. Every seat in a rollout
     plays greedy with the planner's weights and the stream ``plan/<my seat>/<seat>``. A candidate is worth
     my family score minus the best opponent's at the rollout's end (a finished
-    game: the result first, then that margin); ties go to the greedy value,
+    game: the result first, then that margin; a running one: plus my farm's
+    features, by the planner's weights); ties go to the greedy value,
     then the noise. Actions the greedy rules out as repeats (value -inf) are
     no candidates while the game has another action.
 
@@ -123,12 +124,12 @@ class PlannerBot(RolloutPlanner, GreedyBot):
         return worth
 
     def worth(self, branch: VoraState) -> np.ndarray:
-        """My family score minus the best opponent's; a finished game's result counts first."""
-        scores = self.engine.geo.scores(branch.farms.astype(np.int64))
-        mine = scores[:, self.seat].copy()
-        scores[:, self.seat] = -np.inf
-        margin = mine - scores.max(axis=1)
-        return np.where(branch.done, np.sign(margin) * WIN_BONUS, 0.0) + margin
+        """My family score minus the best opponent's (weighed by ``score`` and ``rival``), a finished game's result
+        first, a running game's farm features weighed on top (:func:`kernels.seat_worth`)."""
+        worth = np.empty(branch.size, dtype=np.float64)
+        kernels.worths(self.engine.geo.tables, branch.farms, branch.done, self.seat, self.weight_array(), WIN_BONUS,
+                       worth)
+        return worth
 
     def hide_unseen(self, branch: VoraState) -> None:
         """Shuffle the cubes not yet drawn (their kinds are public, their order is not)."""

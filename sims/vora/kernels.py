@@ -954,12 +954,10 @@ def roll_out(t: Tables, state, seeds, decisions, weights, keys, me: int, start_t
              worth) -> None:
     """Greedy play (every seat with ``weights``, seat ``p`` with the noise purpose key ``keys[p]``) in every game of ``state`` (with the
     refill) until ``me``'s next main decision of a later turn than ``start_turn``, the end, or ``limit``
-    decisions; ``worth[row]``: ``me``'s family score minus the best opponent's, a finished game's result
-    (``sign * win_bonus``) first."""
+    decisions; ``worth[row]``: :func:`seat_worth` of the game at the rollout's end."""
     meadow, farms, stats, bag = state[0], state[1], state[2], state[3]
     g = t.g
     s = scratch_for(t, farms, stats)
-    scores = np.zeros(farms.shape[1])
     for row in range(meadow.shape[0]):
         for _ in range(limit):
             load(state, row, s.kinds, s.fields)
@@ -973,16 +971,35 @@ def roll_out(t: Tables, state, seeds, decisions, weights, keys, me: int, start_t
                     stats[row], s.fields, bag[row], action, True, s.entry, s.scratch)
             store(state, row, s.kinds, s.fields)
             decisions[row] += 1
-        family_scores(t.count_score, farms[row], scores)
-        rival = -np.inf
-        for seat in range(scores.size):
-            if seat != me:
-                rival = max(rival, scores[seat])
-        margin = scores[me] - rival
-        bonus = 0.0
-        if state[13][row]:
-            bonus = np.sign(margin) * win_bonus
-        worth[row] = bonus + margin
+        worth[row] = seat_worth(t, weights, farms[row], me, state[13][row], win_bonus)
+
+
+@helper
+def seat_worth(t: Tables, weights, farms, me: int, done: bool, win_bonus: float) -> float:
+    """What a position is worth to seat ``me`` (farms ``farms[P, K]``): ``score`` times my family score minus
+    ``rival`` times the best opponent's, after a finished game's result (``sign(margin) * win_bonus``, margin my
+    score minus the best opponent's); in a game still running plus the weighed features of my farm
+    (:func:`farm_features`, as levels). Weights in ``config.WEIGHT_NAMES`` order."""
+    count_score = t.count_score
+    mine = seat_score(count_score, farms[me])
+    rival = -np.inf
+    for seat in range(farms.shape[0]):
+        if seat != me:
+            rival = max(rival, seat_score(count_score, farms[seat]))
+    value = weights[SCORE_WEIGHT] * mine - weights[RIVAL_WEIGHT] * rival
+    bonus = 0.0
+    if done:
+        bonus = np.sign(mine - rival) * win_bonus
+    elif weights[NEAR_WEIGHT] != 0.0 or weights[SPECIALS_WEIGHT] != 0.0 or weights[CUBES_WEIGHT] != 0.0:
+        value += features_value(t, weights, farms[me], (0, 0, 0))
+    return bonus + value
+
+
+@njit(cache=True)
+def worths(t: Tables, farms, done, me: int, weights, win_bonus: float, worth) -> None:
+    """``worth[row]``: :func:`seat_worth` of every game (farms ``farms[B, P, K]``, finished ``done[B]``)."""
+    for row in range(farms.shape[0]):
+        worth[row] = seat_worth(t, weights, farms[row], me, done[row], win_bonus)
 
 
 @njit(cache=True)
