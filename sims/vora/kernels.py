@@ -793,31 +793,41 @@ def seat_score(count_score, farm) -> float:
 
 
 @helper
-def farm_features(t: Tables, farm):
-    """The greedy's features of one farm: ``(near, specials, cubes)``: kinds one cube short of more points, kinds
-    with a from-farm special held (pig, crow, wolf), cubes."""
+def scored_features(t: Tables, farm):
+    """``(family score, near, specials, cubes)`` of one farm in one pass: the score as :func:`seat_score`, then
+    the greedy's features: kinds one cube short of more points, kinds with a from-farm special held (pig, crow,
+    wolf), cubes."""
     count_score, g = t.count_score, t.g
     top = count_score.size - 1
+    total = 0.0
     near = 0
     cubes = 0
     for kind in range(farm.size):
         count = np.int64(farm[kind])
+        here = count_score[min(count, top)]
+        total += here
         cubes += count
-        if count_score[min(count + 1, top)] > count_score[min(count, top)]:
+        if count_score[min(count + 1, top)] > here:
             near += 1
     specials = 0
     for slot in (I_PIG, I_CROW, I_WOLF):
         kind = g[slot]
         if kind >= 0 and farm[kind] >= 1:
             specials += 1
-    return near, specials, cubes
+    return total, near, specials, cubes
 
 
 @helper
-def features_value(t: Tables, weights, farm, base) -> float:
-    """``near * dnear + specials * dspecials + cubes * dcubes``: the weighed feature changes of ``farm`` from the
-    features ``base`` (:func:`farm_features`), summed in that order."""
-    near, specials, cubes = farm_features(t, farm)
+def farm_features(t: Tables, farm):
+    """The greedy's features of one farm: ``(near, specials, cubes)`` (:func:`scored_features`)."""
+    found = scored_features(t, farm)
+    return found[1], found[2], found[3]
+
+
+@helper
+def features_value(weights, near: int, specials: int, cubes: int, base) -> float:
+    """``near * dnear + specials * dspecials + cubes * dcubes``: the weighed feature changes from the features
+    ``base`` (:func:`farm_features`), summed in that order."""
     return (weights[NEAR_WEIGHT] * (near - base[0]) + weights[SPECIALS_WEIGHT] * (specials - base[1])
             + weights[CUBES_WEIGHT] * (cubes - base[2]))
 
@@ -893,9 +903,12 @@ def score_game(t: Tables, s: Scratch, farm, previous, weights, stream, actions, 
             if other >= 0 and other != me:
                 rival = max(rival, seat_score(count_score, trial_farms[other]) - before[other])
                 copy_into(farm[other], trial_farms[other])
-            value = score_weight * (seat_score(count_score, trial_farms[me]) - before[me]) - rival_weight * rival
             if featured:
-                value += features_value(t, weights, trial_farms[me], base)
+                mine, near, specials, cubes = scored_features(t, trial_farms[me])
+                value = score_weight * (mine - before[me]) - rival_weight * rival
+                value += features_value(weights, near, specials, cubes, base)
+            else:
+                value = score_weight * (seat_score(count_score, trial_farms[me]) - before[me]) - rival_weight * rival
             if repeat:
                 value = -np.inf
             copy_into(farm[me], trial_farms[me])
@@ -991,7 +1004,8 @@ def seat_worth(t: Tables, weights, farms, me: int, done: bool, win_bonus: float)
     if done:
         bonus = np.sign(mine - rival) * win_bonus
     elif weights[NEAR_WEIGHT] != 0.0 or weights[SPECIALS_WEIGHT] != 0.0 or weights[CUBES_WEIGHT] != 0.0:
-        value += features_value(t, weights, farms[me], (0, 0, 0))
+        near, specials, cubes = farm_features(t, farms[me])
+        value += features_value(weights, near, specials, cubes, (0, 0, 0))
     return bonus + value
 
 
