@@ -923,9 +923,11 @@ def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bo
 
     DIR is a run directory (manifest.json, from glade play) or a sweep
     directory (sweep.json, from glade sweep). --diff compares two runs: config
-    keys that differ, seat win rates, turns and end reasons, paired deal by deal
-    when both runs played the same seeds. For a run it first prints the
-    headline on seat balance, the words of the report's Seats section.
+    keys that differ, seat win rates, mean scores, turns and end reasons, paired
+    deal by deal when both runs played the same seeds. For a run it first prints
+    the headline on seat balance, the words of the report's Seats section; for a
+    sweep the baseline cell's headline and the table glade sweep prints (seat 0's
+    share as each cell's headline counts it).
 
     \b
         glade report runs/demo
@@ -947,5 +949,7 @@ def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bo
         out = Path(out_dir) if out_dir else default_out(directory)
     if built.headline:
         click.echo(f"headline: {built.headline}")
+    if built.terminal:
+        click.echo(built.terminal)
     for path in write_report(built, out, html_file=as_html or both, pdf_file=as_pdf or both):
         click.echo(str(path))

@@ -195,6 +195,11 @@ def test_sweep_report_ranks_cells_pairs_them_and_draws_a_heatmap(sweep_dir, tmp_
     assert "common random numbers" in paired.blocks[0].text
     table = next(b for b in paired.blocks if isinstance(b, rp.Table))
     assert len(table.rows) == 3 and "McNemar" in table.caption and "Holm" in table.caption
+    from analysis.sweep import cell_table, format_cell_table, load_sweep
+
+    # glade report on a sweep prints the baseline's headline and the very table glade sweep prints
+    assert report.terminal == format_cell_table(cell_table(load_sweep(sweep_dir)))
+    assert report.headline.startswith("baseline cell race.goal=12,race.bump=true: each seat's share of decided games")
     heatmap = report.section("heatmap").blocks[0]
     assert isinstance(heatmap, rp.Plot) and heatmap.id == "sweep-heatmap"
     ax = heatmap.figure.axes[0]

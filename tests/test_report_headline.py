@@ -70,3 +70,23 @@ def test_a_solitaire_summary_says_the_player_win_rate():
     summary = summarize(records)
     assert summary.headline.startswith("the player wins 75.0% [") and summary.shares is None
     assert "seat 0  first places 75.0%" in format_summary(summary)
+
+
+def test_the_sweep_cell_table_shows_each_cells_headline_share():
+    from analysis.sweep import cell_frame, cell_row, format_cell_table
+
+    records, solo = tied_records(), tied_records().filter(pl.col("seat") == 0)
+    advantage = stats.seat_advantage(records)
+    rows = [cell_row("tied", "goal 12", True, 2, seat_headline(advantage), advantage, None, 100, 20.0, 0.0),
+            cell_row("alone", "alone", False, 1, "", None, stats.proportion(int(solo["win"].sum()), 100), 100, 20.0,
+                     0.0),
+            {"cell": "later", "title": "later", "baseline": False, "games": 0, "players": 2}]
+    table = cell_frame(rows)
+    assert table["seat0_share"][0] == pytest.approx(60 / 85) and table["counted"][0] == "decided games"
+    text = format_cell_table(table)
+    lines = text.splitlines()
+    assert lines[1].startswith("goal 12 *") and " 70.6% [" in lines[1] and "75.0%" not in lines[1]
+    assert " 75.0% [" in lines[2]  # the solitaire cell: the player's win rate over all games
+    assert lines[3].split() == ["later", "0", "(not", "played)"]
+    assert "the headline's (glade play, glade report), of decided games; games (solitaire)" in text
+    assert "interval: Wilson 95%" in text
