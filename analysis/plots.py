@@ -200,11 +200,12 @@ def seat_win_rates(seats: pl.DataFrame, fair: float, what: str = "first-place sh
 
 @_styled
 def convergence(games: np.ndarray, rate: np.ndarray, low: np.ndarray, high: np.ndarray, fair: float,
-                label: str = "seat 0 win rate", reference_label: str = "fair share") -> Figure:
-    """The running estimate (and its pointwise Wilson interval) after each number of games, in game order."""
+                label: str = "seat 0 win rate", reference_label: str = "fair share",
+                xlabel: str = "games played (in game order)", band: str = "Wilson 95% (pointwise)") -> Figure:
+    """The running estimate (and its pointwise interval) after each number of games."""
     fig, axes = _figure(2.8)
     ax = axes[0, 0]
-    ax.fill_between(games, low, high, color=PALETTE[0], alpha=0.18, lw=0, label="Wilson 95% (pointwise)")
+    ax.fill_between(games, low, high, color=PALETTE[0], alpha=0.18, lw=0, label=band)
     ax.plot(games, rate, color=PALETTE[0], lw=1.6, label=label)
     ax.axhline(fair, color=FAIR, ls="--", lw=1.1, label=f"{reference_label} {100 * fair:.1f}%")
     if games.size and games.max() / max(games.min(), 1) > 20:
@@ -213,7 +214,7 @@ def convergence(games: np.ndarray, rate: np.ndarray, low: np.ndarray, high: np.n
     if games.size and games.max() > games.min():
         ax.set_xlim(games.min(), games.max())
     _pct_axis(ax, "y")
-    ax.set_xlabel("games played (in game order)")
+    ax.set_xlabel(xlabel)
     ax.set_title(f"Convergence of the {label}")
     fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=3)
     top = max(float(np.nanmax(high)) if high.size else fair, fair)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -90,3 +91,18 @@ def test_the_sweep_cell_table_shows_each_cells_headline_share():
     assert lines[3].split() == ["later", "0", "(not", "played)"]
     assert "the headline's (glade play, glade report), of decided games; games (solitaire)" in text
     assert "interval: Wilson 95%" in text
+
+
+def test_the_convergence_figure_draws_the_headline_share_over_the_first_deals():
+    from analysis.report.methods import running_headline
+
+    records = tied_records()  # deals 0-59: seat 0 wins alone, 60-84: seat 1, 85-99: shared
+    games, share, low, high = running_headline(records, points=8, start=20)
+    assert games[0] == 20 and share[0] == 1.0 and games[-1] == 100
+    assert share[-1] == pytest.approx(60 / 85)  # the ties of deals 85-99 are not counted, as in the headline
+    assert np.all(low <= share) and np.all(share <= high + 1e-12) and np.all(np.diff(games) > 0)
+    manifest = {"game": "overgrowth", "players": 2, "bots": ["greedy", "greedy"], "rotations": 1}
+    seats = _seat_section(_analyse(Path("synthetic"), manifest, records, None, 0.025))
+    plot = next(b for b in seats.blocks if getattr(b, "id", "") == "convergence")
+    line = plot.figure.axes[0].lines[0].get_ydata()
+    assert line[-1] == pytest.approx(60 / 85) and "share of decided games" in plot.caption

@@ -13,8 +13,8 @@ from analysis import plots
 from analysis import stats
 from analysis.report.designer import (DESIGNER_METHODS, DesignerAnalysis, analyse_designer, drama_section,
                                       family_blocks, top_items, why_section)
-from analysis.report.methods import (_methods_section, _score_note, _versions_now, running_estimate, seat_tests,
-                                     target_band)
+from analysis.report.methods import (_methods_section, _score_note, _versions_now, running_estimate, running_headline,
+                                     seat_tests, target_band)
 from analysis.report.model import (Block, Bullets, COMPONENT_COLUMNS, Code, Column, DELTA, FLAT_GRADIENT, Facts, Flag,
                                    Flags, Heading, Paragraph, Plot, Report, STALL_FLAG, Section, Table)
 from analysis.report.text import (_ci, _ci_num, _ci_pts, _finite, _game_title, _int, _num, _p, _pct, _plain, _pts,
@@ -435,8 +435,8 @@ def _seat_section(a: RunAnalysis) -> Section:
                  "(Holm-corrected)."),
         marked=marked,
     )
-    wins = a.records.filter(pl.col("seat") == 0).sort("game")["win"].cast(pl.Float64).to_numpy()
-    n, rate, low, high = running_estimate(wins)
+    n, share, low, high = running_headline(a.records, delta=a.advantage.delta)
+    what = "share of decided games" if a.players == 2 else "share of first places"
     return Section("seats", "Seats", [
         Paragraph(_plain(seat_headline(a.advantage)), "lead"),
         Bullets([_plain(line) for line in _detail_lines(a.advantage)]),
@@ -446,9 +446,12 @@ def _seat_section(a: RunAnalysis) -> Section:
             note=f"n = {a.advantage.games_tested:,} games"),
             f"First-place share per seat with Wilson 95% intervals; the dashed line is the fair share "
             f"{_pct(fair)}; {a.advantage.handling}."),
-        Plot("convergence", plots.convergence(n, rate, low, high, fair),
-             "Seat 0's win rate (first places, shared ones included) after each number of games, in game order, "
-             "with a pointwise Wilson 95% interval: the estimate settles as games accumulate."),
+        Plot("convergence", plots.convergence(n, share, low, high, fair, label=f"seat 0 {what}",
+                                              xlabel="games played (the first deals, in deal order)",
+                                              band=f"{a.advantage.share_method} (pointwise)"),
+             f"The headline's figure, seat 0's {what}{equal}, over the first deals (the whole analysis rerun on "
+             f"them; {a.advantage.share_method}, pointwise): the estimate settles as deals accumulate; the last "
+             "point is the headline."),
     ])
 
 
