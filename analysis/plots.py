@@ -678,14 +678,18 @@ def score_trajectories(bands: pl.DataFrame, what: str = "score", by: str = "seat
 @_styled
 def cell_drama(cells: Sequence[str], margin: tuple[np.ndarray, np.ndarray, np.ndarray],
                ties: tuple[np.ndarray, np.ndarray, np.ndarray], spread: tuple[np.ndarray, np.ndarray, np.ndarray],
-               baseline: str, lead_changes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> Figure:
+               baseline: str, lead_changes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+               comebacks: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> Figure:
     """Per cell: mean final margin, tie rate, the standard deviation of game length and (when the cells have
-    trajectories) lead changes per game, each with its interval; cells are named as the report names them."""
+    trajectories) lead changes per game and the comeback rate, each with its interval; cells are named as the
+    report names them."""
     n = len(cells)
     panels = [(margin, "Mean final margin", "points; 95%"), (ties, "Shared first places", "Wilson 95%"),
               (spread, "Game length sd", "turns; bootstrap 95%")]
     if lead_changes is not None:
         panels.append((lead_changes, "Lead changes a game", "95%, by deal"))
+    if comebacks is not None:
+        panels.append((comebacks, "Comebacks", "share of won games; 95%, by deal"))
     fig, axes = _figure(1.0 + 0.34 * n, ncols=len(panels), sharey=True)
     colors = [FAIR if c == baseline else PALETTE[0] for c in cells]
     markers = ["D" if c == baseline else "o" for c in cells]
@@ -695,6 +699,8 @@ def cell_drama(cells: Sequence[str], margin: tuple[np.ndarray, np.ndarray, np.nd
         ax.set_title(title, fontsize=9.5)
         ax.set_xlabel(note, color=MUTED, fontsize=8)
     _pct_axis(axes[0, 1])
+    if comebacks is not None:
+        _pct_axis(axes[0, len(panels) - 1])
     return fig
 
 

@@ -150,7 +150,7 @@ def test_the_drama_section_draws_bands_per_bot_when_bots_differ():
     assert "trajectories-by-bot" not in {b.id for b in drama_section(one).blocks if isinstance(b, rp.Plot)}
 
 
-def test_the_sweep_drama_figure_draws_lead_changes_per_cell_with_intervals():
+def test_the_sweep_drama_figure_draws_lead_changes_and_comebacks_per_cell_with_intervals():
     from types import SimpleNamespace
 
     from analysis import drama as course_of
@@ -172,8 +172,8 @@ def test_the_sweep_drama_figure_draws_lead_changes_per_cell_with_intervals():
     cells = [cell("G1 x B1", steady, baseline=True), cell("G2 x B1", swingy), cell("G3 x B1", None)]
     section = cell_drama_section(cells, "G1 x B1")
     figure = next(b for b in section.blocks if isinstance(b, rp.Plot) and b.id == "cell-drama").figure
-    assert [ax.get_title(loc="left") for ax in figure.axes] == ["Mean final margin", "Shared first places", "Game length sd",
-                                                     "Lead changes a game"]
+    assert [ax.get_title(loc="left") for ax in figure.axes] == ["Mean final margin", "Shared first places",
+                                                                "Game length sd", "Lead changes a game", "Comebacks"]
     lead = figure.axes[3]
     assert [t.get_text() for t in figure.axes[0].get_yticklabels()] == ["G1 x B1", "G2 x B1", "G3 x B1"]  # titles
     points = {round(float(line.get_ydata()[0])): float(line.get_xdata()[0]) for line in lead.get_lines()
@@ -183,6 +183,10 @@ def test_the_sweep_drama_figure_draws_lead_changes_per_cell_with_intervals():
                  len(line.get_xdata()) == 2 and line.get_xdata()[0] != line.get_xdata()[1]]
     low, high = cells[1].course.lead_changes.low, cells[1].course.lead_changes.high
     assert any(list(x) == pytest.approx([low, high]) for x in intervals) and low < 1.75 < high
+    comebacks = {round(float(line.get_ydata()[0])): float(line.get_xdata()[0]) for line in figure.axes[4].get_lines()
+                 if line.get_marker() in ("o", "D")}
+    assert comebacks == {2: pytest.approx(0.0), 1: pytest.approx(0.25)}  # the last swingy game: behind at round 1
+    assert cells[1].course.comeback.low < 0.25 < cells[1].course.comeback.high
     without = cell_drama_section([cells[2], cell("G4 x B1", None)], "G3 x B1")
     assert len(next(b for b in without.blocks if isinstance(b, rp.Plot)).figure.axes) == 3
 
