@@ -106,3 +106,19 @@ def test_the_convergence_figure_draws_the_headline_share_over_the_first_deals():
     plot = next(b for b in seats.blocks if getattr(b, "id", "") == "convergence")
     line = plot.figure.axes[0].lines[0].get_ydata()
     assert line[-1] == pytest.approx(60 / 85) and "share of decided games" in plot.caption
+
+
+def test_a_lineup_that_cannot_measure_seats_gets_a_note_not_empty_figures():
+    rows = []
+    for deal in range(30):  # greedy wins every game, in either seat: seat balance is not measured
+        for rotation in range(2):
+            for seat in range(2):
+                bot = "greedy" if (seat + rotation) % 2 == 0 else "random"
+                rows.append(dict(game=2 * deal + rotation, deal=deal, rotation=rotation, seat=seat, bot=bot,
+                                 score=9.0 if bot == "greedy" else 1.0, rank=1 if bot == "greedy" else 2,
+                                 win=bot == "greedy", tie=False, turns=20, end="goal"))
+    records = pl.DataFrame(rows, schema_overrides={"seat": pl.Int8, "rank": pl.Int8})
+    manifest = {"game": "overgrowth", "players": 2, "bots": ["greedy", "random"], "rotations": 2}
+    seats = _seat_section(_analyse(Path("synthetic"), manifest, records, None, 0.025))
+    assert not any(getattr(b, "id", "") in ("seat-win-rates", "convergence") for b in seats.blocks)
+    assert seats.blocks[-1].text.startswith("No seat-share figures: not measured by this lineup")

@@ -435,12 +435,23 @@ def _seat_section(a: RunAnalysis) -> Section:
                  "(Holm-corrected)."),
         marked=marked,
     )
-    n, share, low, high = running_headline(a.records, delta=a.advantage.delta)
-    what = "share of decided games" if a.players == 2 else "share of first places"
     return Section("seats", "Seats", [
         Paragraph(_plain(seat_headline(a.advantage)), "lead"),
         Bullets([_plain(line) for line in _detail_lines(a.advantage)]),
         table,
+        *_seat_figures(a, fair, equal),
+    ])
+
+
+def _seat_figures(a: RunAnalysis, fair: float, equal: str) -> list[Block]:
+    """The seat shares and their convergence over the first deals; a note instead when no share is measured."""
+    if not np.isfinite(a.advantage.seats["share"].to_numpy()).any():
+        return [Paragraph(f"No seat-share figures: {a.advantage.verdict}"
+                          + (f" ({_plain(a.advantage.lineup_note)})" if a.advantage.lineup_note else "") + ".",
+                          "note")]
+    n, share, low, high = running_headline(a.records, delta=a.advantage.delta)
+    what = "share of decided games" if a.players == 2 else "share of first places"
+    return [
         Plot("seat-win-rates", plots.seat_win_rates(
             a.advantage.seats, fair, what="share of decided games" if a.players == 2 else "share of first places",
             note=f"n = {a.advantage.games_tested:,} games"),
@@ -452,7 +463,7 @@ def _seat_section(a: RunAnalysis) -> Section:
              f"The headline's figure, seat 0's {what}{equal}, over the first deals (the whole analysis rerun on "
              f"them; {a.advantage.share_method}, pointwise): the estimate settles as deals accumulate; the last "
              "point is the headline."),
-    ])
+    ]
 
 
 def _bot_section(a: RunAnalysis) -> Section:
