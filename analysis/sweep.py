@@ -85,6 +85,7 @@ import itertools
 import json
 import math
 import re
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -751,11 +752,16 @@ def _status(finished: Sequence[Chunk], deals: int, rotations: int) -> str:
 
 
 class _NoBar:
+    """No bar (nothing to play, or no progress asked for); a cell's line still goes to stderr."""
+
     def update(self, count: int) -> None:
         pass
 
     def start_cell(self, name: str, length: int) -> None:
         pass
+
+    def echo(self, line: str) -> None:
+        print(line, file=sys.stderr)
 
 
 @contextlib.contextmanager

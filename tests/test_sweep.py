@@ -295,6 +295,9 @@ def test_glade_sweep_prints_the_cell_table(tmp_path):
     assert "cell 4/4 race.goal=14,race.bump=false: 40 games" in result.stderr  # a line per finished cell
     again = glade("sweep", path, "--out", tmp_path / "out", "--games-per-cell", 40, "--no-progress")
     assert again.exit_code == 0 and "nothing new to play" in again.stdout
+    resumed = glade("sweep", path, "--out", tmp_path / "out", "--games-per-cell", 40)  # progress on, nothing to play
+    assert resumed.exit_code == 0, resumed.output
+    assert "cell 4/4 race.goal=14,race.bump=false: 40 games (all on disk)" in resumed.stderr
 
 
 def test_overgrowth_sweep(tmp_path):
