@@ -67,6 +67,21 @@ def test_score_sources_finds_the_source_that_makes_the_lead():
     assert stats.UNATTRIBUTED not in s.sources
 
 
+def test_shares_of_a_lead_whose_interval_holds_zero_are_not_shown():
+    from types import SimpleNamespace
+
+    from analysis.report.designer import _source_blocks
+
+    def table(rows: list[dict]) -> list[list[str]]:
+        d = SimpleNamespace(sources=stats.score_sources(records(rows)), sources_text="points_a, points_b")
+        return next(b for b in _source_blocks(d) if isinstance(b, rp.Table)).rows
+
+    even = [row for g in range(40) for row in two_seat_game(g, 1.0 + g % 3, 1.0, 1.0, 1.0 + g % 3)]
+    assert [row[-2] for row in table(even)] == ["n/a", "n/a"]  # seat 0 gains in a what it loses in b: no lead
+    ahead = [row for g in range(40) for row in two_seat_game(g, 3.0 + g % 3, 1.0, 1.0 + g % 3, 1.0)]
+    assert [row[-2] for row in table(ahead)] == ["100.0%", "0.0%"]  # exactly 2 points of a in every game
+
+
 def test_score_sources_counts_deals_and_keeps_the_unattributed_rest():
     rows = []
     for g in range(8):  # 4 deals of 2 rotations; the score is 1 more than the sources say
