@@ -14,6 +14,7 @@ The backend is Agg (no display needed).
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 import matplotlib
@@ -693,11 +694,15 @@ def cell_drama(cells: Sequence[str], margin: tuple[np.ndarray, np.ndarray, np.nd
     fig, axes = _figure(1.0 + 0.34 * n, ncols=len(panels), sharey=True)
     colors = [FAIR if c == baseline else PALETTE[0] for c in cells]
     markers = ["D" if c == baseline else "o" for c in cells]
+    narrow = len(panels) > 3  # five panels share the width: titles and notes wrap, ticks shrink
     for k, (values, title, note) in enumerate(panels):
         ax = axes[0, k]
         _forest(ax, list(cells), *values, None, colors=colors, markers=markers)
-        ax.set_title(title, fontsize=9.5)
-        ax.set_xlabel(note, color=MUTED, fontsize=8)
+        ax.set_title(textwrap.fill(title, 12) if narrow else title, fontsize=9.5)
+        ax.set_xlabel(textwrap.fill(note, 14) if narrow else note, color=MUTED, fontsize=8)
+        if narrow:
+            ax.tick_params(axis="x", labelsize=7.5)
+            ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(3))
     _pct_axis(axes[0, 1])
     if comebacks is not None:
         _pct_axis(axes[0, len(panels) - 1])

@@ -459,7 +459,7 @@ def _seat_figures(a: RunAnalysis, fair: float, equal: str) -> list[Block]:
             f"{_pct(fair)}; {a.advantage.handling}."),
         Plot("convergence", plots.convergence(n, share, low, high, fair, label=f"seat 0 {what}",
                                               xlabel="games played (the first deals, in deal order)",
-                                              band=f"{a.advantage.share_method} (pointwise)"),
+                                              band="95% interval (pointwise)"),
              f"The headline's figure, seat 0's {what}{equal}, over the first deals (the whole analysis rerun on "
              f"them; {a.advantage.share_method}, pointwise): the estimate settles as deals accumulate; the last "
              "point is the headline."),
