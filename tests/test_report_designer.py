@@ -187,7 +187,8 @@ def test_the_sweep_drama_figure_draws_lead_changes_and_comebacks_per_cell_with_i
     cells = [cell("G1 x B1", steady, baseline=True), cell("G2 x B1", swingy), cell("G3 x B1", None)]
     section = cell_drama_section(cells, "G1 x B1")
     figure = next(b for b in section.blocks if isinstance(b, rp.Plot) and b.id == "cell-drama").figure
-    assert [ax.get_title(loc="left") for ax in figure.axes] == ["Mean final margin", "Shared first places",
+    assert [ax.get_title(loc="left").replace("\n", " ") for ax in figure.axes] == ["Mean final margin",
+                                                                                   "Shared first places",
                                                                 "Game length sd", "Lead changes a game", "Comebacks"]
     lead = figure.axes[3]
     assert [t.get_text() for t in figure.axes[0].get_yticklabels()] == ["G1 x B1", "G2 x B1", "G3 x B1"]  # titles
