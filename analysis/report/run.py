@@ -37,9 +37,11 @@ _RUN_METHODS = [
     "when used and not used are drawn with Wilson 95% intervals.",
     f"Skill-gradient flag: the strongest bot's share of points against the weakest within {FLAT_GRADIENT:.0%} of 50% "
     "(SkillGradient.gradient_too_flat); measured only when seats rotate, so that bots and seats are not confounded.",
-    "Convergence figure: seat 0's win rate (first places, shared ones included) after the first n games in game "
-    "order, with a pointwise Wilson 95% interval at each n; pointwise, so not a sequential test (looking repeatedly "
-    "is not corrected for).",
+    "Convergence figure: the headline's share of seat 0 (analysis.stats.seat_advantage: decided games with 2 "
+    "players, first places with 3-4) rerun on the first n deals, n on a geometric grid of at most 24 values, with "
+    "the analysis's own interval at each n (analysis.report.methods.running_headline); pointwise, so not a "
+    "sequential test (looking repeatedly is not corrected for). A solitaire run draws its win rate over the first "
+    "n games with a pointwise Wilson 95% interval.",
     *DESIGNER_METHODS,
 ]
 
