@@ -429,3 +429,17 @@ def test_diff_of_a_config_list_names_the_item_and_key_that_changed():
     nested = _diff_config({"config": {"board": {"cells": [[0, 1], [1, 1]]}}},
                           {"config": {"board": {"cells": [[0, 1], [1, 2]]}}})
     assert nested == [["board.cells[1][1]", "1", "2"]]
+
+
+@pytest.mark.parametrize("name", ["overgrowth", "vora", "vorex", "reforest"])
+def test_the_manifest_config_is_toml_that_reads_back_to_the_config(name):
+    import tomllib
+
+    def unset_left_out(x):
+        if isinstance(x, dict):
+            return {k: unset_left_out(v) for k, v in x.items() if v is not None}
+        return [unset_left_out(v) for v in x] if isinstance(x, (list, tuple)) else x
+
+    values = unset_left_out(get_game(name).load_config(None, ()).loaded.values)
+    text = rp.config_text(values)
+    assert tomllib.loads(text) == values and "{'" not in text  # lists of tables as [[...]], not Python reprs
