@@ -738,8 +738,10 @@ def skill_trace(strengths: Sequence[str], seats: Sequence[int], share: np.ndarra
 def ablation_changes(labels: Sequence[str], panels: Sequence[tuple[str, np.ndarray, np.ndarray, np.ndarray]]
                      ) -> Figure:
     """Paired changes (ablated minus baseline) with intervals, one panel per metric, one row per label."""
-    fig, axes = _figure(1.0 + 0.3 * len(labels), ncols=len(panels), sharey=True)
+    fig, axes = _figure(1.0 + 0.45 * len(labels), ncols=len(panels), sharey=True)
     for ax, (title, value, low, high) in zip(axes[0], panels):
-        _forest(ax, list(labels), value, low, high, 0.0)
-        ax.set_title(title, fontsize=9.5)
+        _forest(ax, [textwrap.fill(label, 26) for label in labels], value, low, high, 0.0)
+        ax.set_title(textwrap.fill(title, 16), fontsize=9.5)
+        ax.tick_params(axis="x", labelsize=7.5)
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4))
     return fig

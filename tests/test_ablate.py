@@ -15,7 +15,7 @@ import pytest
 from analysis import stats
 from analysis.ablate import Users, analyse_ablate, format_ablate, make_ablations, parse_item, run_ablate
 from analysis.report import Report
-from analysis.report.ablate import ablation_section
+from analysis.report.ablate import ablation_section, ablation_title
 from analysis.report.html import render_html
 from analysis.sweep import load_sweep
 from sims.core.spec import ConfigError
@@ -98,6 +98,8 @@ def test_the_report_has_the_ablation_section(ablated):
         report.close()
     assert '<section id="ablation">' in page and "Ablations" in page and "No ablation names an item" in page
     assert page.count("race.goal+=12") >= 2 and "ablation-changes" in page  # the table and the figure
+    title = ablation_title("Dice race", ablated[0])  # the report's title names the ablations, not the keys they set
+    assert title == "Dice race ablation: race.goal+=0; bots.greedy.progress=-1; race.goal+=12"
 
 
 def users(observed: float, shares_base: list[float], shares_other: list[float]) -> Users:

@@ -18,7 +18,7 @@ from analysis.report.methods import _methods_section, _versions_now, target_band
 from analysis.report.model import (ALPHA, Block, Code, Column, DELTA, Facts, Flag, Flags, Paragraph, Plot, Report,
                                    STALL_FLAG, Section, Table)
 from analysis.report.run import _bot_rows, player_seats
-from analysis.report.ablate import ABLATE_METHODS, ablation_section, is_ablation
+from analysis.report.ablate import ABLATE_METHODS, ablation_section, ablation_title, is_ablation
 from analysis.report.trace import TRACE_METHODS, drama_flags, trace_flags, trace_groups, trace_section
 from analysis.report.trace import drama_section as trace_drama_section
 from analysis.report.text import (_ci, _ci_num, _ci_pts, _g, _game_title, _int, _listing, _num, _p, _pct, _pts,
@@ -599,7 +599,8 @@ def build_sweep_report(path: str | Path, delta: float = DELTA) -> Report:
     sections += [_sweep_section_length(data, everything), trace_drama_section(everything, base.id),
                  _methods_section(methods),
                  _sweep_manifest(data, everything)]
-    title = f"{_game_title(data.game)} sweep: {', '.join(data.axes) or 'cells'}"
+    title = (ablation_title(_game_title(data.game), path) if ablated else
+             f"{_game_title(data.game)} sweep: {', '.join(data.axes) or 'cells'}")
     subtitle = (f"{len(everything)} cells \u00d7 {data.games_per_cell:,} deals, bots {', '.join(data.bots)}, seed "
                 f"{data.seed}; baseline {data.baseline.id}. Sweep directory {data.out_dir}")
     return Report("sweep", title, subtitle, sections, now(), headline=_sweep_headline(everything),
