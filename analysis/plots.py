@@ -182,8 +182,8 @@ def _forest(ax, labels: Sequence[str], values, lows, highs, reference: float | N
 
 @_styled
 def seat_win_rates(seats: pl.DataFrame, fair: float, what: str = "first-place share",
-                   note: str | None = None) -> Figure:
-    """Per seat: ``share`` with ``share_low``/``share_high`` (Wilson), and the fair share 1/players as a line."""
+                   note: str | None = None, method: str = "Wilson 95%") -> Figure:
+    """Per seat: ``share`` with ``share_low``/``share_high`` (their ``method``), and the fair share 1/players."""
     n = seats.height
     fig, axes = _figure(0.55 + 0.42 * n + (0.25 if note else 0))
     ax = axes[0, 0]
@@ -193,7 +193,7 @@ def seat_win_rates(seats: pl.DataFrame, fair: float, what: str = "first-place sh
             annotate=[_interval_label(r, lo, hi) for r, lo, hi in zip(rates, lows, highs)],
             markers=[MARKERS[i % len(MARKERS)] for i in range(n)], unit=True)
     _pct_axis(ax)
-    ax.set_title(f"Win rate by seat ({what}), Wilson 95%")
+    ax.set_title(f"Win rate by seat ({what}), {method}")
     ax.set_xlabel(f"dashed line: fair share {100 * fair:.1f}%" + (f"; {note}" if note else ""), color=MUTED,
                   fontsize=8)
     return fig

@@ -455,10 +455,10 @@ def _seat_figures(a: RunAnalysis, fair: float, equal: str) -> list[Block]:
     what = "share of decided games" if a.players == 2 else "share of first places"
     return [
         Plot("seat-win-rates", plots.seat_win_rates(
-            a.advantage.seats, fair, what="share of decided games" if a.players == 2 else "share of first places",
-            note=f"n = {a.advantage.games_tested:,} games"),
-            f"First-place share per seat with Wilson 95% intervals; the dashed line is the fair share "
-            f"{_pct(fair)}; {a.advantage.handling}."),
+            a.advantage.seats, fair, what=what, note=f"n = {a.advantage.games_tested:,} games",
+            method="95%" if len(a.advantage.share_method) > 12 else a.advantage.share_method),
+            f"The headline's {what}{equal} per seat with 95% intervals ({a.advantage.share_method}); the dashed line "
+            f"is the fair share {_pct(fair)}; {a.advantage.handling}."),
         Plot("convergence", plots.convergence(n, share, low, high, fair, label=f"seat 0 {what}",
                                               xlabel="games played (the first deals, in deal order)",
                                               band="95% interval (pointwise)"),
