@@ -8,6 +8,12 @@ overrides applied)::
     tiles[3].cost+=1                  one tile dearer
     bots.greedy.progress-=0.5         any numeric key
 
+``--remove NAME`` sets a named item's count to 0; ``--swap NAME=VANILLA`` replaces
+the named item by a plain one of its list (:func:`swap_item`)::
+
+    --swap "Douglas Fir=Bunchberry"   the 4 firs become 4 more Bunchberry (the deck keeps its size)
+    --swap l1_bar=l1_bee              a one-of-a-kind Vorex tile takes l1_bee's hexes, shape and beetles
+
 The baseline (the config with ``--set``) and every ablation are played on the
 same deals (common random numbers: the root seed gives deal ``d`` the same game
 seed in every run), as a sweep whose cells are the baseline and the ablations
@@ -69,6 +75,11 @@ class Ablation:
     id: str
     override: str  # key with numeric list indices, and the value (what += / -= computed)
     item: str | None  # the item the key names ([Name], or the name of the list item it indexes)
+    also: tuple[str, ...] = ()  # further overrides of the same ablation (--swap moves a count to another item)
+
+    @property
+    def overrides(self) -> tuple[str, ...]:
+        return (self.override, *self.also)
 
 
 def _item_error(text: str, expected: str) -> ConfigError:
@@ -135,8 +146,7 @@ def remove_item(name: str, values: dict) -> str:
     The item is looked up by ``name`` in every top-level list of named tables of the config (Reforest's
     species, Vora's kinds); a ConfigError says why it cannot be removed: no such name, or an item without a
     count (a Vorex tile is one of a kind: change it with ``--item`` instead)."""
-    lists = {key: node for key, node in values.items()
-             if isinstance(node, list) and node and all(isinstance(x, dict) and "name" in x for x in node)}
+    lists = _named_lists(values)
     for key, node in lists.items():
         for entry in node:
             if entry["name"] != name:
@@ -152,21 +162,66 @@ def remove_item(name: str, values: dict) -> str:
                       + (where or "this game's config has no list of named items"), has_got=False)
 
 
+def _named_lists(values: dict) -> dict[str, list]:
+    """The config's top-level lists of named tables (Reforest's species and visitors, Vora's kinds, Vorex's tiles)."""
+    return {key: node for key, node in values.items()
+            if isinstance(node, list) and node and all(isinstance(x, dict) and "name" in x for x in node)}
+
+
+def swap_item(text: str, values: dict, index: int) -> Ablation:
+    """``--swap NAME=VANILLA``: the named item replaced by copies of a plain one from the same list.
+
+    Items with a ``count`` (Reforest's species, Vora's kinds): NAME's count goes to 0 and VANILLA's grows by it,
+    so the deck keeps its size. Items without one (a Vorex tile, a Reforest visitor): NAME takes every value of
+    VANILLA but its name. A ConfigError names the swap and what was expected."""
+    name, sep, vanilla = (part.strip() for part in text.partition("="))
+    if not sep or not name or not vanilla or name == vanilla:
+        raise ConfigError("--swap", text, "NAME=VANILLA, two different items of one list of the config (e.g. "
+                          "\"Douglas Fir=Bunchberry\")", has_got=False)
+    for key, node in _named_lists(values).items():
+        names = [entry["name"] for entry in node]
+        if name not in names:
+            continue
+        if vanilla not in names:
+            raise ConfigError("--swap", text, f"VANILLA the name of another item of {key}: "
+                              + ", ".join(map(str, names)), has_got=False)
+        i, j = names.index(name), names.index(vanilla)
+        item, plain = node[i], node[j]
+        if "count" in item and "count" in plain:
+            overrides = [f"{key}[{i}].count=0", f"{key}[{j}].count={plain['count'] + item['count']}"]
+        else:
+            overrides = [f"{key}[{i}].{k}={toml_value(v)}" for k, v in plain.items()
+                         if k != "name" and item.get(k) != v]
+            if not overrides:
+                raise ConfigError("--swap", text, f"a VANILLA item that differs from {name} in some value",
+                                  has_got=False)
+        slug = _ID_CHARS.sub("_", f"swap {name} for {vanilla}").strip("_.+-")[:60]
+        return Ablation(text=f"swap {name} for {vanilla}", id=f"a{index}-{slug}", override=overrides[0], item=name,
+                        also=tuple(overrides[1:]))
+    where = ", ".join(f"{key} ({', '.join(str(x['name']) for x in node[:6])}{', ...' if len(node) > 6 else ''})"
+                      for key, node in _named_lists(values).items())
+    raise ConfigError("--swap", text, "NAME the name of an item of the config: "
+                      + (where or "this game's config has no list of named items"), has_got=False)
+
+
 def make_ablations(game: str, items: list[str] | tuple[str, ...], base: tuple[str, ...] = (),
-                   remove: list[str] | tuple[str, ...] = ()) -> list[Ablation]:
-    """Every ``--item`` resolved and checked: the game loads its config with each one."""
-    if not items and not remove:
-        raise ConfigError("--item", "(none)", "one or more --item KEY=VALUE or --remove NAME (the ablations to play)",
-                          has_got=False)
+                   remove: list[str] | tuple[str, ...] = (), swap: list[str] | tuple[str, ...] = ()) -> list[Ablation]:
+    """Every ``--item``, ``--remove`` and ``--swap`` resolved and checked: the game loads its config with each."""
+    if not items and not remove and not swap:
+        raise ConfigError("--item", "(none)", "one or more --item KEY=VALUE, --remove NAME or --swap NAME=VANILLA "
+                          "(the ablations to play)", has_got=False)
     definition = get_game(game)
     values = definition.load_config(None, base).loaded.values
     texts = list(items) + [remove_item(name, values) for name in remove]
     ablations = [parse_item(text, values, i) for i, text in enumerate(texts, 1)]
+    ablations += [swap_item(text, values, i) for i, text in enumerate(swap, len(texts) + 1)]
     for a in ablations:
         try:
-            definition.load_config(None, base + (a.override,))
+            definition.load_config(None, base + a.overrides)
         except ConfigError as error:
-            raise _item_error(a.text, f"a value the game accepts ({error.key}: expected {error.expected})") from None
+            option = "--swap" if a.text.startswith("swap ") else "--item"
+            raise ConfigError(option, a.text, f"a value the game accepts ({error.key}: expected {error.expected})",
+                              has_got=False) from None
     return ablations
 
 
@@ -178,7 +233,7 @@ def sweep_text(game: str, bots: list[str], players: int, seed: int, games: int, 
              f"seed = {seed}", f"games_per_cell = {games}", f"base = {toml_value(list(base))}",
              f'baseline = "{BASELINE}"', "", "[[cells]]", f'id = "{BASELINE}"']
     for a in ablations:
-        lines += ["", "[[cells]]", f"id = {toml_value(a.id)}", f"set = {toml_value([a.override])}"]
+        lines += ["", "[[cells]]", f"id = {toml_value(a.id)}", f"set = {toml_value(list(a.overrides))}"]
     return "\n".join(lines) + "\n"
 
 
@@ -196,10 +251,11 @@ class Study:
     base: tuple[str, ...]
     items: tuple[str, ...]
     remove: tuple[str, ...]
+    swap: tuple[str, ...] = ()
 
     def ablations(self) -> list[Ablation]:
         """The study's ablations, resolved and checked against the game's config."""
-        return make_ablations(self.game, self.items, self.base, self.remove)
+        return make_ablations(self.game, self.items, self.base, self.remove, self.swap)
 
     def sweep(self) -> str:
         """The sweep file that plays the study's runs (the baseline and one run per ablation)."""
@@ -218,6 +274,7 @@ _STUDY = {
     "set": Optional(List(Str()), []),
     "items": Optional(List(Str()), []),
     "remove": Optional(List(Str()), []),
+    "swap": Optional(List(Str()), []),
 }
 
 
@@ -231,18 +288,19 @@ def read_study(path: str | Path) -> Study:
         raise ConfigError(str(path), "game", error.expected, values["game"]) from None
     bots = tuple(values["bots"])
     players = values["players"] if values["players"] is not None else len(bots)
-    if not values["items"] and not values["remove"]:
-        raise ConfigError(str(path), "items", "a list of ablations (or remove = a list of item names)",
-                          has_got=False)
+    if not values["items"] and not values["remove"] and not values["swap"]:
+        raise ConfigError(str(path), "items", "a list of ablations (or remove = a list of item names, or swap = a "
+                          "list of NAME=VANILLA)", has_got=False)
     return Study(path, game, bots, players, values["games"], values["seed"], values["rotate_seats"],
-                 tuple(values["set"]), tuple(values["items"]), tuple(values["remove"]))
+                 tuple(values["set"]), tuple(values["items"]), tuple(values["remove"]), tuple(values["swap"]))
 
 
 def run_ablate(game: str, bots: list[str], players: int, seed: int, games: int, out_dir: str | Path,
                items: list[str] | tuple[str, ...], base: tuple[str, ...] = (), rotate: bool = False, jobs: int = 1,
-               batch_size: int = 4096, progress: bool = False, remove: list[str] | tuple[str, ...] = ()) -> Any:
+               batch_size: int = 4096, progress: bool = False, remove: list[str] | tuple[str, ...] = (),
+               swap: list[str] | tuple[str, ...] = ()) -> Any:
     """Play the baseline and every ablation into ``out_dir`` (resuming); returns the sweep's summary."""
-    ablations = make_ablations(game, list(items), tuple(base), tuple(remove))
+    ablations = make_ablations(game, list(items), tuple(base), tuple(remove), tuple(swap))
     out = Path(out_dir)
     text = sweep_text(game, bots, players, seed, games, tuple(base), rotate, ablations)
     path = out / ABLATE_TOML
@@ -425,7 +483,7 @@ def format_ablate(result: AblateResult) -> str:
     lines = [f"{result.game}: {len(result.ablations)} ablation(s) on {result.deals:,} common deals "
              f"({result.out_dir}); paired changes (ablated minus baseline), the deal as the unit"]
     for a in result.ablations:
-        lines.append(f"{a.text}  (set {a.override})")
+        lines.append(f"{a.text}  (set {' '.join(a.overrides)})")
         for c in (c for c in result.changes if c.ablation == a.text):
             p = c.paired
             who = f"seat {c.seat}" if c.seat is not None else "game"

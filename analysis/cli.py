@@ -567,6 +567,8 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
               help="One ablation: a --set expression, or += / -= on a numeric key (repeatable).")
 @click.option("--remove", "removed", multiple=True, metavar="NAME",
               help="One ablation: the named item's count set to 0 (species, kinds; repeatable).")
+@click.option("--swap", "swapped", multiple=True, metavar="NAME=VANILLA",
+              help="One ablation: the named item replaced by copies of a plain one of its list (repeatable).")
 @click.option("--bots", default=None, help="Comma-separated bots, one per player (or one for every seat).")
 @click.option("--players", type=int, default=None, help="Players (default: the number of bots).")
 @click.option("--games", type=_POSITIVE, default=2000, show_default=True, help="Deals per run.")
@@ -579,9 +581,9 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
 @click.option("--batch-size", type=_POSITIVE, default=4096, show_default=True, help="Most games a chunk.")
 @click.option("--json", "as_json", is_flag=True, help="Print the paired changes as JSON.")
 @click.option("--progress/--no-progress", default=True, help="Show progress on stderr.")
-def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], bots: str | None, players: int | None,
-           games: int, seed: int, overrides: tuple[str, ...], rotate_seats: bool, out_dir: str, jobs: int,
-           batch_size: int, as_json: bool, progress: bool) -> None:
+def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], swapped: tuple[str, ...],
+           bots: str | None, players: int | None, games: int, seed: int, overrides: tuple[str, ...],
+           rotate_seats: bool, out_dir: str, jobs: int, batch_size: int, as_json: bool, progress: bool) -> None:
     """Play the same deals with one item changed, and report the paired change (the causal check).
 
     Each --item is one ablation, played beside the baseline on the same deals
@@ -596,8 +598,9 @@ def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], bot
         glade ablate reforest --bots greedy --players 3 --games 2000 --seed 1 --out runs/ablate-fir \\
             --item "species[Douglas Fir].count=0" --item "species[Douglas Fir].cost+=1"
         glade ablate reforest --bots greedy --players 2 --remove "Douglas Fir" --out runs/no-fir
+        glade ablate reforest --bots greedy --players 2 --swap "Douglas Fir=Bunchberry" --out runs/plain-fir
         glade ablate vora --bots greedy --players 3 --item "kinds[0].count-=2" --out runs/ablate-vora --json
-        glade ablate configs/ablate/reforest-canopy.toml --out runs/reforest-canopy --jobs 2
+        glade ablate configs/ablate/reforest-douglas-fir.toml --out runs/reforest-douglas-fir --jobs 2
         glade report runs/ablate-fir
     """
     from analysis.ablate import ablate_json, analyse_ablate, format_ablate, read_study, run_ablate
@@ -606,6 +609,7 @@ def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], bot
         study = read_study(game_name)
         game, labels, count, seed, games = _game(study.game), list(study.bots), study.players, study.seed, study.games
         items, removed, overrides, rotate_seats = study.items, study.remove, study.base, study.rotate_seats
+        swapped = study.swap
     else:
         if bots is None:
             raise ConfigError("--bots", "(none)", "comma-separated bots (or a study file as GAME)", has_got=False)
@@ -614,7 +618,7 @@ def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], bot
         count = _players(game, players, labels)
     try:
         run_ablate(game.name, labels, count, seed, games, out_dir, items, overrides, rotate_seats, jobs, batch_size,
-                   progress, removed)
+                   progress, removed, swapped)
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
                    err=True)
@@ -923,9 +927,11 @@ def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bo
 
     DIR is a run directory (manifest.json, from glade play) or a sweep
     directory (sweep.json, from glade sweep). --diff compares two runs: config
-    keys that differ, seat win rates, turns and end reasons, paired deal by deal
-    when both runs played the same seeds. For a run it first prints the
-    headline on seat balance, the words of the report's Seats section.
+    keys that differ, seat win rates, mean scores, turns and end reasons, paired
+    deal by deal when both runs played the same seeds. For a run it first prints
+    the headline on seat balance, the words of the report's Seats section; for a
+    sweep the baseline cell's headline and the table glade sweep prints (seat 0's
+    share as each cell's headline counts it).
 
     \b
         glade report runs/demo
@@ -947,5 +953,7 @@ def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bo
         out = Path(out_dir) if out_dir else default_out(directory)
     if built.headline:
         click.echo(f"headline: {built.headline}")
+    if built.terminal:
+        click.echo(built.terminal)
     for path in write_report(built, out, html_file=as_html or both, pdf_file=as_pdf or both):
         click.echo(str(path))

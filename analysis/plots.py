@@ -14,6 +14,7 @@ The backend is Agg (no display needed).
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 import matplotlib
@@ -181,8 +182,8 @@ def _forest(ax, labels: Sequence[str], values, lows, highs, reference: float | N
 
 @_styled
 def seat_win_rates(seats: pl.DataFrame, fair: float, what: str = "first-place share",
-                   note: str | None = None) -> Figure:
-    """Per seat: ``share`` with ``share_low``/``share_high`` (Wilson), and the fair share 1/players as a line."""
+                   note: str | None = None, method: str = "Wilson 95%") -> Figure:
+    """Per seat: ``share`` with ``share_low``/``share_high`` (their ``method``), and the fair share 1/players."""
     n = seats.height
     fig, axes = _figure(0.55 + 0.42 * n + (0.25 if note else 0))
     ax = axes[0, 0]
@@ -192,7 +193,7 @@ def seat_win_rates(seats: pl.DataFrame, fair: float, what: str = "first-place sh
             annotate=[_interval_label(r, lo, hi) for r, lo, hi in zip(rates, lows, highs)],
             markers=[MARKERS[i % len(MARKERS)] for i in range(n)], unit=True)
     _pct_axis(ax)
-    ax.set_title(f"Win rate by seat ({what}), Wilson 95%")
+    ax.set_title(f"Win rate by seat ({what}), {method}")
     ax.set_xlabel(f"dashed line: fair share {100 * fair:.1f}%" + (f"; {note}" if note else ""), color=MUTED,
                   fontsize=8)
     return fig
@@ -200,11 +201,12 @@ def seat_win_rates(seats: pl.DataFrame, fair: float, what: str = "first-place sh
 
 @_styled
 def convergence(games: np.ndarray, rate: np.ndarray, low: np.ndarray, high: np.ndarray, fair: float,
-                label: str = "seat 0 win rate", reference_label: str = "fair share") -> Figure:
-    """The running estimate (and its pointwise Wilson interval) after each number of games, in game order."""
+                label: str = "seat 0 win rate", reference_label: str = "fair share",
+                xlabel: str = "games played (in game order)", band: str = "Wilson 95% (pointwise)") -> Figure:
+    """The running estimate (and its pointwise interval) after each number of games."""
     fig, axes = _figure(2.8)
     ax = axes[0, 0]
-    ax.fill_between(games, low, high, color=PALETTE[0], alpha=0.18, lw=0, label="Wilson 95% (pointwise)")
+    ax.fill_between(games, low, high, color=PALETTE[0], alpha=0.18, lw=0, label=band)
     ax.plot(games, rate, color=PALETTE[0], lw=1.6, label=label)
     ax.axhline(fair, color=FAIR, ls="--", lw=1.1, label=f"{reference_label} {100 * fair:.1f}%")
     if games.size and games.max() / max(games.min(), 1) > 20:
@@ -213,7 +215,7 @@ def convergence(games: np.ndarray, rate: np.ndarray, low: np.ndarray, high: np.n
     if games.size and games.max() > games.min():
         ax.set_xlim(games.min(), games.max())
     _pct_axis(ax, "y")
-    ax.set_xlabel("games played (in game order)")
+    ax.set_xlabel(xlabel)
     ax.set_title(f"Convergence of the {label}")
     fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=3)
     top = max(float(np.nanmax(high)) if high.size else fair, fair)
@@ -677,23 +679,33 @@ def score_trajectories(bands: pl.DataFrame, what: str = "score", by: str = "seat
 @_styled
 def cell_drama(cells: Sequence[str], margin: tuple[np.ndarray, np.ndarray, np.ndarray],
                ties: tuple[np.ndarray, np.ndarray, np.ndarray], spread: tuple[np.ndarray, np.ndarray, np.ndarray],
-               baseline: str, lead_changes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> Figure:
+               baseline: str, lead_changes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+               comebacks: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> Figure:
     """Per cell: mean final margin, tie rate, the standard deviation of game length and (when the cells have
-    trajectories) lead changes per game, each with its interval; cells are named as the report names them."""
+    trajectories) lead changes per game and the comeback rate, each with its interval; cells are named as the
+    report names them."""
     n = len(cells)
     panels = [(margin, "Mean final margin", "points; 95%"), (ties, "Shared first places", "Wilson 95%"),
               (spread, "Game length sd", "turns; bootstrap 95%")]
     if lead_changes is not None:
         panels.append((lead_changes, "Lead changes a game", "95%, by deal"))
+    if comebacks is not None:
+        panels.append((comebacks, "Comebacks", "share of won games; 95%, by deal"))
     fig, axes = _figure(1.0 + 0.34 * n, ncols=len(panels), sharey=True)
     colors = [FAIR if c == baseline else PALETTE[0] for c in cells]
     markers = ["D" if c == baseline else "o" for c in cells]
+    narrow = len(panels) > 3  # five panels share the width: titles and notes wrap, ticks shrink
     for k, (values, title, note) in enumerate(panels):
         ax = axes[0, k]
         _forest(ax, list(cells), *values, None, colors=colors, markers=markers)
-        ax.set_title(title, fontsize=9.5)
-        ax.set_xlabel(note, color=MUTED, fontsize=8)
+        ax.set_title(textwrap.fill(title, 12) if narrow else title, fontsize=9.5)
+        ax.set_xlabel(textwrap.fill(note, 14) if narrow else note, color=MUTED, fontsize=8)
+        if narrow:
+            ax.tick_params(axis="x", labelsize=7.5)
+            ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(3))
     _pct_axis(axes[0, 1])
+    if comebacks is not None:
+        _pct_axis(axes[0, len(panels) - 1])
     return fig
 
 
@@ -726,8 +738,10 @@ def skill_trace(strengths: Sequence[str], seats: Sequence[int], share: np.ndarra
 def ablation_changes(labels: Sequence[str], panels: Sequence[tuple[str, np.ndarray, np.ndarray, np.ndarray]]
                      ) -> Figure:
     """Paired changes (ablated minus baseline) with intervals, one panel per metric, one row per label."""
-    fig, axes = _figure(1.0 + 0.3 * len(labels), ncols=len(panels), sharey=True)
+    fig, axes = _figure(1.0 + 0.45 * len(labels), ncols=len(panels), sharey=True)
     for ax, (title, value, low, high) in zip(axes[0], panels):
-        _forest(ax, list(labels), value, low, high, 0.0)
-        ax.set_title(title, fontsize=9.5)
+        _forest(ax, [textwrap.fill(label, 26) for label in labels], value, low, high, 0.0)
+        ax.set_title(textwrap.fill(title, 16), fontsize=9.5)
+        ax.tick_params(axis="x", labelsize=7.5)
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4))
     return fig

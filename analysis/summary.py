@@ -61,7 +61,7 @@ class Summary:
 # ---------------------------------------------------------------- the headline
 
 
-def _counted(advantage: stats.SeatAdvantage) -> str:
+def shares_counted(advantage: stats.SeatAdvantage) -> str:
     """What the headline's shares are of, in words."""
     what = ("of decided games" if advantage.players == 2
             else "of first places (a shared first place split between its seats)")
@@ -106,16 +106,16 @@ def seat_headline(advantage: stats.SeatAdvantage) -> str:
     if a.design == stats.DESIGN_CONFOUNDED:
         seats = ", ".join(f"seat {r['seat']} {_pct(r['share'])} {_ci(r['share_low'], r['share_high'])}"
                           for r in rows)
-        return (f"each seat's share {_counted(a)}, its fixed bot's too: {seats} {method}; seat balance "
-                f"{a.verdict}; {_beside(a)}")
+        return (f"each seat's share {shares_counted(a)}, its fixed bot's too: {seats} {method}; "
+                f"seat balance {a.verdict}; {_beside(a)}")
     each = "" if a.players == 2 else " each"
     test = f"{a.test_name} {format_p(a.p_value)} vs {_pct(1 / a.players)}{each}: {a.verdict}"
     if a.players == 2:
         seat0 = rows[0]
-        return (f"seat 0 wins {_pct(seat0['share'])} {_ci(seat0['share_low'], seat0['share_high'])} {_counted(a)} "
-                f"{method}; {test}; {_beside(a)}")
+        return (f"seat 0 wins {_pct(seat0['share'])} {_ci(seat0['share_low'], seat0['share_high'])} "
+                f"{shares_counted(a)} {method}; {test}; {_beside(a)}")
     seats = ", ".join(f"seat {r['seat']} {_pct(r['share'])} {_ci(r['share_low'], r['share_high'])}" for r in rows)
-    return f"seat shares {_counted(a)}: {seats} {method}; {test}; {_beside(a)}"
+    return f"seat shares {shares_counted(a)}: {seats} {method}; {test}; {_beside(a)}"
 
 
 def solo_headline(wins: stats.Proportion) -> str:

@@ -85,6 +85,7 @@ import itertools
 import json
 import math
 import re
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -751,11 +752,16 @@ def _status(finished: Sequence[Chunk], deals: int, rotations: int) -> str:
 
 
 class _NoBar:
+    """No bar (nothing to play, or no progress asked for); a cell's line still goes to stderr."""
+
     def update(self, count: int) -> None:
         pass
 
     def start_cell(self, name: str, length: int) -> None:
         pass
+
+    def echo(self, line: str) -> None:
+        print(line, file=sys.stderr)
 
 
 @contextlib.contextmanager
@@ -875,55 +881,96 @@ def load_sweep(out_dir: str | Path) -> SweepData:
 # ---------------------------------------------------------------- the first look
 
 
-def cell_table(data: SweepData) -> pl.DataFrame:
-    """Per cell: games, seat 0 win rate with its Wilson 95% interval, mean turns, stall rate.
+_CELL_SCHEMA = {
+    "cell": pl.String, "title": pl.String, "baseline": pl.Boolean, "games": pl.Int64, "players": pl.Int64,
+    "seat0_share": pl.Float64, "seat0_low": pl.Float64, "seat0_high": pl.Float64, "counted": pl.String,
+    "share_method": pl.String, "headline": pl.String, "mean_turns": pl.Float64, "stall_rate": pl.Float64,
+}
 
-    Columns: cell (id), title (the sweep's ``label`` template, else the id), baseline, games, seat0_wins, seat0_win_rate, seat0_low,
-    seat0_high, mean_turns, stall_rate. Cells without records have 0 games and nulls.
+
+def cell_row(cell_id: str, title: str, baseline: bool, players: int, headline: str, advantage: Any,
+             solo: Any, games: int, mean_turns: float, stall_rate: float) -> dict[str, Any]:
+    """One row of :func:`cell_table`: seat 0's share as the cell's headline counts it
+    (``analysis.summary.seat_headline``: decided games with 2 players, first places with a shared one split with
+    3-4), or a solitaire cell's win rate (``solo``, an ``analysis.stats.Proportion``)."""
+    from analysis.summary import shares_counted
+
+    row = {"cell": cell_id, "title": title, "baseline": baseline, "games": games, "players": players,
+           "headline": headline, "mean_turns": mean_turns, "stall_rate": stall_rate}
+    if advantage is not None:
+        seat0 = advantage.seats.filter(pl.col("seat") == 0).row(0, named=True)
+        row.update(seat0_share=seat0["share"], seat0_low=seat0["share_low"], seat0_high=seat0["share_high"],
+                   counted=shares_counted(advantage).removeprefix("of "), share_method=advantage.share_method)
+    elif solo is not None:
+        row.update(seat0_share=solo.rate, seat0_low=solo.low, seat0_high=solo.high, counted="games (solitaire)",
+                   share_method="Wilson 95%")
+    return row
+
+
+def cell_table(data: SweepData) -> pl.DataFrame:
+    """Per cell: games and seat 0's share as the cell's headline counts it, with its interval; mean turns, stalls.
+
+    Columns: cell (id), title (the sweep's ``label`` template, else the id), baseline, games, players,
+    seat0_share, seat0_low, seat0_high (the share :func:`analysis.summary.seat_headline` reports: of decided
+    games with 2 players, ties and stalls not counted; of first places with 3-4, a shared one split between its
+    seats; between equal players by a model of seat and bot terms when the bots differ and seats rotate; a
+    solitaire cell's win rate), counted (what the share is of), share_method (its interval), headline (the
+    cell's headline sentence), mean_turns, stall_rate. Cells without records have 0 games and nulls.
     """
+    from analysis.summary import headline
     from analysis.stats import proportion
 
     rows = []
     for cell in data.cells:
-        row = {"cell": cell.id, "title": cell.title, "baseline": cell.baseline, "games": 0, "seat0_wins": 0, "seat0_win_rate": None,
-               "seat0_low": None, "seat0_high": None, "mean_turns": None, "stall_rate": None}
+        row = {"cell": cell.id, "title": cell.title, "baseline": cell.baseline, "games": 0, "players": cell.players}
         if cell.status != "pending":
-            seat0 = cell.records().filter(pl.col("seat") == 0)  # one row per game
-            wins = proportion(int(seat0["win"].sum()), seat0.height)
-            row.update(games=seat0.height, seat0_wins=int(wins.k), seat0_win_rate=wins.rate, seat0_low=wins.low,
-                       seat0_high=wins.high, mean_turns=float(seat0["turns"].mean()),
-                       stall_rate=float(seat0["rank"].is_null().mean()))  # a stall has no rank
+            records = cell.records().filter(pl.col("seat") < cell.players)  # a game's own seats left out
+            seat0 = records.filter(pl.col("seat") == 0)  # one row per game
+            text, advantage = headline(records, cell.players)
+            solo = proportion(int(seat0["win"].sum()), seat0.height) if advantage is None else None
+            row = cell_row(cell.id, cell.title, cell.baseline, cell.players, text, advantage, solo, seat0.height,
+                           float(seat0["turns"].mean()), float(seat0["rank"].is_null().mean()))  # a stall: no rank
         rows.append(row)
-    return pl.DataFrame(rows, schema={
-        "cell": pl.String, "title": pl.String, "baseline": pl.Boolean, "games": pl.Int64, "seat0_wins": pl.Int64,
-        "seat0_win_rate": pl.Float64, "seat0_low": pl.Float64, "seat0_high": pl.Float64,
-        "mean_turns": pl.Float64, "stall_rate": pl.Float64,
-    })
+    return cell_frame(rows)
+
+
+def cell_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    """:func:`cell_row` rows as :func:`cell_table`'s frame (missing keys null)."""
+    return pl.DataFrame(rows, schema=_CELL_SCHEMA)
 
 
 def format_cell_table(table: pl.DataFrame) -> str:
     """:func:`cell_table` as text, cells named by their title (the ``label`` template); the baseline is starred.
-    Wins count first places, a shared first place counted for each tied seat (the report's headline counts
-    shares of decided games, or per-deal shares when seats rotate)."""
-    names = [t if t else c for c, t in zip(table["cell"], table["title"])] if "title" in table.columns else list(
-        table["cell"])
+    Seat 0's share is the one each cell's headline reports (``glade play``, the run report); the last lines say
+    what it counts and its interval."""
+    names = [t if t else c for c, t in zip(table["cell"], table["title"])]
     table = table.with_columns(pl.Series("cell", names, dtype=pl.String))
     width = max(len("cell"), *(len(c) for c in table["cell"]))
-    lines = [f"{'cell':<{width}}    {'games':>9}  {'seat 0 wins [Wilson 95%]':<24}  {'turns':>6}  {'stalls':>6}"]
+    lines = [f"{'cell':<{width}}    {'games':>9}  {'seat 0 share [95%]':<24}  {'turns':>6}  {'stalls':>6}"]
     for row in table.iter_rows(named=True):
         mark = " *" if row["baseline"] else "  "
         if row["games"]:
-            wins = (f"{100 * row['seat0_win_rate']:.1f}% [{100 * row['seat0_low']:.1f}, "
-                    f"{100 * row['seat0_high']:.1f}]")
+            share = ("n/a" if row["seat0_share"] is None or not math.isfinite(row["seat0_share"]) else
+                     f"{100 * row['seat0_share']:.1f}%" + _interval(row["seat0_low"], row["seat0_high"]))
             rest = f"{row['mean_turns']:>6.1f}  {100 * row['stall_rate']:>5.1f}%"
         else:
-            wins, rest = "(not played)", ""
-        lines.append(f"{row['cell']:<{width}}{mark}  {row['games']:>9,}  {wins:<24}  {rest}".rstrip())
-    lines.append("* baseline; wins: first places, a shared first place counted for each tied seat")
+            share, rest = "(not played)", ""
+        lines.append(f"{row['cell']:<{width}}{mark}  {row['games']:>9,}  {share:<24}  {rest}".rstrip())
+    played = table.filter(pl.col("games") > 0)
+    counted = "; ".join(dict.fromkeys(played["counted"].drop_nulls().to_list())) or "n/a"
+    methods = "; ".join(dict.fromkeys(played["share_method"].drop_nulls().to_list())) or "n/a"
+    lines.append("* baseline; seat 0 share: the headline's (glade play, glade report), of " + counted)
+    lines.append(f"  interval: {methods}; turns: mean; stalls: share of games without a result")
     return "\n".join(lines)
+
+
+def _interval(low: float | None, high: float | None) -> str:
+    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
+        return ""
+    return f" [{100 * low:.1f}, {100 * high:.1f}]"
 
 
 __all__ = [
     "CellRun", "CellSpec", "Setting", "Sweep", "SweepCell", "SweepData", "SweepSummary", "cell_configs",
-    "cell_table", "format_cell_table", "label", "load_sweep", "read_sweep", "run_sweep", "toml_value",
+    "cell_frame", "cell_row", "cell_table", "format_cell_table", "label", "load_sweep", "read_sweep", "run_sweep", "toml_value",
 ]

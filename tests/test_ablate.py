@@ -15,7 +15,7 @@ import pytest
 from analysis import stats
 from analysis.ablate import Users, analyse_ablate, format_ablate, make_ablations, parse_item, run_ablate
 from analysis.report import Report
-from analysis.report.ablate import ablation_section
+from analysis.report.ablate import ablation_section, ablation_title
 from analysis.report.html import render_html
 from analysis.sweep import load_sweep
 from sims.core.spec import ConfigError
@@ -98,6 +98,8 @@ def test_the_report_has_the_ablation_section(ablated):
         report.close()
     assert '<section id="ablation">' in page and "Ablations" in page and "No ablation names an item" in page
     assert page.count("race.goal+=12") >= 2 and "ablation-changes" in page  # the table and the figure
+    title = ablation_title("Dice race", ablated[0])  # the report's title names the ablations, not the keys they set
+    assert title == "Dice race ablation: race.goal+=0; bots.greedy.progress=-1; race.goal+=12"
 
 
 def users(observed: float, shares_base: list[float], shares_other: list[float]) -> Users:
@@ -135,6 +137,28 @@ def test_remove_sets_the_named_items_count_to_zero_or_says_why_not(tmp_path):
     assert not Path(tmp_path / "d").exists()
 
 
+def test_swap_moves_the_count_to_the_vanilla_item_or_copies_its_values(tmp_path):
+    from analysis.ablate import swap_item
+    from sims.registry import get_game
+
+    (fir,) = make_ablations("reforest", [], swap=["Douglas Fir=Bunchberry"])
+    assert fir.overrides == ("species[24].count=0", "species[2].count=7") and fir.item == "Douglas Fir"
+    species = get_game("reforest").load_config(None, fir.overrides).loaded.values["species"]
+    assert sum(s["count"] for s in species) == 91 and species[2]["count"] == 7  # the deck keeps its 91 cards
+    values = {"tiles": [{"name": "bar", "shape": "bar", "value": 3}, {"name": "bee", "shape": "bee", "value": 3}]}
+    tile = swap_item("bar=bee", values, 4)  # one of a kind: it takes the vanilla item's values
+    assert (tile.overrides, tile.item, tile.id) == (('tiles[0].shape="bee"',), "bar", "a4-swap_bar_for_bee")
+    for text, fragment in (("bar", "NAME=VANILLA"), ("bar=bar", "NAME=VANILLA"), ("bar=elm", "bar, bee"),
+                           ("elm=bar", "tiles (bar, bee)")):
+        with pytest.raises(ConfigError, match="--swap") as error:
+            swap_item(text, values, 1)
+        assert fragment in str(error.value)
+    one_error_line(glade("ablate", "reforest", "--bots", "greedy", "--players", "2", "--swap", "Douglas Fir=Oak",
+                         "--out", tmp_path / "r"), "--swap: Douglas Fir=Oak", "Bunchberry")
+    one_error_line(glade("ablate", "vorex", "--bots", "greedy", "--players", "2", "--swap", "l1_bar=start_b",
+                         "--out", tmp_path / "v"), "--swap: swap l1_bar for start_b", "a value the game accepts")
+
+
 @pytest.mark.parametrize("name", ["reforest-douglas-fir.toml", "vorex-actions.toml"])
 def test_each_ready_study_loads_and_builds_its_runs(tmp_path, name):
     from pathlib import Path
@@ -146,7 +170,7 @@ def test_each_ready_study_loads_and_builds_its_runs(tmp_path, name):
     (tmp_path / "ablate.toml").write_text(study.sweep())
     sweep = read_sweep(tmp_path / "ablate.toml")  # every cell's config loads
     assert [c.id for c in sweep.cells][0] == "baseline"
-    assert len(sweep.cells) == 1 + len(study.items) + len(study.remove)
+    assert len(sweep.cells) == 1 + len(study.items) + len(study.remove) + len(study.swap)
 
 
 def test_a_study_file_without_ablations_is_one_error_line(tmp_path):

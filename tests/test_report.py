@@ -26,6 +26,7 @@ from tests.cli_helpers import glade, one_error_line
 from analysis.sweep import run_sweep
 from sims.core.spec import ConfigError
 from sims.registry import get_game
+from sims.records import load_records
 from sims.runner import run
 from tests import toy_game
 
@@ -194,6 +195,11 @@ def test_sweep_report_ranks_cells_pairs_them_and_draws_a_heatmap(sweep_dir, tmp_
     assert "common random numbers" in paired.blocks[0].text
     table = next(b for b in paired.blocks if isinstance(b, rp.Table))
     assert len(table.rows) == 3 and "McNemar" in table.caption and "Holm" in table.caption
+    from analysis.sweep import cell_table, format_cell_table, load_sweep
+
+    # glade report on a sweep prints the baseline's headline and the very table glade sweep prints
+    assert report.terminal == format_cell_table(cell_table(load_sweep(sweep_dir)))
+    assert report.headline.startswith("baseline cell race.goal=12,race.bump=true: each seat's share of decided games")
     heatmap = report.section("heatmap").blocks[0]
     assert isinstance(heatmap, rp.Plot) and heatmap.id == "sweep-heatmap"
     ax = heatmap.figure.axes[0]
@@ -311,8 +317,13 @@ def test_diff_shows_a_changed_rule(runs):
     flags = report.section("summary").blocks[1].items
     assert not flags[0].title.startswith("No change")
     assert any("race.goal" in f.title for f in flags)
-    seats = next(b for b in report.section("seats").blocks if isinstance(b, rp.Table))
+    seats, scores = [b for b in report.section("seats").blocks if isinstance(b, rp.Table)]
     assert len(seats.rows) == 2 and "Paired" in seats.caption
+    a, b = load_records(runs / "toy"), load_records(runs / "toy-goal14")
+    for seat, row in enumerate(scores.rows):  # the change in mean score per seat, B minus A
+        mean_a = a.filter(pl.col("seat") == seat)["score"].mean()
+        mean_b = b.filter(pl.col("seat") == seat)["score"].mean()
+        assert row[1:4] == [f"{mean_a:.2f}", f"{mean_b:.2f}", f"{mean_b - mean_a:+.2f}"] and "Wilcoxon" in row[7]
     report.close()
 
 
@@ -324,6 +335,21 @@ def test_diff_of_rotated_runs_on_other_seeds_is_unpaired_and_by_deal(runs):
     assert "Welch" in seats.caption  # the rotated games of a deal are not independent: per-deal rates
     assert seats.rows[0][-1] == "150 + 150"  # deals, not games
     report.close()
+
+
+def test_diff_changes_each_seats_mean_score_paired_by_deal_or_welch():
+    from analysis.report.diff import _score_change
+
+    deals = np.repeat(np.arange(40), 2)  # two seat rotations a deal
+    a = pl.DataFrame({"deal": deals, "rotation": np.tile([0, 1], 40), "seat": 0, "seed": deals,
+                      "score": (deals % 5).astype(float)})
+    b = a.with_columns(pl.col("score") + 2)  # every game scores 2 more in run B
+    paired = _score_change(a, b, 0, paired=True)
+    assert (paired.base, paired.other, paired.difference) == (2.0, 4.0, 2.0)
+    assert paired.low == paired.high == 2.0 and paired.p_value < 1e-6 and paired.n_text == "80 pairs in 40 deals"
+    welch = _score_change(a, b, 0, paired=False)  # per-deal means: 40 + 40 values of sd 1.43
+    assert welch.difference == pytest.approx(2.0) and welch.n_text == "40 + 40" and "Welch" in welch.method
+    assert 1.3 < welch.low < 1.4 and 2.6 < welch.high < 2.7
 
 
 def test_unpaired_change_of_win_rates_is_newcombe_with_equivalence_and_effect_size():
@@ -403,3 +429,17 @@ def test_diff_of_a_config_list_names_the_item_and_key_that_changed():
     nested = _diff_config({"config": {"board": {"cells": [[0, 1], [1, 1]]}}},
                           {"config": {"board": {"cells": [[0, 1], [1, 2]]}}})
     assert nested == [["board.cells[1][1]", "1", "2"]]
+
+
+@pytest.mark.parametrize("name", ["overgrowth", "vora", "vorex", "reforest"])
+def test_the_manifest_config_is_toml_that_reads_back_to_the_config(name):
+    import tomllib
+
+    def unset_left_out(x):
+        if isinstance(x, dict):
+            return {k: unset_left_out(v) for k, v in x.items() if v is not None}
+        return [unset_left_out(v) for v in x] if isinstance(x, (list, tuple)) else x
+
+    values = unset_left_out(get_game(name).load_config(None, ()).loaded.values)
+    text = rp.config_text(values)
+    assert tomllib.loads(text) == values and "{'" not in text  # lists of tables as [[...]], not Python reprs

@@ -67,6 +67,21 @@ def test_score_sources_finds_the_source_that_makes_the_lead():
     assert stats.UNATTRIBUTED not in s.sources
 
 
+def test_shares_of_a_lead_whose_interval_holds_zero_are_not_shown():
+    from types import SimpleNamespace
+
+    from analysis.report.designer import _source_blocks
+
+    def table(rows: list[dict]) -> list[list[str]]:
+        d = SimpleNamespace(sources=stats.score_sources(records(rows)), sources_text="points_a, points_b")
+        return next(b for b in _source_blocks(d) if isinstance(b, rp.Table)).rows
+
+    even = [row for g in range(40) for row in two_seat_game(g, 1.0 + g % 3, 1.0, 1.0, 1.0 + g % 3)]
+    assert [row[-2] for row in table(even)] == ["n/a", "n/a"]  # seat 0 gains in a what it loses in b: no lead
+    ahead = [row for g in range(40) for row in two_seat_game(g, 3.0 + g % 3, 1.0, 1.0 + g % 3, 1.0)]
+    assert [row[-2] for row in table(ahead)] == ["100.0%", "0.0%"]  # exactly 2 points of a in every game
+
+
 def test_score_sources_counts_deals_and_keeps_the_unattributed_rest():
     rows = []
     for g in range(8):  # 4 deals of 2 rotations; the score is 1 more than the sources say
@@ -150,7 +165,7 @@ def test_the_drama_section_draws_bands_per_bot_when_bots_differ():
     assert "trajectories-by-bot" not in {b.id for b in drama_section(one).blocks if isinstance(b, rp.Plot)}
 
 
-def test_the_sweep_drama_figure_draws_lead_changes_per_cell_with_intervals():
+def test_the_sweep_drama_figure_draws_lead_changes_and_comebacks_per_cell_with_intervals():
     from types import SimpleNamespace
 
     from analysis import drama as course_of
@@ -172,8 +187,9 @@ def test_the_sweep_drama_figure_draws_lead_changes_per_cell_with_intervals():
     cells = [cell("G1 x B1", steady, baseline=True), cell("G2 x B1", swingy), cell("G3 x B1", None)]
     section = cell_drama_section(cells, "G1 x B1")
     figure = next(b for b in section.blocks if isinstance(b, rp.Plot) and b.id == "cell-drama").figure
-    assert [ax.get_title(loc="left") for ax in figure.axes] == ["Mean final margin", "Shared first places", "Game length sd",
-                                                     "Lead changes a game"]
+    assert [ax.get_title(loc="left").replace("\n", " ") for ax in figure.axes] == ["Mean final margin",
+                                                                                   "Shared first places",
+                                                                "Game length sd", "Lead changes a game", "Comebacks"]
     lead = figure.axes[3]
     assert [t.get_text() for t in figure.axes[0].get_yticklabels()] == ["G1 x B1", "G2 x B1", "G3 x B1"]  # titles
     points = {round(float(line.get_ydata()[0])): float(line.get_xdata()[0]) for line in lead.get_lines()
@@ -183,6 +199,10 @@ def test_the_sweep_drama_figure_draws_lead_changes_per_cell_with_intervals():
                  len(line.get_xdata()) == 2 and line.get_xdata()[0] != line.get_xdata()[1]]
     low, high = cells[1].course.lead_changes.low, cells[1].course.lead_changes.high
     assert any(list(x) == pytest.approx([low, high]) for x in intervals) and low < 1.75 < high
+    comebacks = {round(float(line.get_ydata()[0])): float(line.get_xdata()[0]) for line in figure.axes[4].get_lines()
+                 if line.get_marker() in ("o", "D")}
+    assert comebacks == {2: pytest.approx(0.0), 1: pytest.approx(0.25)}  # the last swingy game: behind at round 1
+    assert cells[1].course.comeback.low < 0.25 < cells[1].course.comeback.high
     without = cell_drama_section([cells[2], cell("G4 x B1", None)], "G3 x B1")
     assert len(next(b for b in without.blocks if isinstance(b, rp.Plot)).figure.axes) == 3
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -70,3 +71,54 @@ def test_a_solitaire_summary_says_the_player_win_rate():
     summary = summarize(records)
     assert summary.headline.startswith("the player wins 75.0% [") and summary.shares is None
     assert "seat 0  first places 75.0%" in format_summary(summary)
+
+
+def test_the_sweep_cell_table_shows_each_cells_headline_share():
+    from analysis.sweep import cell_frame, cell_row, format_cell_table
+
+    records, solo = tied_records(), tied_records().filter(pl.col("seat") == 0)
+    advantage = stats.seat_advantage(records)
+    rows = [cell_row("tied", "goal 12", True, 2, seat_headline(advantage), advantage, None, 100, 20.0, 0.0),
+            cell_row("alone", "alone", False, 1, "", None, stats.proportion(int(solo["win"].sum()), 100), 100, 20.0,
+                     0.0),
+            {"cell": "later", "title": "later", "baseline": False, "games": 0, "players": 2}]
+    table = cell_frame(rows)
+    assert table["seat0_share"][0] == pytest.approx(60 / 85) and table["counted"][0] == "decided games"
+    text = format_cell_table(table)
+    lines = text.splitlines()
+    assert lines[1].startswith("goal 12 *") and " 70.6% [" in lines[1] and "75.0%" not in lines[1]
+    assert " 75.0% [" in lines[2]  # the solitaire cell: the player's win rate over all games
+    assert lines[3].split() == ["later", "0", "(not", "played)"]
+    assert "the headline's (glade play, glade report), of decided games; games (solitaire)" in text
+    assert "interval: Wilson 95%" in text
+
+
+def test_the_convergence_figure_draws_the_headline_share_over_the_first_deals():
+    from analysis.report.methods import running_headline
+
+    records = tied_records()  # deals 0-59: seat 0 wins alone, 60-84: seat 1, 85-99: shared
+    games, share, low, high = running_headline(records, points=8, start=20)
+    assert games[0] == 20 and share[0] == 1.0 and games[-1] == 100
+    assert share[-1] == pytest.approx(60 / 85)  # the ties of deals 85-99 are not counted, as in the headline
+    assert np.all(low <= share) and np.all(share <= high + 1e-12) and np.all(np.diff(games) > 0)
+    manifest = {"game": "overgrowth", "players": 2, "bots": ["greedy", "greedy"], "rotations": 1}
+    seats = _seat_section(_analyse(Path("synthetic"), manifest, records, None, 0.025))
+    plot = next(b for b in seats.blocks if getattr(b, "id", "") == "convergence")
+    line = plot.figure.axes[0].lines[0].get_ydata()
+    assert line[-1] == pytest.approx(60 / 85) and "share of decided games" in plot.caption
+
+
+def test_a_lineup_that_cannot_measure_seats_gets_a_note_not_empty_figures():
+    rows = []
+    for deal in range(30):  # greedy wins every game, in either seat: seat balance is not measured
+        for rotation in range(2):
+            for seat in range(2):
+                bot = "greedy" if (seat + rotation) % 2 == 0 else "random"
+                rows.append(dict(game=2 * deal + rotation, deal=deal, rotation=rotation, seat=seat, bot=bot,
+                                 score=9.0 if bot == "greedy" else 1.0, rank=1 if bot == "greedy" else 2,
+                                 win=bot == "greedy", tie=False, turns=20, end="goal"))
+    records = pl.DataFrame(rows, schema_overrides={"seat": pl.Int8, "rank": pl.Int8})
+    manifest = {"game": "overgrowth", "players": 2, "bots": ["greedy", "random"], "rotations": 2}
+    seats = _seat_section(_analyse(Path("synthetic"), manifest, records, None, 0.025))
+    assert not any(getattr(b, "id", "") in ("seat-win-rates", "convergence") for b in seats.blocks)
+    assert seats.blocks[-1].text.startswith("No seat-share figures: not measured by this lineup")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from analysis.report.model import Column, Heading, Paragraph, Report, Section, Table
 from analysis.report.pdf import _PdfWriter
 
@@ -58,3 +60,20 @@ def test_the_room_a_heading_needs_counts_its_paragraphs_and_the_table_start():
     writer.pdf.set_y(room - (3 + 5.5 + lead + 28) + 1)  # 1 mm short
     writer.keep_with_next(blocks, 0)
     assert writer.pdf.page_no() == 2
+
+
+def test_a_figure_taller_than_a_page_is_shrunk_to_fit_one_page():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    from analysis.report.model import Plot
+
+    writer = _PdfWriter(Report("run", "t", "", [], ""))
+    writer.pdf.add_page()
+    usable = writer.pdf.h - writer.pdf.t_margin - writer.pdf.b_margin
+    (width, height), whole = writer._plot_height(Plot("tall", Figure(figsize=(6.5, 26)), "A row per item and bot."))
+    assert whole <= usable and height < 26 * 25.4 and width / height == pytest.approx(6.5 / 26)  # shrunk, same aspect
+    (width, height), _ = writer._plot_height(Plot("short", Figure(figsize=(6.5, 3)), "caption"))
+    assert (width, height) == (min(writer.width, 6.5 * 25.4), min(writer.width, 6.5 * 25.4) * 3 / 6.5)  # as before

@@ -12,6 +12,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from tests.cli_helpers import glade, one_error_line
+from analysis.summary import headline
 from analysis.sweep import cell_table, format_cell_table, label, load_sweep, read_sweep, run_sweep
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError, project_root
@@ -208,8 +209,10 @@ def test_load_sweep_describes_the_cells(played):
     assert set(manifest["versions"]) >= {"glade", "python"}
     table = cell_table(data)
     assert table["games"].to_list() == [60] * 4
-    assert (table["seat0_low"] <= table["seat0_win_rate"]).all()
-    assert (table["seat0_win_rate"] <= table["seat0_high"]).all()
+    assert (table["seat0_low"] <= table["seat0_share"]).all()
+    assert (table["seat0_share"] <= table["seat0_high"]).all()
+    for row, cell in zip(table.iter_rows(named=True), data.cells):  # each cell's own headline, as glade play says it
+        assert row["headline"] == headline(cell.records(), cell.players)[0]
 
 
 def test_resume_plays_only_the_lost_chunk(tmp_path, played):
@@ -285,13 +288,16 @@ def test_glade_sweep_prints_the_cell_table(tmp_path):
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert "toy: toy sweep" in out and "4 cells x 40 deals, the same deals in every cell" in out
-    assert "seat 0 wins [Wilson 95%]" in out and "* baseline" in out
+    assert "seat 0 share [95%]" in out and "* baseline; seat 0 share: the headline's" in out
     rows = [line for line in out.splitlines() if line.startswith("race.goal=")]
     assert len(rows) == 4 and rows[0].split()[:3] == ["race.goal=10,race.bump=true", "*", "40"]
     assert "speed  160 games" in out
     assert "cell 4/4 race.goal=14,race.bump=false: 40 games" in result.stderr  # a line per finished cell
     again = glade("sweep", path, "--out", tmp_path / "out", "--games-per-cell", 40, "--no-progress")
     assert again.exit_code == 0 and "nothing new to play" in again.stdout
+    resumed = glade("sweep", path, "--out", tmp_path / "out", "--games-per-cell", 40)  # progress on, nothing to play
+    assert resumed.exit_code == 0, resumed.output
+    assert "cell 4/4 race.goal=14,race.bump=false: 40 games (all on disk)" in resumed.stderr
 
 
 def test_overgrowth_sweep(tmp_path):

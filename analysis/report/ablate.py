@@ -62,8 +62,8 @@ def _figure(result: AblateResult) -> Plot:
             for target, x in zip(panels["turns"], (turns.difference, turns.mean.low, turns.mean.high)):
                 target.append(x if i == 0 else np.nan)
     figure = plots.ablation_changes(labels, [
-        ("Share of first places", *(np.array(v) for v in panels["share"])),
-        ("Score", *(np.array(v) for v in panels["score"])),
+        ("Share of first places (points)", *(100 * np.array(v) for v in panels["share"])),
+        ("Mean score (game points)", *(np.array(v) for v in panels["score"])),
         ("Game length (turns)", *(np.array(v) for v in panels["turns"]))])
     return Plot("ablation-changes", figure, "Paired change (ablated minus baseline) per ablation and seat with its "
                                             "95% interval by deal; game length once per ablation. The dashed line is "
@@ -91,6 +91,13 @@ def _confirmed(result: AblateResult) -> list[Block]:
                           "interval excludes 0. The users are chosen by the baseline's play, so where the ablation "
                           "changes the course of play their share falls back towards the average even for a "
                           "neutral item: read a confirmation beside a placebo (an item the table calls neutral).")]
+
+
+def ablation_title(game_title: str, path: str | Path) -> str:
+    """The report's title: the game and the ablations as given (a sweep's title would list the keys they set)."""
+    from analysis.ablate import load_ablations
+
+    return f"{game_title} ablation: " + "; ".join(a.text for a in load_ablations(path))
 
 
 def ablation_section(path: str | Path) -> Section:

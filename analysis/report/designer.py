@@ -124,32 +124,38 @@ def _source_blocks(d: DesignerAnalysis) -> list[Block]:
         columns += [Column(f"Seat {s.leader}'s lead", True), Column("95% interval", True),
                     Column("Share of lead", True), Column("t test p", True)]
     order = s.lead["source"].to_list() if s.lead is not None else list(s.sources)
+    total = s.total.to_dicts()[0] if s.lead is not None else {}
+    # A lead whose interval holds 0 has no meaningful parts: a share of a near-zero lead runs to hundreds of %.
+    settled = bool(total) and (total["low"] > 0 or total["high"] < 0)  # False for NaN ends too
     rows, marked = [], []
     for source in order:
         row = [source] + [_mean_cell(cells.get((seat, source))) for seat in seats]
         if s.lead is not None:
             r = lead[source]
-            row += [f"{r['mean']:+.2f}", _ci_signed(r["low"], r["high"]), _pct(r["share"]), _p(r["p_value"])]
+            row += [f"{r['mean']:+.2f}", _ci_signed(r["low"], r["high"]), _pct(r["share"]) if settled else "n/a",
+                    _p(r["p_value"])]
         rows.append(row)
         marked.append(source == s.top_source)
     blocks: list[Block] = []
     unit = f"n = {s.per_seat['deals'][0]:,} {s.unit}"
     if s.lead is not None:
-        total = s.total.to_dicts()[0]
         top = lead[s.top_source]
+        said = (f"The source that makes most of that lead is {s.top_source}: {top['mean']:+.2f} points "
+                f"{_ci_signed(top['low'], top['high'])}, {_pct(top['share'])} of the lead." if settled else
+                f"That lead's interval holds 0: no seat leads clearly, so its parts are not shown as shares; the "
+                f"largest source difference is {s.top_source}: {top['mean']:+.2f} points "
+                f"{_ci_signed(top['low'], top['high'])}.")
         blocks.append(Paragraph(
             f"Seat {s.leader} has the highest mean score; it leads the other seats' mean by {total['mean']:+.2f} "
-            f"points a game {_ci_signed(total['low'], total['high'])} ({total['method']}, {unit}). The source that "
-            f"makes most of that lead is {s.top_source}: {top['mean']:+.2f} points "
-            f"{_ci_signed(top['low'], top['high'])}"
-            f", {_pct(top['share'])} of the lead.", "lead"))
+            f"points a game {_ci_signed(total['low'], total['high'])} ({total['method']}, {unit}). " + said, "lead"))
     blocks.append(Table(columns, rows, marked=marked, caption=(
         f"Mean points per game by source and seat with 95% intervals ({s.per_seat['method'][0]}, {unit}; "
         f"the deal is the unit). Sources read: {d.sources_text}."
         + (f" {stats.UNATTRIBUTED}: the score less the sum of the sources." if stats.UNATTRIBUTED in s.sources
            else "")
         + (" Lead: the leading seat's points minus the other seats' mean in the same game, averaged per deal; "
-           "share: its part of the whole lead (negative: a source where the leader trails). Highlighted: the "
+           "share: its part of the whole lead (negative: a source where the leader trails; n/a when the whole "
+           "lead's interval holds 0). Highlighted: the "
            "source that makes most of the lead." if s.lead is not None else ""))))
     blocks.append(Plot("score-sources", plots.score_sources(s.per_seat, s.lead, s.leader),
                        "Left: each seat's mean points per game stacked by source. Right: the leading seat's lead per "

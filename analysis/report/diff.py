@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from analysis import plots
@@ -37,15 +38,31 @@ def _pairing(ma: dict, mb: dict, ra: pl.DataFrame, rb: pl.DataFrame) -> tuple[bo
     return True, "", a, b
 
 
+def _by_deal(a_seat: pl.DataFrame, b_seat: pl.DataFrame) -> bool:
+    """Whether a run holds several games of one deal (rotated seats): the deal is then the unit."""
+    return a_seat["deal"].n_unique() < a_seat.height or b_seat["deal"].n_unique() < b_seat.height
+
+
+def _per_deal(frame: pl.DataFrame, column: str) -> np.ndarray:
+    return frame.group_by("deal").agg(pl.col(column).cast(pl.Float64).mean())[column].to_numpy()
+
+
 def _unpaired_win_change(a_seat: pl.DataFrame, b_seat: pl.DataFrame, delta: float) -> Change:
     """One seat's win rate in two independent runs; by deal (Welch t on per-deal rates) when a run rotates seats,
     since the games of one deal are not independent."""
-    if a_seat["deal"].n_unique() < a_seat.height or b_seat["deal"].n_unique() < b_seat.height:
-        per_deal = [frame.group_by("deal").agg(pl.col("win").cast(pl.Float64).mean())["win"].to_numpy()
-                    for frame in (a_seat, b_seat)]
-        return unpaired_mean_change(per_deal[0], per_deal[1], margin=delta)
+    if _by_deal(a_seat, b_seat):
+        return unpaired_mean_change(_per_deal(a_seat, "win"), _per_deal(b_seat, "win"), margin=delta)
     return unpaired_change(float(a_seat["win"].sum()), a_seat.height, float(b_seat["win"].sum()), b_seat.height,
                            margin=delta)
+
+
+def _unpaired_score_change(a_seat: pl.DataFrame, b_seat: pl.DataFrame) -> Change:
+    """One seat's mean score in two independent runs: Welch t on the games, or on per-deal means when a run
+    rotates seats."""
+    if _by_deal(a_seat, b_seat):
+        return unpaired_mean_change(_per_deal(a_seat, "score"), _per_deal(b_seat, "score"))
+    return unpaired_mean_change(a_seat["score"].cast(pl.Float64).to_numpy(),
+                                b_seat["score"].cast(pl.Float64).to_numpy())
 
 
 _CELL_CHARS = 160  # a longer config value is cut in the table (a whole list made rows too high for a page)
@@ -131,6 +148,7 @@ class DiffAnalysis:
     setting_rows: list[list[str]]
     players: int
     seats: tuple[MetricChange, ...]  # per seat's win rate, Holm across seats
+    scores: tuple[MetricChange, ...]  # per seat's mean score, Holm across seats
     turns: MetricChange  # mean turns of seat 0's rows (one per game)
     ends: tuple[MetricChange, ...]  # per end reason's share, Holm across reasons
     length_a: stats.GameLength
@@ -150,6 +168,10 @@ class DiffAnalysis:
     @property
     def significant_seats(self) -> list[int]:
         return [s for s, ch in enumerate(self.seats) if _finite(ch.p_holm) and ch.p_holm < ALPHA]
+
+    @property
+    def significant_scores(self) -> list[int]:
+        return [s for s, ch in enumerate(self.scores) if _finite(ch.p_holm) and ch.p_holm < ALPHA]
 
     @property
     def significant_ends(self) -> list[str]:
@@ -179,6 +201,7 @@ def analyse_diff(run_a: str | Path, run_b: str | Path, delta: float = DELTA) -> 
     players = int(max(ra["seat"].max(), rb["seat"].max())) + 1
     try:
         seats = _holm([_seat_change(ca, cb, seat, paired, delta) for seat in range(players)])
+        scores = _holm([_score_change(ca, cb, seat, paired) for seat in range(players)])
         a0, b0 = ca.filter(pl.col("seat") == 0), cb.filter(pl.col("seat") == 0)
         turns = _turns_change(a0, b0, paired)
         reasons = sorted(set(a0["end"].unique().to_list()) | set(b0["end"].unique().to_list()))
@@ -188,7 +211,7 @@ def analyse_diff(run_a: str | Path, run_b: str | Path, delta: float = DELTA) -> 
     except stats.StatsError as error:
         raise ConfigError(f"{pa} / {pb}", "(records)", f"records a diff can use ({error})", has_got=False) from None
     return DiffAnalysis(pa, pb, ma, mb, ra, rb, paired, why, ca, cb, _diff_config(ma, mb), _diff_settings(ma, mb),
-                        players, tuple(seats), turns, tuple(ends), *lengths, *tables, delta)
+                        players, tuple(seats), tuple(scores), turns, tuple(ends), *lengths, *tables, delta)
 
 
 def _holm(changes: list[MetricChange]) -> list[MetricChange]:
@@ -208,6 +231,22 @@ def _seat_change(ca: pl.DataFrame, cb: pl.DataFrame, seat: int, paired: bool, de
     return MetricChange(name, c.base, c.other, c.difference, c.low, c.high, c.p_value,
                         f"{c.interval_method}; {c.test}", f"{c.n_base:,} + {c.n_other:,}", c.equivalence_p,
                         c.effect_size, c.detectable)
+
+
+def _score_change(ca: pl.DataFrame, cb: pl.DataFrame, seat: int, paired: bool) -> MetricChange:
+    """One seat's mean score from run A to run B: paired by deal (Wilcoxon signed-rank) or Welch."""
+    a_seat, b_seat = ca.filter(pl.col("seat") == seat), cb.filter(pl.col("seat") == seat)
+    name = f"seat {seat}"
+    if paired:
+        d = stats.paired_difference(a_seat, b_seat, "score", key=_KEY)
+        return MetricChange(name, d.base_mean, d.other_mean, d.difference, d.mean.low, d.mean.high, d.wilcoxon_p,
+                            f"paired, {d.mean.method}; Wilcoxon signed-rank", _int(d.pairs) + " pairs"
+                            + (f" in {d.units:,} deals" if d.unit == "deals" else ""), effect_size=d.effect_size)
+    c = _unpaired_score_change(a_seat, b_seat)
+    unit = " (per-deal means)" if _by_deal(a_seat, b_seat) else ""
+    return MetricChange(name, c.base, c.other, c.difference, c.low, c.high, c.p_value,
+                        f"unpaired, {c.interval_method}{unit}; {c.test}", f"{c.n_base:,} + {c.n_other:,}",
+                        effect_size=c.effect_size)
 
 
 def _turns_change(a0: pl.DataFrame, b0: pl.DataFrame, paired: bool) -> MetricChange:
@@ -240,11 +279,13 @@ def _headline(a: DiffAnalysis) -> Flag:
     if a.identical_results:
         return Flag("ok", "No change in the results: every paired game has the same result.",
                     a.mode + "; the configs differ only in the keys listed below")
-    if not a.significant_seats and not a.significant_ends and not a.turns_changed:
+    if not a.significant_seats and not a.significant_scores and not a.significant_ends and not a.turns_changed:
         return _no_significant_change(a)
     parts = [f"seat {s}'s win rate {_pts(a.seats[s].difference)} points "
              f"{_ci_pts(a.seats[s].low, a.seats[s].high)} (Holm {stats.format_p(a.seats[s].p_holm)})"
              for s in a.significant_seats]
+    parts += [f"seat {s}'s mean score {a.scores[s].difference:+.2f} {_ci_num(a.scores[s].low, a.scores[s].high)} "
+              f"(Holm {stats.format_p(a.scores[s].p_holm)})" for s in a.significant_scores]
     if a.turns_changed:
         parts.append(f"mean turns {a.turns.difference:+.2f} ({stats.format_p(a.turns.p_value)})")
     if a.significant_ends:
@@ -264,9 +305,9 @@ def _no_significant_change(a: DiffAnalysis) -> Flag:
     if shown:
         return Flag("ok", f"No change: every seat's win rate is within \u00b1{100 * delta:g} points of run "
                           "A's.", a.mode + f"; equivalence (TOST) for every seat, largest {stats.format_p(largest)}"
-                          f"; no significant change in turns or end reasons (Holm at {ALPHA})")
+                          f"; no significant change in mean scores, turns or end reasons (Holm at {ALPHA})")
     return Flag("info", "Undecided: no significant change, but no equivalence shown either.",
-                a.mode + f"; no seat, turns or end-reason change is significant (Holm at {ALPHA}), and "
+                a.mode + f"; no seat win rate, mean score, turns or end-reason change is significant (Holm at {ALPHA}), and "
                 f"the equivalence test within \u00b1{100 * delta:g} points does not pass (largest TOST "
                 f"{stats.format_p(largest)}); these games detect a change of about "
                 f"{100 * detectable:.1f} points (80% power)")
@@ -338,11 +379,28 @@ def _seat_section(a: DiffAnalysis) -> Section:
     columns = ("win_rate", "win_low", "win_high")
     figure = plots.diff_seats(list(range(a.players)), tuple(a.table_a[c].to_numpy() for c in columns),
                               tuple(a.table_b[c].to_numpy() for c in columns), *_labels(a), 1 / a.players)
-    return Section("seats", "Seat win rates", [
+    return Section("seats", "Seat win rates and scores", [
         table,
         Plot("diff-seats", figure, "Win rate per seat in each run with Wilson 95% intervals; the dashed line "
                                    "is the fair share."),
+        _score_table(a),
     ])
+
+
+def _score_table(a: DiffAnalysis) -> Table:
+    """The change in mean score per seat (points of the game's score), B minus A."""
+    rows = [[ch.name, f"{ch.base:.2f}", f"{ch.other:.2f}", f"{ch.difference:+.2f}", _ci_num(ch.low, ch.high),
+             _p(ch.p_value), _p(ch.p_holm), ch.method, ch.n_text] for ch in a.scores]
+    return Table(
+        [Column("Seat"), Column("A mean score (points)", True), Column("B mean score (points)", True),
+         Column("Change (points)", True), Column("95% interval", True), Column("p", True), Column("Holm p", True),
+         Column("Method"), Column("n", True)], rows,
+        caption=("Mean final score per seat in the game's own points (stalled games included with their score), "
+                 "B minus A. " + ("Paired by deal, rotation and seat (a deal's rotations averaged first: the deal "
+                                  "is the unit), Wilcoxon signed-rank test." if a.paired else
+                                  "Unpaired: Welch's t on the games, or on per-deal means when a run rotates "
+                                  "seats.") + " Holm across seats."),
+        marked=[s in a.significant_scores for s in range(a.players)])
 
 
 def _length_section(a: DiffAnalysis) -> Section:
@@ -371,13 +429,14 @@ def _length_section(a: DiffAnalysis) -> Section:
 
 _DIFF_METHODS = [
     "Paired comparison (same game, players, bots, seed and seat rotation; the same game seed on every common "
-    "deal): analysis.stats.paired_difference per seat on the win flag (McNemar), on the turns (Wilcoxon "
-    "signed-rank) and on each end reason's indicator (McNemar), keyed by deal, rotation and seat.",
+    "deal): analysis.stats.paired_difference per seat on the win flag (McNemar) and on the score (Wilcoxon "
+    "signed-rank), on the turns (Wilcoxon signed-rank) and on each end reason's indicator (McNemar), keyed by "
+    "deal, rotation and seat.",
     "Unpaired comparison (otherwise): difference of two independent proportions with the Newcombe hybrid "
     "score interval (statsmodels confint_proportions_2indep(method='newcomb', compare='diff')) and the score "
-    "test (test_proportions_2indep(method='score')); mean turns by Welch's t test and interval (scipy "
-    "ttest_ind(equal_var=False)).",
-    "Seats and end reasons are each a family: p-values Holm-corrected within it (statsmodels "
+    "test (test_proportions_2indep(method='score')); mean turns and each seat's mean score by Welch's t test "
+    "and interval (scipy ttest_ind(equal_var=False)), on per-deal means when a run rotates seats.",
+    "Seat win rates, seat mean scores and end reasons are each a family: p-values Holm-corrected within it (statsmodels "
     "multipletests(method='holm')).",
     "\"No change\" means the same config and settings and identical results on every paired game; \"no "
     "significant change\" means no Holm-adjusted p-value below 0.05.",

@@ -118,6 +118,35 @@ def running_estimate(wins: np.ndarray, points: int = 160, start: int = 10) -> tu
     return (n.astype(float), k / n, np.array([p.low for p in intervals]), np.array([p.high for p in intervals]))
 
 
+def running_headline(records: pl.DataFrame, seat: int = 0, points: int = 24, start: int = 20,
+                     delta: float = 0.025) -> tuple[np.ndarray, ...]:
+    """The headline's share of ``seat`` (:func:`analysis.stats.seat_advantage`, as
+    ``analysis.summary.seat_headline`` counts it) over the first n deals, n on a geometric grid of at most
+    ``points`` values, with its interval at each n (pointwise). Returns the games of those deals, the share, its
+    low and high ends; a prefix whose share cannot be estimated (a model that cannot be fitted yet) is left out.
+    """
+    deal = "deal" if "deal" in records.columns else "game"
+    deals = np.sort(records[deal].unique().to_numpy())
+    if deals.size == 0:
+        empty = np.array([])
+        return empty, empty, empty, empty
+    counts = np.unique(np.round(np.geomspace(min(start, deals.size), deals.size,
+                                             num=min(points, deals.size))).astype(int))
+    found = []
+    for n in counts:
+        prefix = records.filter(pl.col(deal) <= deals[n - 1])
+        try:
+            row = stats.seat_advantage(prefix, delta=delta).seats.filter(pl.col("seat") == seat).row(0, named=True)
+        except stats.StatsError:
+            continue
+        if all(math.isfinite(row[k]) for k in ("share", "share_low", "share_high")):
+            found.append((float(prefix["game"].n_unique()), row["share"], row["share_low"], row["share_high"]))
+    if not found:
+        empty = np.array([])
+        return empty, empty, empty, empty
+    return tuple(np.array(column, dtype=float) for column in zip(*found))
+
+
 def _versions_now() -> dict[str, str]:
     from sims.records import glade_version
 

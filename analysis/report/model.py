@@ -102,6 +102,7 @@ class Report:
     sections: list[Section]
     generated: str
     headline: str = ""  # one line for the terminal (glade report): the run's seat headline, as in the report
+    terminal: str = ""  # lines glade report prints after the headline (a sweep's cell table)
 
     def section(self, section_id: str) -> Section:
         return next(s for s in self.sections if s.id == section_id)

@@ -338,7 +338,11 @@ class _PdfWriter:
         width_in, height_in = plot.figure.get_size_inches()
         width = min(self.width, width_in * 25.4)
         height = height_in * 25.4 * width / (width_in * 25.4)
-        return (width, height), height + self._text_height(plot.caption, 7.5, "I", 3.6) + 4
+        caption = self._text_height(plot.caption, 7.5, "I", 3.6) + 4
+        room = self.pdf.h - self.pdf.t_margin - self.pdf.b_margin - caption - 2  # a whole page, less the caption
+        if height > room:  # a long figure (a row per item and bot) is shrunk to one page, never cut at its foot
+            width, height = width * room / height, room
+        return (width, height), height + caption
 
     def plot(self, plot: Plot) -> None:
         pdf = self.pdf

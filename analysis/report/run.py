@@ -13,8 +13,8 @@ from analysis import plots
 from analysis import stats
 from analysis.report.designer import (DESIGNER_METHODS, DesignerAnalysis, analyse_designer, drama_section,
                                       family_blocks, top_items, why_section)
-from analysis.report.methods import (_methods_section, _score_note, _versions_now, running_estimate, seat_tests,
-                                     target_band)
+from analysis.report.methods import (_methods_section, _score_note, _versions_now, running_estimate, running_headline,
+                                     seat_tests, target_band)
 from analysis.report.model import (Block, Bullets, COMPONENT_COLUMNS, Code, Column, DELTA, FLAT_GRADIENT, Facts, Flag,
                                    Flags, Heading, Paragraph, Plot, Report, STALL_FLAG, Section, Table)
 from analysis.report.text import (_ci, _ci_num, _ci_pts, _finite, _game_title, _int, _num, _p, _pct, _plain, _pts,
@@ -37,9 +37,11 @@ _RUN_METHODS = [
     "when used and not used are drawn with Wilson 95% intervals.",
     f"Skill-gradient flag: the strongest bot's share of points against the weakest within {FLAT_GRADIENT:.0%} of 50% "
     "(SkillGradient.gradient_too_flat); measured only when seats rotate, so that bots and seats are not confounded.",
-    "Convergence figure: seat 0's win rate (first places, shared ones included) after the first n games in game "
-    "order, with a pointwise Wilson 95% interval at each n; pointwise, so not a sequential test (looking repeatedly "
-    "is not corrected for).",
+    "Convergence figure: the headline's share of seat 0 (analysis.stats.seat_advantage: decided games with 2 "
+    "players, first places with 3-4) rerun on the first n deals, n on a geometric grid of at most 24 values, with "
+    "the analysis's own interval at each n (analysis.report.methods.running_headline); pointwise, so not a "
+    "sequential test (looking repeatedly is not corrected for). A solitaire run draws its win rate over the first "
+    "n games with a pointwise Wilson 95% interval.",
     *DESIGNER_METHODS,
 ]
 
@@ -435,21 +437,35 @@ def _seat_section(a: RunAnalysis) -> Section:
                  "(Holm-corrected)."),
         marked=marked,
     )
-    wins = a.records.filter(pl.col("seat") == 0).sort("game")["win"].cast(pl.Float64).to_numpy()
-    n, rate, low, high = running_estimate(wins)
     return Section("seats", "Seats", [
         Paragraph(_plain(seat_headline(a.advantage)), "lead"),
         Bullets([_plain(line) for line in _detail_lines(a.advantage)]),
         table,
-        Plot("seat-win-rates", plots.seat_win_rates(
-            a.advantage.seats, fair, what="share of decided games" if a.players == 2 else "share of first places",
-            note=f"n = {a.advantage.games_tested:,} games"),
-            f"First-place share per seat with Wilson 95% intervals; the dashed line is the fair share "
-            f"{_pct(fair)}; {a.advantage.handling}."),
-        Plot("convergence", plots.convergence(n, rate, low, high, fair),
-             "Seat 0's win rate (first places, shared ones included) after each number of games, in game order, "
-             "with a pointwise Wilson 95% interval: the estimate settles as games accumulate."),
+        *_seat_figures(a, fair, equal),
     ])
+
+
+def _seat_figures(a: RunAnalysis, fair: float, equal: str) -> list[Block]:
+    """The seat shares and their convergence over the first deals; a note instead when no share is measured."""
+    if not np.isfinite(a.advantage.seats["share"].to_numpy()).any():
+        return [Paragraph(f"No seat-share figures: {a.advantage.verdict}"
+                          + (f" ({_plain(a.advantage.lineup_note)})" if a.advantage.lineup_note else "") + ".",
+                          "note")]
+    n, share, low, high = running_headline(a.records, delta=a.advantage.delta)
+    what = "share of decided games" if a.players == 2 else "share of first places"
+    return [
+        Plot("seat-win-rates", plots.seat_win_rates(
+            a.advantage.seats, fair, what=what, note=f"n = {a.advantage.games_tested:,} games",
+            method="95%" if len(a.advantage.share_method) > 12 else a.advantage.share_method),
+            f"The headline's {what}{equal} per seat with 95% intervals ({a.advantage.share_method}); the dashed line "
+            f"is the fair share {_pct(fair)}; {a.advantage.handling}."),
+        Plot("convergence", plots.convergence(n, share, low, high, fair, label=f"seat 0 {what}",
+                                              xlabel="games played (the first deals, in deal order)",
+                                              band="95% interval (pointwise)"),
+             f"The headline's figure, seat 0's {what}{equal}, over the first deals (the whole analysis rerun on "
+             f"them; {a.advantage.share_method}, pointwise): the estimate settles as deals accumulate; the last "
+             "point is the headline."),
+    ]
 
 
 def _bot_section(a: RunAnalysis) -> Section:

@@ -18,11 +18,13 @@ from analysis.report.methods import _methods_section, _versions_now, target_band
 from analysis.report.model import (ALPHA, Block, Code, Column, DELTA, Facts, Flag, Flags, Paragraph, Plot, Report,
                                    STALL_FLAG, Section, Table)
 from analysis.report.run import _bot_rows, player_seats
-from analysis.report.ablate import ABLATE_METHODS, ablation_section, is_ablation
+from analysis.report.ablate import ABLATE_METHODS, ablation_section, ablation_title, is_ablation
 from analysis.report.trace import TRACE_METHODS, drama_flags, trace_flags, trace_groups, trace_section
 from analysis.report.trace import drama_section as trace_drama_section
 from analysis.report.text import (_ci, _ci_num, _ci_pts, _g, _game_title, _int, _listing, _num, _p, _pct, _pts,
                                   _versions_text, config_text)
+from analysis.summary import seat_headline, solo_headline
+from analysis.sweep import cell_frame, cell_row, format_cell_table
 from sims.core.spec import ConfigError
 from sims.records import Chunk, machine, now
 
@@ -597,7 +599,27 @@ def build_sweep_report(path: str | Path, delta: float = DELTA) -> Report:
     sections += [_sweep_section_length(data, everything), trace_drama_section(everything, base.id),
                  _methods_section(methods),
                  _sweep_manifest(data, everything)]
-    title = f"{_game_title(data.game)} sweep: {', '.join(data.axes) or 'cells'}"
+    title = (ablation_title(_game_title(data.game), path) if ablated else
+             f"{_game_title(data.game)} sweep: {', '.join(data.axes) or 'cells'}")
     subtitle = (f"{len(everything)} cells \u00d7 {data.games_per_cell:,} deals, bots {', '.join(data.bots)}, seed "
                 f"{data.seed}; baseline {data.baseline.id}. Sweep directory {data.out_dir}")
-    return Report("sweep", title, subtitle, sections, now())
+    return Report("sweep", title, subtitle, sections, now(), headline=_sweep_headline(everything),
+                  terminal=format_cell_table(cell_frame([_cell_row(c) for c in everything])))
+
+
+def _cell_headline(cell: CellAnalysis) -> str:
+    """The cell's headline as ``glade play`` would say it of the cell's run."""
+    return seat_headline(cell.advantage) if cell.advantage is not None else solo_headline(cell.solo)
+
+
+def _sweep_headline(cells: list[CellAnalysis]) -> str:
+    """The baseline cell's headline (its verdict of the cell alone; the report's are Holm-corrected)."""
+    base = next((c for c in cells if c.baseline), cells[0])
+    note = (f" (this cell alone; the report's verdicts are Holm-corrected across the {len(cells)} cells)"
+            if len(cells) > 1 and base.advantage is not None else "")
+    return f"baseline cell {base.id}: {_cell_headline(base)}{note}"
+
+
+def _cell_row(cell: CellAnalysis) -> dict[str, Any]:
+    return cell_row(cell.id, cell.id, cell.baseline, cell.players, _cell_headline(cell), cell.advantage, cell.solo,
+                    cell.games, cell.length.mean.mean, cell.length.stalls.rate)

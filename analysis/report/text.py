@@ -108,15 +108,24 @@ def _toml_value(value: Any) -> str:
         return json.dumps(value)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items() if v is not None) + "}"
     return str(value)
 
 
+def _array_of_tables(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+
+
 def config_text(config: dict, prefix: str = "") -> str:
-    """A config dict as TOML text (unset keys are left out, as in the config file)."""
+    """A config dict as TOML text (unset keys are left out, as in the config file); a list of tables (Reforest's
+    species) as ``[[species]]`` blocks, one per item."""
     lines, tables = [], []
     for key, value in config.items():
         if isinstance(value, dict):
             tables.append((key, value))
+        elif _array_of_tables(value):
+            tables += [(key, [item]) for item in value]
         elif value is not None:
             lines.append(f"{key} = {_toml_value(value)}")
     out = []
@@ -126,7 +135,8 @@ def config_text(config: dict, prefix: str = "") -> str:
         out.extend(lines)
     for key, value in tables:
         name = f"{prefix}.{key}" if prefix else key
-        block = config_text(value, name)
+        block = (config_text(value[0], name).replace(f"[{name}]", f"[[{name}]]", 1) if isinstance(value, list)
+                 else config_text(value, name))
         if block:
             if out:
                 out.append("")

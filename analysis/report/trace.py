@@ -138,7 +138,8 @@ def drama_section(cells: Sequence[Any], baseline: str) -> Section:
         tuple(np.array([getattr(c.drama.margin.mean, k) for c in cells]) for k in ("mean", "low", "high")),
         tuple(np.array([getattr(c.drama.ties, k) for c in cells]) for k in ("rate", "low", "high")),
         tuple(np.array([getattr(c.drama, k) for c in cells]) for k in ("turns_sd", "turns_sd_low", "turns_sd_high")),
-        baseline, _lead_changes(cells))
+        baseline, _course_metric(cells, "lead_changes", ("mean", "low", "high")),
+        _course_metric(cells, "comeback", ("rate", "low", "high")))
     missing = "" if all(c.course is not None for c in cells) else (
         " Lead changes and comebacks of cells without trajectories (n/a): " + NO_TRAJECTORIES + ".")
     return Section("cell-drama", "How each cell feels", [
@@ -161,19 +162,21 @@ def drama_section(cells: Sequence[Any], baseline: str) -> Section:
               marked=[c.baseline for c in cells]),
         Plot("cell-drama", figure, "Per cell: the mean final margin, the share of shared first places, the "
                                    "standard deviation of game length" + (
-                                       " and lead changes per game (by deal when deals hold several games; n/a: no "
-                                       "trajectories)" if any(c.course is not None for c in cells) else "")
+                                       ", lead changes per game and comebacks (the share of games with one winner "
+                                       "whose winner trailed at half time), by deal when deals hold several games "
+                                       "(n/a: no trajectories)" if any(c.course is not None for c in cells) else "")
              + ", each with its 95% interval; the baseline is the red diamond."),
     ])
 
 
-def _lead_changes(cells: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Lead changes per game of each cell (mean, low, high; NaN for a cell without trajectories), or None when
-    no cell has trajectories."""
+def _course_metric(cells: Sequence[Any], name: str,
+                   fields: tuple[str, str, str]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """One figure of each cell's course (``lead_changes`` or ``comeback``: the estimate and its interval ends;
+    NaN for a cell without trajectories), or None when no cell has trajectories."""
     if all(c.course is None for c in cells):
         return None
-    return tuple(np.array([getattr(c.course.lead_changes, k) if c.course is not None else np.nan for c in cells])
-                 for k in ("mean", "low", "high"))
+    return tuple(np.array([getattr(getattr(c.course, name), k) if c.course is not None else np.nan for c in cells])
+                 for k in fields)
 
 
 def _course_cells(cell: Any) -> list[str]:
