@@ -252,12 +252,13 @@ def test_the_engine_counts_turns_that_draw_nothing_from_the_bag():
     assert state.quiet.tolist() == [0]
 
 
-def test_planner_kernel_rollouts_equal_the_shared_rollouts(config):
+@pytest.mark.parametrize("weights", [{}, {"turns": 2}])
+def test_planner_kernel_rollouts_equal_the_shared_rollouts(config, weights):
     """The compiled rollouts value every branch as the shared :class:`RolloutPlanner` loop does."""
     from sims.core.planner import RolloutPlanner, branch_games
 
     engine, state = mid_game(config, 3, 20)
-    planner = bots.PlannerBot(engine, 1)
+    planner = bots.PlannerBot(engine, 1, weights)
     start = state.turn.astype(np.int64)
     compiled, shared = branch_games(state, np.arange(state.size)), branch_games(state, np.arange(state.size))
     worth = planner.roll_out(compiled, start)

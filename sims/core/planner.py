@@ -19,6 +19,12 @@ Weights of a planner (a game's ``[bots.planner]``, or the ``strong`` bot's
   each before the rollout; a candidate is then worth the least of the
   opponent's replies, or the most of its own follow-ups (2 plies, rollouts
   at the leaves);
+* ``prune`` (default none, or the class's ``default_prune``): candidates more than this below their game's
+  best greedy value are not rolled out (0: rollouts only break greedy's
+  ties);
+* ``turns`` (default 0: the game's horizon): rollouts stop once this many
+  turns are over, the candidate's own counted (1: the end of the planner's
+  own turn, its sub-decisions and what the turn's end draws included);
 * ``explore`` (default 0): the chance that a seat of a rollout played by
   :meth:`RolloutPlanner.roll_out` plays a uniformly random legal action
   instead of greedy's (a game whose rollouts run in a compiled kernel
@@ -58,6 +64,13 @@ class Candidates(NamedTuple):
     played: BatchedState | None = None
 
 
+def score_margin(scores: np.ndarray, seat: int, done: np.ndarray) -> np.ndarray:
+    """float ``[n]``: ``seat``'s score minus the best opponent's in ``scores [n, players]``, a finished game's
+    result (``sign * WIN_BONUS``) first."""
+    margin = scores[:, seat] - np.delete(scores, seat, axis=1).max(axis=1)
+    return np.where(done, np.sign(margin) * WIN_BONUS, 0.0) + margin
+
+
 def reshuffle_unseen(items: np.ndarray, first_unseen: np.ndarray, seeds: np.ndarray, purpose: str,
                      counter: np.ndarray) -> np.ndarray:
     """``items [n, k]`` (a bag, a pile) with positions from ``first_unseen`` on shuffled by the stream
@@ -83,6 +96,7 @@ class RolloutPlanner(BatchedBot):
 
     default_candidates: int = 6
     default_depth: int = 12
+    default_prune: float | None = None  # the ``prune`` weight's default (None: no pruning)
     rollout_bot_class: type[BatchedBot]
     turn_phase: int | None = None  # the state's ``phase`` in which a seat starts its turn
     strong_weights: dict[str, float] = {"samples": 4.0}  # set on the weights of the game's ``strong`` bot
@@ -106,6 +120,11 @@ class RolloutPlanner(BatchedBot):
         return int(self.weights.get("replies", 0))
 
     @property
+    def horizon_turns(self) -> int:
+        """The ``turns`` weight: turns a rollout plays, the candidate's own counted (0: the game's horizon)."""
+        return int(self.weights.get("turns", 0))
+
+    @property
     def explore(self) -> float:
         return float(self.weights.get("explore", 0.0))
 
@@ -127,8 +146,11 @@ class RolloutPlanner(BatchedBot):
     def at_horizon(self, branch: BatchedState, start_turn: np.ndarray) -> np.ndarray:
         """bool ``[n]``: rollouts that stop here; ``start_turn`` is the turn the candidate was chosen in.
 
-        By default: this seat's next decision in :attr:`turn_phase` of a later turn.
+        With the ``turns`` weight: ``turns`` turns over; by default: this seat's next decision in
+        :attr:`turn_phase` of a later turn.
         """
+        if self.horizon_turns:
+            return branch.turn >= start_turn + self.horizon_turns
         if self.turn_phase is None:
             raise NotImplementedError("set turn_phase or implement at_horizon")
         return (branch.to_move == self.seat) & (branch.phase == self.turn_phase) & (branch.turn > start_turn)
@@ -148,7 +170,7 @@ class RolloutPlanner(BatchedBot):
         found = self.candidates(state, active, chosen)
         if found.games.size == 0:
             return chosen
-        keep = np.sort(top_per_group(found.games, found.value, found.noise, k=self.candidate_count))
+        keep = self.kept_candidates(found)
         games, actions, value, noise = (found.games[keep], found.actions[keep],
                                         found.value[keep], found.noise[keep])
         start_turn = state.turn[games]
@@ -159,6 +181,17 @@ class RolloutPlanner(BatchedBot):
         self.sample = 0
         take_best(chosen, games, actions, worth / self.sample_count, value, noise)
         return chosen
+
+    def kept_candidates(self, found: Candidates) -> np.ndarray:
+        """Indices of ``found`` that are rolled out: each game's best :attr:`candidate_count` by greedy value,
+        without those more than the ``prune`` weight below their game's best greedy value."""
+        keep = np.sort(top_per_group(found.games, found.value, found.noise, k=self.candidate_count))
+        prune = self.weights.get("prune", self.default_prune)
+        if prune is None or keep.size == 0:
+            return keep
+        best = np.full(int(found.games.max()) + 1, -np.inf)
+        np.maximum.at(best, found.games[keep], found.value[keep])
+        return keep[found.value[keep] >= best[found.games[keep]] - prune]
 
     def candidate_branch(self, state: BatchedState, found: Candidates, keep: np.ndarray) -> BatchedState:
         """Copies of the games with the kept candidates ``found[keep]`` played, hidden information reshuffled

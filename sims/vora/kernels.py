@@ -910,21 +910,17 @@ def greedy_choices(t: Tables, state, seeds, decisions, rows, key, chosen) -> Non
 
 
 @njit(cache=True)
-def roll_out(t: Tables, state, seeds, decisions, keys, me: int, start_turn, limit: int, win_bonus: float,
-             worth) -> None:
+def roll_out(t: Tables, state, seeds, decisions, keys, stop_turn, limit: int, final) -> None:
     """Greedy play (seat ``p`` with the noise purpose key ``keys[p]``) in every game of ``state`` (with the
-    refill) until ``me``'s next main decision of a later turn than ``start_turn``, the end, or ``limit``
-    decisions; ``worth[row]``: ``me``'s family score minus the best opponent's, a finished game's result
-    (``sign * win_bonus``) first."""
+    refill) until its turn counter reaches ``stop_turn[row]``, the end, or ``limit`` decisions;
+    ``final[row]``: every seat's family score there."""
     meadow, farms, stats, bag = state[0], state[1], state[2], state[3]
     g = t.g
     s = scratch_for(t, farms, stats)
-    scores = np.zeros(farms.shape[1])
     for row in range(meadow.shape[0]):
         for _ in range(limit):
             load(state, row, s.kinds, s.fields)
-            if s.fields[F_DONE] or (s.fields[F_TO_MOVE] == me and s.fields[F_PHASE] == MAIN
-                                    and s.fields[F_TURN] > start_turn[row]):
+            if s.fields[F_DONE] or s.fields[F_TURN] >= stop_turn[row]:
                 break
             action = greedy_choice(t, s, state, seeds, decisions, row, keys[s.fields[F_TO_MOVE]])
             s.entry[:] = 0
@@ -933,16 +929,7 @@ def roll_out(t: Tables, state, seeds, decisions, keys, me: int, start_turn, limi
                     stats[row], s.fields, bag[row], action, True, s.entry, s.scratch)
             store(state, row, s.kinds, s.fields)
             decisions[row] += 1
-        family_scores(t.count_score, farms[row], scores)
-        rival = -np.inf
-        for seat in range(scores.size):
-            if seat != me:
-                rival = max(rival, scores[seat])
-        margin = scores[me] - rival
-        bonus = 0.0
-        if state[13][row]:
-            bonus = np.sign(margin) * win_bonus
-        worth[row] = bonus + margin
+        family_scores(t.count_score, farms[row], final[row])
 
 
 @njit(cache=True)
