@@ -108,6 +108,12 @@ def test_prune_keeps_the_candidates_near_greedy_best(engine):
         assert PositionPlanner(engine, 0, {"prune": prune}).act(state, np.array([True]))[0] == choice
 
 
+def test_a_weight_of_the_player_count_replaces_the_plain_one(engine):
+    assert PositionPlanner(engine, 0, {"samples": 2, "samples_2p": 5}).sample_count == 5
+    assert PositionPlanner(engine, 0, {"samples": 2, "samples_3p": 5}).sample_count == 2
+    assert PositionPlanner(engine, 0, {"candidates_2p": 1}).act(trap_position(engine), np.array([True]))[0] == LEAP
+
+
 class TurnsPlanner(PositionPlanner):
     at_horizon = RolloutPlanner.at_horizon
 

@@ -30,6 +30,9 @@ Weights of a planner (a game's ``[bots.planner]``, or the ``strong`` bot's
   instead of greedy's (a game whose rollouts run in a compiled kernel
   ignores it).
 
+A weight named ``<name>_<P>p`` (``samples_4p``) replaces ``<name>`` at ``P``
+players, so one set of weights can differ by player count.
+
 Sample ``k > 0`` draws from streams named ``plan/<seat>/<name>/s<k>``, sample
 0 from ``plan/<seat>/<name>``: with the defaults the planner is exactly the
 one-rollout planner, and every choice depends only on each game's seed and
@@ -103,30 +106,35 @@ class RolloutPlanner(BatchedBot):
     sample: int = 0  # the rollout sample being played (its streams: :meth:`plan_stream`)
     _rollout_bots: dict[int, list[BatchedBot]] | None = None
 
+    def weight(self, name: str, default: float | None) -> float | None:
+        """The weight ``name``: its ``<name>_<players>p`` entry at this player count, else ``name``, else
+        ``default``."""
+        return self.weights.get(f"{name}_{self.engine.players}p", self.weights.get(name, default))
+
     @property
     def candidate_count(self) -> int:
-        return int(self.weights.get("candidates", self.default_candidates))
+        return int(self.weight("candidates", self.default_candidates))
 
     @property
     def depth(self) -> int:
-        return int(self.weights.get("depth", self.default_depth))
+        return int(self.weight("depth", self.default_depth))
 
     @property
     def sample_count(self) -> int:
-        return max(1, int(self.weights.get("samples", 1)))
+        return max(1, int(self.weight("samples", 1)))
 
     @property
     def reply_count(self) -> int:
-        return int(self.weights.get("replies", 0))
+        return int(self.weight("replies", 0))
 
     @property
     def horizon_turns(self) -> int:
         """The ``turns`` weight: turns a rollout plays, the candidate's own counted (0: the game's horizon)."""
-        return int(self.weights.get("turns", 0))
+        return int(self.weight("turns", 0))
 
     @property
     def explore(self) -> float:
-        return float(self.weights.get("explore", 0.0))
+        return float(self.weight("explore", 0.0))
 
     def plan_stream(self, name: str) -> str:
         """The purpose of this planner's stream ``name`` in the current :attr:`sample`: ``plan/<seat>/<name>``,
@@ -186,7 +194,7 @@ class RolloutPlanner(BatchedBot):
         """Indices of ``found`` that are rolled out: each game's best :attr:`candidate_count` by greedy value,
         without those more than the ``prune`` weight below their game's best greedy value."""
         keep = np.sort(top_per_group(found.games, found.value, found.noise, k=self.candidate_count))
-        prune = self.weights.get("prune", self.default_prune)
+        prune = self.weight("prune", self.default_prune)
         if prune is None or keep.size == 0:
             return keep
         best = np.full(int(found.games.max()) + 1, -np.inf)
