@@ -100,6 +100,34 @@ def test_one_candidate_is_the_greedy_choice(engine):
     assert PositionPlanner(engine, 0, {"candidates": 2}).act(state, np.array([True]))[0] == ROLL  # leap, roll
 
 
+def test_prune_keeps_the_candidates_near_greedy_best(engine):
+    """The leap is worth 7 to greedy, the roll 5: pruned at 0 (rollouts only break greedy's ties) or 1.9 the
+    planner keeps the leap alone and walks into the trap; at 2 it keeps the roll and avoids it."""
+    state = trap_position(engine)
+    for prune, choice in ((0.0, LEAP), (1.9, LEAP), (2.0, ROLL)):
+        assert PositionPlanner(engine, 0, {"prune": prune}).act(state, np.array([True]))[0] == choice
+
+
+def test_a_weight_of_the_player_count_replaces_the_plain_one(engine):
+    assert PositionPlanner(engine, 0, {"samples": 2, "samples_2p": 5}).sample_count == 5
+    assert PositionPlanner(engine, 0, {"samples": 2, "samples_3p": 5}).sample_count == 2
+    assert PositionPlanner(engine, 0, {"candidates_2p": 1}).act(trap_position(engine), np.array([True]))[0] == LEAP
+
+
+class TurnsPlanner(PositionPlanner):
+    at_horizon = RolloutPlanner.at_horizon
+
+
+def test_the_turns_weight_stops_rollouts_after_that_many_turns(engine):
+    state = engine.init(game_seeds(2, np.arange(4)))
+    state.turn[:] = [10, 11, 12, 13]
+    start = np.full(4, 10)
+    assert TurnsPlanner(engine, 0, {"turns": 2}).at_horizon(state, start).tolist() == [False, False, True, True]
+    assert TurnsPlanner(engine, 0, {"turns": 1}).at_horizon(state, start).tolist() == [False, True, True, True]
+    with pytest.raises(NotImplementedError):
+        TurnsPlanner(engine, 0).at_horizon(state, start)
+
+
 def test_choices_do_not_depend_on_the_batch(engine):
     state = engine.init(game_seeds(3, np.arange(64)))
     for step in range(6):  # spread the games out

@@ -252,14 +252,32 @@ def test_the_engine_counts_turns_that_draw_nothing_from_the_bag():
     assert state.quiet.tolist() == [0]
 
 
-def test_planner_kernel_rollouts_equal_the_shared_rollouts(config):
+@pytest.mark.parametrize("weights", [{}, {"turns": 2}])
+def test_planner_kernel_rollouts_equal_the_shared_rollouts(config, weights):
     """The compiled rollouts value every branch as the shared :class:`RolloutPlanner` loop does."""
     from sims.core.planner import RolloutPlanner, branch_games
 
     engine, state = mid_game(config, 3, 20)
-    planner = bots.PlannerBot(engine, 1)
+    planner = bots.PlannerBot(engine, 1, weights)
     start = state.turn.astype(np.int64)
     compiled, shared = branch_games(state, np.arange(state.size)), branch_games(state, np.arange(state.size))
     worth = planner.roll_out(compiled, start)
     assert np.array_equal(worth, RolloutPlanner.roll_out(planner, shared, start))
     assert (compiled.decisions > state.decisions).any()
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_planner_rolls_out_only_greedy_ties_at_3_and_4_players(players, config):
+    """At 4 players every kept candidate has its game's best greedy value; at 2 players the best 6 are kept."""
+    engine, state = mid_game(config, players, 12)
+    planner = bots.PlannerBot(engine, 0)
+    found = planner.candidates(state, ~state.done, np.full(state.size, -1, dtype=np.int64))
+    keep = planner.kept_candidates(found)
+    best = np.full(state.size, -np.inf)
+    np.maximum.at(best, found.games, found.value)
+    at_best = found.value[keep] == best[found.games[keep]]
+    kept_per_game = np.bincount(found.games[keep], minlength=state.size)
+    if players == 4:
+        assert at_best.all() and (kept_per_game[~state.done] >= 1).all()
+    else:
+        assert not at_best.all() and kept_per_game.max() == planner.default_candidates

@@ -19,10 +19,19 @@ Weights of a planner (a game's ``[bots.planner]``, or the ``strong`` bot's
   each before the rollout; a candidate is then worth the least of the
   opponent's replies, or the most of its own follow-ups (2 plies, rollouts
   at the leaves);
+* ``prune`` (default none, or the class's ``default_prune``): candidates more than this below their game's
+  best greedy value are not rolled out (0: rollouts only break greedy's
+  ties);
+* ``turns`` (default 0: the game's horizon): rollouts stop once this many
+  turns are over, the candidate's own counted (1: the end of the planner's
+  own turn, its sub-decisions and what the turn's end draws included);
 * ``explore`` (default 0): the chance that a seat of a rollout played by
   :meth:`RolloutPlanner.roll_out` plays a uniformly random legal action
   instead of greedy's (a game whose rollouts run in a compiled kernel
   ignores it).
+
+A weight named ``<name>_<P>p`` (``samples_4p``) replaces ``<name>`` at ``P``
+players, so one set of weights can differ by player count.
 
 Sample ``k > 0`` draws from streams named ``plan/<seat>/<name>/s<k>``, sample
 0 from ``plan/<seat>/<name>``: with the defaults the planner is exactly the
@@ -58,6 +67,13 @@ class Candidates(NamedTuple):
     played: BatchedState | None = None
 
 
+def score_margin(scores: np.ndarray, seat: int, done: np.ndarray) -> np.ndarray:
+    """float ``[n]``: ``seat``'s score minus the best opponent's in ``scores [n, players]``, a finished game's
+    result (``sign * WIN_BONUS``) first."""
+    margin = scores[:, seat] - np.delete(scores, seat, axis=1).max(axis=1)
+    return np.where(done, np.sign(margin) * WIN_BONUS, 0.0) + margin
+
+
 def reshuffle_unseen(items: np.ndarray, first_unseen: np.ndarray, seeds: np.ndarray, purpose: str,
                      counter: np.ndarray) -> np.ndarray:
     """``items [n, k]`` (a bag, a pile) with positions from ``first_unseen`` on shuffled by the stream
@@ -83,31 +99,42 @@ class RolloutPlanner(BatchedBot):
 
     default_candidates: int = 6
     default_depth: int = 12
+    default_prune: float | None = None  # the ``prune`` weight's default (None: no pruning)
     rollout_bot_class: type[BatchedBot]
     turn_phase: int | None = None  # the state's ``phase`` in which a seat starts its turn
     strong_weights: dict[str, float] = {"samples": 4.0}  # set on the weights of the game's ``strong`` bot
     sample: int = 0  # the rollout sample being played (its streams: :meth:`plan_stream`)
     _rollout_bots: dict[int, list[BatchedBot]] | None = None
 
+    def weight(self, name: str, default: float | None) -> float | None:
+        """The weight ``name``: its ``<name>_<players>p`` entry at this player count, else ``name``, else
+        ``default``."""
+        return self.weights.get(f"{name}_{self.engine.players}p", self.weights.get(name, default))
+
     @property
     def candidate_count(self) -> int:
-        return int(self.weights.get("candidates", self.default_candidates))
+        return int(self.weight("candidates", self.default_candidates))
 
     @property
     def depth(self) -> int:
-        return int(self.weights.get("depth", self.default_depth))
+        return int(self.weight("depth", self.default_depth))
 
     @property
     def sample_count(self) -> int:
-        return max(1, int(self.weights.get("samples", 1)))
+        return max(1, int(self.weight("samples", 1)))
 
     @property
     def reply_count(self) -> int:
-        return int(self.weights.get("replies", 0))
+        return int(self.weight("replies", 0))
+
+    @property
+    def horizon_turns(self) -> int:
+        """The ``turns`` weight: turns a rollout plays, the candidate's own counted (0: the game's horizon)."""
+        return int(self.weight("turns", 0))
 
     @property
     def explore(self) -> float:
-        return float(self.weights.get("explore", 0.0))
+        return float(self.weight("explore", 0.0))
 
     def plan_stream(self, name: str) -> str:
         """The purpose of this planner's stream ``name`` in the current :attr:`sample`: ``plan/<seat>/<name>``,
@@ -127,8 +154,11 @@ class RolloutPlanner(BatchedBot):
     def at_horizon(self, branch: BatchedState, start_turn: np.ndarray) -> np.ndarray:
         """bool ``[n]``: rollouts that stop here; ``start_turn`` is the turn the candidate was chosen in.
 
-        By default: this seat's next decision in :attr:`turn_phase` of a later turn.
+        With the ``turns`` weight: ``turns`` turns over; by default: this seat's next decision in
+        :attr:`turn_phase` of a later turn.
         """
+        if self.horizon_turns:
+            return branch.turn >= start_turn + self.horizon_turns
         if self.turn_phase is None:
             raise NotImplementedError("set turn_phase or implement at_horizon")
         return (branch.to_move == self.seat) & (branch.phase == self.turn_phase) & (branch.turn > start_turn)
@@ -148,7 +178,7 @@ class RolloutPlanner(BatchedBot):
         found = self.candidates(state, active, chosen)
         if found.games.size == 0:
             return chosen
-        keep = np.sort(top_per_group(found.games, found.value, found.noise, k=self.candidate_count))
+        keep = self.kept_candidates(found)
         games, actions, value, noise = (found.games[keep], found.actions[keep],
                                         found.value[keep], found.noise[keep])
         start_turn = state.turn[games]
@@ -159,6 +189,17 @@ class RolloutPlanner(BatchedBot):
         self.sample = 0
         take_best(chosen, games, actions, worth / self.sample_count, value, noise)
         return chosen
+
+    def kept_candidates(self, found: Candidates) -> np.ndarray:
+        """Indices of ``found`` that are rolled out: each game's best :attr:`candidate_count` by greedy value,
+        without those more than the ``prune`` weight below their game's best greedy value."""
+        keep = np.sort(top_per_group(found.games, found.value, found.noise, k=self.candidate_count))
+        prune = self.weight("prune", self.default_prune)
+        if prune is None or keep.size == 0:
+            return keep
+        best = np.full(int(found.games.max()) + 1, -np.inf)
+        np.maximum.at(best, found.games[keep], found.value[keep])
+        return keep[found.value[keep] >= best[found.games[keep]] - prune]
 
     def candidate_branch(self, state: BatchedState, found: Candidates, keep: np.ndarray) -> BatchedState:
         """Copies of the games with the kept candidates ``found[keep]`` played, hidden information reshuffled

@@ -963,19 +963,18 @@ def greedy_choices(t: Tables, state, seeds, decisions, rows, weights, key, chose
 
 
 @njit(cache=True)
-def roll_out(t: Tables, state, seeds, decisions, weights, keys, me: int, start_turn, limit: int, win_bonus: float,
+def roll_out(t: Tables, state, seeds, decisions, weights, keys, me: int, stop_turn, limit: int, win_bonus: float,
              worth) -> None:
-    """Greedy play (every seat with ``weights``, seat ``p`` with the noise purpose key ``keys[p]``) in every game of ``state`` (with the
-    refill) until ``me``'s next main decision of a later turn than ``start_turn``, the end, or ``limit``
-    decisions; ``worth[row]``: :func:`seat_worth` of the game at the rollout's end."""
+    """Greedy play (every seat with ``weights``, seat ``p`` with the noise purpose key ``keys[p]``) in every game of
+    ``state`` (with the refill) until its turn counter reaches ``stop_turn[row]``, the end, or ``limit`` decisions;
+    ``worth[row]``: :func:`seat_worth` of the game at the rollout's end for seat ``me``."""
     meadow, farms, stats, bag = state[0], state[1], state[2], state[3]
     g = t.g
     s = scratch_for(t, farms, stats)
     for row in range(meadow.shape[0]):
         for _ in range(limit):
             load(state, row, s.kinds, s.fields)
-            if s.fields[F_DONE] or (s.fields[F_TO_MOVE] == me and s.fields[F_PHASE] == MAIN
-                                    and s.fields[F_TURN] > start_turn[row]):
+            if s.fields[F_DONE] or s.fields[F_TURN] >= stop_turn[row]:
                 break
             action = greedy_choice(t, s, state, seeds, decisions, row, weights, keys[s.fields[F_TO_MOVE]])
             s.entry[:] = 0
