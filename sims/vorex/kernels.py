@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import helper, lowest_bit_index, noise, noise_stream, popcount
+from sims.core.kernels import helper, kth_set_bit, lowest_bit_index, noise, noise_stream, popcount
 from sims.vorex.config import ARID, HEX_KINDS, LIGHT, POINTS, ROTATIONS
 
 EMPTY, RUIN = -1, -2
@@ -976,3 +976,36 @@ def legal_placements(games, shapes, first_only, tile, tiles_on_map, place_tables
             last = g
         _scan_placements(shapes[i], tiles_on_map[g] == 0, first_only, positions, free, edge, place_tables, legal[i])
     return legal
+
+
+@njit(cache=True)
+def choose_uniform(blooms, places, draw, decline, u, bases, chosen):
+    """``chosen[i]``: legal action number ``min(floor(u[i] * n), n - 1)`` (ascending) of the ``n`` legal actions of
+    row ``i`` (``BatchedEngine.choose_uniform``), given by block as ``VorexEngine.legal_blocks`` packs them: blooms
+    bool ``[n, P]``, places uint64 ``[n, 3, words]`` (bit p of a slot: placement p), draw and decline bool ``[n]``.
+    ``bases``: the bloom block's first action, the place block's, a slot's actions, the draw and decline actions."""
+    for i in range(u.size):
+        total = np.int64(draw[i]) + np.int64(decline[i])
+        for h in range(blooms.shape[1]):
+            total += blooms[i, h]
+        for slot in range(places.shape[1]):
+            for w in range(places.shape[2]):
+                total += popcount(places[i, slot, w])
+        k = min(np.int64(u[i] * total), total - 1)
+        chosen[i] = -1
+        for h in range(blooms.shape[1]):
+            if blooms[i, h]:
+                if k == 0:
+                    chosen[i] = bases[0] + h
+                    break
+                k -= 1
+        for slot in range(places.shape[1]):
+            for w in range(places.shape[2]):
+                if chosen[i] >= 0:
+                    break
+                count = popcount(places[i, slot, w])
+                if k < count:
+                    chosen[i] = bases[1] + slot * bases[2] + w * 64 + kth_set_bit(places[i, slot, w], k)
+                k -= count
+        if chosen[i] < 0:
+            chosen[i] = bases[3] if draw[i] and k == 0 else bases[4]

@@ -52,6 +52,43 @@ def count6(found: np.ndarray) -> np.ndarray:
     return as_int[:, 0] + as_int[:, 1] + as_int[:, 2] + as_int[:, 3] + as_int[:, 4] + as_int[:, 5]
 
 
+def beside_bits(flower: np.ndarray, rows: np.ndarray, neighbours: np.ndarray) -> np.ndarray:
+    """uint8 ``[n, H+2]``: the batched state's ``beside`` of games ``rows`` (bit s: a flower of seat s is next to the
+    hex) computed from the flowers ``[B, H+2]``; ``neighbours`` ``[H, 6]`` (sentinel columns past the map)."""
+    W, H = flower.shape[1], neighbours.shape[0]
+    i, h = nonzero2(flower[rows, :H] >= 0)
+    bits = np.zeros(rows.size * W, dtype=np.uint8)
+    seat_bit = (np.uint8(1) << flower[rows[i], h].astype(np.uint8))[:, None]
+    np.bitwise_or.at(bits, (i * W)[:, None] + neighbours[h], seat_bit)
+    return bits.reshape(rows.size, W)
+
+
+def production_totals(flower: np.ndarray, kind: np.ndarray, group: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """uint64 ``[n, H+2]``: the batched state's ``production`` of games ``rows`` (at each group label, the group's
+    flowers on production stumps by resource, :data:`PRODUCTION_LANES`) computed from the flowers and groups."""
+    W = flower.shape[1]
+    i, h = nonzero2(flower[rows] >= 0)
+    kinds = kind[rows[i], h].astype(np.int64)
+    production = (kinds >= FIRST_PRODUCTION) & (kinds <= LAST_PRODUCTION)
+    i, h, resource = i[production], h[production], kinds[production] - FIRST_PRODUCTION
+    key = (i * W + group[rows[i], h].astype(np.int64)) * 4 + resource
+    totals = np.bincount(key, minlength=rows.size * W * 4).astype(np.int16)
+    return totals.view(np.uint64).reshape(rows.size, W)
+
+
+def group_labels(flower: np.ndarray, neighbours_ext: np.ndarray) -> np.ndarray:
+    """int ``[n, H+2]``: a group label per flower hex of ``flower`` ``[n, H+2]`` (the smallest hex of its 6-connected
+    same-seat group), -1 elsewhere; ``neighbours_ext`` ``[H+2, 6]``."""
+    big = 1 << 14
+    label = np.where(flower >= 0, np.arange(flower.shape[1])[None, :], big)
+    while True:
+        around = np.where(flower[:, neighbours_ext] == flower[:, :, None], label[:, neighbours_ext], big).min(axis=2)
+        new = np.where(flower >= 0, np.minimum(label, around), big)
+        if (new == label).all():
+            break
+        label = new
+    return np.where(flower >= 0, label, -1)
+
 
 def _boundary_walk(cells: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The hexes facing each boundary edge of a tile, in cyclic order around it (repeats kept)."""
