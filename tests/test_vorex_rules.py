@@ -274,7 +274,7 @@ def test_kept_arrays_are_checked_against_the_map():
     check = "kept arrays match the map"
     assert engine.invariants(state)[check].all()
     stump = np.nonzero((state.kind[1] > 0) & (state.flower[1] < 0))[0][0]
-    flowers(engine, state, 1, 0, [stump])  # by hand: beside and production are now stale in game 1
+    flowers(engine, state, 1, 0, [stump])  # by hand: the production is now stale in game 1
     assert list(engine.invariants(state)[check]) == [True, False, True]
     engine.forget_cache(state)
     assert engine.invariants(state)[check].all()

@@ -9,7 +9,7 @@ import numpy as np
 
 from sims.vorex.config import ARID, TILE_HEXES
 from sims.vorex.kernels import EMPTY, RUIN
-from sims.vorex.tables import beside_bits, group_labels, pack_bits, production_totals
+from sims.vorex.tables import group_labels, pack_bits, production_totals
 
 if TYPE_CHECKING:
     from sims.vorex.rules import VorexEngine, VorexState
@@ -54,12 +54,11 @@ def invariants(engine: VorexEngine, state: VorexState) -> dict[str, np.ndarray]:
 
 
 def kept_arrays_match(engine: VorexEngine, state: VorexState) -> np.ndarray:
-    """bool ``[B]``: production, covered, stump and beside equal a rebuild from the map
+    """bool ``[B]``: production, covered and stump equal a rebuild from the map
     (:meth:`VorexEngine.forget_cache`)."""
     rows = np.arange(state.size)
     production = production_totals(state.flower, state.kind, state.group, rows)  # at group labels, 0 elsewhere
     stump = np.where(state.kind > ARID, state.tile.astype(np.int64) * TILE_HEXES + state.part, -1)
     return ((state.covered == pack_bits(state.tile != EMPTY)).all(axis=1)
             & (state.stump == stump).all(axis=1)
-            & (state.beside == beside_bits(state.flower, rows, engine.board.neighbours)).all(axis=1)
             & (state.production == production).all(axis=1))

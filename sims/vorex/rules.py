@@ -17,14 +17,15 @@ a hex that does not become a single enclosed hex (every closed region is then
 a single hex: a ruin).
 
 Hot pieces run as compiled loops over the game axis (:mod:`sims.vorex.kernels`):
-placement legality (a walk around each placement) and the points.
+placement legality (a walk around each placement), the legal blooms and their
+payments, the points, and the random bot's choice.
 
 Kept between decisions: each flower's group label (the smallest hex of its
 6-connected same-seat group, updated when a flower lands), each group's
-flowers on production stumps by resource, the seats with a flower next to
-each hex, the covered hexes as bits, each stump's tile hex, the legal
+flowers on production stumps by resource, the covered hexes as bits, each stump's tile hex, the legal
 placements per (game, shape) until the next tile lands, and the legal blooms
-of the current decision. After changing a state's arrays by hand, call
+of the current decision (and, for the events, every seat's points at the last
+logged step). After changing a state's arrays by hand, call
 :meth:`VorexEngine.forget_cache` (it recomputes all of these from the map).
 """
 
@@ -58,7 +59,7 @@ from sims.vorex.config import (
 )
 from sims.vorex.kernels import EMPTY, FIRST_PRODUCTION, LAST_PRODUCTION, POINT_COLUMNS, RUIN
 from sims.vorex.render import describe_action
-from sims.vorex.tables import (PRODUCTION_LANES, Board, TileTables, beside_bits, count6, flat_view, nonzero2,
+from sims.vorex.tables import (PRODUCTION_LANES, Board, TileTables, count6, nonzero2,
                                pack_bits, production_totals, unpack_words)
 
 SETUP, ACTION, BONUS_EXPAND, BONUS_BLOOM, WEED_BLOOM, WEED_EXPAND = range(6)
@@ -91,7 +92,6 @@ class VorexState(BatchedState):
     group: np.ndarray  # int16 [B, H+2]: a flower's group label (a hex of the group), -1
     stump: np.ndarray  # int16 [B, H+2]: tile * 4 + part of each stump (flower or not), -1
     covered: np.ndarray  # uint64 [B, ceil((H+2) / 64)]: bit h % 64 of word h // 64 set iff hex h is not EMPTY
-    beside: np.ndarray  # uint8 [B, H+2]: bit s set iff a flower of seat s is next to the hex
     production: np.ndarray  # uint64 [B, H+2]: at each group label, the group's flowers on production stumps; 0 elsewhere
     #   by resource (light, mushroom, water, insect) as 4 int16 counts in one word (PRODUCTION_LANES); 0 elsewhere
     settled: np.ndarray  # bool [B, H+2]
@@ -139,8 +139,7 @@ class VorexEngine(BatchedEngine):
         self.tile_shape, self.tile_kind, self.tile_cost = tiles.tile_shape, tiles.tile_kind, tiles.tile_cost
         self.tile_value, self.tile_beetles, self.tile_level = tiles.tile_value, tiles.tile_beetles, tiles.tile_level
         self.tile_count, self.tile_stumps, self.arid_cells = tiles.tile_count, tiles.tile_stumps, tiles.arid_cells
-        self.held_caps, self.held_combos = tiles.held_caps, tiles.held_combos
-        self.light_short, self.most_short, self.category = tiles.light_short, tiles.most_short, tiles.category
+        self.category = tiles.category
         levels = config.pile_levels(players)
         self.pile_levels = levels
         self.pile_size = sum(len(level) for level in levels)
@@ -192,7 +191,7 @@ class VorexEngine(BatchedEngine):
             end=np.zeros(B, np.int8), decisions=np.zeros(B, np.int32),
             tile=tile, part=np.full((B, W), -1, np.int8), kind=np.full((B, W), -1, np.int8),
             flower=np.full((B, W), -1, np.int8), group=np.full((B, W), -1, np.int16),
-            stump=np.full((B, W), -1, np.int16), covered=pack_bits(tile != EMPTY), beside=np.zeros((B, W), np.uint8),
+            stump=np.full((B, W), -1, np.int16), covered=pack_bits(tile != EMPTY),
             production=np.zeros((B, W), np.uint64),
             settled=np.zeros((B, W), bool), resources=resources, supply=supply, flowers_left=flowers_left,
             face_up=face_up, pile=pile, pile_pointer=np.full(B, shown, np.int16), setup_tiles=setup,
@@ -292,77 +291,25 @@ class VorexEngine(BatchedEngine):
     # --- blooms ---------------------------------------------------------------------------------
 
     def bloom_options(self, state: VorexState, rows: np.ndarray, free: np.ndarray) -> np.ndarray:
-        """bool ``[n, P]``: legal blooms of the mover of games ``rows``; ``free`` marks weed blooms
-        (no cost, no flower check). A stump whose whole cost the mover's light covers needs no payment sum."""
-        P, W = self.P, self.H + 2
-        seats = state.to_move[rows].astype(np.int64)
-        stumps = state.stump.take(rows, axis=0)  # [n, H+2]; take: several times faster than stump[rows, :P]
-        stump = stumps[:, :P]
-        can = free | (state.flowers_left[rows, seats] > 0)
-        legal = (stump >= 0) & (state.flower.take(rows, axis=0)[:, :P] < 0) & can[:, None]
-        held = state.resources[rows, seats].astype(np.int64)  # [n, 4]
-        light = held[:, 0]
-        caps = self.held_caps
-        held_code = ((np.minimum(held[:, 1], caps[0]) * (caps[1] + 1) + np.minimum(held[:, 2], caps[1]))
-                     * (caps[2] + 1) + np.minimum(held[:, 3], caps[2]))
-        pays = np.nonzero(~free & can & (light < self.most_short[held_code]))[0]  # light short of some stump's cost
-        i, h = nonzero2(legal[pays])  # the stumps to pay for
-        i = pays[i]
-        code = stumps.ravel()[i * W + h].astype(np.int64)
-        # reductions only lower the payment: first try paying the whole cost
-        short = self.light_short[code * self.held_combos + held_code[i]] > light[i]
-        i, h = i[short], h[short]
-        # without an own flower next to it nothing is reduced: the whole cost is too much
-        near = (state.beside.ravel()[rows[i] * W + h] >> seats[i].astype(np.uint8)) & 1 > 0
-        legal.ravel()[(i * P + h)[~near]] = False
-        i, h = i[near], h[near]
-        code = stumps.ravel()[i * W + h].astype(np.int64)
-        if i.size:
-            ok = self.bloom_payment(state, rows[i], seats[i], h, code, held[i], affordable_only=True)
-            legal[i[~ok], h[~ok]] = False
+        """bool ``[n, P]``: legal blooms of the mover of games ``rows``; ``free`` marks weed blooms (no cost, no
+        flower check). Compiled: :func:`kernels.legal_blooms`."""
+        legal = np.empty((rows.size, self.P), dtype=bool)
+        kernels.legal_blooms(np.asarray(rows, dtype=np.int64), free, state.to_move, state.stump, state.flower,
+                             state.group, state.tile, state.part, state.resources, state.production,
+                             state.flowers_left, self.tile_cost, self.board.neighbours, legal)
         return legal
 
-    def bloom_payment(self, state: VorexState, games: np.ndarray, seats: np.ndarray, hexes: np.ndarray,
-                      code: np.ndarray, held: np.ndarray, affordable_only: bool = False):
-        """Rules §5.1, §5.2: payment of blooming ``hexes`` by ``seats`` in ``games`` (pairs): the cost of the stump
-        (tile hex ``code``: tile * 4 + part) less the production of the seat's groups next to it
-        (``state.production``), each group counted once; ``held`` [m, 4] are the seats' resources (int64).
-
-        Returns pay [m, 4] (light, mushroom, water, insect), reduced [m] and affordable [m]
-        (``affordable_only``: affordable alone).
-        """
-        board, W = self.board, self.H + 2
-        around = board.neighbours_by_direction.take(hexes, axis=1)  # [6, m] flat hex indices
-        around += games * W
-        labels = np.where(state.flower.ravel().take(around) == seats, state.group.ravel().take(around), -1)
-        first = labels >= 0  # each group once: its first neighbour in direction order
-        for d in range(1, 6):
-            for e in range(d):
-                first[d] &= labels[d] != labels[e]
-        index = np.where(first, labels, board.OPEN) + games * W  # OPEN holds no flower: reads 0
-        # the 4 int16 counts of a group in one uint64 word: summing words sums the counts (none carries)
-        words = state.production.ravel().take(index).sum(axis=0, dtype=np.uint64)
-        counts = words.view(np.int16).reshape(-1, 4).astype(np.int64)
-        cost = self.tile_cost.reshape(-1, 3)[code].astype(np.int64)  # [m, 3]
-        need = np.maximum(cost - counts[:, 1:], 0)
-        wild = counts[:, 0].copy()
-        for k in range(3):
-            x = np.minimum(wild, np.maximum(need[:, k] - held[:, k + 1], 0))
-            need[:, k] -= x
-            wild -= x
-        for k in range(3):
-            x = np.minimum(wild, need[:, k])
-            need[:, k] -= x
-            wild -= x
-        over = np.maximum(need - held[:, 1:], 0)
-        light = over[:, 0] + over[:, 1] + over[:, 2]
-        if affordable_only:
-            return light <= held[:, 0]
-        spend = np.minimum(need, held[:, 1:])
-        pay = np.concatenate([light[:, None], spend], axis=1)
-        cut = cost - need
-        reduced = cut[:, 0] + cut[:, 1] + cut[:, 2]
-        return pay, reduced, light <= held[:, 0]
+    def bloom_payment(self, state: VorexState, rows: np.ndarray, hexes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rules §5.1, §5.2: what the movers of games ``rows`` pay to bloom ``hexes``: pay int64 ``[m, 4]`` (light,
+        mushroom, water, insect) and reduced ``[m]`` (cost units their groups' production removed), compiled
+        (:func:`kernels.bloom_payment`: the cost less the production of the mover's groups next to the stump,
+        each group once, paid in kind, the shortfall in light)."""
+        pay = np.empty((rows.size, 4), dtype=np.int64)
+        reduced = np.empty(rows.size, dtype=np.int64)
+        kernels.bloom_payments(np.asarray(rows, dtype=np.int64), np.asarray(hexes, dtype=np.int64), state.to_move,
+                               state.flower, state.group, state.tile, state.part, state.resources, state.production,
+                               self.tile_cost, self.board.neighbours, pay, reduced)
+        return pay, reduced
 
     # --- legal actions ------------------------------------------------------------------------
 
@@ -430,13 +377,12 @@ class VorexEngine(BatchedEngine):
 
     def forget_cache(self, state: VorexState) -> None:
         """Drop the kept legal placements and blooms and recompute the other kept arrays (production, covered,
-        stump, beside, scores) from the map (after changing a state's arrays by hand)."""
+        stump, scores) from the map (after changing a state's arrays by hand)."""
         state.cache_valid[:] = False
         state.bloom_stamp[:] = -1
         state.production[:] = production_totals(state.flower, state.kind, state.group, np.arange(state.size))
         state.covered[:] = pack_bits(state.tile != EMPTY)
         state.stump[:] = np.where(state.kind > ARID, state.tile.astype(np.int64) * TILE_HEXES + state.part, -1)
-        state.beside[:] = beside_bits(state.flower, np.arange(state.size), self.board.neighbours)
         state.scores[:] = self.score_lines(state, np.arange(state.size))
 
     def legal_pairs(self, state: VorexState, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -604,10 +550,7 @@ class VorexEngine(BatchedEngine):
         pays = ~weed
         if pays.any():
             p_rows, p_seats, p_hexes = rows[pays], seats[pays], hexes[pays]
-            at = p_rows * (self.H + 2) + p_hexes
-            code = state.tile.ravel()[at].astype(np.int64) * TILE_HEXES + state.part.ravel()[at]
-            held = state.resources[p_rows, p_seats].astype(np.int64)
-            pay, reduced, _ = self.bloom_payment(state, p_rows, p_seats, p_hexes, code, held)
+            pay, reduced = self.bloom_payment(state, p_rows, p_hexes)
             pay = pay.astype(np.int16)
             state.resources[p_rows, p_seats] -= pay
             state.supply[p_rows] += pay
@@ -677,8 +620,6 @@ class VorexEngine(BatchedEngine):
         own = (kind >= FIRST_PRODUCTION) & (kind <= LAST_PRODUCTION)
         words[own] += PRODUCTION_LANES[kind[own] - FIRST_PRODUCTION]
         production[rows, new] = words
-        beside = flat_view(state.beside)
-        beside[around] |= (np.uint8(1) << seats.astype(np.uint8))[:, None]
         state.flowers_left[rows, seats] -= 1
         state.stats[rows, seats, STAT["flowers_placed"]] += 1
         out = state.flowers_left[rows, seats] == 0

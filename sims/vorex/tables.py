@@ -27,13 +27,6 @@ def pack_bits(mask: np.ndarray) -> np.ndarray:
     return packed.view("<u8")
 
 
-def flat_view(array: np.ndarray) -> np.ndarray:
-    """A 1-d view of a C-contiguous array (writes reach the array)."""
-    if not array.flags.c_contiguous:
-        raise ValueError("state arrays are C-contiguous")
-    return array.reshape(-1)
-
-
 def unpack_words(words: np.ndarray, size: int) -> np.ndarray:
     """bool ``[..., size]`` from uint64 ``[..., k]``: bit j % 64 of word j // 64."""
     bits = np.unpackbits(np.ascontiguousarray(words).view(np.uint8), axis=-1, bitorder="little")
@@ -50,17 +43,6 @@ def count6(found: np.ndarray) -> np.ndarray:
     over a short axis)."""
     as_int = found.view(np.int8)
     return as_int[:, 0] + as_int[:, 1] + as_int[:, 2] + as_int[:, 3] + as_int[:, 4] + as_int[:, 5]
-
-
-def beside_bits(flower: np.ndarray, rows: np.ndarray, neighbours: np.ndarray) -> np.ndarray:
-    """uint8 ``[n, H+2]``: the batched state's ``beside`` of games ``rows`` (bit s: a flower of seat s is next to the
-    hex) computed from the flowers ``[B, H+2]``; ``neighbours`` ``[H, 6]`` (sentinel columns past the map)."""
-    W, H = flower.shape[1], neighbours.shape[0]
-    i, h = nonzero2(flower[rows, :H] >= 0)
-    bits = np.zeros(rows.size * W, dtype=np.uint8)
-    seat_bit = (np.uint8(1) << flower[rows[i], h].astype(np.uint8))[:, None]
-    np.bitwise_or.at(bits, (i * W)[:, None] + neighbours[h], seat_bit)
-    return bits.reshape(rows.size, W)
 
 
 def production_totals(flower: np.ndarray, kind: np.ndarray, group: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -230,22 +212,12 @@ class Board:
 
 class TileTables:
     """The tiles' tables of a config: shape, hex kinds, costs, values, beetles, level and stumps of each
-    tile, each cell's aridity as bits, the payment tables and the stump category of each hex kind."""
+    tile, each cell's aridity as bits and the stump category of each hex kind."""
 
     def __init__(self, config: VorexConfig):
         self.tile_shape = config.tile_shape.astype(np.int64)
         self.tile_kind = config.tile_hex_kind.astype(np.int8)
         self.tile_cost = config.tile_hex_cost.astype(np.int16)
-        # light_short[tile hex, held]: the light that paying a tile hex's whole cost takes beyond the other
-        # resources held, by tile * 4 + part and held mushroom, water, insect capped at the largest cost of each
-        # (numbered as held_code); reductions aside
-        cost = self.tile_cost.reshape(-1, 3).astype(np.int64)
-        self.held_caps = cost.max(axis=0)
-        held = np.stack(np.meshgrid(*[np.arange(cap + 1) for cap in self.held_caps], indexing="ij"), axis=-1)
-        self.light_short = np.maximum(cost[:, None, :] - held.reshape(1, -1, 3), 0).sum(axis=2).ravel()
-        self.held_combos = held.reshape(-1, 3).shape[0]
-        # most_short[held]: the most light any tile hex's whole cost can take beyond the other resources held
-        self.most_short = self.light_short.reshape(-1, self.held_combos).max(axis=0)
         self.tile_value = config.tile_hex_value.astype(np.int16)
         self.tile_beetles = config.tile_beetles.astype(np.int16)
         self.tile_level = config.tile_level.astype(np.int64)
