@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sims.core.bots import RandomBot
 from sims.core.choice import ScoredBot
 from sims.core.planner import branch_games
 from sims.core.rng import game_seeds
@@ -45,7 +46,7 @@ def test_greedy_beats_random_with_seats_rotated():
     seeds = game_seeds(31, np.arange(16))
     wins = games = 0
     for greedy_seat in (0, 1):
-        seat_bots = [bots.RandomBot(engine, 0), bots.RandomBot(engine, 1)]
+        seat_bots = [RandomBot(engine, 0), RandomBot(engine, 1)]
         seat_bots[greedy_seat] = bots.GreedyBot(engine, greedy_seat, GREEDY)
         state, _ = play(engine, seat_bots, seeds)
         rank = engine.results(state).rank
@@ -65,7 +66,7 @@ def reference_game(players: int, seed: int):
 def test_random_bots_choose_as_the_reference_ones(players):
     engine = engine_for(players)
     seeds = game_seeds(41, np.arange(3))
-    _, trace = play(engine, [bots.RandomBot(engine, seat) for seat in range(engine.players)], seeds)
+    _, trace = play(engine, [RandomBot(engine, seat) for seat in range(engine.players)], seeds)
     for game, seed in enumerate(seeds):
         ref = reference_game(players, int(seed))
         seat_bots = [reference_bots.ReferenceRandomBot(seat) for seat in range(engine.players)]
@@ -97,7 +98,7 @@ def test_greedy_bots_choose_as_the_reference_ones_on_two_player_positions():
     """Positions of random games with few legal actions (blooms, draws, bonuses): the same greedy choice."""
     engine = engine_for(2)
     seeds = game_seeds(47, np.arange(2))
-    _, trace = play(engine, [bots.RandomBot(engine, 0), bots.RandomBot(engine, 1)], seeds)
+    _, trace = play(engine, [RandomBot(engine, 0), RandomBot(engine, 1)], seeds)
     compared = 0
     for game, seed in enumerate(seeds):
         state = engine.init(seeds[game:game + 1])
@@ -121,7 +122,7 @@ def test_planner_plays_legal_actions():
     engine = engine_for(2)
     state = engine.init(game_seeds(53, np.arange(3)))
     planner = bots.PlannerBot(engine, 0, CONFIG.bot_weights["planner"])
-    other = bots.RandomBot(engine, 1)
+    other = RandomBot(engine, 1)
     for _ in range(12):
         actions = np.where(state.to_move == 0, planner.act(state, state.to_move == 0),
                            other.act(state, state.to_move == 1))
@@ -140,7 +141,7 @@ def test_action_values_match_played_actions_and_the_choice(players, green):
     change the kernel counts without playing the placement (random play reads no objective)."""
     engine = engine_for(players)
     seeds = game_seeds(59, np.arange(2))
-    _, trace = play(engine, [bots.RandomBot(engine, seat) for seat in range(engine.players)], seeds)
+    _, trace = play(engine, [RandomBot(engine, seat) for seat in range(engine.players)], seeds)
     state = engine.init(seeds)
     if green is not None:
         state.green[:] = config.GREEN.index(green)

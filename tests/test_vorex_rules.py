@@ -5,11 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sims.core.engine import BotSpec, GameDefinition
+from sims.core.bots import RandomBot
+from sims.core.engine import BotSpec, GameDefinition, Trace
 from sims.core.play import batched_bots, play_batch, resolve_bot, seat_labels
 from sims.core.rng import game_seeds
 from sims.registry import register
-from sims.vorex import bots, config, reference_bots, rules
+from sims.vorex import bots, config, reference_bots, render, rules
+from sims.vorex.columns import columns
+from sims.vorex.tables import group_labels
 from sims.vorex.rules import ACTION, RUIN, SETUP, WEED_BLOOM, VorexEngine
 
 CONFIG = config.load()
@@ -31,9 +34,9 @@ def definition() -> GameDefinition:
         name=NAME, title="Vorex", player_counts=(1, 2, 3, 4), load_config=config.load,
         batched=lambda cfg, players: engine_for(players) if cfg is CONFIG else VorexEngine(cfg, players),
         reference=lambda cfg, players, seed: reference.VorexGame(cfg, players, seed),
-        bots={"random": BotSpec("random", bots.RandomBot, reference_bots.ReferenceRandomBot),
+        bots={"random": BotSpec("random", RandomBot, reference_bots.ReferenceRandomBot),
               "greedy": BotSpec("greedy", bots.GreedyBot, reference_bots.ReferenceGreedyBot)},
-        render_reference=lambda game: "", describe_action=lambda game, a: rules.describe(game.config, a),
+        render_reference=lambda game: "", describe_action=lambda game, a: render.describe_action(game.config, a),
         max_turns=lambda cfg: cfg.max_turns, bot_weights=lambda cfg, kind: cfg.bot_weights.get(kind, {}),
         seats=lambda players: 2 if players == 1 else players, house_bot="random")
 
@@ -42,6 +45,11 @@ def legal(engine: VorexEngine, state) -> np.ndarray:
     """The legal mask after a position was changed by hand."""
     engine.forget_cache(state)
     return engine.legal_mask(state)
+
+
+def last_logged(state, name: str, game: int = 0) -> int:
+    """What the last step logged of field ``name`` in ``game``."""
+    return int(state.events.stacked(name)[game, -1])
 
 
 def hexes(*coords: tuple[int, int]) -> list[int]:
@@ -62,7 +70,7 @@ def flowers(engine: VorexEngine, state, game: int, seat: int, hex_numbers) -> No
     for h in hex_numbers:
         state.flower[game, h] = seat
         state.flowers_left[game, seat] -= 1
-    state.group[game] = engine.groups(state.flower[game:game + 1])[0]
+    state.group[game] = group_labels(state.flower[game:game + 1], engine.board.neighbours_ext)[0]
 
 
 def empty_action_position(players: int = 2):
@@ -111,7 +119,7 @@ def test_closing_a_single_hex_makes_a_ruin():
     assert state.tile[0, x] == RUIN
     assert not state.settled[0, x]  # the bar's mushroom stump next to it is still open
     assert state.flower[0, x] == -1
-    assert state.event_log[-1]["ruins_formed"][0] == 1
+    assert last_logged(state, "ruins_formed") == 1
     assert state.face_up[0, 0] == state.pile[0, 2] and state.pile_pointer[0] == 3
 
 
@@ -141,8 +149,7 @@ def test_bloom_payment_follows_the_spec_example():
     engine.step(state, np.array([action]))
     assert list(state.resources[0, 0]) == [2, 0, 0, 0]
     assert state.supply[0, 2] == supply[2] + 1
-    log = state.event_log[-1]
-    assert (log["paid"][0], log["light_paid"][0], log["reduced"][0], log["stump_points"][0]) == (1, 0, 2, 3)
+    assert [last_logged(state, name) for name in ("paid", "light_paid", "reduced", "stump_points")] == [1, 0, 2, 3]
     assert state.flower[0, target] == 0 and state.group[0, target] == min(light, water, target)
 
 
@@ -170,7 +177,7 @@ def test_completed_ruin_goes_to_the_unique_majority():
     state.resources[0, 0] = [0, 0, 0, 5]
     engine.step(state, np.array([CONFIG.encode_bloom(ring[5])]))  # seat 0 fills the last stump: 4 to 2
     assert state.flower[0, x] == 0 and state.settled[0, x]
-    assert state.event_log[-1]["ruin_flowers"][0] == 1
+    assert last_logged(state, "ruin_flowers") == 1
     assert state.stats[0, 0, rules.STAT["flowers_ruins"]] == 1
 
 
@@ -251,7 +258,7 @@ def test_solo_weed_blooms_for_free_and_loses_with_no_stump():
         engine.step(state, np.array([np.nonzero(legal(engine, state)[0])[0][0]]))
     stumps = np.nonzero((state.kind[0, :CONFIG.playable] > 0) & (state.flower[0, :CONFIG.playable] < 0))[0]
     state.flower[0, stumps] = 0
-    state.group[0] = engine.groups(state.flower[0:1])[0]
+    state.group[0] = group_labels(state.flower[0:1], engine.board.neighbours_ext)[0]
     engine.forget_cache(state)
     engine.step(state, np.array([CONFIG.draw_action]))
     engine.step(state, np.array([CONFIG.draw_action]))
@@ -267,7 +274,7 @@ def test_kept_arrays_are_checked_against_the_map():
     check = "kept arrays match the map"
     assert engine.invariants(state)[check].all()
     stump = np.nonzero((state.kind[1] > 0) & (state.flower[1] < 0))[0][0]
-    flowers(engine, state, 1, 0, [stump])  # by hand: beside and production are now stale in game 1
+    flowers(engine, state, 1, 0, [stump])  # by hand: the production is now stale in game 1
     assert list(engine.invariants(state)[check]) == [True, False, True]
     engine.forget_cache(state)
     assert engine.invariants(state)[check].all()
@@ -277,7 +284,8 @@ def test_kept_arrays_are_checked_against_the_map():
 def test_invariants_hold_under_random_play(players):
     engine = engine_for(players)
     state = engine.init(game_seeds(21, np.arange(24)))
-    players_bots = [bots.RandomBot(engine, seat) for seat in range(engine.players)]
+    players_bots = [RandomBot(engine, seat) for seat in range(engine.players)]
+    taken = []
     while not state.done.all():
         mask = legal(engine, state)
         assert (mask.any(axis=1) == ~state.done).all()
@@ -287,6 +295,7 @@ def test_invariants_hold_under_random_play(players):
             actions[movers] = players_bots[seat].act(state, movers)[movers]
         assert mask[~state.done, actions[~state.done]].all()
         active = ~state.done
+        taken.append(np.where(active, actions, -1))
         engine.step(state, actions)
         state.decisions[active] += 1
         for name, ok in engine.invariants(state).items():
@@ -294,20 +303,37 @@ def test_invariants_hold_under_random_play(players):
     results = engine.results(state)
     assert set(results.seat_columns) == set(config.SEAT_COLUMNS)
     assert set(results.game_columns) == set(config.GAME_COLUMNS)
-    events = engine.events(state, _trace_of(state))
+    events = engine.events(state, Trace(actions=np.stack(taken, axis=1)))
     assert events["game"].size == int(state.decisions.sum())
+    assert list(events) == [column.name for column in columns(CONFIG).events]
 
 
-def _trace_of(state):
-    from sims.core.engine import Trace
+@pytest.mark.parametrize("players", [1, 3])
+def test_events_equal_the_references_row_by_row(players):
+    """Every events column (the points each decision brought its seat included) equals the reference's row for
+    the same decision, on seeded random games replayed on the reference."""
+    from sims.vorex.reference import VorexGame
 
-    return Trace(actions=np.zeros((state.size, len(state.event_log)), dtype=np.int32))
+    engine = engine_for(players)
+    seeds = game_seeds(33, np.arange(6))
+    state, trace = play_batch(engine, [RandomBot(engine, s) for s in range(engine.players)], seeds, CONFIG.max_turns)
+    events = engine.events(state, trace)
+    assert (events["points"] != 0).any() and (events["points_brown"] != 0).any()
+    for game in range(seeds.size):
+        reference = VorexGame(CONFIG, players, int(seeds[game]))
+        for action in trace.game_actions(game):
+            reference.apply(action)
+            reference.decisions += 1  # as the play loop counts them
+        rows = np.flatnonzero(events["game"] == game)
+        assert rows.size == len(reference.events)
+        for row, logged in zip(rows, reference.events):
+            assert {name: logged[name] for name in logged} == {name: events[name][row].item() for name in logged}
 
 
 def test_games_do_not_depend_on_the_batch():
     engine = engine_for(2)
     seeds = game_seeds(4, np.arange(12))
-    seat_bots = [bots.RandomBot(engine, 0), bots.RandomBot(engine, 1)]
+    seat_bots = [RandomBot(engine, 0), RandomBot(engine, 1)]
     together, trace = play_batch(engine, seat_bots, seeds, CONFIG.max_turns)
     for game in (0, 5, 11):
         alone, single = play_batch(engine, seat_bots, seeds[game:game + 1], CONFIG.max_turns)

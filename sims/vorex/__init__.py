@@ -22,7 +22,7 @@ GAME = GameDefinition(
     batched="sims.vorex.rules:VorexEngine",
     reference="sims.vorex.reference:VorexGame",
     bots={
-        "random": BotSpec("random", "sims.vorex.bots:RandomBot", "sims.vorex.reference_bots:ReferenceRandomBot",
+        "random": BotSpec("random", "sims.core.bots:RandomBot", "sims.vorex.reference_bots:ReferenceRandomBot",
                           "uniform among legal actions"),
         "greedy": BotSpec("greedy", "sims.vorex.bots:GreedyBot", "sims.vorex.reference_bots:ReferenceGreedyBot",
                           "one ply: points, objective gain, production, resources, tiles"),
@@ -40,9 +40,11 @@ GAME = GameDefinition(
                         "events column kind (the game's declared design components)"),
         ComponentFamily("Tiles placed", "tile", (("kind", "in", ("setup_place", "expand", "bonus_expand")),
                                                  ("tile", "!=", "")),
-                        "events column tile on events with kind setup_place, expand or bonus_expand"),
+                        "events column tile on events with kind setup_place, expand or bonus_expand; points: the "
+                        "score change the placement caused its seat", points="points"),
         ComponentFamily("Tiles bloomed", "tile", (("kind", "in", ("bloom", "bonus_bloom")), ("tile", "!=", "")),
-                        "events column tile on events with kind bloom or bonus_bloom"),
+                        "events column tile on events with kind bloom or bonus_bloom; points: the score change the "
+                        "bloom caused its seat", points="points"),
         ComponentFamily("Stump productions", "stump", (("stump", "!=", ""),),
                         "events column stump (what a stump produced), points from stump_points",
                         points="stump_points"),

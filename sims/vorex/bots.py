@@ -1,4 +1,5 @@
-"""Vorex bots, batched: random, greedy (one ply) and planner (greedy rollouts).
+"""Vorex bots, batched: greedy (one ply) and planner (greedy rollouts); the random bot is the contract's
+(:class:`sims.core.bots.RandomBot`, through :meth:`VorexEngine.choose_uniform`).
 
 The greedy evaluation of a position for seat ``s`` reads only public state
 (the map, resources held) and is, in :data:`~sims.vorex.config.WEIGHT_NAMES`
@@ -24,20 +25,12 @@ from collections.abc import Mapping
 import numpy as np
 
 from sims.core.choice import NO_ACTION, ScoredBot
-from sims.core.engine import BatchedBot
 from sims.core.planner import WIN_BONUS, RolloutPlanner, reshuffle_unseen
-from sims.core.rng import purpose_key, seat_uniforms
+from sims.core.rng import purpose_key
 from sims.vorex import kernels
-from sims.vorex.config import ROTATIONS, WEIGHT_NAMES
-from sims.vorex.rules import (
-    ACTION,
-    SETUP,
-    WEED_BLOOM,
-    WEED_EXPAND,
-    VorexEngine,
-    VorexState,
-    pack_bits,
-)
+from sims.vorex.config import WEIGHT_NAMES
+from sims.vorex.rules import ACTION, SETUP, WEED_BLOOM, WEED_EXPAND, VorexEngine, VorexState
+
 
 def evaluate(engine: VorexEngine, state: VorexState, seats: np.ndarray, weights: Mapping[str, float]) -> np.ndarray:
     """float64 ``[n]``: the greedy evaluation of every game of ``state`` for seat ``seats[i]``."""
@@ -84,62 +77,6 @@ def action_values(engine: VorexEngine, state: VorexState, rows: np.ndarray, lega
         config.setup_beetles, engine.arid_cells, board.around, board.around_touch, board.around_cell_bits,
         engine.place_tables)
     return rows[index], actions, value, noise
-
-
-# SELECT_BIT[b, r]: the position of the r-th set bit (ascending) of byte b
-SELECT_BIT = np.array([[[i for i in range(8) if b >> i & 1][r] if r < bin(b).count("1") else 0 for r in range(8)]
-                       for b in range(256)], dtype=np.int64)
-
-
-def _kth_bit(words: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """Position of the ``k``-th set bit (ascending; bit j % 64 of word j // 64) of each row of uint64 ``words``
-    ``[m, K]``; every row has more than ``k[i]``."""
-    index = np.arange(words.shape[0])
-    counts = np.bitwise_count(words)
-    total = np.cumsum(counts, axis=1, dtype=np.int64)
-    word = np.argmax(total > k[:, None], axis=1)
-    k = k - (total[index, word] - counts[index, word])
-    found = words[index, word].astype("<u8").view(np.uint8).reshape(-1, 8)
-    counts = np.bitwise_count(found)
-    total = np.cumsum(counts, axis=1, dtype=np.int64)
-    byte = np.argmax(total > k[:, None], axis=1)
-    k = k - (total[index, byte] - counts[index, byte])
-    return word * 64 + byte * 8 + SELECT_BIT[found[index, byte], k]
-
-
-class RandomBot(BatchedBot):
-    """Uniform among legal actions: with ``n`` legal actions in ascending order and
-    ``u = uniforms(seed, "bot/<seat>", decisions)[:, 0]``, legal action number ``min(floor(u * n), n - 1)``;
-    ``<seat>`` is the seat to move, so one call chooses for every random seat."""
-
-    engine: VorexEngine
-    plays_any_seat = True
-
-    def act(self, state: VorexState, active: np.ndarray) -> np.ndarray:
-        engine = self.engine
-        chosen = np.full(state.size, -1, dtype=np.int64)
-        rows = np.nonzero(active & ~state.done)[0]
-        if rows.size == 0:
-            return chosen
-        blooms, places, draw, decline = engine.legal_blocks(state, rows, packed=True)
-        blooms = pack_bits(blooms)
-        bloom_count = np.bitwise_count(blooms).sum(axis=1, dtype=np.int64)
-        places = places.reshape(rows.size, -1)  # [n, 3 * place_words]: slot-major bits
-        place_count = np.bitwise_count(places).sum(axis=1, dtype=np.int64)
-        count = bloom_count + place_count + draw + decline
-        u = seat_uniforms(state.seeds[rows], state.to_move[rows], state.decisions[rows])
-        k = np.minimum((u * count).astype(np.int64), count - 1)  # as sims.core.choice.choose_uniform
-        action = np.where(draw, engine.config.draw_action, engine.config.decline_action)
-        bloom = np.nonzero(k < bloom_count)[0]
-        if bloom.size:
-            action[bloom] = engine.offsets["bloom"] + _kth_bit(blooms[bloom], k[bloom])
-        k = k - bloom_count
-        place = np.nonzero((k >= 0) & (k < place_count))[0]
-        if place.size:
-            slot, within = np.divmod(_kth_bit(places[place], k[place]), engine.board.place_rows)
-            action[place] = engine.offsets["place"] + slot * engine.P * ROTATIONS + within
-        chosen[rows] = action
-        return chosen
 
 
 class GreedyBot(ScoredBot):

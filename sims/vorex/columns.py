@@ -42,6 +42,12 @@ _COUNTS = {
                "resources"),
     "ruins_formed": ("ruins formed while resolving it", "ruins"),
     "ruin_flowers": ("ruin flowers placed, by any seat, while resolving it", "flowers"),
+    "points": ("the deciding seat's score change the decision caused (all it set off included; the weed: 0)",
+               "points"),
+    "points_flowers": ("of it, from the seat's flowers", "points"),
+    "points_stumps": ("of it, from points stumps", "points"),
+    "points_green": ("of it, from the green objective", "points"),
+    "points_brown": ("of it, from the brown objective", "points"),
 }
 
 

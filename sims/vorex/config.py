@@ -130,7 +130,10 @@ stump_points`` (value of a points stump bloomed; 0) ``, reduced`` (cost units
 removed by reductions) ``, paid`` (resources paid, light included) ``,
 light_paid, gained`` (resources gained by this decision and what it caused
 automatically: draw, beetles, an automatic bonus draw) ``, ruins_formed,
-ruin_flowers`` (ruin flowers placed, by any seat, while resolving it).
+ruin_flowers`` (ruin flowers placed, by any seat, while resolving it) ``,
+points`` (the deciding seat's score change the decision caused, everything it
+set off before the next decision included; the weed's: 0) ``, points_flowers,
+points_stumps, points_green, points_brown`` (that change by score line).
 
 Snapshot (both engines, equal): ``{"tile": [H] tile id per hex (-1 empty, -2
 ruin), "part": [H] index 0..3 of the tile hex (-1), "flower": [H] seat (-1),
@@ -222,6 +225,18 @@ PHASES = ("setup", "action", "bonus_expand", "bonus_bloom", "weed_bloom", "weed_
 BLOCKS = ("bloom", "place", "draw", "decline")
 EVENT_KINDS = ("setup_place", "draw", "expand", "bloom", "bonus_expand", "bonus_bloom", "decline",
                "weed_bloom", "weed_expand")
+
+
+def event_kind(phase: str, block: str) -> str:
+    """The events ``kind`` of a decision of ``block`` (a :data:`BLOCKS` name) taken in ``phase`` (a :data:`PHASES`
+    name), for both engines."""
+    if block == "decline":
+        return "decline"
+    return {"setup": "setup_place", "bonus_expand": "bonus_expand", "bonus_bloom": "bonus_bloom",
+            "weed_bloom": "weed_bloom", "weed_expand": "weed_expand"}.get(
+        phase, {"draw": "draw", "place": "expand", "bloom": "bloom"}[block])
+
+
 END_REASONS = ("", "last_flower", "blocked", "solo_win", "weed_last_flower", "weed_no_stump", "stall")
 
 SEAT_COLUMNS = (

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import helper, lowest_bit_index, noise, noise_stream, popcount
+from sims.core.kernels import helper, kth_set_bit, lowest_bit_index, noise, noise_stream, popcount
 from sims.vorex.config import ARID, HEX_KINDS, LIGHT, POINTS, ROTATIONS
 
 EMPTY, RUIN = -1, -2
@@ -564,7 +564,7 @@ def _production_held(g, seat, flower, kind, out):
 
 
 @helper
-def _bloom_payment(g, h, mover, flower, group, tile, part, resources, production, tile_cost, neighbours, pay):
+def bloom_payment(g, h, mover, flower, group, tile, part, resources, production, tile_cost, neighbours, pay):
     """``pay [8+]``: in ``pay[:4]`` (light, mushroom, water, insect) what blooming stump ``h`` of game row ``g``
     costs ``mover``: the cost less the production of the mover's groups next to it, each group once (its light
     production first covers what the resources held do not, then the rest), paid in kind, the shortfall in light.
@@ -604,7 +604,7 @@ def _bloom_payment(g, h, mover, flower, group, tile, part, resources, production
 @helper
 def _played_bloom(g, h, mover, pays, game, tables, production, tile_cost, supply, one, scratch, stock):
     """The one-game copy ``one`` of game row ``g`` after ``mover`` blooms stump ``h``: the payment (``pays``: not
-    a weed bloom, :func:`_bloom_payment`), the flower (groups merge), the complete ruins next to it settle
+    a weed bloom, :func:`bloom_payment`), the flower (groups merge), the complete ruins next to it settle
     (ascending) and a draw stump's bonus draw, unless the flower ended a solo game. ``stock [12]`` is scratch."""
     tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled = game
     neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
@@ -615,7 +615,7 @@ def _played_bloom(g, h, mover, pays, game, tables, production, tile_cost, supply
     for r in range(4):
         supply_left[r] = supply[g, r]
     if pays:
-        _bloom_payment(g, h, mover, flower, group, tile, part, resources, production, tile_cost, neighbours, stock)
+        bloom_payment(g, h, mover, flower, group, tile, part, resources, production, tile_cost, neighbours, stock)
         for r in range(4):
             resources1[0, mover, r] -= stock[r]
             supply_left[r] += stock[r]
@@ -976,3 +976,72 @@ def legal_placements(games, shapes, first_only, tile, tiles_on_map, place_tables
             last = g
         _scan_placements(shapes[i], tiles_on_map[g] == 0, first_only, positions, free, edge, place_tables, legal[i])
     return legal
+
+
+@njit(cache=True)
+def choose_uniform(blooms, places, draw, decline, u, bases, chosen):
+    """``chosen[i]``: legal action number ``min(floor(u[i] * n), n - 1)`` (ascending) of the ``n`` legal actions of
+    row ``i`` (``BatchedEngine.choose_uniform``), given by block as ``VorexEngine.legal_blocks`` packs them: blooms
+    bool ``[n, P]``, places uint64 ``[n, 3, words]`` (bit p of a slot: placement p), draw and decline bool ``[n]``.
+    ``bases``: the bloom block's first action, the place block's, a slot's actions, the draw and decline actions."""
+    for i in range(u.size):
+        total = np.int64(draw[i]) + np.int64(decline[i])
+        for h in range(blooms.shape[1]):
+            total += blooms[i, h]
+        for slot in range(places.shape[1]):
+            for w in range(places.shape[2]):
+                total += popcount(places[i, slot, w])
+        k = min(np.int64(u[i] * total), total - 1)
+        chosen[i] = -1
+        for h in range(blooms.shape[1]):
+            if blooms[i, h]:
+                if k == 0:
+                    chosen[i] = bases[0] + h
+                    break
+                k -= 1
+        for slot in range(places.shape[1]):
+            for w in range(places.shape[2]):
+                if chosen[i] >= 0:
+                    break
+                count = popcount(places[i, slot, w])
+                if k < count:
+                    chosen[i] = bases[1] + slot * bases[2] + w * 64 + kth_set_bit(places[i, slot, w], k)
+                k -= count
+        if chosen[i] < 0:
+            chosen[i] = bases[3] if draw[i] and k == 0 else bases[4]
+
+
+@njit(cache=True)
+def legal_blooms(rows, free, to_move, stump, flower, group, tile, part, resources, production, flowers_left,
+                 tile_cost, neighbours, legal):
+    """Rules §4.4, §5, §9.2: ``legal [n, P]``: the legal blooms of the mover of game ``rows[i]``: the free stumps,
+    if the mover has a flower left and (``free[i]``: a weed bloom, no cost) the light held covers what the
+    payment (:func:`bloom_payment`) takes in light."""
+    pay = np.zeros(8, dtype=np.int64)
+    for i in range(rows.size):
+        g = rows[i]
+        seat = to_move[g]
+        can = free[i] or flowers_left[g, seat] > 0
+        for h in range(legal.shape[1]):
+            ok = can and stump[g, h] >= 0 and flower[g, h] < 0
+            if ok and not free[i]:
+                bloom_payment(g, h, seat, flower, group, tile, part, resources, production, tile_cost, neighbours,
+                              pay)
+                ok = pay[0] <= resources[g, seat, 0]
+            legal[i, h] = ok
+
+
+@njit(cache=True)
+def bloom_payments(rows, hexes, to_move, flower, group, tile, part, resources, production, tile_cost, neighbours,
+                   pay, reduced):
+    """Rules §5.1, §5.2: ``pay [m, 4]`` (light, mushroom, water, insect) and ``reduced [m]`` (cost units the
+    groups' production removed) of the mover of game ``rows[i]`` blooming ``hexes[i]`` (:func:`bloom_payment`)."""
+    found = np.zeros(8, dtype=np.int64)
+    for i in range(rows.size):
+        g, h = rows[i], hexes[i]
+        bloom_payment(g, h, to_move[g], flower, group, tile, part, resources, production, tile_cost, neighbours,
+                      found)
+        pay[i, :] = found[:4]
+        reduced[i] = 0
+        for k in range(3):
+            reduced[i] += tile_cost[tile[g, h], part[g, h], k] - found[5 + k]

@@ -49,6 +49,7 @@ from sims.vorex.config import (
     SETUP_SLOTS,
     VorexConfig,
     distance,
+    event_kind,
 )
 
 EMPTY = -1
@@ -658,6 +659,7 @@ class VorexGame(ReferenceGame):
             "block": block, "kind": event_kind(self.phase, block), "tile": "", "level": -1, "stump": "",
             "stump_points": 0, "reduced": 0, "paid": 0, "light_paid": 0, "gained": 0, "ruins_formed": 0,
             "ruin_flowers": 0})
+        before = self.score_sheet(seat)
 
         if self.phase == SETUP:
             slot, anchor, rotation = fields
@@ -686,6 +688,7 @@ class VorexGame(ReferenceGame):
             slot, anchor, rotation = fields
             self.place_tile(self.face_up[slot], anchor, rotation, beetles=False, refill_slot=slot)
         self.continue_turn()
+        self.note_points(seat, before)
 
     def take_action(self, block: str, fields: tuple[int, ...]) -> None:
         """Rules §4.1: A player's draw, expand or bloom (an ACTION decision or a bonus)."""
@@ -715,6 +718,15 @@ class VorexGame(ReferenceGame):
                 row[name] += value
             else:
                 row[name] = value
+
+    def note_points(self, seat: int, before: dict[str, int]) -> None:
+        """The decision's event row gets the score change it caused the deciding seat: ``points`` in all and
+        by score line (``points_flowers``...: rules §8), what the turn's automatic steps added included."""
+        after = self.score_sheet(seat)
+        row = self.events[-1]
+        for name, value in after.items():
+            row[name] = value - before[name]
+        row["points"] = sum(after.values()) - sum(before.values())
 
     # --- the rest of the turn ------------------------------------------------------------------------
 
@@ -931,12 +943,3 @@ class VorexGame(ReferenceGame):
             "last_flower": self.last_flower,
             "end": self.end,
         }
-
-
-def event_kind(phase: str, block: str) -> str:
-    """The events ``kind`` of a decision of ``block`` taken in ``phase``."""
-    if block == "decline":
-        return "decline"
-    return {SETUP: "setup_place", BONUS_EXPAND: "bonus_expand", BONUS_BLOOM: "bonus_bloom",
-            WEED_BLOOM: "weed_bloom", WEED_EXPAND: "weed_expand"}.get(
-        phase, {"draw": "draw", "place": "expand", "bloom": "bloom"}[block])

@@ -17,26 +17,28 @@ a hex that does not become a single enclosed hex (every closed region is then
 a single hex: a ruin).
 
 Hot pieces run as compiled loops over the game axis (:mod:`sims.vorex.kernels`):
-placement legality (a walk around each placement) and the points.
+placement legality (a walk around each placement), the legal blooms and their
+payments, the points, and the random bot's choice.
 
 Kept between decisions: each flower's group label (the smallest hex of its
 6-connected same-seat group, updated when a flower lands), each group's
-flowers on production stumps by resource, the seats with a flower next to
-each hex, the covered hexes as bits, each stump's tile hex, the legal
+flowers on production stumps by resource, the covered hexes as bits, each stump's tile hex, the legal
 placements per (game, shape) until the next tile lands, and the legal blooms
-of the current decision. After changing a state's arrays by hand, call
+of the current decision (and, for the events, every seat's points at the last
+logged step). After changing a state's arrays by hand, call
 :meth:`VorexEngine.forget_cache` (it recomputes all of these from the map).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from sims.core.engine import STALL, BatchedEngine, BatchedState, GameResults, Trace
+from sims.core.events import EventField, EventLog
 from sims.core.rng import shuffle_order
-from sims.vorex import kernels
+from sims.vorex import checks, kernels
 from sims.vorex.config import (
     ARID,
     BLOCKS,
@@ -53,10 +55,12 @@ from sims.vorex.config import (
     SETUP_SLOTS,
     TILE_HEXES,
     VorexConfig,
+    event_kind,
 )
 from sims.vorex.kernels import EMPTY, FIRST_PRODUCTION, LAST_PRODUCTION, POINT_COLUMNS, RUIN
-from sims.vorex.tables import (PRODUCTION_LANES, Board, TileTables, count6, flat_view, nonzero2, pack_bits,
-                               unpack_words)
+from sims.vorex.render import describe_action
+from sims.vorex.tables import (PRODUCTION_LANES, Board, TileTables, count6, nonzero2,
+                               pack_bits, production_totals, unpack_words)
 
 SETUP, ACTION, BONUS_EXPAND, BONUS_BLOOM, WEED_BLOOM, WEED_EXPAND = range(6)
 CONTINUE = 6  # internal: the decision's effects are over, the turn goes on (never a decision)
@@ -68,9 +72,13 @@ END = {name: index for index, name in enumerate(END_REASONS)}
 STATS = ("flowers_placed", "flowers_ruins", "resources_gained", "resources_paid", "tiles_placed", "draws",
          "expands", "blooms", "bonus_draws", "bonus_expands", "bonus_blooms")
 STAT = {name: index for index, name in enumerate(STATS)}
-EVENT_KIND = {name: index for index, name in enumerate(EVENT_KINDS)}
-LOG_FIELDS = ("turn", "seat", "phase", "block", "kind", "tile", "stump", "stump_points", "reduced", "paid",
-              "light_paid", "gained", "ruins_formed", "ruin_flowers")
+# the events kind of each (phase, block) decision (config.event_kind, both engines)
+KIND_OF = np.array([[EVENT_KINDS.index(event_kind(phase, block)) for block in BLOCKS] for phase in PHASES])
+# what a step logs of each decision; block and kind are read from the action and the phase at the end
+COUNTS = ("stump_points", "reduced", "paid", "light_paid", "gained", "ruins_formed", "ruin_flowers")
+EVENT_FIELDS = (EventField("turn", np.int32), EventField("seat", np.int8), EventField("phase", np.int8),
+                EventField("tile", np.int16), EventField("stump", np.int8, labels=HEX_KINDS),
+                *(EventField(name, np.int16, empty=0) for name in COUNTS + ("points",) + POINT_COLUMNS))
 
 WEED_BLOOMS = 2  # the weed blooms twice a turn (rulebook), whatever rules.actions_per_turn says
 
@@ -84,7 +92,6 @@ class VorexState(BatchedState):
     group: np.ndarray  # int16 [B, H+2]: a flower's group label (a hex of the group), -1
     stump: np.ndarray  # int16 [B, H+2]: tile * 4 + part of each stump (flower or not), -1
     covered: np.ndarray  # uint64 [B, ceil((H+2) / 64)]: bit h % 64 of word h // 64 set iff hex h is not EMPTY
-    beside: np.ndarray  # uint8 [B, H+2]: bit s set iff a flower of seat s is next to the hex
     production: np.ndarray  # uint64 [B, H+2]: at each group label, the group's flowers on production stumps; 0 elsewhere
     #   by resource (light, mushroom, water, insect) as 4 int16 counts in one word (PRODUCTION_LANES); 0 elsewhere
     settled: np.ndarray  # bool [B, H+2]
@@ -110,9 +117,9 @@ class VorexState(BatchedState):
     bloom_cache: np.ndarray  # bool [B, P]: legal blooms at the current decision (where bloom_stamp == steps)
     bloom_stamp: np.ndarray  # int64 [B]
     brown: np.ndarray  # int8 [B]
+    scores: np.ndarray  # int16 [B, 4, S]: every seat's points by score line when the event log last looked
+    events: EventLog  # per step: the decision's turn, seat, phase, tile, stump, counts and points (EVENT_FIELDS)
     steps: int = 0
-    logging: bool = True
-    event_log: list = field(default_factory=list)
 
 
 class VorexEngine(BatchedEngine):
@@ -132,11 +139,12 @@ class VorexEngine(BatchedEngine):
         self.tile_shape, self.tile_kind, self.tile_cost = tiles.tile_shape, tiles.tile_kind, tiles.tile_cost
         self.tile_value, self.tile_beetles, self.tile_level = tiles.tile_value, tiles.tile_beetles, tiles.tile_level
         self.tile_count, self.tile_stumps, self.arid_cells = tiles.tile_count, tiles.tile_stumps, tiles.arid_cells
-        self.held_caps, self.held_combos = tiles.held_caps, tiles.held_combos
-        self.light_short, self.most_short, self.category = tiles.light_short, tiles.most_short, tiles.category
+        self.category = tiles.category
         levels = config.pile_levels(players)
         self.pile_levels = levels
         self.pile_size = sum(len(level) for level in levels)
+        self.choice_bases = np.array([self.offsets["bloom"], self.offsets["place"], P * ROTATIONS, config.draw_action,
+                                      config.decline_action], dtype=np.int64)
 
     # --- setup ------------------------------------------------------------------------------
 
@@ -183,7 +191,7 @@ class VorexEngine(BatchedEngine):
             end=np.zeros(B, np.int8), decisions=np.zeros(B, np.int32),
             tile=tile, part=np.full((B, W), -1, np.int8), kind=np.full((B, W), -1, np.int8),
             flower=np.full((B, W), -1, np.int8), group=np.full((B, W), -1, np.int16),
-            stump=np.full((B, W), -1, np.int16), covered=pack_bits(tile != EMPTY), beside=np.zeros((B, W), np.uint8),
+            stump=np.full((B, W), -1, np.int16), covered=pack_bits(tile != EMPTY),
             production=np.zeros((B, W), np.uint64),
             settled=np.zeros((B, W), bool), resources=resources, supply=supply, flowers_left=flowers_left,
             face_up=face_up, pile=pile, pile_pointer=np.full(B, shown, np.int16), setup_tiles=setup,
@@ -193,8 +201,10 @@ class VorexEngine(BatchedEngine):
             stats=np.zeros((B, S, len(STATS)), np.int32), green=green, brown=brown,
             place_cache=np.zeros((B, len(cfg.shapes), board.place_rows // 64), np.uint64),
             cache_valid=np.zeros((B, len(cfg.shapes)), bool), bloom_cache=np.zeros((B, self.P), bool),
-            bloom_stamp=np.full(B, -1, np.int64))
-        self._settle(state, np.arange(B))
+            bloom_stamp=np.full(B, -1, np.int64), scores=np.zeros((B, len(POINT_COLUMNS), S), np.int16),
+            events=EventLog(EVENT_FIELDS))
+        self.continue_turn(state, np.arange(B))
+        state.scores[:] = self.score_lines(state, np.arange(B))
         return state
 
     # --- placements ---------------------------------------------------------------------------
@@ -281,97 +291,25 @@ class VorexEngine(BatchedEngine):
     # --- blooms ---------------------------------------------------------------------------------
 
     def bloom_options(self, state: VorexState, rows: np.ndarray, free: np.ndarray) -> np.ndarray:
-        """bool ``[n, P]``: legal blooms of the mover of games ``rows``; ``free`` marks weed blooms
-        (no cost, no flower check). A stump whose whole cost the mover's light covers needs no payment sum."""
-        P, W = self.P, self.H + 2
-        seats = state.to_move[rows].astype(np.int64)
-        stumps = state.stump.take(rows, axis=0)  # [n, H+2]; take: several times faster than stump[rows, :P]
-        stump = stumps[:, :P]
-        can = free | (state.flowers_left[rows, seats] > 0)
-        legal = (stump >= 0) & (state.flower.take(rows, axis=0)[:, :P] < 0) & can[:, None]
-        held = state.resources[rows, seats].astype(np.int64)  # [n, 4]
-        light = held[:, 0]
-        caps = self.held_caps
-        held_code = ((np.minimum(held[:, 1], caps[0]) * (caps[1] + 1) + np.minimum(held[:, 2], caps[1]))
-                     * (caps[2] + 1) + np.minimum(held[:, 3], caps[2]))
-        pays = np.nonzero(~free & can & (light < self.most_short[held_code]))[0]  # light short of some stump's cost
-        i, h = nonzero2(legal[pays])  # the stumps to pay for
-        i = pays[i]
-        code = stumps.ravel()[i * W + h].astype(np.int64)
-        # reductions only lower the payment: first try paying the whole cost
-        short = self.light_short[code * self.held_combos + held_code[i]] > light[i]
-        i, h = i[short], h[short]
-        # without an own flower next to it nothing is reduced: the whole cost is too much
-        near = (state.beside.ravel()[rows[i] * W + h] >> seats[i].astype(np.uint8)) & 1 > 0
-        legal.ravel()[(i * P + h)[~near]] = False
-        i, h = i[near], h[near]
-        code = stumps.ravel()[i * W + h].astype(np.int64)
-        if i.size:
-            ok = self._payment(state, rows[i], seats[i], h, code, held[i], affordable_only=True)
-            legal[i[~ok], h[~ok]] = False
+        """bool ``[n, P]``: legal blooms of the mover of games ``rows``; ``free`` marks weed blooms (no cost, no
+        flower check). Compiled: :func:`kernels.legal_blooms`."""
+        legal = np.empty((rows.size, self.P), dtype=bool)
+        kernels.legal_blooms(np.asarray(rows, dtype=np.int64), free, state.to_move, state.stump, state.flower,
+                             state.group, state.tile, state.part, state.resources, state.production,
+                             state.flowers_left, self.tile_cost, self.board.neighbours, legal)
         return legal
 
-    def _payment(self, state: VorexState, games: np.ndarray, seats: np.ndarray, hexes: np.ndarray,
-                 code: np.ndarray, held: np.ndarray, affordable_only: bool = False):
-        """Payment of blooming ``hexes`` by ``seats`` in ``games`` (pairs): the cost of the stump (tile hex
-        ``code``: tile * 4 + part) less the production of the seat's groups next to it (``state.production``),
-        each group counted once; ``held`` [m, 4] are the seats' resources (int64).
-
-        Returns pay [m, 4] (light, mushroom, water, insect), reduced [m] and affordable [m]
-        (``affordable_only``: affordable alone).
-        """
-        board, W = self.board, self.H + 2
-        around = board.neighbours_by_direction.take(hexes, axis=1)  # [6, m] flat hex indices
-        around += games * W
-        labels = np.where(state.flower.ravel().take(around) == seats, state.group.ravel().take(around), -1)
-        first = labels >= 0  # each group once: its first neighbour in direction order
-        for d in range(1, 6):
-            for e in range(d):
-                first[d] &= labels[d] != labels[e]
-        index = np.where(first, labels, board.OPEN) + games * W  # OPEN holds no flower: reads 0
-        # the 4 int16 counts of a group in one uint64 word: summing words sums the counts (none carries)
-        words = state.production.ravel().take(index).sum(axis=0, dtype=np.uint64)
-        counts = words.view(np.int16).reshape(-1, 4).astype(np.int64)
-        cost = self.tile_cost.reshape(-1, 3)[code].astype(np.int64)  # [m, 3]
-        need = np.maximum(cost - counts[:, 1:], 0)
-        wild = counts[:, 0].copy()
-        for k in range(3):
-            x = np.minimum(wild, np.maximum(need[:, k] - held[:, k + 1], 0))
-            need[:, k] -= x
-            wild -= x
-        for k in range(3):
-            x = np.minimum(wild, need[:, k])
-            need[:, k] -= x
-            wild -= x
-        over = np.maximum(need - held[:, 1:], 0)
-        light = over[:, 0] + over[:, 1] + over[:, 2]
-        if affordable_only:
-            return light <= held[:, 0]
-        spend = np.minimum(need, held[:, 1:])
-        pay = np.concatenate([light[:, None], spend], axis=1)
-        cut = cost - need
-        reduced = cut[:, 0] + cut[:, 1] + cut[:, 2]
-        return pay, reduced, light <= held[:, 0]
-
-    def _beside(self, state: VorexState, rows: np.ndarray) -> np.ndarray:
-        """uint8 ``[n, H+2]``: :attr:`VorexState.beside` of games ``rows`` computed from the flowers."""
-        W = self.H + 2
-        i, h = nonzero2(state.flower[rows, :self.H] >= 0)
-        bits = np.zeros(rows.size * W, dtype=np.uint8)
-        seat_bit = (np.uint8(1) << state.flower[rows[i], h].astype(np.uint8))[:, None]
-        np.bitwise_or.at(bits, (i * W)[:, None] + self.board.neighbours[h], seat_bit)
-        return bits.reshape(rows.size, W)
-
-    def _production_totals(self, state: VorexState, rows: np.ndarray) -> np.ndarray:
-        """uint64 ``[n, H+2]``: :attr:`VorexState.production` of games ``rows`` computed from the flowers and groups."""
-        W = self.H + 2
-        i, h = nonzero2(state.flower[rows] >= 0)
-        kind = state.kind[rows[i], h].astype(np.int64)
-        production = (kind >= FIRST_PRODUCTION) & (kind <= LAST_PRODUCTION)
-        i, h, resource = i[production], h[production], kind[production] - FIRST_PRODUCTION
-        key = (i * W + state.group[rows[i], h].astype(np.int64)) * 4 + resource
-        totals = np.bincount(key, minlength=rows.size * W * 4).astype(np.int16)
-        return totals.view(np.uint64).reshape(rows.size, W)
+    def bloom_payment(self, state: VorexState, rows: np.ndarray, hexes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rules §5.1, §5.2: what the movers of games ``rows`` pay to bloom ``hexes``: pay int64 ``[m, 4]`` (light,
+        mushroom, water, insect) and reduced ``[m]`` (cost units their groups' production removed), compiled
+        (:func:`kernels.bloom_payment`: the cost less the production of the mover's groups next to the stump,
+        each group once, paid in kind, the shortfall in light)."""
+        pay = np.empty((rows.size, 4), dtype=np.int64)
+        reduced = np.empty(rows.size, dtype=np.int64)
+        kernels.bloom_payments(np.asarray(rows, dtype=np.int64), np.asarray(hexes, dtype=np.int64), state.to_move,
+                               state.flower, state.group, state.tile, state.part, state.resources, state.production,
+                               self.tile_cost, self.board.neighbours, pay, reduced)
+        return pay, reduced
 
     # --- legal actions ------------------------------------------------------------------------
 
@@ -418,6 +356,16 @@ class VorexEngine(BatchedEngine):
             blooms[bloomers] = self.blooms(state, rows[bloomers])
         return blooms, places, phase == ACTION, (phase == BONUS_EXPAND) | (phase == BONUS_BLOOM)
 
+    def choose_uniform(self, state: VorexState, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """:meth:`BatchedEngine.choose_uniform` from the legal actions by block (:meth:`legal_blocks`, places as
+        bits), counted and picked in one compiled loop (:func:`kernels.choose_uniform`), with no action mask."""
+        chosen = np.empty(rows.size, dtype=np.int64)
+        if rows.size:
+            blooms, places, draw, decline = self.legal_blocks(state, rows, packed=True)
+            kernels.choose_uniform(blooms, places, draw, decline, np.asarray(u, dtype=np.float64),
+                                   self.choice_bases, chosen)
+        return chosen
+
     def blooms(self, state: VorexState, rows: np.ndarray) -> np.ndarray:
         """bool ``[n, P]``: legal blooms of games ``rows`` at a bloom decision (kept until the next step)."""
         stale = state.bloom_stamp[rows] != state.steps
@@ -429,13 +377,13 @@ class VorexEngine(BatchedEngine):
 
     def forget_cache(self, state: VorexState) -> None:
         """Drop the kept legal placements and blooms and recompute the other kept arrays (production, covered,
-        stump, beside) from the map (after changing a state's arrays by hand)."""
+        stump, scores) from the map (after changing a state's arrays by hand)."""
         state.cache_valid[:] = False
         state.bloom_stamp[:] = -1
-        state.production[:] = self._production_totals(state, np.arange(state.size))
+        state.production[:] = production_totals(state.flower, state.kind, state.group, np.arange(state.size))
         state.covered[:] = pack_bits(state.tile != EMPTY)
         state.stump[:] = np.where(state.kind > ARID, state.tile.astype(np.int64) * TILE_HEXES + state.part, -1)
-        state.beside[:] = self._beside(state, np.arange(state.size))
+        state.scores[:] = self.score_lines(state, np.arange(state.size))
 
     def legal_pairs(self, state: VorexState, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Flat ``(games, actions)`` of every legal action of games ``rows``, by game then action."""
@@ -445,17 +393,14 @@ class VorexEngine(BatchedEngine):
     # --- step -------------------------------------------------------------------------------
 
     def step(self, state: VorexState, actions: np.ndarray) -> None:
+        """Rules §4: each running game takes its action, then goes on to its next decision (:meth:`continue_turn`)."""
         rows = np.nonzero(~state.done)[0]
         state.steps += 1
-        log = self._new_log(state) if state.logging else None
+        log = self.log_decisions(state, rows)
         if rows.size == 0:
-            if log is not None:
-                state.event_log.append(log)
             return
         action = np.asarray(actions, dtype=np.int64)[rows]
         off, P = self.offsets, self.P
-        if log is not None:
-            self._log_decision(state, rows, action, log)
         place = (action >= off["place"]) & (action < off["draw"])
         bloom = action < off["place"]
         draw = action == off["draw"]
@@ -465,48 +410,57 @@ class VorexEngine(BatchedEngine):
         if place.any():
             code = action[place] - off["place"]
             slot, within = np.divmod(code, P * ROTATIONS)
-            self._do_place(state, rows[place], slot, within, log)
+            self.place_tile(state, rows[place], slot, within, log)
         if bloom.any():
-            self._do_bloom(state, rows[bloom], action[bloom] - off["bloom"], log)
+            self.bloom(state, rows[bloom], action[bloom] - off["bloom"], log)
         if draw.any():
-            self._do_draw(state, rows[draw], log, bonus=False)
+            self.draw(state, rows[draw], log, bonus=False)
             state.phase[rows[draw]] = CONTINUE
         if decline.any():
             state.phase[rows[decline]] = CONTINUE
-        self._settle(state, rows, log)
+        self.continue_turn(state, rows, log)
         if log is not None:
-            state.event_log.append(log)
+            self.log_points(state, rows, log)
 
-    def _new_log(self, state: VorexState) -> dict:
-        B = state.size
-        log = {name: np.full(B, -1, dtype=np.int32) for name in ("turn", "seat", "phase", "block", "kind", "tile",
-                                                                 "stump")}
-        for name in ("stump_points", "reduced", "paid", "light_paid", "gained", "ruins_formed", "ruin_flowers"):
-            log[name] = np.zeros(B, dtype=np.int32)
+    def log_decisions(self, state: VorexState, rows: np.ndarray) -> dict[str, np.ndarray] | None:
+        """This step's event arrays by field name, the deciding games ``rows`` given their turn, seat, phase and
+        minus the seat's points before the decision (``state.scores``; :meth:`log_points` adds the points after);
+        None when the state's log is disabled (a bot's branch)."""
+        if not state.events.enabled:
+            return None
+        log = dict(zip((f.name for f in EVENT_FIELDS), state.events.step(state.size)))
+        seats = state.to_move[rows].astype(np.int64)
+        log["turn"][rows] = state.turn[rows]
+        log["seat"][rows] = seats
+        log["phase"][rows] = state.phase[rows]
+        self._add_points(log, rows, -state.scores[rows, :, seats])
         return log
 
-    def _log_decision(self, state: VorexState, rows: np.ndarray, action: np.ndarray, log: dict) -> None:
-        off = self.offsets
-        phase = state.phase[rows].astype(np.int64)
-        block = np.searchsorted(np.array([off[b] for b in BLOCKS]), action, side="right") - 1
-        log["turn"][rows] = state.turn[rows]
-        log["seat"][rows] = state.to_move[rows]
-        log["phase"][rows] = phase
-        log["block"][rows] = block
-        by_phase = {  # (phase, block) -> event kind
-            (SETUP, 1): "setup_place", (ACTION, 2): "draw", (ACTION, 1): "expand", (ACTION, 0): "bloom",
-            (BONUS_EXPAND, 1): "bonus_expand", (BONUS_BLOOM, 0): "bonus_bloom", (WEED_BLOOM, 0): "weed_bloom",
-            (WEED_EXPAND, 1): "weed_expand"}
-        kind = np.full(rows.size, EVENT_KIND["decline"], dtype=np.int32)
-        for (p, b), name in by_phase.items():
-            kind[(phase == p) & (block == b)] = EVENT_KIND[name]
-        log["kind"][rows] = kind
+    def log_points(self, state: VorexState, rows: np.ndarray, log: dict[str, np.ndarray]) -> None:
+        """Each deciding seat's score change, in all and by score line (rules §8): its points after the decision
+        and everything it set off, less before (:meth:`log_decisions`); ``state.scores`` updated."""
+        if rows.size == 0:
+            return
+        state.scores[rows] = self.score_lines(state, rows)
+        self._add_points(log, rows, state.scores[rows, :, log["seat"][rows].astype(np.int64)])
+
+    def score_lines(self, state: VorexState, rows: np.ndarray) -> np.ndarray:
+        """int64 ``[n, 4, S]``: every seat's points by score line (:data:`POINT_COLUMNS`) in games ``rows``."""
+        return kernels.points(rows, state.tile, state.part, state.kind, state.flower, state.group, state.green,
+                              state.brown, self.board.neighbours, self.tile_value, self.tile_stumps, self.players,
+                              self.solo)
+
+    @staticmethod
+    def _add_points(log: dict[str, np.ndarray], rows: np.ndarray, lines: np.ndarray) -> None:
+        """Add ``lines`` ``[n, 4]`` (by score line) and their sum to the points fields of ``rows``."""
+        for column, name in enumerate(POINT_COLUMNS):
+            log[name][rows] += lines[:, column]
+        log["points"][rows] += lines.sum(axis=1)
 
     # --- effects --------------------------------------------------------------------------------
 
-    def _gain(self, state: VorexState, rows: np.ndarray, seats: np.ndarray, amounts: np.ndarray, log,
-              count: bool = True) -> None:
-        """Seats take ``amounts`` [n, 4] from the supply, each kind capped by what the supply has."""
+    def gain(self, state: VorexState, rows: np.ndarray, seats: np.ndarray, amounts: np.ndarray, log) -> None:
+        """Rules §1.3, §1.5: seats take ``amounts`` [n, 4] from the supply, each kind capped by what it has."""
         got = np.minimum(amounts, state.supply[rows]).astype(np.int16)
         state.supply[rows] -= got
         state.resources[rows, seats] += got
@@ -515,17 +469,20 @@ class VorexEngine(BatchedEngine):
         if log is not None:
             log["gained"][rows] += total
 
-    def _do_draw(self, state: VorexState, rows: np.ndarray, log, bonus: bool) -> None:
+    def draw(self, state: VorexState, rows: np.ndarray, log, bonus: bool) -> None:
+        """Rules §4.2: the mover gains one resource per own flower on a production stump (``bonus``: §5.3)."""
         seats = state.to_move[rows].astype(np.int64)
         # the seat's flowers on production stumps by resource: the kept totals of its groups (words at the group
         # labels, 0 at other hexes; the 4 int16 counts of a word add up without carries)
         mine = state.flower.take(rows, axis=0) == seats[:, None]
         words = np.where(mine, state.production.take(rows, axis=0), np.uint64(0)).sum(axis=1, dtype=np.uint64)
         amounts = words.view(np.int16).reshape(-1, 4).astype(np.int64)
-        self._gain(state, rows, seats, amounts, log)
+        self.gain(state, rows, seats, amounts, log)
         state.stats[rows, seats, STAT["bonus_draws" if bonus else "draws"]] += 1
 
-    def _do_place(self, state: VorexState, rows: np.ndarray, slot: np.ndarray, within: np.ndarray, log) -> None:
+    def place_tile(self, state: VorexState, rows: np.ndarray, slot: np.ndarray, within: np.ndarray, log) -> None:
+        """Rules §2.5, §3, §4.3: the mover lays the tile of ``slot`` (setup or face-up) at placement ``within``
+        (anchor * 6 + rotation); enclosed single hexes become ruins; beetles are gained and the slot refilled."""
         board = self.board
         phase = state.phase[rows]
         seats = state.to_move[rows].astype(np.int64)
@@ -563,13 +520,13 @@ class VorexEngine(BatchedEngine):
                 light_part = np.argmax(self.tile_kind[tiles[setup][start]] == LIGHT, axis=1)
                 state.light_hex[s_rows[start], s_seats[start]] = cells[setup][start, light_part]
             if self.config.setup_beetles:
-                self._gain(state, s_rows, s_seats, self.tile_beetles[tiles[setup]], log)
+                self.gain(state, s_rows, s_seats, self.tile_beetles[tiles[setup]], log)
         expand = ~setup
         if expand.any():
             e_rows, e_seats, e_phase = rows[expand], seats[expand], phase[expand]
             beetles = e_phase != WEED_EXPAND
             if beetles.any():
-                self._gain(state, e_rows[beetles], e_seats[beetles], self.tile_beetles[tiles[expand][beetles]], log)
+                self.gain(state, e_rows[beetles], e_seats[beetles], self.tile_beetles[tiles[expand][beetles]], log)
             e_slot = slot[expand]
             pointer = state.pile_pointer[e_rows].astype(np.int64)
             has = pointer < state.pile.shape[1]
@@ -579,22 +536,21 @@ class VorexEngine(BatchedEngine):
             state.pile_pointer[e_rows] += has.astype(np.int16)
             state.stats[e_rows, e_seats, STAT["expands"]] += e_phase == ACTION
             state.stats[e_rows, e_seats, STAT["bonus_expands"]] += e_phase == BONUS_EXPAND
-        self._resolve_ruins(state, *formed, log)
+        self.resolve_ruins(state, *formed, log)
         if expand.any():
             e_rows = rows[expand]
             state.phase[e_rows[~state.done[e_rows]]] = CONTINUE
 
-    def _do_bloom(self, state: VorexState, rows: np.ndarray, hexes: np.ndarray, log) -> None:
+    def bloom(self, state: VorexState, rows: np.ndarray, hexes: np.ndarray, log) -> None:
+        """Rules §4.4, §5.3, §6.2, §9.2: the mover pays (the weed does not), blooms ``hexes``, the ruins around
+        settle, then the stump's bonus: a draw at once, an expand or bloom decision next."""
         seats = state.to_move[rows].astype(np.int64)
         phase = state.phase[rows]
         weed = phase == WEED_BLOOM
         pays = ~weed
         if pays.any():
             p_rows, p_seats, p_hexes = rows[pays], seats[pays], hexes[pays]
-            at = p_rows * (self.H + 2) + p_hexes
-            code = state.tile.ravel()[at].astype(np.int64) * TILE_HEXES + state.part.ravel()[at]
-            held = state.resources[p_rows, p_seats].astype(np.int64)
-            pay, reduced, _ = self._payment(state, p_rows, p_seats, p_hexes, code, held)
+            pay, reduced = self.bloom_payment(state, p_rows, p_hexes)
             pay = pay.astype(np.int16)
             state.resources[p_rows, p_seats] -= pay
             state.supply[p_rows] += pay
@@ -613,8 +569,8 @@ class VorexEngine(BatchedEngine):
         # spec question: the weed's extra blooms (and expands) are weed decisions, not bonus actions
         bonus_stat = phase == BONUS_BLOOM
         state.stats[rows[bonus_stat], seats[bonus_stat], STAT["bonus_blooms"]] += 1
-        self._put_flowers(state, rows, hexes, seats)
-        self._resolve_ruins(state, *self._beside_pairs(rows, hexes), log)
+        self.put_flower(state, rows, hexes, seats)
+        self.resolve_ruins(state, *self._beside_pairs(rows, hexes), log)
         live = ~state.done[rows]
         rows, kind, weed = rows[live], kind[live], weed[live]
         state.phase[rows] = CONTINUE
@@ -622,7 +578,7 @@ class VorexEngine(BatchedEngine):
         player = ~weed
         auto = rows[player & (kind == KIND_DRAW)]
         if auto.size:
-            self._do_draw(state, auto, log, bonus=True)
+            self.draw(state, auto, log, bonus=True)
         state.phase[rows[player & (kind == KIND_EXPAND)]] = BONUS_EXPAND
         state.phase[rows[player & (kind == KIND_BLOOM)]] = BONUS_BLOOM
         state.phase[rows[weed & (kind == KIND_EXPAND)]] = WEED_EXPAND
@@ -630,8 +586,9 @@ class VorexEngine(BatchedEngine):
         state.phase[again] = WEED_BLOOM
         state.extra[again] = True
 
-    def _put_flowers(self, state: VorexState, rows: np.ndarray, hexes: np.ndarray, seats: np.ndarray) -> None:
-        """Flowers of ``seats`` on ``hexes`` (one per game): groups merge; last flowers end or trigger the end."""
+    def put_flower(self, state: VorexState, rows: np.ndarray, hexes: np.ndarray, seats: np.ndarray) -> None:
+        """Rules §1.6, §7.1, §9.3: flowers of ``seats`` on ``hexes`` (one per game): groups merge; a last flower
+        triggers the end (solo: ends the game)."""
         board = self.board
         state.flower[rows, hexes] = seats
         nb = board.neighbours[hexes]
@@ -663,8 +620,6 @@ class VorexEngine(BatchedEngine):
         own = (kind >= FIRST_PRODUCTION) & (kind <= LAST_PRODUCTION)
         words[own] += PRODUCTION_LANES[kind[own] - FIRST_PRODUCTION]
         production[rows, new] = words
-        beside = flat_view(state.beside)
-        beside[around] |= (np.uint8(1) << seats.astype(np.uint8))[:, None]
         state.flowers_left[rows, seats] -= 1
         state.stats[rows, seats, STAT["flowers_placed"]] += 1
         out = state.flowers_left[rows, seats] == 0
@@ -680,9 +635,9 @@ class VorexEngine(BatchedEngine):
         """The 6 neighbours of ``hexes[i]`` in game ``rows[i]`` as flat (game, hex) pairs."""
         return np.repeat(rows, 6), self.board.neighbours[hexes].ravel()
 
-    def _resolve_ruins(self, state: VorexState, games: np.ndarray, hexes: np.ndarray, log) -> None:
-        """Settle the complete unsettled ruins among hexes ``hexes[i]`` of games ``games[i]`` (distinct pairs, any
-        order) in ascending hex order per game; a unique majority places a flower.
+    def resolve_ruins(self, state: VorexState, games: np.ndarray, hexes: np.ndarray, log) -> None:
+        """Rules §6.1: settle the complete unsettled ruins among hexes ``hexes[i]`` of games ``games[i]`` (distinct
+        pairs, any order) in ascending hex order per game; a unique majority places a flower.
 
         A ruin is complete once every neighbour is arid or holds a flower. Its
         neighbours are tile hexes (never ruins), so it completes only when it
@@ -722,12 +677,12 @@ class VorexEngine(BatchedEngine):
                 state.stats[gw, sw, STAT["flowers_ruins"]] += 1
                 if log is not None:
                     np.add.at(log["ruin_flowers"], gw, 1)
-                self._put_flowers(state, gw, hw, sw)
+                self.put_flower(state, gw, hw, sw)
 
     # --- turn flow ------------------------------------------------------------------------------
 
-    def _settle(self, state: VorexState, rows: np.ndarray, log=None) -> None:
-        """Run games ``rows`` on until each waits on a real decision or is over."""
+    def continue_turn(self, state: VorexState, rows: np.ndarray, log=None) -> None:
+        """Rules §4.1, §5.3: run games ``rows`` on until each waits on a real decision or is over."""
         while rows.size:
             rows = rows[~state.done[rows]]
             if rows.size == 0:
@@ -741,11 +696,11 @@ class VorexEngine(BatchedEngine):
                 go = cont[more]
                 state.phase[go] = np.where(weed[more], WEED_BLOOM, ACTION)
                 state.extra[go] = False
-                self._end_turn(state, cont[~more])
+                self.end_turn(state, cont[~more])
                 again.append(cont)
             setup = rows[phase == SETUP]
             if setup.size:
-                again.append(self._setup_check(state, setup, log))
+                again.append(self.finish_setup_turn(state, setup, log))
             state.bloom_stamp[rows[(phase == ACTION) | (phase == BONUS_BLOOM) | (phase == WEED_BLOOM)]] = -1
             action = rows[(phase == ACTION) & ~state.offered[rows]]
             if action.size:
@@ -773,8 +728,9 @@ class VorexEngine(BatchedEngine):
             found[~found] = self.place_exists(state, rest, state.face_up[rest].astype(np.int64)).any(axis=1)
         return found
 
-    def _setup_check(self, state: VorexState, rows: np.ndarray, log=None) -> np.ndarray:
-        """Set aside setup tiles without a legal placement; finish the turns with none left. Returns rows to recheck."""
+    def finish_setup_turn(self, state: VorexState, rows: np.ndarray, log=None) -> np.ndarray:
+        """Rules §2.5: set aside setup tiles without a legal placement; the turns with none left end with the free
+        flower on the starting tile's light stump. Returns the rows to run on."""
         seats = state.to_move[rows].astype(np.int64)
         tiles = state.setup_tiles[rows, seats].astype(np.int64)
         pending = tiles >= 0
@@ -792,14 +748,19 @@ class VorexEngine(BatchedEngine):
         light = state.light_hex[rows, seats].astype(np.int64)
         has = light >= 0
         if has.any():
-            self._put_flowers(state, rows[has], light[has], seats[has])
-            self._resolve_ruins(state, *self._beside_pairs(rows[has], light[has]), log)
+            self.put_flower(state, rows[has], light[has], seats[has])
+            self.resolve_ruins(state, *self._beside_pairs(rows[has], light[has]), log)
         rows = rows[~state.done[rows]]
-        self._end_turn(state, rows)
+        self.end_turn(state, rows)
         return rows
 
-    def _end_turn(self, state: VorexState, rows: np.ndarray) -> None:
-        """The mover's turn ends: the next seat's turn starts, after the end-of-round checks."""
+    def end_turn(self, state: VorexState, rows: np.ndarray) -> None:
+        """Rules §4.1, §9.2: the mover's turn ends and the next seat's starts; at a round's end (2-4 players)
+        :meth:`end_of_round` checks first.
+
+        Reading: a game ended at the round's end still shows the next turn set up (seat 0, ACTION,
+        actions_left 2), as the reference does.
+        """
         rows = rows[~state.done[rows]]
         if rows.size == 0:
             return
@@ -812,41 +773,30 @@ class VorexEngine(BatchedEngine):
         else:
             nxt = (mover + 1) % self.players
             round_end = nxt == 0
-            ending = rows[round_end]
-            over = state.last_flower[ending]
-            blocked = ~over & ~was_setup[round_end] & ~state.offered[ending]
-            state.end[ending[over]] = END["last_flower"]
-            state.end[ending[blocked]] = END["blocked"]
-            state.done[ending[over | blocked]] = True
-            state.offered[ending] = False
+            self.end_of_round(state, rows[round_end], was_setup[round_end])
             setup_next = was_setup & ~round_end
-        # spec question: a game ended at the round's end still shows the next turn set up (seat 0, ACTION,
-        # actions_left 2), as the reference does
         state.to_move[rows] = nxt
         weed = (nxt == WEED) if self.solo else np.zeros(rows.size, bool)
         state.phase[rows] = np.where(setup_next, SETUP, np.where(weed, WEED_BLOOM, ACTION))
         state.actions_left[rows] = np.where(setup_next, 0, np.where(weed, WEED_BLOOMS, self.config.actions_per_turn))
         state.extra[rows] = False
 
-    # --- results --------------------------------------------------------------------------------
+    def end_of_round(self, state: VorexState, rows: np.ndarray, setup_round: np.ndarray) -> None:
+        """Rules §7.1, §7.2 (2-4 players): a round ends in games ``rows``; a last flower placed ends the game, so
+        does a normal round (``setup_round`` False) in which no decision offered a bloom or a place."""
+        over = state.last_flower[rows]
+        blocked = ~over & ~setup_round & ~state.offered[rows]
+        state.end[rows[over]] = END["last_flower"]
+        state.end[rows[blocked]] = END["blocked"]
+        state.done[rows[over | blocked]] = True
+        state.offered[rows] = False
 
-    def groups(self, flower: np.ndarray) -> np.ndarray:
-        """int [n, H+2]: a group label per flower hex (smallest hex of its 6-connected same-seat group), -1."""
-        board = self.board
-        big = 1 << 14
-        label = np.where(flower >= 0, np.arange(flower.shape[1])[None, :], big)
-        nb = board.neighbours_ext
-        while True:
-            around = np.where(flower[:, nb] == flower[:, :, None], label[:, nb], big).min(axis=2)
-            new = np.where(flower >= 0, np.minimum(label, around), big)
-            if (new == label).all():
-                break
-            label = new
-        return np.where(flower >= 0, label, -1)
+    # --- results --------------------------------------------------------------------------------
 
     def points(self, state: VorexState, rows: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Seat point columns ``[n, S]``: points_flowers, points_stumps, points_green, points_brown (weed: 0)."""
-        return score_points(self, state, np.arange(state.size) if rows is None else rows)
+        found = self.score_lines(state, np.arange(state.size) if rows is None else np.asarray(rows, dtype=np.int64))
+        return {name: found[:, c] for c, name in enumerate(POINT_COLUMNS)}
 
     def results(self, state: VorexState) -> GameResults:
         S = self.players
@@ -889,74 +839,27 @@ class VorexEngine(BatchedEngine):
     # --- checks and records ---------------------------------------------------------------------
 
     def invariants(self, state: VorexState) -> dict[str, np.ndarray]:
-        cfg, H = self.config, self.H
-        start = np.array(cfg.initial_supply(self.player_count), dtype=np.int64)
-        start[0] += sum(cfg.seat_start_light(self.player_count))
-        total = state.supply.astype(np.int64) + state.resources.sum(axis=1)
-        flowers = np.stack([(state.flower[:, :H] == s).sum(axis=1) for s in range(self.players)], axis=1)
-        budget = np.full(self.players, cfg.flowers)
-        if self.solo:
-            budget[WEED] = cfg.weed_flowers
-        tile = state.tile[:, :H]
-        on_map = np.zeros((state.size, self.tile_count), dtype=np.int64)
-        for t in range(self.tile_count):
-            on_map[:, t] = (tile == t).sum(axis=1)
-        elsewhere = np.zeros_like(on_map)
-        unseen = np.arange(state.pile.shape[1])[None, :] >= state.pile_pointer[:, None]
-        for source in (np.where(unseen, state.pile, -1), state.face_up, state.setup_tiles.reshape(state.size, -1)):
-            for t in range(self.tile_count):
-                elsewhere[:, t] += (source == t).sum(axis=1)
-        ruins = tile == RUIN
-        ruin_nb = state.tile[:, self.board.neighbours[:H]] >= 0  # [B, H, 6]
-        return {
-            "resources conserved": (total == start[None, :]).all(axis=1),
-            "no negative resources": (state.resources >= 0).all(axis=(1, 2)) & (state.supply >= 0).all(axis=1),
-            "flowers conserved": ((flowers + state.flowers_left) == budget[None, :]).all(axis=1)
-                                 & (state.flowers_left >= 0).all(axis=1),
-            "a tile is 4 hexes or off the map": np.isin(on_map, (0, TILE_HEXES)).all(axis=1)
-                                                 & (elsewhere <= 1).all(axis=1)
-                                                 & (((on_map > 0) & (elsewhere > 0)).sum(axis=1) == 0),
-            "ruins are surrounded by tiles": (~ruins | ruin_nb.all(axis=2)).all(axis=1),
-            "group labels are the smallest hex of each group": (state.group[:, :H]
-                                                                == self.groups(state.flower)[:, :H]).all(axis=1),
-            "flowers only on stumps and ruins": ((state.flower[:, :H] < 0) | ruins
-                                                 | (state.kind[:, :H] > ARID)).all(axis=1),
-            "kept arrays match the map": self._kept_arrays_match(state),
-        }
-
-    def _kept_arrays_match(self, state: VorexState) -> np.ndarray:
-        """bool ``[B]``: production, covered, stump and beside equal a rebuild from the map (:meth:`forget_cache`)."""
-        rows = np.arange(state.size)
-        production = self._production_totals(state, rows)  # at group labels, 0 elsewhere
-        stump = np.where(state.kind > ARID, state.tile.astype(np.int64) * TILE_HEXES + state.part, -1)
-        return ((state.covered == pack_bits(state.tile != EMPTY)).all(axis=1)
-                & (state.stump == stump).all(axis=1)
-                & (state.beside == self._beside(state, rows)).all(axis=1)
-                & (state.production == production).all(axis=1))
+        """Pieces conserved, tiles whole, ruins closed, kept arrays equal to the map (:func:`checks.invariants`)."""
+        return checks.invariants(self, state)
 
     def events(self, state: VorexState, trace: Trace) -> dict[str, np.ndarray] | None:
-        if not state.event_log:
+        """One row per decision (see the config's docstring): what the step logged, the block and kind read from
+        the action and the phase, the tile's name and level."""
+        if not len(state.events):
             return None
-        stacked = {key: np.stack([entry[key] for entry in state.event_log], axis=1) for key in LOG_FIELDS}
-        games, steps = nonzero2(stacked["block"] >= 0)
-        tile = stacked["tile"][games, steps]
-        names = np.array(self.config.tile_names + ("",))
-        levels = np.r_[self.tile_level, -1]
-        stump = stacked["stump"][games, steps]
+        logged = state.events.decisions(trace)
+        games, steps = logged["game"], logged["decision"]
+        action = trace.actions[games, steps].astype(np.int32)
+        block = np.searchsorted(np.array([self.offsets[b] for b in BLOCKS]), action, side="right") - 1
+        phase = state.events.stacked("phase")[games, steps].astype(np.int64)
+        tile = logged["tile"].astype(np.int64)
+        numbers = {name: logged[name].astype(np.int32) for name in COUNTS + ("points",) + POINT_COLUMNS}
         return {
-            "game": games.astype(np.int64),
-            "decision": steps.astype(np.int32),
-            "turn": stacked["turn"][games, steps],
-            "seat": stacked["seat"][games, steps],
-            "phase": np.array(PHASES)[stacked["phase"][games, steps]],
-            "action": trace.actions[games, steps].astype(np.int32),
-            "block": np.array(BLOCKS)[stacked["block"][games, steps]],
-            "kind": np.array(EVENT_KINDS)[stacked["kind"][games, steps]],
-            "tile": names[tile],
-            "level": levels[tile].astype(np.int32),
-            "stump": np.array(HEX_KINDS + ("",))[stump],
-            **{name: stacked[name][games, steps] for name in ("stump_points", "reduced", "paid", "light_paid",
-                                                               "gained", "ruins_formed", "ruin_flowers")},
+            "game": games, "decision": steps, "turn": logged["turn"], "seat": logged["seat"].astype(np.int32),
+            "phase": np.array(PHASES)[phase], "action": action, "block": np.array(BLOCKS)[block],
+            "kind": np.array(EVENT_KINDS)[KIND_OF[phase, block]],
+            "tile": np.array(self.config.tile_names + ("",))[tile],
+            "level": np.r_[self.tile_level, -1][tile].astype(np.int32), "stump": logged["stump"], **numbers,
         }
 
     def snapshot(self, state: VorexState, game: int) -> dict:
@@ -988,30 +891,8 @@ class VorexEngine(BatchedEngine):
         }
 
     def describe_action(self, action: int) -> str:
-        return describe(self.config, action)
+        return describe_action(self.config, action)
 
     def progress(self, state: VorexState, rows: np.ndarray) -> np.ndarray:
         """Each seat's points if the game ended now (the weed: 0), float64 ``[len(rows), seats]``."""
         return sum(self.points(state, rows).values()).astype(np.float64)
-
-
-def describe(config: VorexConfig, action: int) -> str:
-    block, fields = config.decode(action)
-    if block == "bloom":
-        q, r = config.hex_coords[fields[0]]
-        return f"bloom ({q},{r})"
-    if block == "place":
-        slot, anchor, rotation = fields
-        q, r = config.hex_coords[anchor]
-        return f"place slot {slot} at ({q},{r}) rotation {rotation}"
-    return block
-
-
-def score_points(engine: VorexEngine, state: VorexState, rows: np.ndarray) -> dict[str, np.ndarray]:
-    """Point columns ``[n, S]`` of games ``rows`` (weed: 0): points_flowers, points_stumps, points_green,
-    points_brown. Counted from the map, each flower's group label (the smallest hex of its group, as kept by the
-    engine) and the game's objectives."""
-    found = kernels.points(np.asarray(rows, dtype=np.int64), state.tile, state.part, state.kind, state.flower,
-                           state.group, state.green, state.brown, engine.board.neighbours, engine.tile_value,
-                           engine.tile_stumps, engine.players, engine.solo)
-    return {name: found[:, c] for c, name in enumerate(POINT_COLUMNS)}

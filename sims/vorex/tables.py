@@ -27,13 +27,6 @@ def pack_bits(mask: np.ndarray) -> np.ndarray:
     return packed.view("<u8")
 
 
-def flat_view(array: np.ndarray) -> np.ndarray:
-    """A 1-d view of a C-contiguous array (writes reach the array)."""
-    if not array.flags.c_contiguous:
-        raise ValueError("state arrays are C-contiguous")
-    return array.reshape(-1)
-
-
 def unpack_words(words: np.ndarray, size: int) -> np.ndarray:
     """bool ``[..., size]`` from uint64 ``[..., k]``: bit j % 64 of word j // 64."""
     bits = np.unpackbits(np.ascontiguousarray(words).view(np.uint8), axis=-1, bitorder="little")
@@ -51,6 +44,32 @@ def count6(found: np.ndarray) -> np.ndarray:
     as_int = found.view(np.int8)
     return as_int[:, 0] + as_int[:, 1] + as_int[:, 2] + as_int[:, 3] + as_int[:, 4] + as_int[:, 5]
 
+
+def production_totals(flower: np.ndarray, kind: np.ndarray, group: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """uint64 ``[n, H+2]``: the batched state's ``production`` of games ``rows`` (at each group label, the group's
+    flowers on production stumps by resource, :data:`PRODUCTION_LANES`) computed from the flowers and groups."""
+    W = flower.shape[1]
+    i, h = nonzero2(flower[rows] >= 0)
+    kinds = kind[rows[i], h].astype(np.int64)
+    production = (kinds >= FIRST_PRODUCTION) & (kinds <= LAST_PRODUCTION)
+    i, h, resource = i[production], h[production], kinds[production] - FIRST_PRODUCTION
+    key = (i * W + group[rows[i], h].astype(np.int64)) * 4 + resource
+    totals = np.bincount(key, minlength=rows.size * W * 4).astype(np.int16)
+    return totals.view(np.uint64).reshape(rows.size, W)
+
+
+def group_labels(flower: np.ndarray, neighbours_ext: np.ndarray) -> np.ndarray:
+    """int ``[n, H+2]``: a group label per flower hex of ``flower`` ``[n, H+2]`` (the smallest hex of its 6-connected
+    same-seat group), -1 elsewhere; ``neighbours_ext`` ``[H+2, 6]``."""
+    big = 1 << 14
+    label = np.where(flower >= 0, np.arange(flower.shape[1])[None, :], big)
+    while True:
+        around = np.where(flower[:, neighbours_ext] == flower[:, :, None], label[:, neighbours_ext], big).min(axis=2)
+        new = np.where(flower >= 0, np.minimum(label, around), big)
+        if (new == label).all():
+            break
+        label = new
+    return np.where(flower >= 0, label, -1)
 
 
 def _boundary_walk(cells: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -193,22 +212,12 @@ class Board:
 
 class TileTables:
     """The tiles' tables of a config: shape, hex kinds, costs, values, beetles, level and stumps of each
-    tile, each cell's aridity as bits, the payment tables and the stump category of each hex kind."""
+    tile, each cell's aridity as bits and the stump category of each hex kind."""
 
     def __init__(self, config: VorexConfig):
         self.tile_shape = config.tile_shape.astype(np.int64)
         self.tile_kind = config.tile_hex_kind.astype(np.int8)
         self.tile_cost = config.tile_hex_cost.astype(np.int16)
-        # light_short[tile hex, held]: the light that paying a tile hex's whole cost takes beyond the other
-        # resources held, by tile * 4 + part and held mushroom, water, insect capped at the largest cost of each
-        # (numbered as held_code); reductions aside
-        cost = self.tile_cost.reshape(-1, 3).astype(np.int64)
-        self.held_caps = cost.max(axis=0)
-        held = np.stack(np.meshgrid(*[np.arange(cap + 1) for cap in self.held_caps], indexing="ij"), axis=-1)
-        self.light_short = np.maximum(cost[:, None, :] - held.reshape(1, -1, 3), 0).sum(axis=2).ravel()
-        self.held_combos = held.reshape(-1, 3).shape[0]
-        # most_short[held]: the most light any tile hex's whole cost can take beyond the other resources held
-        self.most_short = self.light_short.reshape(-1, self.held_combos).max(axis=0)
         self.tile_value = config.tile_hex_value.astype(np.int16)
         self.tile_beetles = config.tile_beetles.astype(np.int16)
         self.tile_level = config.tile_level.astype(np.int64)
