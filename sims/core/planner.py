@@ -67,13 +67,6 @@ class Candidates(NamedTuple):
     played: BatchedState | None = None
 
 
-def score_margin(scores: np.ndarray, seat: int, done: np.ndarray) -> np.ndarray:
-    """float ``[n]``: ``seat``'s score minus the best opponent's in ``scores [n, players]``, a finished game's
-    result (``sign * WIN_BONUS``) first."""
-    margin = scores[:, seat] - np.delete(scores, seat, axis=1).max(axis=1)
-    return np.where(done, np.sign(margin) * WIN_BONUS, 0.0) + margin
-
-
 def reshuffle_unseen(items: np.ndarray, first_unseen: np.ndarray, seeds: np.ndarray, purpose: str,
                      counter: np.ndarray) -> np.ndarray:
     """``items [n, k]`` (a bag, a pile) with positions from ``first_unseen`` on shuffled by the stream
