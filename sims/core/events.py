@@ -51,7 +51,7 @@ class EventField:
         """``values`` as written: labels where the field has them (-1 -> ``""``), else the numbers as logged."""
         if self.labels is None:
             return values
-        return np.array(self.labels + ("",))[values.astype(np.int64)]
+        return np.array(self.labels + ("",), dtype=object)[values.astype(np.int64)]  # object: ~10x faster to frame
 
 
 class EventLog:

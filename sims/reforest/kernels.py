@@ -856,13 +856,23 @@ def measures(a, t, rows):
 
 
 @njit(cache=True, inline="always")
+def copy_row(source, g, to, h):
+    """``to[h] = source[g]`` for C-contiguous arrays, element by element: no temporary array (numpy's slice
+    assignment makes one where it cannot rule out an overlap), so the bots' kernels copy without reference
+    counting."""
+    row, into = source[g].reshape(-1), to[h].reshape(-1)
+    for i in range(row.size):
+        into[i] = row[i]
+
+
+@njit(cache=True, inline="always")
 def copy_game(source, g, to, h):
     """Game ``g`` of ``source`` into slot ``h`` of ``to`` (all of :class:`Arrays`)."""
     copy_turn(source, g, to, h)
     copy_deck(source, g, to, h)
-    to.round_visitors[h] = source.round_visitors[g]
-    to.reset_order[h] = source.reset_order[g]
-    to.stats[h] = source.stats[g]
+    copy_row(source.round_visitors, g, to.round_visitors, h)
+    copy_row(source.reset_order, g, to.reset_order, h)
+    copy_row(source.stats, g, to.stats, h)
 
 
 @njit(cache=True, inline="always")
@@ -878,37 +888,45 @@ def restore_game(source, g, to, h):
         copy_turn(source, g, to, h)
         return
     me = source.to_move[g]
-    to.hand[h, me] = source.hand[g, me]
-    to.stack[h, me] = source.stack[g, me]
-    to.stack_size[h, me] = source.stack_size[g, me]
-    to.energy[h, me] = source.energy[g, me]
-    to.canopy[h, me] = source.canopy[g, me]
-    to.traits[h, me] = source.traits[g, me]
-    to.stored[h, me] = source.stored[g, me]
+    copy_seat(source.hand, g, to.hand, h, me)
+    copy_seat(source.stack, g, to.stack, h, me)
+    copy_seat(source.stack_size, g, to.stack_size, h, me)
+    copy_seat(source.energy, g, to.energy, h, me)
+    copy_seat(source.canopy, g, to.canopy, h, me)
+    copy_seat(source.traits, g, to.traits, h, me)
+    copy_seat(source.stored, g, to.stored, h, me)
     copy_scalars(source, g, to, h)
+
+
+@njit(cache=True, inline="always")
+def copy_seat(source, g, to, h, seat):
+    """``to[h, seat] = source[g, seat]``, as :func:`copy_row`."""
+    row, into = source[g, seat].reshape(-1), to[h, seat].reshape(-1)
+    for i in range(row.size):
+        into[i] = row[i]
 
 
 @njit(cache=True, inline="always")
 def copy_deck(source, g, to, h):
     """The deck's order and the tucked cards: only a deck reset changes them."""
-    to.deck[h] = source.deck[g]
-    to.tucked[h] = source.tucked[g]
+    copy_row(source.deck, g, to.deck, h)
+    copy_row(source.tucked, g, to.tucked, h)
 
 
 @njit(cache=True, inline="always")
 def copy_turn(source, g, to, h):
     """What plays change of a game, a deck reset aside (all but the deck's order, the tucked cards, the
     round visitors, the reset orders and the stats)."""
-    to.hand[h] = source.hand[g]
-    to.stack[h] = source.stack[g]
-    to.stack_size[h] = source.stack_size[g]
-    to.energy[h] = source.energy[g]
-    to.canopy[h] = source.canopy[g]
-    to.traits[h] = source.traits[g]
-    to.stored[h] = source.stored[g]
-    to.carried[h] = source.carried[g]
-    to.won[h] = source.won[g]
-    to.won_count[h] = source.won_count[g]
+    copy_row(source.hand, g, to.hand, h)
+    copy_row(source.stack, g, to.stack, h)
+    copy_row(source.stack_size, g, to.stack_size, h)
+    copy_row(source.energy, g, to.energy, h)
+    copy_row(source.canopy, g, to.canopy, h)
+    copy_row(source.traits, g, to.traits, h)
+    copy_row(source.stored, g, to.stored, h)
+    copy_row(source.carried, g, to.carried, h)
+    copy_row(source.won, g, to.won, h)
+    copy_row(source.won_count, g, to.won_count, h)
     to.rounds_ended[h] = source.rounds_ended[g]
     to.resets[h] = source.resets[g]
     to.round3_turn[h] = source.round3_turn[g]
@@ -926,14 +944,14 @@ def copy_scalars(source, g, to, h):
     to.turn[h] = source.turn[g]
     to.decisions[h] = source.decisions[g]
     to.deck_top[h] = source.deck_top[g]
-    to.nursery[h] = source.nursery[g]
-    to.discard[h] = source.discard[g]
+    copy_row(source.nursery, g, to.nursery, h)
+    copy_row(source.discard, g, to.discard, h)
     to.phase[h] = source.phase[g]
     to.play_species[h] = source.play_species[g]
     to.play_space[h] = source.play_space[g]
     to.owed[h] = source.owed[g]
     to.picks_left[h] = source.picks_left[g]
-    to.queue_species[h] = source.queue_species[g]
-    to.queue_space[h] = source.queue_space[g]
+    copy_row(source.queue_species, g, to.queue_species, h)
+    copy_row(source.queue_space, g, to.queue_space, h)
     to.queue_len[h] = source.queue_len[g]
     to.queue_pos[h] = source.queue_pos[g]
