@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sims.core.bots import RandomBot
 from sims.core.planner import RolloutPlanner, branch_games
 from sims.core.play import play_batch, play_reference
 from sims.core.rng import game_seeds
 from sims.reforest import bots, kernels
 from sims.reforest import config as reforest
 from sims.reforest import reference_bots
-from sims.reforest.rules import ReforestEngine, take_rows
+from sims.reforest.rules import ReforestEngine
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +23,7 @@ def cfg() -> reforest.ReforestConfig:
 def random_midgame(engine: ReforestEngine, seeds: np.ndarray, decisions: int):
     """Games of ``seeds`` after ``decisions`` decisions of random bots in every seat."""
     state = engine.init(seeds)
-    lineup = [bots.RandomBot(engine, s) for s in range(engine.players)]
+    lineup = [RandomBot(engine, s) for s in range(engine.players)]
     for _ in range(decisions):
         live = ~state.done
         actions = np.full(state.size, -1)
@@ -38,7 +39,7 @@ def test_greedy_beats_random_with_seats_rotated(cfg):
     engine = ReforestEngine(cfg, 2)
     wins = games = 0
     for greedy_seat in (0, 1):
-        lineup = [bots.GreedyBot(engine, s, cfg.weights("greedy")) if s == greedy_seat else bots.RandomBot(engine, s)
+        lineup = [bots.GreedyBot(engine, s, cfg.weights("greedy")) if s == greedy_seat else RandomBot(engine, s)
                   for s in range(2)]
         state, _ = play_batch(engine, lineup, game_seeds(greedy_seat, np.arange(60)), cfg.max_turns)
         rank = engine.results(state).rank
@@ -61,7 +62,7 @@ def test_evaluation_reads_the_same_from_a_snapshot(cfg):
 def test_reference_bots_play_the_same_games(cfg, players, kind):
     reference = pytest.importorskip("sims.reforest.reference")
     engine = ReforestEngine(cfg, players)
-    batched_kind = {"greedy": bots.GreedyBot, "random": bots.RandomBot}[kind]
+    batched_kind = {"greedy": bots.GreedyBot, "random": RandomBot}[kind]
     reference_kind = {"greedy": reference_bots.ReferenceGreedyBot, "random": reference_bots.ReferenceRandomBot}[kind]
     seeds = game_seeds(30 + players, np.arange(2 if kind == "greedy" else 6))
     lineup = [batched_kind(engine, s, cfg.weights("greedy")) for s in range(players)]
@@ -94,7 +95,7 @@ def test_restore_game_undoes_any_candidate_turn(cfg):
     rounds_ended = 0
     near_round_end = state.deck_end - state.deck_top <= 3  # where a turn may end a round
     for game in np.flatnonzero(~state.done & (near_round_end | (np.arange(state.size) < 4))):
-        scratch = take_rows(state, np.array([game]))
+        scratch = engine.branch(state, np.array([game]))
         for action in engine.legal_pairs(state, np.array([game]))[1]:
             engine.step(scratch, np.array([action]))
             scratch.decisions += 1

@@ -263,8 +263,30 @@ def test_events_follow_the_game(cfg):
         assert (mine & (events["event"] == "round_end")).sum() == 3
 
 
+@pytest.mark.parametrize("players", [1, 3])
+def test_events_name_what_each_effect_gave_and_each_visitor_scored(cfg, players):
+    """Per-item events: the cards the effects gave (``gave`` on effect rows, ``effect`` on the draw and store rows)
+    add up to each seat's cards drawn and stored, and the visitors' ``points`` to its points_visitors."""
+    engine = ReforestEngine(cfg, players)
+    state = engine.init(game_seeds(5, np.arange(6)))
+    play_random(engine, state, check=False)
+    events = engine.events(state, None)
+    results = engine.results(state)
+    given = np.isin(events["event"], ["draw", "store"])
+    assert (events["effect"][given] != "").all() and (events["effect"][events["event"] == "gather"] == "").all()
+    for game in range(6):
+        for seat in range(players):
+            mine = (events["game"] == game) & (events["seat"] == seat)
+            cards = results.seat_columns["cards_drawn"][game, seat] + results.seat_columns["cards_stored"][game, seat]
+            assert events["gave"][mine].sum() == (mine & given).sum() == cards
+            won = mine & (events["event"] == "visitor") & (events["amount"] == 1)
+            assert events["points"][mine].sum() == events["points"][won].sum()
+            assert events["points"][won].sum() == results.seat_columns["points_visitors"][game, seat]
+
+
 def test_verify_against_the_reference(cfg):
     pytest.importorskip("sims.reforest.reference")
+    from sims.core.bots import RandomBot
     from sims.core.engine import BotSpec, GameDefinition
     from sims.reforest import bots, reference, reference_bots
     from sims.reforest.rules import describe_action
@@ -274,7 +296,7 @@ def test_verify_against_the_reference(cfg):
     register(GameDefinition(
         name="reforest_batched_check", title="Reforest", player_counts=(1, 2, 3, 4), load_config=reforest.load,
         batched=lambda c, p: ReforestEngine(c, p), reference=lambda c, p, seed: reference.ReforestGame(c, p, seed),
-        bots={"random": BotSpec("random", bots.RandomBot, reference_bots.ReferenceRandomBot),
+        bots={"random": BotSpec("random", RandomBot, reference_bots.ReferenceRandomBot),
               "greedy": BotSpec("greedy", bots.GreedyBot, reference_bots.ReferenceGreedyBot)},
         render_reference=lambda game: str(game.snapshot()),
         describe_action=lambda game, action: describe_action(game.config, action),
@@ -286,7 +308,7 @@ def test_verify_against_the_reference(cfg):
 
 
 @pytest.mark.parametrize("players", [1, 2, 3, 4])
-def test_choose_legal_picks_what_a_uniform_choice_over_the_legal_mask_picks(players):
+def test_choose_uniform_picks_what_a_uniform_choice_over_the_legal_mask_picks(players):
     """The random bot's fast chooser counts legal actions per phase; it must agree with the full mask."""
     engine = ReforestEngine(reforest.load(), players)
     state = engine.init(game_seeds(11, np.arange(48)))
@@ -295,7 +317,7 @@ def test_choose_legal_picks_what_a_uniform_choice_over_the_legal_mask_picks(play
         if rows.size == 0:
             break
         u = uniforms(state.seeds[rows], "check", state.decisions[rows])[:, 0]
-        fast = engine.choose_legal(state, rows, u)
+        fast = engine.choose_uniform(state, rows, u)
         assert np.array_equal(fast, choose_uniform(engine.legal_mask_rows(state, rows), u))
         actions = np.full(state.size, -1, dtype=np.int64)
         actions[rows] = fast

@@ -12,7 +12,7 @@ GAME = GameDefinition(
     batched="sims.reforest.rules:ReforestEngine",
     reference="sims.reforest.reference:ReforestGame",
     bots={
-        "random": BotSpec("random", "sims.reforest.bots:RandomBot", "sims.reforest.reference_bots:ReferenceRandomBot",
+        "random": BotSpec("random", "sims.core.bots:RandomBot", "sims.reforest.reference_bots:ReferenceRandomBot",
                           "uniform among legal actions"),
         "greedy": BotSpec("greedy", "sims.reforest.bots:GreedyBot", "sims.reforest.reference_bots:ReferenceGreedyBot",
                           "one ply to the end of the turn: points, elevation, visitor goals, cards in hand"),
@@ -28,9 +28,13 @@ GAME = GameDefinition(
         ComponentFamily("Cards played", "played", (("event", "==", "play"),),
                         "events column played on events with event play"),
         ComponentFamily("Visitors won", "visitor", (("event", "==", "visitor"), ("amount", "==", 1)),
-                        "events column visitor on events with event visitor and amount 1 (the seat is the winner)"),
+                        "events column visitor on events with event visitor and amount 1 (the seat is the winner); "
+                        "points: the visitor's points", points="points"),
         ComponentFamily("Effects used", "species", (("event", "==", "effect"), ("amount", "==", 1)),
                         "events column species on events with event effect and amount 1 (used, not declined)"),
+        ComponentFamily("Effects triggered", "effect", (("event", "==", "effect"),),
+                        "events column effect on events with event effect: each effect or reaction that fired "
+                        "(used); gave: the cards it drew or stored", points="gave"),
     ),
     golden=(
         GoldenGame("reforest-seed2-game1-greedy-random.txt", 2, 2, 1, ("greedy", "random"), rotate_seats=True),

@@ -155,7 +155,7 @@ def play_out_value(scratch, t, action, weights, hand_value_share, events, count,
                         scratch.rounds_ended[slot] == rounds_ended)
 
 
-@njit(cache=True)
+@helper
 def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, lists, work,
                   games, actions, values, noises, scored):
     """The greedy action of game ``g`` (-1: none) and the count of scored pairs after it.

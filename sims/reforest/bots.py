@@ -1,4 +1,5 @@
-"""Reforest bots, batched: random, greedy (one ply to the end of the turn) and planner (greedy rollouts).
+"""Reforest bots, batched: greedy (one ply to the end of the turn) and planner (greedy rollouts); the random bot
+is the shared :class:`sims.core.bots.RandomBot` (through :meth:`ReforestEngine.choose_uniform`).
 
 The greedy evaluation of a position for a seat (``w`` the bot's weights)::
 
@@ -33,28 +34,11 @@ import numpy as np
 from sims.core.choice import top_per_group
 from sims.core.engine import BatchedBot
 from sims.core.planner import WIN_BONUS, Candidates, RolloutPlanner
-from sims.core.rng import purpose_key, seat_uniforms, uniforms
+from sims.core.rng import purpose_key, uniforms
 from sims.reforest import bot_kernels, kernels
 from sims.reforest.bot_kernels import WEIGHT_NAMES
 from sims.reforest.config import DEFAULT_WEIGHTS, HAND_VALUE_SHARE, SPACES
-from sims.reforest.rules import ReforestEngine, ReforestState, take_rows
-
-
-class RandomBot(BatchedBot):
-    """Uniform among legal actions: ``u = uniforms(seed, "bot/<seat>", decisions)[0]``, legal action
-    number ``min(floor(u * n), n - 1)`` in ascending order; ``<seat>`` is the seat to move, so one
-    call chooses for every random seat."""
-
-    engine: ReforestEngine
-    plays_any_seat = True
-
-    def act(self, state: ReforestState, active: np.ndarray) -> np.ndarray:
-        chosen = np.full(state.size, -1, dtype=np.int64)
-        rows = np.nonzero(active & ~state.done)[0]
-        if rows.size:
-            u = seat_uniforms(state.seeds[rows], state.to_move[rows], state.decisions[rows])
-            chosen[rows] = self.engine.choose_legal(state, rows, u)
-        return chosen
+from sims.reforest.rules import ReforestEngine, ReforestState
 
 
 def finish_turn(engine: ReforestEngine, branch: ReforestState, start_turn: np.ndarray) -> None:
@@ -108,7 +92,7 @@ class GreedyBot(BatchedBot):
     def scratch(self, state: ReforestState) -> kernels.Arrays:
         """A one-game copy (made once) the kernels play candidates on."""
         if self._scratch is None:
-            self._scratch = self.engine.arrays(take_rows(state, np.zeros(1, dtype=np.int64)))
+            self._scratch = self.engine.arrays(self.engine.branch(state, np.zeros(1, dtype=np.int64)))
         return self._scratch
 
 
@@ -136,7 +120,7 @@ class PlannerBot(RolloutPlanner, GreedyBot):
         # only the candidates the plan keeps are played out again (the same copies the greedy scoring made)
         keep = np.sort(top_per_group(games, value, noise, k=self.candidate_count))
         games, actions = games[keep], actions[keep]
-        played = take_rows(state, games)
+        played = self.engine.branch(state, games)
         self.engine.step(played, actions)
         played.decisions += 1
         finish_turn(self.engine, played, state.turn[games])

@@ -71,6 +71,11 @@ def columns(config: ReforestConfig) -> GameColumns:
         Column("source", "Int8", "where a taken or discarded card came from", codes=sources),
         Column("amount", "Int16", "a number whose meaning depends on event (see its codes)"),
         Column("visitor", "String", "the visitor's name on visitor rows, else \"\""),
+        Column("effect", "String", "the plant whose effect or reaction fired: on effect rows where it was used, "
+                                   "and on the draw and store rows of the cards it gave; else \"\""),
+        Column("points", "Int16", "on visitor rows won or earned (amount 1), the visitor's points, else 0", "points"),
+        Column("gave", "Int16", "on effect rows where it was used, the cards the effect drew or stored, else 0",
+               "cards"),
     ]
     end = {"complete": "the last round ended (solitaire: after the extra turn)",
            "stall": "max_turns reached without a result"}

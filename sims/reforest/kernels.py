@@ -10,9 +10,9 @@ lays out the arrays (:class:`Arrays`) and the tables (:class:`Tables`) and calls
 Small helpers are inlined (``inline="always"``): a call that passes the state's
 arrays costs far more than the few reads most of them make.
 
-Events are written into an int64 buffer ``[n, 11]`` (the columns of
-:data:`EVENT_FIELDS`), one game after the other, so within a game they keep
-the order they happened in.
+Events are written into an int64 buffer ``[n, 13]`` (the columns of
+:data:`EVENT_FIELDS`, from :meth:`sims.core.events.EventLog.buffer`), one game
+after the other, so within a game they keep the order they happened in.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ COMPLETE = END_REASONS.index("complete")
 DECIDE, PLACE, QUEUE, FINISH_GATHER, AFTER_GATHER, END_TURN = range(6)
 QUEUE_SLOTS = 1 + SPACES + 1  # the covered plant, a reaction per space, the played plant
 EVENT_FIELDS = ("game", "decision", "turn", "seat", "event", "species", "played", "space", "source", "amount",
-                "visitor")
+                "visitor", "effect", "points")
 (EV_PLAY, EV_PAY_HAND, EV_PAY_ENERGY, EV_COVER, EV_GATHER, EV_DRAW, EV_STORE, EV_EFFECT, EV_DISCARD,
  EV_SOLO_DISCARD, EV_ROUND_END, EV_VISITOR) = range(len(EVENT_KINDS))
 (ST_CARDS_PLAYED, ST_COST_PAID, ST_PAID_FROM_HAND, ST_PAID_FROM_ENERGY, ST_GATHERS, ST_CARDS_GATHERED,
@@ -71,7 +71,8 @@ MEASURE_PLANTS, MEASURE_TRAIT, MEASURE_ROW, MEASURE_ENERGY, MEASURE_TALLEST = ra
 # --- events and counts ----------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def log(a, events, count, g, kind, seat, species=-1, played=-1, space=-1, source=-1, amount=0, visitor=-1):
+def log(a, events, count, g, kind, seat, species=-1, played=-1, space=-1, source=-1, amount=0, visitor=-1,
+        effect=-1, points=0):
     """One event of game ``g`` into ``events`` (no buffer: no log); ``count[1]`` flags an overflow."""
     if events.shape[0] == 0:
         return
@@ -82,6 +83,7 @@ def log(a, events, count, g, kind, seat, species=-1, played=-1, space=-1, source
     row = events[n]
     row[0], row[1], row[2], row[3], row[4] = g, a.decisions[g], a.turn[g], seat, kind
     row[5], row[6], row[7], row[8], row[9], row[10] = species, played, space, source, amount, visitor
+    row[11], row[12] = effect, points
     count[0] = n + 1
 
 
@@ -136,17 +138,18 @@ def refill(a, g):
 
 
 @njit(cache=True, inline="always")
-def store(a, t, events, count, g, space, amount):
-    """``amount`` times the deck's top card goes as energy under ``space`` (stops if the deck is empty)."""
+def store(a, t, events, count, g, space, plant):
+    """``plant``'s store effect: ``effect_n`` times the deck's top card goes as energy under ``space`` (stops if
+    the deck is empty). Rules §6.3."""
     me = a.to_move[g]
-    for _ in range(amount):
+    for _ in range(t.effect_n[plant]):
         if not deck_left(a, g):
             return
         card = take_top(a, g)
         a.energy[g, me, space, card] += 1
         a.stored[g, me, space] += 1
         stat(a, g, me, ST_CARDS_STORED)
-        log(a, events, count, g, EV_STORE, me, species=card, space=space, amount=1)
+        log(a, events, count, g, EV_STORE, me, species=card, space=space, amount=1, effect=plant)
         check_round_end(a, t, events, count, g)
 
 
@@ -216,7 +219,8 @@ def award(a, t, events, count, g):
             outcome = 0
         else:
             a.unawarded[g] += 1
-        log(a, events, count, g, EV_VISITOR, winner, amount=outcome, visitor=visitor)
+        log(a, events, count, g, EV_VISITOR, winner, amount=outcome, visitor=visitor,
+            points=t.visitor_points[visitor] if outcome == 1 else 0)
 
 
 @helper
@@ -309,8 +313,8 @@ def play_cost(a, t, g, me, species, space):
 
 
 @njit(cache=True, inline="always")
-def place_states(a, t, g, me, where):
-    """Each space's row of ``place_table`` into ``where [6]``: its canopy species, or empty (no plant may grow),
+def may_place(a, t, g, me, where):
+    """Rules §5.1: each space's row of ``place_table`` into ``where [6]``: its canopy species, or empty (no plant may grow),
     or grow."""
     species_count = t.base_cost.size
     empty_space, grow_space = species_count, species_count + 1
@@ -349,7 +353,7 @@ def legal_plays(a, t, g, me, out, spaces):
     """The legal plays of seat ``me`` into ``out [S * 6]`` (species * 6 + space); how many (``spaces``: int64
     ``[2, 6]`` scratch)."""
     where, budget = spaces[0], spaces[1]
-    place_states(a, t, g, me, where)
+    may_place(a, t, g, me, where)
     play_budgets(a, t, g, me, budget)
     n = 0
     for s in range(a.hand.shape[2]):
@@ -366,14 +370,6 @@ def legal_plays(a, t, g, me, out, spaces):
 @njit(cache=True, inline="always")
 def may_stop(a, t, g, sources):
     return a.picks_left[g] < t.gather_cards or sources == 0
-
-
-@njit(cache=True, inline="always")
-def kth_of(u, count):
-    """``min(floor(u * count), count - 1)``; 0 without a number (u < 0)."""
-    if u < 0:
-        return 0
-    return min(int(u * count), max(count - 1, 0))
 
 
 @njit(cache=True, inline="always")
@@ -483,23 +479,16 @@ def lowest_legal(a, t, g):
     return -1
 
 
-@njit(cache=True, inline="always")
-def choose_one(a, t, g, u, plays, spaces):
-    """Legal action number ``min(floor(u * n), n - 1)`` of game ``g`` in ascending order (u < 0: the lowest)."""
-    if u < 0:
-        return lowest_legal(a, t, g)
-    n = legal_actions(a, t, g, plays, spaces)
-    k = kth_of(u, n)
-    return plays[k] if n > k else -1
-
-
 @njit(cache=True)
-def choose_legal(a, t, rows, u):
-    """int64 ``[R]``: :func:`choose_one` for each game of ``rows`` (``u`` empty: the lowest legal action)."""
+def choose_uniform(a, t, rows, u):
+    """int64 ``[R]``: in each game of ``rows``, legal action number ``min(floor(u * n), n - 1)`` of its ``n``
+    legal actions in ascending order (-1 for none); ``BatchedEngine.choose_uniform``."""
     chosen = np.empty(rows.size, dtype=np.int64)
     plays, spaces = legal_buffers(a.hand.shape[2])
     for i in range(rows.size):
-        chosen[i] = choose_one(a, t, rows[i], u[i] if u.size else -1.0, plays, spaces)
+        n = legal_actions(a, t, rows[i], plays, spaces)
+        k = min(int(u[i] * n), max(n - 1, 0))
+        chosen[i] = plays[k] if n > k else -1
     return chosen
 
 
@@ -550,8 +539,10 @@ def decide(a, t, events, count, g, block, field):
         stat(a, g, me, ST_PAID_FROM_ENERGY)
         log(a, events, count, g, EV_PAY_ENERGY, me, species=card, space=field)
         return paid(a, g)
+    if block == B_TAKE and a.phase[g] == DRAW:
+        return draw_pick(a, t, events, count, g, field)
     if block == B_TAKE:
-        return take(a, t, events, count, g, field)
+        return gather_pick(a, t, events, count, g, field)
     if block == B_STOP:
         a.picks_left[g] = 0
         return FINISH_GATHER
@@ -573,21 +564,33 @@ def decide(a, t, events, count, g, block, field):
 
 
 @njit(cache=True, inline="always")
-def take(a, t, events, count, g, source):
-    """A gather or draw pick: a nursery slot's card or the deck's top card into the hand."""
+def into_hand(a, t, events, count, g, source, kind, column, effect):
+    """A pick: a nursery slot's card or the deck's top card into the mover's hand (a deck pick that empties the
+    deck ends the round); whether picks are left."""
     me = a.to_move[g]
-    drawing = a.phase[g] == DRAW
     card = pick(a, t, g, source)
     a.hand[g, me, card] += 1
-    stat(a, g, me, ST_CARDS_DRAWN if drawing else ST_CARDS_GATHERED)
-    log(a, events, count, g, EV_DRAW if drawing else EV_GATHER, me, species=card, source=source, amount=1)
+    stat(a, g, me, column)
+    log(a, events, count, g, kind, me, species=card, source=source, amount=1, effect=effect)
     if source == t.nursery_size:
         check_round_end(a, t, events, count, g)
     a.picks_left[g] -= 1
-    left = a.picks_left[g] > 0
-    if not drawing:
-        return DECIDE if left else FINISH_GATHER
-    if left and any_card(a, g):
+    return a.picks_left[g] > 0
+
+
+@njit(cache=True, inline="always")
+def gather_pick(a, t, events, count, g, source):
+    """Rules §4.2: one gather pick; after the last the gather finishes."""
+    left = into_hand(a, t, events, count, g, source, EV_GATHER, ST_CARDS_GATHERED, -1)
+    return DECIDE if left else FINISH_GATHER
+
+
+@njit(cache=True, inline="always")
+def draw_pick(a, t, events, count, g, source):
+    """Rules §6.3: one pick of the draw effect being resolved; after the last (or with no card left to take)
+    the effect queue goes on."""
+    plant = a.queue_species[g, a.queue_pos[g]]
+    if into_hand(a, t, events, count, g, source, EV_DRAW, ST_CARDS_DRAWN, plant) and any_card(a, g):
         return DECIDE
     a.queue_pos[g] += 1
     a.picks_left[g] = 0
@@ -600,13 +603,14 @@ def use_or_decline(a, t, events, count, g, use):
     position = a.queue_pos[g]
     plant, space = a.queue_species[g, position], a.queue_space[g, position]
     stat(a, g, me, ST_EFFECTS_USED if use else ST_EFFECTS_DECLINED)
-    log(a, events, count, g, EV_EFFECT, me, species=plant, space=space, amount=1 if use else 0)
+    log(a, events, count, g, EV_EFFECT, me, species=plant, space=space, amount=1 if use else 0,
+        effect=plant if use else -1)
     if use and t.is_draw[plant]:
         a.picks_left[g] = t.effect_n[plant]
         a.phase[g] = DRAW
         return DECIDE
     if use:
-        store(a, t, events, count, g, space, t.effect_n[plant])
+        store(a, t, events, count, g, space, plant)
     a.queue_pos[g] += 1
     return QUEUE
 
@@ -852,13 +856,23 @@ def measures(a, t, rows):
 
 
 @njit(cache=True, inline="always")
+def copy_row(source, g, to, h):
+    """``to[h] = source[g]`` for C-contiguous arrays, element by element: no temporary array (numpy's slice
+    assignment makes one where it cannot rule out an overlap), so the bots' kernels copy without reference
+    counting."""
+    row, into = source[g].reshape(-1), to[h].reshape(-1)
+    for i in range(row.size):
+        into[i] = row[i]
+
+
+@njit(cache=True, inline="always")
 def copy_game(source, g, to, h):
     """Game ``g`` of ``source`` into slot ``h`` of ``to`` (all of :class:`Arrays`)."""
     copy_turn(source, g, to, h)
     copy_deck(source, g, to, h)
-    to.round_visitors[h] = source.round_visitors[g]
-    to.reset_order[h] = source.reset_order[g]
-    to.stats[h] = source.stats[g]
+    copy_row(source.round_visitors, g, to.round_visitors, h)
+    copy_row(source.reset_order, g, to.reset_order, h)
+    copy_row(source.stats, g, to.stats, h)
 
 
 @njit(cache=True, inline="always")
@@ -874,37 +888,45 @@ def restore_game(source, g, to, h):
         copy_turn(source, g, to, h)
         return
     me = source.to_move[g]
-    to.hand[h, me] = source.hand[g, me]
-    to.stack[h, me] = source.stack[g, me]
-    to.stack_size[h, me] = source.stack_size[g, me]
-    to.energy[h, me] = source.energy[g, me]
-    to.canopy[h, me] = source.canopy[g, me]
-    to.traits[h, me] = source.traits[g, me]
-    to.stored[h, me] = source.stored[g, me]
+    copy_seat(source.hand, g, to.hand, h, me)
+    copy_seat(source.stack, g, to.stack, h, me)
+    copy_seat(source.stack_size, g, to.stack_size, h, me)
+    copy_seat(source.energy, g, to.energy, h, me)
+    copy_seat(source.canopy, g, to.canopy, h, me)
+    copy_seat(source.traits, g, to.traits, h, me)
+    copy_seat(source.stored, g, to.stored, h, me)
     copy_scalars(source, g, to, h)
+
+
+@njit(cache=True, inline="always")
+def copy_seat(source, g, to, h, seat):
+    """``to[h, seat] = source[g, seat]``, as :func:`copy_row`."""
+    row, into = source[g, seat].reshape(-1), to[h, seat].reshape(-1)
+    for i in range(row.size):
+        into[i] = row[i]
 
 
 @njit(cache=True, inline="always")
 def copy_deck(source, g, to, h):
     """The deck's order and the tucked cards: only a deck reset changes them."""
-    to.deck[h] = source.deck[g]
-    to.tucked[h] = source.tucked[g]
+    copy_row(source.deck, g, to.deck, h)
+    copy_row(source.tucked, g, to.tucked, h)
 
 
 @njit(cache=True, inline="always")
 def copy_turn(source, g, to, h):
     """What plays change of a game, a deck reset aside (all but the deck's order, the tucked cards, the
     round visitors, the reset orders and the stats)."""
-    to.hand[h] = source.hand[g]
-    to.stack[h] = source.stack[g]
-    to.stack_size[h] = source.stack_size[g]
-    to.energy[h] = source.energy[g]
-    to.canopy[h] = source.canopy[g]
-    to.traits[h] = source.traits[g]
-    to.stored[h] = source.stored[g]
-    to.carried[h] = source.carried[g]
-    to.won[h] = source.won[g]
-    to.won_count[h] = source.won_count[g]
+    copy_row(source.hand, g, to.hand, h)
+    copy_row(source.stack, g, to.stack, h)
+    copy_row(source.stack_size, g, to.stack_size, h)
+    copy_row(source.energy, g, to.energy, h)
+    copy_row(source.canopy, g, to.canopy, h)
+    copy_row(source.traits, g, to.traits, h)
+    copy_row(source.stored, g, to.stored, h)
+    copy_row(source.carried, g, to.carried, h)
+    copy_row(source.won, g, to.won, h)
+    copy_row(source.won_count, g, to.won_count, h)
     to.rounds_ended[h] = source.rounds_ended[g]
     to.resets[h] = source.resets[g]
     to.round3_turn[h] = source.round3_turn[g]
@@ -922,14 +944,14 @@ def copy_scalars(source, g, to, h):
     to.turn[h] = source.turn[g]
     to.decisions[h] = source.decisions[g]
     to.deck_top[h] = source.deck_top[g]
-    to.nursery[h] = source.nursery[g]
-    to.discard[h] = source.discard[g]
+    copy_row(source.nursery, g, to.nursery, h)
+    copy_row(source.discard, g, to.discard, h)
     to.phase[h] = source.phase[g]
     to.play_species[h] = source.play_species[g]
     to.play_space[h] = source.play_space[g]
     to.owed[h] = source.owed[g]
     to.picks_left[h] = source.picks_left[g]
-    to.queue_species[h] = source.queue_species[g]
-    to.queue_space[h] = source.queue_space[g]
+    copy_row(source.queue_species, g, to.queue_species, h)
+    copy_row(source.queue_space, g, to.queue_space, h)
     to.queue_len[h] = source.queue_len[g]
     to.queue_pos[h] = source.queue_pos[g]

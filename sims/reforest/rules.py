@@ -22,12 +22,13 @@ positions (legal masks, measures, scores, results) with numpy.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from sims.core.engine import BatchedEngine, BatchedState, GameResults, Trace
+from sims.core.events import EventField, EventLog
 from sims.core.rng import shuffle_order
 from sims.reforest import kernels
 from sims.reforest.kernels import COMPLETE, DRAW, EFFECT, GATHER, HAND_LIMIT, MAIN, PAY, QUEUE_SLOTS, SOLO_DISCARD
@@ -45,6 +46,33 @@ from sims.reforest.config import (
     SPACES,
     ReforestConfig,
 )
+
+def event_fields(config: ReforestConfig) -> tuple[EventField, ...]:
+    """The events table's columns as the kernels write them (:data:`kernels.EVENT_FIELDS`, in that order):
+    species, visitors and event kinds by name, -1 read as ``""``."""
+    species, visitors = config.species_names, config.visitor_names
+    fields = (EventField("game", np.int64), EventField("decision", np.int32), EventField("turn", np.int32),
+              EventField("seat", np.int8), EventField("event", np.int8, labels=EVENT_KINDS),
+              EventField("species", np.int16, labels=species), EventField("played", np.int16, labels=species),
+              EventField("space", np.int8), EventField("source", np.int8), EventField("amount", np.int16),
+              EventField("visitor", np.int8, labels=visitors), EventField("effect", np.int16, labels=species),
+              EventField("points", np.int16, empty=0))
+    assert tuple(f.name for f in fields) == kernels.EVENT_FIELDS
+    return fields
+
+
+def effect_yields(event: np.ndarray, effect: np.ndarray) -> np.ndarray:
+    """int16 per row of an events table (by game, in order): on the row of an effect used, the draw and store
+    rows after it that name an effect (they are its cards: an effect's draws and stores come before the next
+    effect of the game), else 0."""
+    fired = (event == "effect") & (effect != "")
+    given = np.isin(event, ("draw", "store")) & (effect != "")
+    owner = np.cumsum(fired) - 1  # the last effect used at or before each row
+    counts = np.bincount(owner[given], minlength=int(fired.sum()))
+    gave = np.zeros(event.size, dtype=np.int16)
+    gave[fired] = counts
+    return gave
+
 
 STAT = {name: index for index, name in enumerate(SEAT_COLUMNS)}
 KIND = {name: index for index, name in enumerate(EFFECT_KINDS)}
@@ -91,8 +119,7 @@ class ReforestState(BatchedState):
     queue_len: np.ndarray  # int8 [B]
     queue_pos: np.ndarray  # int8 [B]: the entry being resolved
     stats: np.ndarray  # int32 [B, P, len(SEAT_COLUMNS)]
-    event_log: list = field(default_factory=list)  # dicts of flat arrays, in the order they happened
-    logging: bool = True  # bots' branches keep no log
+    events: EventLog  # whole events (event_fields), in the order they happened; bots' branches keep none
     steps: int = 0
 
 
@@ -154,6 +181,7 @@ class ReforestEngine(BatchedEngine):
             self.block_of[start:start + size] = index
             self.field_of[start:start + size] = np.arange(size)
         self.visitor_points = np.asarray(config.visitor_points).astype(np.int64)
+        self.event_fields = event_fields(config)
         self._build_fast_tables()
         self.tables = self._kernel_tables()
         # events one decision can cause: its own few, the stores of one effect, three round ends
@@ -280,6 +308,7 @@ class ReforestEngine(BatchedEngine):
             queue_len=np.zeros(size, dtype=np.int8),
             queue_pos=np.zeros(size, dtype=np.int8),
             stats=np.zeros((size, players, len(SEAT_COLUMNS)), dtype=np.int32),
+            events=EventLog(self.event_fields),
         )
 
     # --- reading a region -------------------------------------------------------------
@@ -346,16 +375,11 @@ class ReforestEngine(BatchedEngine):
         rr, actions = np.nonzero(self.legal_mask_rows(state, rows))
         return rows[rr], actions
 
-    def choose_legal(self, state: ReforestState, rows: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
-        """int64 ``[R]``: legal action number ``min(floor(u * n), n - 1)`` of each game of ``rows``.
-
-        ``n`` counts the game's legal actions, in ascending order; ``u`` is one uniform per
-        game (None: the lowest legal action); -1 for a game without any. The same choice as
-        :func:`sims.core.choice.choose_uniform` on :meth:`legal_mask_rows`, read per phase
-        from the few actions the phase allows instead of the whole mask.
-        """
-        u = np.zeros(0) if u is None else np.asarray(u, dtype=np.float64)
-        return kernels.choose_legal(self.arrays(state), self.tables, rows.astype(np.int64), u)
+    def choose_uniform(self, state: ReforestState, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """:meth:`BatchedEngine.choose_uniform`, compiled (:func:`kernels.choose_uniform`): each game's legal
+        actions listed from the few its phase allows instead of the whole mask."""
+        return kernels.choose_uniform(self.arrays(state), self.tables, np.asarray(rows, dtype=np.int64),
+                                      np.ascontiguousarray(u, dtype=np.float64))
 
     def legal_mask_rows(self, state: ReforestState, rows: np.ndarray) -> np.ndarray:
         """bool ``[R, A]``: the legal mask of games ``rows`` only (all False for finished games)."""
@@ -404,9 +428,9 @@ class ReforestEngine(BatchedEngine):
         state.steps += 1
         if rows.size == 0:
             return
-        events, count = self._event_buffer(state, rows.size)
+        events, count = state.events.buffer(rows.size * self.events_per_step)
         kernels.step(self.arrays(state), self.tables, events, count, rows, actions[rows])
-        self._keep_events(state, events, count)
+        state.events.keep(events, count)
 
     def finish_turns(self, state: ReforestState, rows: np.ndarray, start_turn: np.ndarray) -> None:
         """Play the lowest legal action in games ``rows`` until their turn ``start_turn`` is over (no log)."""
@@ -415,17 +439,6 @@ class ReforestEngine(BatchedEngine):
     def arrays(self, state: ReforestState) -> kernels.Arrays:
         """The state's arrays, as the kernels take them."""
         return kernels.Arrays(*(getattr(state, name) for name in kernels.Arrays._fields))
-
-    def _event_buffer(self, state: ReforestState, games: int) -> tuple[np.ndarray, np.ndarray]:
-        """An empty event buffer big enough for one decision of ``games`` games (none without a log)."""
-        size = games * self.events_per_step if state.logging else 0
-        return np.empty((size, len(kernels.EVENT_FIELDS)), dtype=np.int64), np.zeros(2, dtype=np.int64)
-
-    def _keep_events(self, state: ReforestState, events: np.ndarray, count: np.ndarray) -> None:
-        if count[1]:
-            raise RuntimeError("Reforest event buffer overflow")
-        if count[0]:
-            state.event_log.append(events[:count[0]].copy())
 
     def _may_stop(self, state, games: np.ndarray, sources: np.ndarray) -> np.ndarray:
         """A gather may stop after its first card, or when no card can be taken."""
@@ -519,27 +532,12 @@ class ReforestEngine(BatchedEngine):
     # --- records ------------------------------------------------------------------------
 
     def events(self, state: ReforestState, trace: Trace) -> dict[str, np.ndarray] | None:
-        if not state.event_log:
-            return None
-        table = np.concatenate(state.event_log)
-        table = table[np.argsort(table[:, 0], kind="stable")]  # within a game, the order they happened
-        columns = dict(zip(kernels.EVENT_FIELDS, table.T))
-        species = np.array(self.config.species_names + ("",), dtype=object)
-        visitors = np.array(self.config.visitor_names + ("",), dtype=object)
-        kinds = np.array(EVENT_KINDS, dtype=object)
-        return {
-            "game": columns["game"],
-            "decision": columns["decision"].astype(np.int32),
-            "turn": columns["turn"].astype(np.int32),
-            "seat": columns["seat"].astype(np.int8),
-            "event": kinds[columns["event"]],
-            "species": species[columns["species"]],
-            "played": species[columns["played"]],
-            "space": columns["space"].astype(np.int8),
-            "source": columns["source"].astype(np.int8),
-            "amount": columns["amount"].astype(np.int16),
-            "visitor": visitors[columns["visitor"]],
-        }
+        """Every event of the games (:func:`event_fields`), by game in the order they happened, and ``gave``:
+        on the row of an effect used, the cards it drew or stored (the draw and store rows it gave follow it)."""
+        table = state.events.rows()
+        if table is not None:
+            table["gave"] = effect_yields(table["event"], table["effect"])
+        return table
 
     def snapshot(self, state: ReforestState, game: int) -> dict[str, Any]:
         g = game
@@ -587,12 +585,3 @@ def describe_action(config: ReforestConfig, action: int) -> str:
         where = "the deck" if fields[0] == config.nursery_size else f"nursery slot {fields[0]}"
         return f"{block.replace('_', ' ')} from {where}"
     return block
-
-
-def take_rows(state: ReforestState, rows: np.ndarray) -> ReforestState:
-    """Copies of games ``rows`` for reading or branching (no log)."""
-    from sims.core.engine import take_games
-
-    branch = take_games(state, rows)
-    branch.logging = False
-    return branch
