@@ -153,6 +153,13 @@ def test_proportion_table_counts_wilson_and_score_intervals():
 # ---------------------------------------------------------------- seat advantage
 
 
+def test_a_share_on_the_equivalence_bound_needs_no_games_figure_and_does_not_crash():
+    # 0.45 - 0.5 is just inside 0.05 in floating point: the TOST bound equals the share (effect size 0).
+    result = S.seat_advantage(two_player(45, 55), delta=0.05, alpha=0.05)
+    assert result.seats["share"][0] == pytest.approx(0.45)
+    assert result.more_games is None
+
+
 def test_seat_advantage_two_players_exact_binomial_and_tost_by_hand():
     records = two_player(60, 40, ties=3, stalls=2)
     result = S.seat_advantage(records, delta=0.025, alpha=0.05)

@@ -71,12 +71,15 @@ def _tost_games(share: float, target: float, delta: float, alpha: float, power: 
     The TOST passes when the one-sided test against the nearer bound rejects,
     so this is a one-sided one-sample power calculation (Cohen's h against
     that bound, ``NormalIndPower(alternative="larger")``). None if the share
-    is outside the equivalence bounds: the TOST cannot pass while it holds.
+    is outside the equivalence bounds or on one of them (``0.45 - 0.5`` is just
+    inside ``0.05`` in floating point): the TOST cannot pass while it holds.
     """
     gap = share - target
     if not abs(gap) < delta:
         return None
     bound = target + delta if gap >= 0 else target - delta
     effect = abs(float(proportion_effectsize(bound, share)))
+    if effect < 1e-9:
+        return None
     n = NormalIndPower().solve_power(effect_size=effect, alpha=alpha, power=power, ratio=0, alternative="larger")
     return float(np.squeeze(n))
