@@ -63,7 +63,7 @@ def test_a_bad_weight_in_the_file_is_one_error_line_naming_file_and_key(tmp_path
 def test_farm_features_of_known_farms(config):
     """Kinds one cube short of more points (1, 2, 5 and 8 cubes with the rulebook's marks 1, 3, 6, 9), from-farm
     specials held (pig, crow, wolf), cubes."""
-    from sims.vora.kernels import farm_features
+    from sims.vora.bot_kernels import farm_features
 
     tables = VoraEngine(config, 2).geo.tables
     farms = {  # pig crow wolf ladybug duck mole sheep water grass

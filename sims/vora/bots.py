@@ -9,7 +9,7 @@ import numpy as np
 from sims.core.choice import ScoredBot
 from sims.core.planner import WIN_BONUS, Candidates, RolloutPlanner, reshuffle_unseen
 from sims.core.rng import purpose_key
-from sims.vora import kernels
+from sims.vora import bot_kernels
 from sims.vora.config import weight_vector
 from sims.vora.rules import VoraEngine, VoraState, popcount, state_arrays
 
@@ -18,7 +18,7 @@ class GreedyBot(ScoredBot):
     """One ply on every decision: by default my family-score change minus the best opponent's.
 
     Every legal (game, action) is played on a copy of the game (in the
-    compiled :func:`kernels.score_game`, one call per game) to its next
+    compiled :func:`bot_kernels.score_game`, one call per game) to its next
     decision or the end of the turn (without the refill, which changes no
     farm), and valued ``score * (S_me_after - S_me_before) - rival * max over opponents (S_o_after - S_o_before)``
     plus the weights ``near``, ``specials`` and ``cubes`` times the changes of my farm's features
@@ -26,7 +26,7 @@ class GreedyBot(ScoredBot):
     the highest value wins, equal values go to the highest noise
     ``uniforms_at(seed, "bot/<seat>", decisions, action)``. A main action that
     pushes back a push-back, or returns to another meadow one of the last main
-    actions found, is worth -inf (no loops, :func:`kernels.repeats_previous`). The same choice as
+    actions found, is worth -inf (no loops, :func:`sims.vora.kernels.repeats_previous`). The same choice as
     ``reference_bots.ReferenceGreedyBot``.
     """
 
@@ -45,7 +45,7 @@ class GreedyBot(ScoredBot):
         """The highest value, ties to the highest noise: chosen game by game in the compiled kernel."""
         rows = (active & ~state.done).nonzero()[0]
         chosen = np.full(state.size, -1, dtype=np.int64)
-        kernels.greedy_choices(self.engine.geo.tables, state_arrays(state), state.seeds, state.decisions, rows,
+        bot_kernels.greedy_choices(self.engine.geo.tables, state_arrays(state), state.seeds, state.decisions, rows,
                                self.weight_array(), purpose_key(self.stream), chosen)
         return chosen
 
@@ -60,7 +60,7 @@ class GreedyBot(ScoredBot):
         actions = np.zeros(size, dtype=np.int64)
         value = np.zeros(size, dtype=np.float64)
         noise = np.zeros(size, dtype=np.float64)
-        kernels.greedy_values(engine.geo.tables, state_arrays(state), state.seeds, state.decisions,
+        bot_kernels.greedy_values(engine.geo.tables, state_arrays(state), state.seeds, state.decisions,
                               self.weight_array(), purpose_key(self.stream), rows, groups, first, actions, value, noise)
         return np.repeat(rows, counts), actions, value, noise
 
@@ -133,7 +133,7 @@ class PlannerBot(RolloutPlanner, GreedyBot):
         """The rollouts of :class:`RolloutPlanner`, every game played to its horizon in the compiled kernel;
         each rollout's :meth:`worth`."""
         worth = np.empty(branch.size, dtype=np.float64)
-        kernels.roll_out(self.engine.geo.tables, state_arrays(branch), branch.seeds, branch.decisions,
+        bot_kernels.roll_out(self.engine.geo.tables, state_arrays(branch), branch.seeds, branch.decisions,
                          self.weight_array(), self.rollout_keys(), self.seat,
                          np.ascontiguousarray(self.stop_turn(start_turn), dtype=np.int64), self.depth, WIN_BONUS, worth)
         return worth
@@ -148,9 +148,9 @@ class PlannerBot(RolloutPlanner, GreedyBot):
 
     def worth(self, branch: VoraState) -> np.ndarray:
         """My family score minus the best opponent's (weighed by ``score`` and ``rival``), a finished game's result
-        first, a running game's farm features weighed on top (:func:`kernels.seat_worth`)."""
+        first, a running game's farm features weighed on top (:func:`bot_kernels.seat_worth`)."""
         worth = np.empty(branch.size, dtype=np.float64)
-        kernels.worths(self.engine.geo.tables, branch.farms, branch.done, self.seat, self.weight_array(), WIN_BONUS,
+        bot_kernels.worths(self.engine.geo.tables, branch.farms, branch.done, self.seat, self.weight_array(), WIN_BONUS,
                        worth)
         return worth
 
