@@ -17,23 +17,12 @@ from numba import njit
 from sims.core.kernels import helper, lowest_bit_index, noise, noise_stream
 from sims.vora.kernels import (
     ACT_TAKER, COLLECT, DONE, F_DONE, F_TO_MOVE, F_TURN, FIELDS, I_CROW, I_K, I_MAIN_ACTIONS, I_PIG, I_WOLF,
-    LOG_SLOTS, ONE, RECIPIENT_BLOCK, STEAL, Tables, advance, copy_into, has_formation, legal_words, load,
-    main_action, remember_turn_start, repeats_previous, run_turn, store,
+    LOG_SLOTS, ONE, RECIPIENT_BLOCK, STEAL, Tables, advance, copy_into, family_scores, has_formation, legal_words,
+    load, main_action, remember_turn_start, repeats_previous, run_turn, store,
 )
 
 # the greedy weights, in config.WEIGHT_NAMES order
 SCORE_WEIGHT, RIVAL_WEIGHT, NEAR_WEIGHT, SPECIALS_WEIGHT, CUBES_WEIGHT = range(5)
-
-
-@helper
-def family_scores(count_score, farms, out) -> None:
-    """Rules §9.1: ``out[seat]``: the family score of each farm, kinds summed in kind order."""
-    top = count_score.size - 1
-    for seat in range(farms.shape[0]):
-        total = 0.0
-        for kind in range(farms.shape[1]):
-            total += count_score[min(farms[seat, kind], top)]
-        out[seat] = total
 
 
 class Scratch(NamedTuple):

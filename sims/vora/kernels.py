@@ -738,6 +738,17 @@ def choose_uniform(t: Tables, state, rows, u, chosen) -> None:
             k -= count
 
 
+@helper
+def family_scores(count_score, farms, out) -> None:
+    """Rules §9.1: ``out[seat]``: the family score of each farm, kinds summed in kind order."""
+    top = count_score.size - 1
+    for seat in range(farms.shape[0]):
+        total = 0.0
+        for kind in range(farms.shape[1]):
+            total += count_score[min(farms[seat, kind], top)]
+        out[seat] = total
+
+
 @njit(cache=True)
 def formations_found(t: Tables, meadows, found) -> None:
     """``found[i]``: does meadow ``meadows[i]`` (uint64 ``[K]``) hold anything to collect?"""
