@@ -7,11 +7,12 @@ from collections.abc import Mapping
 import numpy as np
 
 from sims.core.choice import ScoredBot
+from sims.core.grid import popcount
 from sims.core.planner import WIN_BONUS, Candidates, RolloutPlanner, reshuffle_unseen
 from sims.core.rng import purpose_key
 from sims.vora import bot_kernels
 from sims.vora.config import weight_vector
-from sims.vora.rules import VoraEngine, VoraState, popcount, state_arrays
+from sims.vora.rules import VoraEngine, VoraState, state_arrays
 
 
 class GreedyBot(ScoredBot):

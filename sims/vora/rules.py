@@ -40,6 +40,7 @@ import numpy as np
 
 from sims.core.engine import BatchedEngine, BatchedState, GameResults, Trace
 from sims.core.events import EventField, EventLog
+from sims.core.grid import popcount
 from sims.core.rng import shuffle_order
 from sims.vora import kernels
 from sims.vora.kernels import MAIN, RECIPIENT
@@ -63,10 +64,6 @@ def event_fields(config: VoraConfig) -> tuple[EventField, ...]:
             EventField("collected", np.int16, empty=0), EventField("extras", np.int8, empty=0),
             EventField("bigs", np.int8, empty=0), EventField("victim", np.int8),
             EventField("kinds_collected", np.int32, empty=0))
-
-
-def popcount(board: np.ndarray) -> np.ndarray:
-    return np.bitwise_count(board)
 
 
 def _meadows(kinds: np.ndarray) -> np.ndarray:
