@@ -1036,6 +1036,12 @@ def choose_uniform(blooms, places, draw, decline, u, bases, chosen):
             chosen[i] = bases[3] if draw[i] and k == 0 else bases[4]
 
 
+@helper
+def _cost_sum(tile_cost, t, p):
+    """The cost of stump ``p`` of tile ``t`` in all resources."""
+    return tile_cost[t, p, 0] + tile_cost[t, p, 1] + tile_cost[t, p, 2]
+
+
 @njit(cache=True)
 def legal_blooms(rows, free, to_move, stump, flower, group, tile, part, resources, production, flowers_left,
                  tile_cost, neighbours, legal):
@@ -1049,7 +1055,8 @@ def legal_blooms(rows, free, to_move, stump, flower, group, tile, part, resource
         can = free[i] or flowers_left[g, seat] > 0
         for h in range(legal.shape[1]):
             ok = can and stump[g, h] >= 0 and flower[g, h] < 0
-            if ok and not free[i]:
+            # the light taken is at most the whole cost: a mover holding that much light needs no payment worked out
+            if ok and not free[i] and resources[g, seat, 0] < _cost_sum(tile_cost, tile[g, h], part[g, h]):
                 bloom_payment(g, h, seat, flower, group, tile, part, resources, production, tile_cost, neighbours,
                               pay)
                 ok = pay[0] <= resources[g, seat, 0]
