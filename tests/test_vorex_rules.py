@@ -10,7 +10,7 @@ from sims.core.engine import BotSpec, GameDefinition, Trace
 from sims.core.play import batched_bots, play_batch, resolve_bot, seat_labels
 from sims.core.rng import game_seeds
 from sims.registry import register
-from sims.vorex import bots, config, reference_bots, render, rules
+from sims.vorex import bots, config, kernels, reference_bots, render, rules
 from sims.vorex.columns import columns
 from sims.vorex.tables import group_labels
 from sims.vorex.rules import ACTION, RUIN, SETUP, WEED_BLOOM, VorexEngine
@@ -366,3 +366,21 @@ def test_seat_labels_seat_the_weed():
     engine = game.batched(CONFIG, 1)
     state, _ = play_batch(engine, batched_bots(game, engine, choices), game_seeds(2, np.arange(4)), CONFIG.max_turns)
     assert state.done.all()
+
+
+@pytest.mark.parametrize("walk, legal", [
+    ("b.CC.b", True),  # the gap the walk starts in wraps round to its end: one bad gap, counted once
+    ("bC.Cb", True),
+    (".CbC.", True),
+    ("bCbC", False),  # two gaps holding a bad hex
+    ("CbCb", False),
+    ("b.CbC.b", False),
+    ("C..C..", True),
+])
+def test_boundary_walk_counts_the_gaps_holding_a_bad_hex(walk, legal):
+    """The one-lap boundary walk (kernels._closes_one_region) on walks given as C (covered), b (an empty hex that
+    does not become a single enclosed hex) and . (one that does: its covered neighbours make 6)."""
+    code = {"C": kernels.COVERED, "b": 2, ".": 6}
+    states = np.array([code[c] for c in walk], dtype=np.int64)
+    touch = np.zeros(len(walk), dtype=np.int64)
+    assert kernels._closes_one_region(states, 0, np.arange(len(walk), dtype=np.int64), touch) == legal

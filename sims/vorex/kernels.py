@@ -864,21 +864,26 @@ def _closes_one_region(states, anchor, shifts, touch):
     ``touch``: the tile cells next to each step): the gaps (runs of empty hexes along the walk) become separate
     empty regions, all closed but one; true iff at most one gap holds a "bad" hex, empty and not becoming a single
     enclosed hex (its covered neighbours and the tile's cells next to it are not all 6). ``states``: the grid
-    hex states (:func:`_open_hexes`). The walk meets a covered hex."""
+    hex states (:func:`_open_hexes`). The walk meets a covered hex.
+
+    One lap: a gap is counted when its first bad hex is met; the gap the walk
+    starts in and the one it ends in are the same when both ends are empty,
+    counted twice if both its stretches hold a bad hex."""
     seen = 0  # the current gap holds a bad hex
-    once = 0
-    twice = 0
-    for lap in range(2):  # the first lap only finds whether the gap the walk starts in holds a bad hex
-        for j in range(shifts.size):  # branch-free: this loop is the hot one
-            state = states[anchor + shifts[j]]
-            covered = np.int64(state == COVERED)
-            bad = np.int64(state != 6 - touch[j]) & (1 - covered)
-            seen &= 1 - covered
-            new = bad & (1 - seen)
-            twice |= once & new & lap
-            once |= new & lap
-            seen |= new
-    return twice == 0
+    met = 0  # the walk has met a covered hex
+    head = 0  # the stretch before the first covered hex holds a bad hex
+    bad_gaps = 0
+    for j in range(shifts.size):  # branch-free: this loop is the hot one
+        state = states[anchor + shifts[j]]
+        covered = np.int64(state == COVERED)
+        bad = np.int64(state != 6 - touch[j]) & (1 - covered)
+        met |= covered
+        seen &= 1 - covered
+        new = bad & (1 - seen)
+        bad_gaps += new
+        head |= new & (1 - met)
+        seen |= new
+    return bad_gaps - (head & seen) <= 1
 
 
 @helper
@@ -914,6 +919,19 @@ def _read_at(board, w, shift):
 
 
 @helper
+def _edge_words(edge, first):
+    """The first and last nonzero words of bitboard ``edge`` (all words if ``first``: no tile is down yet)."""
+    if first:
+        return 0, edge.size - 1
+    low, high = edge.size, -1
+    for w in range(edge.size):
+        if edge[w]:
+            low = min(low, w)
+            high = w
+    return low, high
+
+
+@helper
 def _scan_placements(s, first, first_only, grid, free, edge, place_tables, row):
     """Sets in ``row`` (bit p % 64 of word p // 64) the legal placements p of shape ``s`` on a map given by its
     grid hex states and bitboards ``grid``, ``free``, ``edge`` (:func:`_open_hexes`; ``first``: no tile is down
@@ -925,8 +943,15 @@ def _scan_placements(s, first, first_only, grid, free, edge, place_tables, row):
     boundary_touch, covers_centre, grid_hex = place_tables[4], place_tables[5], place_tables[6]
     cell_shift, boundary_shift = place_tables[8], place_tables[9]
     found = False
+    low, high = _edge_words(edge, first)
     for k in range(ROTATIONS):
-        for w in range(free.size):
+        near, far = cell_shift[s, k, 0], cell_shift[s, k, 0]
+        for c in range(1, cell_shift.shape[2]):
+            near, far = min(near, cell_shift[s, k, c]), max(far, cell_shift[s, k, c])
+        # the anchors whose cells can meet an edge hex lie in these words
+        start = max(0, (low * 64 - far) >> 6)
+        stop = min(free.size, ((high * 64 + 63 - near) >> 6) + 1)
+        for w in range(start, stop):
             fit = np.uint64(0xFFFFFFFFFFFFFFFF)
             touch = np.uint64(0)
             for c in range(cell_shift.shape[2]):
@@ -1011,6 +1036,12 @@ def choose_uniform(blooms, places, draw, decline, u, bases, chosen):
             chosen[i] = bases[3] if draw[i] and k == 0 else bases[4]
 
 
+@helper
+def _cost_sum(tile_cost, t, p):
+    """The cost of stump ``p`` of tile ``t`` in all resources."""
+    return tile_cost[t, p, 0] + tile_cost[t, p, 1] + tile_cost[t, p, 2]
+
+
 @njit(cache=True)
 def legal_blooms(rows, free, to_move, stump, flower, group, tile, part, resources, production, flowers_left,
                  tile_cost, neighbours, legal):
@@ -1024,7 +1055,8 @@ def legal_blooms(rows, free, to_move, stump, flower, group, tile, part, resource
         can = free[i] or flowers_left[g, seat] > 0
         for h in range(legal.shape[1]):
             ok = can and stump[g, h] >= 0 and flower[g, h] < 0
-            if ok and not free[i]:
+            # the light taken is at most the whole cost: a mover holding that much light needs no payment worked out
+            if ok and not free[i] and resources[g, seat, 0] < _cost_sum(tile_cost, tile[g, h], part[g, h]):
                 bloom_payment(g, h, seat, flower, group, tile, part, resources, production, tile_cost, neighbours,
                               pay)
                 ok = pay[0] <= resources[g, seat, 0]

@@ -122,6 +122,13 @@ class VorexState(BatchedState):
     steps: int = 0
 
 
+def map_moves(state: VorexState, rows: np.ndarray) -> np.ndarray:
+    """int64 ``[n]``: the tiles laid plus the flowers placed so far in games ``rows``. The points (rules §8) read
+    only the map (tiles, ruins, flowers, groups) and the objectives; tiles and flowers are only ever added and
+    ruins form only with a tile, so a decision that leaves this count as it was changes no seat's points."""
+    return state.tiles_on_map[rows].astype(np.int64) - state.flowers_left[rows].sum(axis=1)
+
+
 class VorexEngine(BatchedEngine):
     end_reasons = END_REASONS
 
@@ -399,6 +406,7 @@ class VorexEngine(BatchedEngine):
         log = self.log_decisions(state, rows)
         if rows.size == 0:
             return
+        moves_before = map_moves(state, rows)
         action = np.asarray(actions, dtype=np.int64)[rows]
         off, P = self.offsets, self.P
         place = (action >= off["place"]) & (action < off["draw"])
@@ -420,12 +428,11 @@ class VorexEngine(BatchedEngine):
             state.phase[rows[decline]] = CONTINUE
         self.continue_turn(state, rows, log)
         if log is not None:
-            self.log_points(state, rows, log)
+            self.log_points(state, rows[map_moves(state, rows) != moves_before], log)
 
     def log_decisions(self, state: VorexState, rows: np.ndarray) -> dict[str, np.ndarray] | None:
-        """This step's event arrays by field name, the deciding games ``rows`` given their turn, seat, phase and
-        minus the seat's points before the decision (``state.scores``; :meth:`log_points` adds the points after);
-        None when the state's log is disabled (a bot's branch)."""
+        """This step's event arrays by field name, the deciding games ``rows`` given their turn, seat and phase
+        (:meth:`log_points` adds the points); None when the state's log is disabled (a bot's branch)."""
         if not state.events.enabled:
             return None
         log = dict(zip((f.name for f in EVENT_FIELDS), state.events.step(state.size)))
@@ -433,16 +440,18 @@ class VorexEngine(BatchedEngine):
         log["turn"][rows] = state.turn[rows]
         log["seat"][rows] = seats
         log["phase"][rows] = state.phase[rows]
-        self._add_points(log, rows, -state.scores[rows, :, seats])
         return log
 
     def log_points(self, state: VorexState, rows: np.ndarray, log: dict[str, np.ndarray]) -> None:
-        """Each deciding seat's score change, in all and by score line (rules §8): its points after the decision
-        and everything it set off, less before (:meth:`log_decisions`); ``state.scores`` updated."""
+        """Each deciding seat's score change, in all and by score line (rules §8), in games ``rows`` (the ones
+        whose map changed, :func:`map_moves`; the others' points fields stay 0): its points after the decision
+        and everything it set off, less ``state.scores`` (before); ``state.scores`` updated."""
         if rows.size == 0:
             return
+        seats = log["seat"][rows].astype(np.int64)
+        before = state.scores[rows, :, seats]
         state.scores[rows] = self.score_lines(state, rows)
-        self._add_points(log, rows, state.scores[rows, :, log["seat"][rows].astype(np.int64)])
+        self._add_points(log, rows, state.scores[rows, :, seats] - before)
 
     def score_lines(self, state: VorexState, rows: np.ndarray) -> np.ndarray:
         """int64 ``[n, 4, S]``: every seat's points by score line (:data:`POINT_COLUMNS`) in games ``rows``."""
