@@ -8,6 +8,7 @@ The old figure was 75.0%; the headline is 60 / 85 = 70.6%.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -52,9 +53,26 @@ def test_play_summary_and_the_run_report_say_the_same_headline():
     a = _analyse(Path("synthetic"), manifest, records, None, 0.025)
     assert _headline(a) == summary.headline
     seats = _seat_section(a)
-    assert seats.blocks[0].text == summary.headline  # the Seats section's lead
-    assert all("seat 0 wins" not in line for line in seats.blocks[1].items)  # said once
-    assert _verdict_flag(a.advantage).evidence.startswith(summary.headline)
+    assert _verdict_flag(a.advantage).evidence.startswith(summary.headline)  # said in the Summary
+    assert seats.blocks[0].text.startswith("Seat balance: unbalanced: the headline and its evidence are the "
+                                           "Summary's first finding")  # referred to in Seats
+    assert all("seat 0 wins" not in line for line in seats.blocks[1].items)
+
+
+def test_a_three_player_report_says_the_headline_once():
+    """The headline's per-seat figures, e.g. seat 0's "34.0% [", once in the Summary and once in the Seats table,
+    not again in the Seats section's lead and lines; the per-seat equivalence p is a table column."""
+    records = tied_records(solo0=50, solo1=40, shared=10, players=3)
+    manifest = {"game": "overgrowth", "players": 3, "bots": ["greedy"] * 3, "rotations": 1}
+    a = _analyse(Path("synthetic"), manifest, records, None, 0.025)
+    share = f"{100 * (50 + 10 / 2) / 100:.1f}% ["
+    flag = _verdict_flag(a.advantage)
+    seats = _seat_section(a)
+    table = next(b for b in seats.blocks if hasattr(b, "rows"))
+    texts = [b.text for b in seats.blocks if hasattr(b, "text")] + [i for b in seats.blocks for i in getattr(b, "items", [])]
+    assert share in flag.evidence and not any(share in t for t in texts)
+    assert table.rows[0][5] == "55.0%" and table.columns[7].name == "Equivalence p (\u00b12.5 points)"
+    assert re.fullmatch(r"< 0\.001|[01]\.\d{3}", table.rows[0][7])
 
 
 def test_three_players_share_first_places_and_show_shared_ones():

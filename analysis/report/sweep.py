@@ -17,16 +17,16 @@ from analysis.drama import course as drama_course
 from analysis.report.methods import _methods_section, _versions_now, target_band
 from analysis.report.model import (ALPHA, Block, Code, Column, DELTA, Facts, Flag, Flags, Paragraph, Plot, Report,
                                    STALL_FLAG, Section, Table)
-from analysis.report.run import _bot_rows, player_seats
+from analysis.report.run import _bot_rows, config_block, player_seats
 from analysis.report.ablate import ABLATE_METHODS, ablation_section, ablation_title, is_ablation
 from analysis.report.trace import TRACE_METHODS, drama_flags, trace_flags, trace_groups, trace_section
 from analysis.report.trace import drama_section as trace_drama_section
 from analysis.report.text import (_ci, _ci_num, _ci_pts, _g, _game_title, _int, _listing, _num, _p, _pct, _pts,
-                                  _versions_text, config_text)
+                                  _versions_text)
 from analysis.summary import seat_headline, solo_headline
 from analysis.sweep import cell_frame, cell_row, format_cell_table
 from sims.core.spec import ConfigError
-from sims.records import Chunk, machine, now
+from sims.records import MANIFEST, Chunk, machine, now
 
 
 @dataclass(frozen=True, eq=False)
@@ -481,6 +481,8 @@ def _sweep_manifest(data: Any, cells: list[CellAnalysis]) -> Section:
         rows.append([cell.title + (" *" if cell.baseline else ""), overrides, cell.config_hash, cell.status,
                      _int(next((c.games for c in cells if c.id == cell.title), 0))])
     first = cells[0]
+    base = next((c for c in cells if c.baseline), first)
+    base_dir = next(cell.path for cell in data.cells if cell.title == base.id)
     return Section("manifest", "Sweep manifest", [
         Facts(facts),
         Table([Column("Cell"), Column("Overrides"), Column("Config hash"), Column("Status"), Column("Games", True)],
@@ -488,8 +490,7 @@ def _sweep_manifest(data: Any, cells: list[CellAnalysis]) -> Section:
         Table([Column("Bot"), Column("Kind"), Column("Weights")], _bot_rows(first.manifest),
               caption="Bots and personas (the same in every cell)."),
         Code("Sweep file", m.get("sweep_text", "")),
-        Code(f"Config of the baseline cell ({next((c for c in cells if c.baseline), first).manifest.get('config_hash')})",
-             config_text(next((c for c in cells if c.baseline), first).manifest.get("config") or {})),
+        config_block(base.manifest, base_dir / MANIFEST, " of the baseline cell"),
     ])
 
 
