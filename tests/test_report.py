@@ -434,7 +434,7 @@ def test_diff_of_a_config_list_names_the_item_and_key_that_changed():
 
 
 def test_the_config_block_shows_only_the_keys_that_differ_from_the_shipped_config(tmp_path):
-    """A Vorex run with two keys changed: two lines, not the 26 tiles; the full config named where it is kept."""
+    """A Vorex run with three keys changed: three lines, not the 26 tiles; the full config named where it is kept."""
     import copy
 
     from analysis.report.run import config_block
@@ -443,12 +443,14 @@ def test_the_config_block_shows_only_the_keys_that_differ_from_the_shipped_confi
     changed = copy.deepcopy(shipped)
     changed["rules"]["flowers"] = 20
     changed["tiles"][0]["beetles"] = ["insect"]
+    changed["tiles"][3]["hexes"][0]["value"] = 2  # a list of tables inside one: by its item, not the whole list
     kept = tmp_path / "manifest.json"
     block = config_block({"game": "vorex", "config_hash": "abc", "config": changed, "config_source": "x.toml"}, kept)
-    assert block.summary == "Config (hash abc): 2 keys differ from the game's shipped config (configs/games/vorex.toml)"
+    assert block.summary == "Config (hash abc): 3 keys differ from the game's shipped config (configs/games/vorex.toml)"
     assert block.text.splitlines() == [
         'rules.flowers = 20   # shipped: 13',
         'tiles[0] start_first: beetles = ["insect"]   # shipped: ["mushroom", "insect"]',
+        "tiles[3] start_d: hexes[0]: value = 2   # shipped: 0",
         "", f'The full config is in {kept} (key "config"), from x.toml.']
     same = config_block({"game": "vorex", "config_hash": "def", "config": shipped, "config_source": "y.toml"}, kept)
     assert same.summary.endswith("the game's shipped config (configs/games/vorex.toml), no key changed")

@@ -221,8 +221,9 @@ def _diff_value(key: str, va: Any, vb: Any) -> list[list[str]]:
             label = f"{key}[{i}]" + (f" {name}" if name else "")
             if isinstance(a, dict) and isinstance(b, dict):
                 fa, fb = flatten(a), flatten(b)
-                rows += [[f"{label}: {k}", _cell(fa.get(k, "(unset)")), _cell(fb.get(k, "(unset)"))]
-                         for k in sorted(set(fa) | set(fb)) if fa.get(k, "(unset)") != fb.get(k, "(unset)")]
+                for k in sorted(set(fa) | set(fb)):  # a list inside (a tile's hexes) by its items again
+                    va, vb = fa.get(k, "(unset)"), fb.get(k, "(unset)")
+                    rows += _diff_value(f"{label}: {k}", va, vb) if va != vb else []
             else:
                 rows += _diff_value(label, a, b)
         return rows
