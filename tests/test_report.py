@@ -124,6 +124,12 @@ def test_overgrowth_report_checks_the_target_band_and_components(runs):
     table = next(b for b in components.blocks if isinstance(b, rp.Table))
     assert {row[0] for row in table.rows} >= {"cast", "grow", "spread"}  # the actions family, one row per item
     assert "observational" in components.blocks[0].text.lower()
+    tables = [b for b in components.blocks if isinstance(b, rp.Table)]
+    assert len(tables) == 1  # one bot: the table by bot is not repeated, a note names the family table
+    assert any(getattr(b, "text", "").startswith("One bot played every seat, so the table by bot is the") and
+               "table above, row for row" in b.text for b in components.blocks)
+    three = rp.build_run_report(runs / "toy3").section("components")  # three bots: the table by bot stays
+    assert any(isinstance(b, rp.Table) and b.columns[0].name == "Bot" for b in three.blocks)
     length = next(b for b in report.section("length").blocks if isinstance(b, rp.Facts))
     assert dict(length.items)["Target band"].startswith("16\u201340 turns")
     data = rp.render_pdf(report)

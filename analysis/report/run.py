@@ -610,6 +610,17 @@ def _component_section(a: RunAnalysis) -> Section:
                      _pts(r["difference"]), _ci_pts(r["diff_low"], r["diff_high"]), _p(r["p_holm"]), flag])
         marked.append(bool(flag))
     arrays = {k: (np.array([v[0] for v in vals]), np.array([v[1] for v in vals])) for k, vals in intervals.items()}
+    same = _same_family(a, t, c)
+    table: Block = Table(
+        [Column("Bot"), Column(c.capitalize()), Column("Use rate", True), Column("Win when used", True),
+         Column("Win when not", True), Column("Difference (points)", True), Column("95% by deal", True),
+         Column("Holm p", True), Column("Flag")], rows,
+        caption="n/a: used in every seat-game (or none), so there is nothing to compare. 95% by deal: Newcombe "
+                "on counts divided by the design effect (the deal is the unit). Holm across all rows.",
+        marked=marked)
+    if same is not None:  # one bot: the table by bot would repeat the family's row for row
+        table = Paragraph(f"One bot played every seat, so the table by bot is the \u201c{same}\u201d table above, "
+                          "row for row; the figure draws it with intervals.", "note")
     return Section("components", title, family_blocks(a.designer) + [
         Heading(f"The game's declared components ({c}), by bot"),
         Paragraph(f"Win rate of seat-games that used each {c} against those that did not, per bot. This is "
@@ -617,16 +628,23 @@ def _component_section(a: RunAnalysis) -> Section:
                   "because a seat is already winning. Confirm a finding with an ablation on the same seeds (the "
                   "component removed or forced, compared with a paired difference), and say which bots it holds "
                   "for.", "lead"),
-        Table([Column("Bot"), Column(c.capitalize()), Column("Use rate", True), Column("Win when used", True),
-               Column("Win when not", True), Column("Difference (points)", True), Column("95% by deal", True),
-               Column("Holm p", True), Column("Flag")], rows,
-              caption="n/a: used in every seat-game (or none), so there is nothing to compare. 95% by deal: Newcombe "
-                      "on counts divided by the design effect (the deal is the unit). Holm across all rows.",
-              marked=marked),
+        table,
         Plot("component-strength", plots.component_strength(t, c, *arrays["use"], *arrays["used"], *arrays["not"]),
              "Left: how often each component is used. Right: win rate when used (filled) and when not (open), with "
              "Wilson 95% intervals. Observational."),
     ])
+
+
+def _same_family(a: RunAnalysis, table: pl.DataFrame, column: str) -> str | None:
+    """The title of the family whose table holds the one-bot table by bot row for row (items and differences)."""
+    if table["bot"].n_unique() != 1:
+        return None
+
+    def rows(frame: pl.DataFrame) -> list[tuple]:
+        return sorted(zip(frame[column].cast(pl.String).to_list(), frame["difference"].round(9).fill_nan(None)))
+
+    return next((family.title for family, found in a.designer.families
+                 if family.item == column and found is not None and rows(found) == rows(table)), None)
 
 
 def _bot_rows(manifest: dict) -> list[list[str]]:
