@@ -385,13 +385,6 @@ def load_ablations(out_dir: str | Path) -> list[Ablation]:
     return [Ablation(**a) for a in json.loads(path.read_text())["ablations"]]
 
 
-def _with_share(records: pl.DataFrame) -> pl.DataFrame:
-    """Each seat's share of its game's first places (a shared first place split; a stall gives 0)."""
-    firsts = pl.col("win").cast(pl.Float64).sum().over("game")
-    return records.with_columns(pl.when(firsts > 0).then(pl.col("win").cast(pl.Float64) / firsts)
-                                .otherwise(0.0).alias("share"))
-
-
 def _paired(base: pl.DataFrame, other: pl.DataFrame, metric: str, key: tuple[str, ...]) -> stats.PairedDifference:
     return stats.paired_difference(base, other, metric, key=key)
 
@@ -449,11 +442,11 @@ def analyse_ablate(out_dir: str | Path) -> AblateResult:
     ablations = load_ablations(out_dir)
     data = load_sweep(out_dir)
     baseline = data.cell(BASELINE)
-    base = _with_share(baseline.records())
+    base = stats.first_place_share(baseline.records())
     events = baseline.events()
     changes, users = [], []
     for a in ablations:
-        other = _with_share(data.cell(a.id).records())
+        other = stats.first_place_share(data.cell(a.id).records())
         common = base.select("deal").unique().join(other.select("deal").unique(), on="deal")
         b, o = base.join(common, on="deal"), other.join(common, on="deal")
         changes += _changes(a.text, b, o)

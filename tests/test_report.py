@@ -124,6 +124,12 @@ def test_overgrowth_report_checks_the_target_band_and_components(runs):
     table = next(b for b in components.blocks if isinstance(b, rp.Table))
     assert {row[0] for row in table.rows} >= {"cast", "grow", "spread"}  # the actions family, one row per item
     assert "observational" in components.blocks[0].text.lower()
+    tables = [b for b in components.blocks if isinstance(b, rp.Table)]
+    assert len(tables) == 1  # one bot: the table by bot is not repeated, a note names the family table
+    assert any(getattr(b, "text", "").startswith("One bot played every seat, so the table by bot is the") and
+               "table above, row for row" in b.text for b in components.blocks)
+    three = rp.build_run_report(runs / "toy3").section("components")  # three bots: the table by bot stays
+    assert any(isinstance(b, rp.Table) and b.columns[0].name == "Bot" for b in three.blocks)
     length = next(b for b in report.section("length").blocks if isinstance(b, rp.Facts))
     assert dict(length.items)["Target band"].startswith("16\u201340 turns")
     data = rp.render_pdf(report)
@@ -134,7 +140,9 @@ def test_overgrowth_report_checks_the_target_band_and_components(runs):
 def test_three_player_report_of_a_rotated_mixed_lineup_adjusts_seats_for_the_bots(runs):
     report = rp.build_run_report(runs / "toy3")
     seats = report.section("seats")
-    assert "between equal players, by a model of seat and bot terms" in seats.blocks[0].text  # the headline
+    headline = report.section("summary").blocks[1].items[0].evidence
+    assert "between equal players, by a model of seat and bot terms" in headline  # said in the Summary
+    assert "the Summary's first finding" in seats.blocks[0].text  # and referred to
     assert "adjusted for the bots" in seats.blocks[1].items[0]  # the design, under it
     table = next(b for b in seats.blocks if isinstance(b, rp.Table))
     assert [row[0] for row in table.rows] == ["seat 0", "seat 1", "seat 2"]
@@ -429,6 +437,31 @@ def test_diff_of_a_config_list_names_the_item_and_key_that_changed():
     nested = _diff_config({"config": {"board": {"cells": [[0, 1], [1, 1]]}}},
                           {"config": {"board": {"cells": [[0, 1], [1, 2]]}}})
     assert nested == [["board.cells[1][1]", "1", "2"]]
+
+
+def test_the_config_block_shows_only_the_keys_that_differ_from_the_shipped_config(tmp_path):
+    """A Vorex run with three keys changed: three lines, not the 26 tiles; the full config named where it is kept."""
+    import copy
+
+    from analysis.report.run import config_block
+
+    shipped = get_game("vorex").load_config(None, ()).loaded.values
+    changed = copy.deepcopy(shipped)
+    changed["rules"]["flowers"] = 20
+    changed["tiles"][0]["beetles"] = ["insect"]
+    changed["tiles"][3]["hexes"][0]["value"] = 2  # a list of tables inside one: by its item, not the whole list
+    kept = tmp_path / "manifest.json"
+    block = config_block({"game": "vorex", "config_hash": "abc", "config": changed, "config_source": "x.toml"}, kept)
+    assert block.summary == "Config (hash abc): 3 keys differ from the game's shipped config (configs/games/vorex.toml)"
+    assert block.text.splitlines() == [
+        'rules.flowers = 20   # shipped: 13',
+        'tiles[0] start_first: beetles = ["insect"]   # shipped: ["mushroom", "insect"]',
+        "tiles[3] start_d: hexes[0]: value = 2   # shipped: 0",
+        "", f'The full config is in {kept} (key "config"), from x.toml.']
+    same = config_block({"game": "vorex", "config_hash": "def", "config": shipped, "config_source": "y.toml"}, kept)
+    assert same.summary.endswith("the game's shipped config (configs/games/vorex.toml), no key changed")
+    unknown = config_block({"game": "nogame", "config": {"rules": {"goal": 3}}}, kept)
+    assert unknown.text.startswith("[rules]\ngoal = 3")  # a game this process cannot load: the whole config
 
 
 @pytest.mark.parametrize("name", ["overgrowth", "vora", "vorex", "reforest"])

@@ -228,6 +228,12 @@ def test_item_strength_puts_an_item_only_winners_used_first_with_its_points():
     plain = table.filter(pl.col("card") == "plain").row(0, named=True)
     assert np.isnan(plain["difference"]) and table["card"].to_list()[-1] == "plain"  # no comparison: last
     assert crown["p_bh"] <= crown["p_holm"]
+    from analysis.report.content import Family
+    from analysis.report.designer import family_table
+
+    shown = family_table(Family("Cards", "card", None, "events column card", points="points"), table)
+    assert shown.columns[-1].name == "Mean points per use" and shown.rows[0][-1] == "3.00"
+    assert "the events column points averaged over the item's events" in shown.caption
 
 
 def test_a_family_listing_several_items_an_event_used_counts_each():

@@ -8,6 +8,7 @@ The old figure was 75.0%; the headline is 60 / 85 = 70.6%.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -52,9 +53,26 @@ def test_play_summary_and_the_run_report_say_the_same_headline():
     a = _analyse(Path("synthetic"), manifest, records, None, 0.025)
     assert _headline(a) == summary.headline
     seats = _seat_section(a)
-    assert seats.blocks[0].text == summary.headline  # the Seats section's lead
-    assert all("seat 0 wins" not in line for line in seats.blocks[1].items)  # said once
-    assert _verdict_flag(a.advantage).evidence.startswith(summary.headline)
+    assert _verdict_flag(a.advantage).evidence.startswith(summary.headline)  # said in the Summary
+    assert seats.blocks[0].text.startswith("Seat balance: unbalanced: the headline and its evidence are the "
+                                           "Summary's first finding")  # referred to in Seats
+    assert all("seat 0 wins" not in line for line in seats.blocks[1].items)
+
+
+def test_a_three_player_report_says_the_headline_once():
+    """The headline's per-seat figures, e.g. seat 0's "34.0% [", once in the Summary and once in the Seats table,
+    not again in the Seats section's lead and lines; the per-seat equivalence p is a table column."""
+    records = tied_records(solo0=50, solo1=40, shared=10, players=3)
+    manifest = {"game": "overgrowth", "players": 3, "bots": ["greedy"] * 3, "rotations": 1}
+    a = _analyse(Path("synthetic"), manifest, records, None, 0.025)
+    share = f"{100 * (50 + 10 / 2) / 100:.1f}% ["
+    flag = _verdict_flag(a.advantage)
+    seats = _seat_section(a)
+    table = next(b for b in seats.blocks if hasattr(b, "rows"))
+    texts = [b.text for b in seats.blocks if hasattr(b, "text")] + [i for b in seats.blocks for i in getattr(b, "items", [])]
+    assert share in flag.evidence and not any(share in t for t in texts)
+    assert table.rows[0][5] == "55.0%" and table.columns[7].name == "Equivalence p (\u00b12.5 points)"
+    assert re.fullmatch(r"< 0\.001|[01]\.\d{3}", table.rows[0][7])
 
 
 def test_three_players_share_first_places_and_show_shared_ones():
@@ -122,3 +140,43 @@ def test_a_lineup_that_cannot_measure_seats_gets_a_note_not_empty_figures():
     seats = _seat_section(_analyse(Path("synthetic"), manifest, records, None, 0.025))
     assert not any(getattr(b, "id", "") in ("seat-win-rates", "convergence") for b in seats.blocks)
     assert seats.blocks[-1].text.startswith("No seat-share figures: not measured by this lineup")
+
+
+def _cell(name: str, records: pl.DataFrame, baseline: bool = False):
+    from analysis.report.sweep import CellAnalysis
+
+    records = records.with_columns(pl.lit(0).alias("rotation"))
+    return CellAnalysis(name, {"rule": name}, baseline, records, {}, None, None, None, float("nan"), float("nan"),
+                        float("nan"), 0, 2)
+
+
+def test_the_sweep_pairs_seat_0s_share_of_first_places_with_ties_split():
+    """Base: seat 0 alone first in 60 deals, seat 1 in 25, 15 shared. The cell turns the 15 shared first places
+    into seat 0's and stalls one of seat 1's deals (every row of it unranked): per deal +0.5 fifteen times and +0.5 once (a stall gives
+    each seat 1/2), so the paired change is +8.0 points. Counting ties as wins saw no change on the tied deals,
+    and pairing only the deals decided in both cells would drop them all."""
+    from analysis.report.sweep import _paired_change, _sweep_section_paired
+
+    base = tied_records()
+    shared, stalled = pl.col("game") >= 85, pl.col("game") == 60  # deal 60: seat 1 alone first in the base
+    cell = base.with_columns(pl.when(shared).then(pl.col("seat") == 0).when(stalled).then(False)
+                             .otherwise(pl.col("win")).alias("win"),
+                             pl.when(stalled).then(None).when(shared).then(pl.col("seat") + 1)
+                             .otherwise(pl.col("rank")).cast(pl.Int8).alias("rank"),
+                             pl.lit(False).alias("tie"))
+    cells = [_cell("base", base, baseline=True), _cell("other", cell)]
+    change = _paired_change(cells[1], cells[0], cells)["win_change"]
+    assert change.pairs == 100 and change.metric == "share"
+    assert change.base_mean == pytest.approx(0.675)  # (60 + 15 / 2) / 100
+    assert change.other_mean == pytest.approx(0.755)  # (75 + 1 / 2) / 100
+    assert change.difference == pytest.approx(0.08)
+    assert change.mcnemar_p is None and change.wilcoxon_p < 0.001  # 16 positive differences, none negative
+    old = stats.paired_difference(base.filter(pl.col("seat") == 0), cell.filter(pl.col("seat") == 0), "win",
+                                  key=("deal", "seat"))
+    assert old.difference == pytest.approx(0.0)  # ties as wins: the 15 tied deals looked unchanged
+    from dataclasses import replace
+
+    paired = _sweep_section_paired(None, [cells[0], replace(cells[1], **_paired_change(cells[1], cells[0], cells))])
+    table = next(b for b in paired.blocks if hasattr(b, "rows"))
+    assert table.rows[0][:4] == ["other", "100", "67.5% \u2192 75.5%", "+8.0"]
+    assert "1/m of a first place shared by m seats" in table.caption

@@ -53,7 +53,7 @@ _EXPORTS = {
               "Flag", "Flags", "HTML_NAME", "Heading", "PDF_NAME", "PNG_DPI", "Paragraph", "Plot", "Report",
               "STALL_FLAG", "Section", "Table"],
     "text": ["config_text", "format_p"],
-    "methods": ["Change", "flatten", "running_estimate", "running_headline", "seat_tests", "target_band",
+    "methods": ["Change", "config_changes", "flatten", "running_estimate", "running_headline", "seat_tests", "target_band",
                 "unpaired_change", "unpaired_mean_change"],
     "run": ["RunAnalysis", "analyse_run", "build_run_report", "component_column", "design_components",
             "player_seats", "run_flags"],

@@ -122,8 +122,7 @@ _CONTENT = {
     ),
     "vorex": GameContent(
         order="turn", moves=pl.col("phase") != "setup", moves_text="events with phase other than setup",
-        missing=("flowers' production kinds", "tile flower points (the end-of-game points a tile's flowers "
-                 "scored; events hold the tile placed or bloomed, not its scoring)"),
+        missing=("flowers' production kinds",),
     ),
     "reforest": GameContent(
         order="turn", moves=~pl.col("event").is_in(["round_end", "visitor"]) & (pl.col("seat") >= 0),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from typing import Any
 from pathlib import Path
 
 import numpy as np
@@ -12,14 +11,13 @@ import polars as pl
 
 from analysis import plots
 from analysis import stats
-from analysis.report.methods import (Change, _methods_section, flatten, target_band, unpaired_change,
+from analysis.report.methods import (Change, _methods_section, config_changes, target_band, unpaired_change,
                                      unpaired_mean_change)
 from analysis.report.model import (ALPHA, Column, DELTA, Facts, Flag, Flags, Heading, Paragraph, Plot, Report,
                                    Section, Table)
 from analysis.report.run import _run_manifest_blocks
 from analysis.report.sweep import _common
-from analysis.report.text import (_ci_num, _ci_pts, _finite, _g, _game_title, _int, _listing, _p, _pct, _pts,
-                                  _toml_value)
+from analysis.report.text import (_ci_num, _ci_pts, _finite, _g, _game_title, _int, _listing, _p, _pct, _pts)
 from sims.core.spec import ConfigError
 from sims.records import load_manifest, load_records, now
 
@@ -65,42 +63,9 @@ def _unpaired_score_change(a_seat: pl.DataFrame, b_seat: pl.DataFrame) -> Change
                                 b_seat["score"].cast(pl.Float64).to_numpy())
 
 
-_CELL_CHARS = 160  # a longer config value is cut in the table (a whole list made rows too high for a page)
-
-
 def _diff_config(ma: dict, mb: dict) -> list[list[str]]:
-    """``[key, A, B]`` per config value that differs; a list of the same length by its items that differ
-    (``species[24] Douglas Fir: cost``, ``4``, ``2``), never the whole list."""
-    fa, fb = flatten(ma.get("config") or {}), flatten(mb.get("config") or {})
-    rows = []
-    for key in sorted(set(fa) | set(fb)):
-        va, vb = fa.get(key, "(unset)"), fb.get(key, "(unset)")
-        if va != vb:
-            rows += _diff_value(key, va, vb)
-    return rows
-
-
-def _diff_value(key: str, va: Any, vb: Any) -> list[list[str]]:
-    if isinstance(va, list) and isinstance(vb, list) and len(va) == len(vb):
-        rows = []
-        for i, (a, b) in enumerate(zip(va, vb)):
-            if a == b:
-                continue
-            name = next((item["name"] for item in (a, b) if isinstance(item, dict) and "name" in item), None)
-            label = f"{key}[{i}]" + (f" {name}" if name else "")
-            if isinstance(a, dict) and isinstance(b, dict):
-                fa, fb = flatten(a), flatten(b)
-                rows += [[f"{label}: {k}", _cell(fa.get(k, "(unset)")), _cell(fb.get(k, "(unset)"))]
-                         for k in sorted(set(fa) | set(fb)) if fa.get(k, "(unset)") != fb.get(k, "(unset)")]
-            else:
-                rows += _diff_value(label, a, b)
-        return rows
-    return [[key, _cell(va), _cell(vb)]]
-
-
-def _cell(value: Any) -> str:
-    text = _toml_value(value) if value is not None else "(none)"
-    return text if len(text) <= _CELL_CHARS else text[:_CELL_CHARS - 1] + "\u2026"
+    """``[key, A, B]`` per config value of the two manifests that differs (:func:`config_changes`)."""
+    return config_changes(ma.get("config") or {}, mb.get("config") or {})
 
 
 def _diff_settings(ma: dict, mb: dict) -> list[list[str]]:

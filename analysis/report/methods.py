@@ -17,7 +17,7 @@ from statsmodels.stats.weightstats import ttost_ind
 
 from analysis import stats
 from analysis.report.model import ALPHA, Bullets, Heading, Paragraph, Section
-from analysis.report.text import _plain
+from analysis.report.text import _plain, _toml_value
 
 
 def seat_tests(advantage: stats.SeatAdvantage, alpha: float = ALPHA) -> pl.DataFrame:
@@ -194,3 +194,42 @@ def _methods_section(added: list[str]) -> Section:
         Heading("Added by this report"),
         Bullets(added),
     ])
+
+
+_CELL_CHARS = 160  # a longer config value is cut in the table (a whole list made rows too high for a page)
+
+
+def config_changes(a: dict, b: dict) -> list[list[str]]:
+    """``[key, A, B]`` per value of config ``b`` that differs from config ``a``; a list of the same length by its
+    items that differ (``species[24] Douglas Fir: cost``, ``4``, ``2``), never the whole list."""
+    fa, fb = flatten(a), flatten(b)
+    rows = []
+    for key in sorted(set(fa) | set(fb)):
+        va, vb = fa.get(key, "(unset)"), fb.get(key, "(unset)")
+        if va != vb:
+            rows += _diff_value(key, va, vb)
+    return rows
+
+
+def _diff_value(key: str, va: Any, vb: Any) -> list[list[str]]:
+    if isinstance(va, list) and isinstance(vb, list) and len(va) == len(vb):
+        rows = []
+        for i, (a, b) in enumerate(zip(va, vb)):
+            if a == b:
+                continue
+            name = next((item["name"] for item in (a, b) if isinstance(item, dict) and "name" in item), None)
+            label = f"{key}[{i}]" + (f" {name}" if name else "")
+            if isinstance(a, dict) and isinstance(b, dict):
+                fa, fb = flatten(a), flatten(b)
+                for k in sorted(set(fa) | set(fb)):  # a list inside (a tile's hexes) by its items again
+                    va, vb = fa.get(k, "(unset)"), fb.get(k, "(unset)")
+                    rows += _diff_value(f"{label}: {k}", va, vb) if va != vb else []
+            else:
+                rows += _diff_value(label, a, b)
+        return rows
+    return [[key, _cell(va), _cell(vb)]]
+
+
+def _cell(value: Any) -> str:
+    text = _toml_value(value) if value is not None else "(none)"
+    return text if len(text) <= _CELL_CHARS else text[:_CELL_CHARS - 1] + "\u2026"

@@ -206,8 +206,8 @@ class _PdfWriter:
             pdf.set_font("Mono", "", 7)
             self.color("ink")
             pdf.set_fill_color(*_RGB["soft"])
-            pdf.multi_cell(self.width, 3.4, block.text or "(empty)", fill=True, new_x="LMARGIN", new_y="NEXT",
-                           padding=2)
+            pdf.multi_cell(self.width, 3.4, block.text or "(empty)", fill=True, align="L", new_x="LMARGIN",
+                           new_y="NEXT", padding=2)
             pdf.ln(3)
         else:
             raise TypeError(f"unknown report block {type(block).__name__}")

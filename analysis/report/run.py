@@ -13,15 +13,15 @@ from analysis import plots
 from analysis import stats
 from analysis.report.designer import (DESIGNER_METHODS, DesignerAnalysis, analyse_designer, drama_section,
                                       family_blocks, top_items, why_section)
-from analysis.report.methods import (_methods_section, _score_note, _versions_now, running_estimate, running_headline,
-                                     seat_tests, target_band)
+from analysis.report.methods import (_methods_section, _score_note, _versions_now, config_changes, running_estimate,
+                                     running_headline, seat_tests, target_band)
 from analysis.report.model import (Block, Bullets, COMPONENT_COLUMNS, Code, Column, DELTA, FLAT_GRADIENT, Facts, Flag,
                                    Flags, Heading, Paragraph, Plot, Report, STALL_FLAG, Section, Table)
 from analysis.report.text import (_ci, _ci_num, _ci_pts, _finite, _game_title, _int, _num, _p, _pct, _plain, _pts,
                                   _versions_text, config_text)
 from analysis.summary import seat_headline, solo_headline
-from sims.core.spec import ConfigError
-from sims.records import load_events, load_manifest, load_records, load_trajectories, machine, now
+from sims.core.spec import ConfigError, default_config_path, project_root
+from sims.records import MANIFEST, load_events, load_manifest, load_records, load_trajectories, machine, now
 
 
 _RUN_METHODS = [
@@ -420,29 +420,44 @@ def _seat_section(a: RunAnalysis) -> Section:
         share = shares[seat]
         rows.append([
             f"seat {seat}", bot, _int(row["games"]), _pct(row["win_rate"]), _ci(row["win_low"], row["win_high"]),
-            _pct(share["share"]), _ci(share["share_low"], share["share_high"]), _pct(row["tie_rate"]),
+            _pct(share["share"]), _ci(share["share_low"], share["share_high"]), _p(share["tost_p"]),
+            _pct(row["tie_rate"]),
             _pct(row["stall_rate"]), _num(row["mean_score"]), _ci_num(row["score_low"], row["score_high"]),
         ])
         marked.append(seat in significant)
     equal = " between equal players" if a.advantage.design == stats.DESIGN_ADJUSTED else ""
     table = Table(
         [Column("Seat"), Column("Bot"), Column("Games", True), Column("First places", True),
-         Column("Wilson 95%", True), Column(f"Share of {tested}{equal} (headline)", True), Column("95% interval", True), Column("Ties", True),
+         Column("Wilson 95%", True), Column(f"Share of {tested}{equal} (headline)", True), Column("95% interval", True),
+         Column(f"Equivalence p (\u00b1{100 * a.advantage.delta:g} points)", True), Column("Ties", True),
          Column("Stalls", True), Column("Mean score", True), Column("95% interval", True)],
         rows,
         caption=(f"First places: shared ones included, over all games. The share of {tested} is the headline's and "
                  f"what the seat-advantage test uses (fair share {_pct(fair)}; {a.advantage.share_method}; "
-                 f"{a.advantage.n_text}); {a.advantage.handling}. "
+                 f"{a.advantage.n_text}); {a.advantage.handling}. Equivalence p: that seat's test of a share within "
+                 f"\u00b1{100 * a.advantage.delta:g} points of the fair share ({a.advantage.equivalence_method}). "
                  f"{_score_note(a.by_seat)}. Highlighted: a seat whose share differs from the fair share "
                  "(Holm-corrected)."),
         marked=marked,
     )
     return Section("seats", "Seats", [
-        Paragraph(_plain(seat_headline(a.advantage)), "lead"),
-        Bullets([_plain(line) for line in _detail_lines(a.advantage)]),
+        Paragraph(_seat_lead(a.advantage), "lead"),
+        *_seat_bullets(a.advantage),
         table,
         *_seat_figures(a, fair, equal),
     ])
+
+
+def _seat_lead(advantage: stats.SeatAdvantage) -> str:
+    """The Seats section refers to the headline, which the Summary's first finding says in full."""
+    return (f"{_verdict_flag(advantage).title.rstrip('.')}: the headline and its evidence are the Summary's first "
+            "finding; each seat's share, interval and equivalence test are in the table below.")
+
+
+def _seat_bullets(advantage: stats.SeatAdvantage) -> list[Block]:
+    """The seat analysis's lines that neither the headline nor the table says (per-seat lines are table rows)."""
+    lines = [_plain(line) for line in _detail_lines(advantage) if not line.startswith("seat ")]
+    return [Bullets(lines)] if lines else []
 
 
 def _seat_figures(a: RunAnalysis, fair: float, equal: str) -> list[Block]:
@@ -595,6 +610,17 @@ def _component_section(a: RunAnalysis) -> Section:
                      _pts(r["difference"]), _ci_pts(r["diff_low"], r["diff_high"]), _p(r["p_holm"]), flag])
         marked.append(bool(flag))
     arrays = {k: (np.array([v[0] for v in vals]), np.array([v[1] for v in vals])) for k, vals in intervals.items()}
+    same = _same_family(a, t, c)
+    table: Block = Table(
+        [Column("Bot"), Column(c.capitalize()), Column("Use rate", True), Column("Win when used", True),
+         Column("Win when not", True), Column("Difference (points)", True), Column("95% by deal", True),
+         Column("Holm p", True), Column("Flag")], rows,
+        caption="n/a: used in every seat-game (or none), so there is nothing to compare. 95% by deal: Newcombe "
+                "on counts divided by the design effect (the deal is the unit). Holm across all rows.",
+        marked=marked)
+    if same is not None:  # one bot: the table by bot would repeat the family's row for row
+        table = Paragraph(f"One bot played every seat, so the table by bot is the \u201c{same}\u201d table above, "
+                          "row for row; the figure draws it with intervals.", "note")
     return Section("components", title, family_blocks(a.designer) + [
         Heading(f"The game's declared components ({c}), by bot"),
         Paragraph(f"Win rate of seat-games that used each {c} against those that did not, per bot. This is "
@@ -602,16 +628,23 @@ def _component_section(a: RunAnalysis) -> Section:
                   "because a seat is already winning. Confirm a finding with an ablation on the same seeds (the "
                   "component removed or forced, compared with a paired difference), and say which bots it holds "
                   "for.", "lead"),
-        Table([Column("Bot"), Column(c.capitalize()), Column("Use rate", True), Column("Win when used", True),
-               Column("Win when not", True), Column("Difference (points)", True), Column("95% by deal", True),
-               Column("Holm p", True), Column("Flag")], rows,
-              caption="n/a: used in every seat-game (or none), so there is nothing to compare. 95% by deal: Newcombe "
-                      "on counts divided by the design effect (the deal is the unit). Holm across all rows.",
-              marked=marked),
+        table,
         Plot("component-strength", plots.component_strength(t, c, *arrays["use"], *arrays["used"], *arrays["not"]),
              "Left: how often each component is used. Right: win rate when used (filled) and when not (open), with "
              "Wilson 95% intervals. Observational."),
     ])
+
+
+def _same_family(a: RunAnalysis, table: pl.DataFrame, column: str) -> str | None:
+    """The title of the family whose table holds the one-bot table by bot row for row (items and differences)."""
+    if table["bot"].n_unique() != 1:
+        return None
+
+    def rows(frame: pl.DataFrame) -> list[tuple]:
+        return sorted(zip(frame[column].cast(pl.String).to_list(), frame["difference"].round(9).fill_nan(None)))
+
+    return next((family.title for family, found in a.designer.families
+                 if family.item == column and found is not None and rows(found) == rows(table)), None)
 
 
 def _bot_rows(manifest: dict) -> list[list[str]]:
@@ -653,8 +686,36 @@ def _run_manifest_blocks(path: Path, manifest: dict, games: int, label: str = ""
         Facts(facts),
         Table([Column("Bot"), Column("Kind"), Column("Weights")], _bot_rows(manifest),
               caption="Bots and personas with the evaluation weights they played with."),
-        Code(f"Config{label} ({manifest.get('config_hash')})", config_text(manifest.get("config") or {})),
+        config_block(manifest, Path(path) / MANIFEST, label),
     ]
+
+
+def config_block(manifest: dict, kept: Path, label: str = "") -> Code:
+    """The run's config as the keys that differ from its game's shipped config (a run of a full config is pages
+    long); ``kept`` names the file that holds the full config (a run's manifest.json, key "config")."""
+    config = manifest.get("config") or {}
+    summary = f"Config{label} (hash {manifest.get('config_hash')})"
+    where = f'The full config is in {kept} (key "config"), from {manifest.get("config_source")}.'
+    shipped = _shipped_config(manifest.get("game", ""))
+    if shipped is None:  # a game this process cannot load: the whole config
+        return Code(summary, config_text(config) + f"\n\n# {where}")
+    rows = config_changes(shipped, config)
+    source = f"the game's shipped config ({default_config_path(manifest.get('game', '')).relative_to(project_root())})"
+    if not rows:
+        return Code(f"{summary}: {source}, no key changed", where)
+    lines = [f"{key} = {value}   # shipped: {old}" for key, old, value in rows]
+    return Code(f"{summary}: {len(rows)} key{'s' if len(rows) > 1 else ''} differ from {source}",
+                "\n".join(lines) + f"\n\n{where}")
+
+
+def _shipped_config(game: str) -> dict | None:
+    """The game's config as shipped (configs/games/GAME.toml, read as the game reads it), None if not loadable."""
+    try:
+        from sims.registry import get_game
+
+        return get_game(game).load_config(None, ()).loaded.values
+    except (KeyError, ConfigError, OSError):
+        return None
 
 
 def build_run_report(path: str | Path, delta: float = DELTA) -> Report:

@@ -17,16 +17,16 @@ from analysis.drama import course as drama_course
 from analysis.report.methods import _methods_section, _versions_now, target_band
 from analysis.report.model import (ALPHA, Block, Code, Column, DELTA, Facts, Flag, Flags, Paragraph, Plot, Report,
                                    STALL_FLAG, Section, Table)
-from analysis.report.run import _bot_rows, player_seats
+from analysis.report.run import _bot_rows, config_block, player_seats
 from analysis.report.ablate import ABLATE_METHODS, ablation_section, ablation_title, is_ablation
 from analysis.report.trace import TRACE_METHODS, drama_flags, trace_flags, trace_groups, trace_section
 from analysis.report.trace import drama_section as trace_drama_section
 from analysis.report.text import (_ci, _ci_num, _ci_pts, _g, _game_title, _int, _listing, _num, _p, _pct, _pts,
-                                  _versions_text, config_text)
+                                  _versions_text)
 from analysis.summary import seat_headline, solo_headline
 from analysis.sweep import cell_frame, cell_row, format_cell_table
 from sims.core.spec import ConfigError
-from sims.records import Chunk, machine, now
+from sims.records import MANIFEST, Chunk, machine, now
 
 
 @dataclass(frozen=True, eq=False)
@@ -155,21 +155,28 @@ def _paired_change(cell: CellAnalysis, base: CellAnalysis, cells: list[CellAnaly
         return {"paired_note": f"not paired: no cell with {cell.players} players and the baseline's other settings"}
     if reference is cell:
         return {"paired_note": f"the reference cell for {cell.players} players"}
-    base0 = reference.records.filter(pl.col("seat") == 0)
-    a, b = _common(base0, cell.records.filter(pl.col("seat") == 0))
+    base0, cell0 = _seat0_outcome(reference), _seat0_outcome(cell)
+    a, b = _common(base0, cell0)
     key = ("deal", "rotation", "seat")
     found: dict[str, Any] = {"win_change": None, "turns_change": None, "paired_note": ""}
     try:
-        found["win_change"] = stats.paired_difference(a, b, "win", key=key)
+        found["win_change"] = stats.paired_difference(a, b, "share" if cell.players > 1 else "win", key=key)
         found["turns_change"] = stats.paired_difference(a, b, "turns", key=key)
     except stats.StatsError as error:
         found["paired_note"] = str(error)
-    if found["win_change"] is not None and a.height < max(base0.height, cell.records.filter(pl.col("seat") == 0).height):
+    if found["win_change"] is not None and a.height < max(base0.height, cell0.height):
         found["paired_note"] = f"paired on the {a.height:,} deals both cells hold"
     if reference is not base:
         found["paired_note"] = "; ".join(filter(None, [f"against {reference.id} (same player count)",
                                                        found["paired_note"]]))
     return found
+
+
+def _seat0_outcome(cell: CellAnalysis) -> pl.DataFrame:
+    """Seat 0's rows with ``share``, its share of the first place: a shared first place split, a stall giving
+    each seat 1 / players (nobody's first place). Unlike the 2-player headline's share of decided games it is
+    defined on every game, so every common deal pairs (docs/statistics.md, "Paired differences")."""
+    return stats.first_place_share(cell.records, 1 / cell.players).filter(pl.col("seat") == 0)
 
 
 def _paired_reference(cell: CellAnalysis, base: CellAnalysis, cells: list[CellAnalysis]) -> CellAnalysis | None:
@@ -226,7 +233,7 @@ def sweep_flags(data: Any, cells: list[CellAnalysis], delta: float) -> list[Flag
                       f"the difference test rejects; both Holm-corrected across the {len(cells)} cells, as the "
                       "headline above; otherwise not enough games yet"))
     base = next((c for c in cells if c.baseline), cells[0])
-    flags += _win_change_flag(cells, f"change seat 0's win rate against the baseline {base.id}")
+    flags += _win_change_flag(cells, f"change seat 0's share of first places against the baseline {base.id}")
     stalled = [c for c in cells if c.length.stalls.rate > STALL_FLAG]
     if stalled:
         flags.append(Flag("warn", f"High stall rate in {len(stalled)} cells.",
@@ -284,7 +291,7 @@ def _sweep_section_cells(data: Any, cells: list[CellAnalysis], delta: float) -> 
         table,
         Plot("cell-balance", figure, f"Left: seat 0's share of {what} per cell ({_share_methods(cells)})"
                                      + (", less the cell's fair share 1 / players" if mixed else
-                                        ", the dashed line the fair share") + ". Right: the paired change of seat 0's win rate against the baseline "
+                                        ", the dashed line the fair share") + ". Right: the paired change of seat 0's share of first places (shared ones split) against the baseline "
                                      f"{base.id} (mean paired difference with its interval)."),
     ])
 
@@ -302,6 +309,10 @@ def _smallest(values: Sequence[float]) -> float:
     return min(finite) if finite else float("nan")
 
 
+PAIRED_SHARE = ("Seat 0's share of first places (1 alone first, 1/m of a first place shared by m seats, 1/players of "
+                "a stalled game; a solitaire cell's win)")
+
+
 def _pairing_gain(cells: list[CellAnalysis]) -> str:
     """What pairing saved, measured: the variance of paired differences over that of two independent runs."""
     ratios = [c.win_change.variance_ratio for c in cells if c.win_change is not None]
@@ -309,7 +320,7 @@ def _pairing_gain(cells: list[CellAnalysis]) -> str:
     if not ratios:
         return ""
     ratio = float(np.median(ratios))
-    return (f"Measured here: the paired win comparison needs {ratio:.0%} of the games two independent runs would "
+    return (f"Measured here: the paired first-place comparison needs {ratio:.0%} of the games two independent runs would "
             "need for the same precision (median over cells of the variance of paired differences over the sum of "
             "the two cells' variances).")
 
@@ -336,14 +347,15 @@ def _sweep_section_paired(data: Any, cells: list[CellAnalysis]) -> Section:
         Paragraph(f"Every cell plays the same deals on the same game seeds (common random numbers), so each game is "
                   f"compared with the same deal in the baseline cell {base.id}: paired differences. "
                   + _pairing_gain(cells), "lead"),
-        Table([Column("Cell"), Column("Pairs", True), Column("Seat 0 wins: baseline \u2192 cell", True),
+        Table([Column("Cell"), Column("Pairs", True), Column("Seat 0 first places: baseline \u2192 cell", True),
                Column("Change (points)", True), Column("95% interval", True), Column("Test p", True),
                Column("Holm p", True), Column("Turns change", True), Column("95% interval", True),
                Column("Holm p (Wilcoxon)", True)], rows,
-              caption=("Seat 0's win (first place, ties included) and the game's turns, cell minus baseline, paired "
-                       f"by deal (a deal's seat rotations averaged first: the deal is the unit). Intervals: "
-                       f"{'; '.join(methods) or 'n/a'} on the paired differences. Win: McNemar's test with one game "
-                       "a deal, else Wilcoxon signed-rank on per-deal differences; turns: Wilcoxon signed-rank (zero differences dropped); both Holm-corrected across the "
+              caption=(f"{PAIRED_SHARE} and the game's turns, cell minus baseline, paired by deal (a deal's seat "
+                       f"rotations averaged first: the deal is the unit). Intervals: {'; '.join(methods) or 'n/a'} on "
+                       "the paired differences. First places: McNemar's test when every paired game is won or lost "
+                       "outright with one game a deal, else Wilcoxon signed-rank on per-deal differences; turns: "
+                       "Wilcoxon signed-rank (zero differences dropped); both Holm-corrected across the "
                        f"{max(len(cells) - 1, 0)} cells compared.")),
     ]
     if notes:
@@ -469,6 +481,8 @@ def _sweep_manifest(data: Any, cells: list[CellAnalysis]) -> Section:
         rows.append([cell.title + (" *" if cell.baseline else ""), overrides, cell.config_hash, cell.status,
                      _int(next((c.games for c in cells if c.id == cell.title), 0))])
     first = cells[0]
+    base = next((c for c in cells if c.baseline), first)
+    base_dir = next(cell.path for cell in data.cells if cell.title == base.id)
     return Section("manifest", "Sweep manifest", [
         Facts(facts),
         Table([Column("Cell"), Column("Overrides"), Column("Config hash"), Column("Status"), Column("Games", True)],
@@ -476,8 +490,7 @@ def _sweep_manifest(data: Any, cells: list[CellAnalysis]) -> Section:
         Table([Column("Bot"), Column("Kind"), Column("Weights")], _bot_rows(first.manifest),
               caption="Bots and personas (the same in every cell)."),
         Code("Sweep file", m.get("sweep_text", "")),
-        Code(f"Config of the baseline cell ({next((c for c in cells if c.baseline), first).manifest.get('config_hash')})",
-             config_text(next((c for c in cells if c.baseline), first).manifest.get("config") or {})),
+        config_block(base.manifest, base_dir / MANIFEST, " of the baseline cell"),
     ])
 
 
@@ -488,8 +501,12 @@ _SWEEP_METHODS = [
     "Seat advantage across cells: each cell's seat-advantage p-value (exact binomial, or chi-square with 3-4 "
     "players) Holm-corrected across the cells (statsmodels multipletests(method='holm')).",
     "Paired differences against the baseline: cells share their deals and game seeds (common random numbers), so "
-    "seat 0's win and each game's turns are compared deal by deal (analysis.stats.paired_difference); McNemar "
-    "(wins) and Wilcoxon signed-rank (turns) p-values Holm-corrected across the cells compared.",
+    "seat 0's share of each game's first place (analysis.stats.first_place_share: shared first places split, a "
+    "stall 1/players; a solitaire cell's win) and each game's turns are compared deal by deal "
+    "(analysis.stats.paired_difference); McNemar or Wilcoxon signed-rank (first places) and Wilcoxon signed-rank "
+    "(turns) p-values Holm-corrected across the cells compared. That share, not the 2-player headline's share of "
+    "decided games, is paired: it is defined on every game, so every common deal pairs and none is selected by "
+    "an outcome (a tie) the cell may change.",
     f"Stall and game-length flags per cell as in a run report (stalls over {STALL_FLAG:.0%}; median outside the "
     "config's [report] target_turns).",
 ]

@@ -93,6 +93,7 @@ from analysis.stats.paired import (
     PairedDifference,
     correct,
     family_verdicts,
+    first_place_share,
     paired_difference,
 )
 from analysis.stats.designer import (
@@ -165,6 +166,7 @@ __all__ = [
     "PairedDifference",
     "correct",
     "family_verdicts",
+    "first_place_share",
     "paired_difference",
     "Drama",
     "POINTS_PREFIX",

@@ -197,6 +197,20 @@ def paired_difference(base: pl.DataFrame, other: pl.DataFrame, metric: str = "wi
     )
 
 
+def first_place_share(records: pl.DataFrame, stall_share: float = 0.0) -> pl.DataFrame:
+    """``records`` with ``share``: each seat's share of its game's first place, defined on every game.
+
+    1 alone first, 1/m for each of m seats sharing it, 0 otherwise; a stalled
+    game (no first place) gives every seat ``stall_share``. Being defined on
+    every game, it pairs deal by deal on common deals (:func:`paired_difference`)
+    without selecting them by an outcome the change may move (docs/statistics.md).
+    """
+    _require(records, ["game", "win"], "first_place_share")
+    firsts = pl.col("win").cast(pl.Float64).sum().over("game")
+    return records.with_columns(pl.when(firsts > 0).then(pl.col("win").cast(pl.Float64) / firsts)
+                                .otherwise(stall_share).alias("share"))
+
+
 def _variance_ratio(x: np.ndarray, y: np.ndarray, d: np.ndarray) -> float:
     """Games a paired comparison needs relative to two independent runs of the same precision."""
     if d.size < 2:
