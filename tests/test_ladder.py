@@ -9,7 +9,7 @@ import math
 import polars as pl
 import pytest
 
-from analysis.ladder import BAR, measure, pair_lineup, read_ladder, save_ladder, stacked
+from analysis.ladder import BAR, LADDER, measure, pair_lineup, read_ladder, save_ladder, stacked
 from sims.core.play import STRONG, resolve_bot, strong_description, strong_weights
 from sims.registry import get_game
 from tests import toy_game  # noqa: F401  (registers the toy game)
@@ -77,6 +77,21 @@ def test_the_ladder_file_keeps_one_entry_per_game_and_count(tmp_path):
     assert len(entries) == 1 and entries[0]["seed"] == 4 and entries[0]["players"] == 2
     assert entries[0]["pairs"][0]["share"] == pytest.approx(0.75)
 
+
+
+def test_the_shipped_ladder_file_climbs_the_default_ladder_with_its_command():
+    """configs/ladder.toml (what ``glade games`` prints): each entry's pairs are the ladder's adjacent
+    bots, each share inside its interval, the command the one that wrote that game, count and seed."""
+    entries = read_ladder()
+    assert {("vora", players) for players in (2, 3, 4)} <= {(e["game"], e["players"]) for e in entries}
+    for entry in entries:
+        pairs = entry["pairs"]
+        assert [(p["lower"], p["upper"]) for p in pairs] == list(zip(LADDER, LADDER[1:]))
+        assert all(p["low"] <= p["share"] <= p["high"] and p["games"] == p["deals"] * entry["players"]
+                   for p in pairs)
+        assert [r["bot"] for r in entry["ratings"]] == list(LADDER) and entry["ratings"][0]["elo"] == 0
+        assert entry["command"].startswith(f"glade ladder {entry['game']} --players {entry['players']} "
+                                           f"--games {pairs[0]['deals']} --seed {entry['seed']} ")
 
 def fixture_ladder(tmp_path):
     path = tmp_path / "ladder.toml"

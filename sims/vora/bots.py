@@ -74,8 +74,8 @@ class PlannerBot(RolloutPlanner, GreedyBot):
     greedy's ties. Letting them overrule greedy's value lost to greedy at 4
     players (20 deals of seed 1, rotated: 43.3% with 6 candidates, 46.1% with
     2, 48.8% within 1 point of the best; 58.8% with ties only). At 2 players
-    they may overrule it (prune 0 there: 85.6% [77.4, 93.9] against greedy,
-    40 deals, about what all 6 candidates reach).
+    they may overrule it: with the tuned greedy all 6 candidates beat greedy
+    67.0% [60.9, 73.1], ties only (prune 0) 56.8% [50.5, 63.0] (100 deals of seed 102).
 
     A rollout continues until this bot's next main decision (every other seat
     has played its turn; weight ``turns``: that many turns, its own counted) or
@@ -98,15 +98,15 @@ class PlannerBot(RolloutPlanner, GreedyBot):
 
     quiet_turns = 20
 
-    # vs the planner: 2 players (100 deals) 68.8% [63.0, 74.5]; 4 players (30 deals) 60.3% [56.1, 64.5]
-    strong_weights = {"candidates": 12.0, "samples": 2.0, "candidates_3p": 6.0, "samples_3p": 4.0,
+    # 2 players: 8 candidates x 4 rollouts, 4.4x the planner's CPU (docs/bots.md, Finding a stronger planner)
+    strong_weights = {"candidates": 8.0, "samples": 4.0, "candidates_3p": 6.0, "samples_3p": 4.0,
                       "candidates_4p": 6.0, "samples_4p": 4.0}
     default_candidates = 6
     default_depth = 12
 
     @property
     def default_prune(self) -> float | None:
-        """Ties only at 3 and 4 players; at 2 players all ``candidates`` (84.5% against greedy, 100 deals)."""
+        """Ties only at 3 and 4 players; at 2 players all ``candidates`` (see the class docstring)."""
         return 0.0 if self.engine.players > 2 else None
     rollout_bot_class = GreedyBot
 
