@@ -27,7 +27,7 @@ import numpy as np
 from sims.core.choice import NO_ACTION, ScoredBot
 from sims.core.planner import WIN_BONUS, RolloutPlanner, reshuffle_unseen
 from sims.core.rng import purpose_key
-from sims.vorex import kernels
+from sims.vorex import bot_kernels, kernels
 from sims.vorex.config import WEIGHT_NAMES
 from sims.vorex.rules import ACTION, SETUP, WEED_BLOOM, WEED_EXPAND, VorexEngine, VorexState
 
@@ -61,14 +61,14 @@ def action_values(engine: VorexEngine, state: VorexState, rows: np.ndarray, lega
                   weights: Mapping[str, float], stream: str, every: bool
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The greedy values and noise of the legal actions ``legal`` (:meth:`VorexEngine.legal_blocks` of games
-    ``rows``, packed) for the mover (:func:`~sims.vorex.kernels.greedy_choice`): ``(games, actions, value, noise)``,
+    ``rows``, packed) for the mover (:func:`~sims.vorex.bot_kernels.greedy_choice`): ``(games, actions, value, noise)``,
     every legal action by game then action (``every``) or the best one of each game."""
     board, off, config = engine.board, engine.offsets, engine.config
     blooms, places, draw, decline = legal
     factors = np.array([float(weights.get(name, 0.0)) for name in WEIGHT_NAMES], dtype=np.float64)
     codes = np.array([off["bloom"], off["place"], config.draw_action, config.decline_action, SETUP, WEED_EXPAND,
                       WEED_BLOOM], dtype=np.int64)
-    index, actions, value, noise = kernels.greedy_choice(
+    index, actions, value, noise = bot_kernels.greedy_choice(
         rows, blooms, places, draw, decline, every, factors, state.seeds, purpose_key(stream), state.decisions, codes,
         state.tile, state.part, state.kind, state.flower, state.group, state.green, state.brown, state.resources,
         state.tiles_on_map, state.flowers_left, state.settled, state.production, state.phase, state.to_move,

@@ -1,0 +1,404 @@
+"""The Vorex greedy bot's compiled choice: every legal bloom, placement and
+draw valued by the greedy's weights, one game at a time over the game axis.
+
+Placements that change no point are valued without playing them; the others
+and every bloom are played on a one-game copy (``_copy_game``) with the
+engine's rule kernels of :mod:`sims.vorex.kernels`, then scored by the same
+features as :func:`sims.vorex.kernels.seat_features`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sims.core.kernels import helper, lowest_bit_index, noise, noise_stream, popcount
+from sims.vorex.config import LIGHT
+from sims.vorex.kernels import (
+    FIRST_PRODUCTION, G1, G3, KIND_DRAW, LAST_PRODUCTION, LIGHT_HELD, RESOURCES, RUIN, SCORE, TILES,
+    _flower_and_ruins, _formed_ruins, _hex_states, _neighbour_counts, _placement_change, _seat_features,
+    _settle_ruins, _setup_goes_on, _sort_head, bloom_payment,
+)
+
+
+@helper
+def _copy_game(g, game, one):
+    """Game row ``g`` of the map and the resources into the one-game copy ``one``."""
+    tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled = game
+    tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
+    for h in range(tile.shape[1]):
+        tile1[0, h] = tile[g, h]
+        part1[0, h] = part[g, h]
+        kind1[0, h] = kind[g, h]
+        flower1[0, h] = flower[g, h]
+        group1[0, h] = group[g, h]
+        settled1[0, h] = settled[g, h]
+    green1[0] = green[g]
+    brown1[0] = brown[g]
+    for s in range(resources.shape[1]):
+        for r in range(resources.shape[2]):
+            resources1[0, s, r] = resources[g, s, r]
+    tiles1[0] = tiles_on_map[g]
+    for s in range(left1.size):
+        left1[s] = flowers_left[g, s]
+
+
+@helper
+def _played_placement(g, s, p, t, slot, goes_on, mover, got, game, tables, place_tables, setup_tiles, light_hex,
+                      open_nb, base_states, one, scratch):
+    """The one-game copy ``one`` of game row ``g`` after placement ``p`` of tile ``t`` (shape ``s``): the ruins
+    it forms settle (ascending), and after a setup placement (``slot`` >= 0) that ends the mover's setup (no
+    other setup tile fits) a flower lands on the light stump of the starting tile, and the ruins next to it
+    settle (``goes_on``: another setup tile is known to fit). ``got [4]``: the beetles the mover takes;
+    ``open_nb`` and ``base_states``: the empty neighbours and the hex states of the game's map."""
+    tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled = game
+    neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
+    tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
+    columns, per_tile, group_size, group_prod, states, grid, row, ruins = scratch
+    cells = place_tables[2]
+    _copy_game(g, game, one)
+    tiles1[0] += 1
+    count = _formed_ruins(g, s, p, tile, open_nb, around, around_touch, ruins)
+    if count > 1:
+        _sort_head(ruins, count)
+    for c in range(cells.shape[2]):
+        h = cells[s, p, c]
+        tile1[0, h] = t
+        part1[0, h] = c
+        kind1[0, h] = tile_kind[t, c]
+    for k in range(count):
+        tile1[0, ruins[k]] = RUIN
+    for r in range(4):
+        resources1[0, mover, r] += got[r]
+    _settle_ruins(ruins, count, flower1, group1, kind1, settled1, left1, neighbours, solo, columns[0])
+    for c in range(cells.shape[2]):
+        ruins[count + c] = cells[s, p, c]  # every hex the placement covers
+    if slot >= 0 and not goes_on and not _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, ruins, count + cells.shape[2],
+                                        place_tables, base_states, states, grid, row):
+        light = light_hex[g, mover]
+        if slot == 0:  # the starting tile's (first) light hex
+            light = cells[s, p, 0]
+            for c in range(cells.shape[2]):
+                if tile_kind[t, c] == LIGHT:
+                    light = cells[s, p, c]
+                    break
+        if light >= 0:
+            _flower_and_ruins(light, mover, one, neighbours, solo, ruins, columns[0])
+
+
+@helper
+def _ends_setup_apart(g, mover, slot, s, p, count, setup_tiles, light_hex, around):
+    """Placement ``p`` (shape ``s``) of the mover's last setup tile, not the starting one (``slot`` > 0), forms no
+    ruin (``count``) and does not touch the starting tile's light stump: it ends the setup, and the flower that
+    then lands on the light stump (with the ruins it settles, all of whose neighbours are already covered) and
+    the tile change the points apart, as an expand's and the flower's changes (see :func:`greedy_choice`)."""
+    light = light_hex[g, mover]
+    if slot == 0 or count > 0 or light < 0:
+        return False
+    for k in range(setup_tiles.shape[2]):
+        if k != slot and setup_tiles[g, mover, k] >= 0:
+            return False
+    for j in range(around.shape[2]):
+        if around[s, p, j] == light:
+            return False
+    return True
+
+
+@helper
+def _light_flower(g, mover, light, game, tables, one, scratch):
+    """The one-game copy ``one`` of game row ``g`` once the ``mover``'s setup ends (no tile placed): a flower on
+    the light stump ``light`` and the ruins next to it settled."""
+    neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
+    tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
+    columns, per_tile, group_size, group_prod, states, grid, row, ruins = scratch
+    _copy_game(g, game, one)
+    _flower_and_ruins(light, mover, one, neighbours, solo, ruins, columns[0])
+
+
+@njit(cache=True)
+def _copy_features(mover, one, tables, scratch, found):
+    """``found [6]``: the features for ``mover`` of the one-game copy ``one``."""
+    neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
+    tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
+    columns, per_tile, group_size, group_prod = scratch[0], scratch[1], scratch[2], scratch[3]
+    _seat_features(0, mover, tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, neighbours,
+                   tile_value, tile_stumps, solo, found, columns, per_tile, group_size, group_prod)
+
+
+@helper
+def _setup_certain(places, slot, tiles, tile_shape, cells, boundary, zone, stamp):
+    """A legal placement of another setup tile (bits of ``places [slots, words]``, tiles ``tiles [slots]``, -1:
+    none; not slot ``slot``) whose cells and boundary walk avoid the hexes marked ``zone[h] == stamp``: it stays
+    legal once the marked hexes' states change (legality reads only the states of a placement's cells and walk).
+    Tries a few placements only (false: not known)."""
+    tries = 0
+    for k in range(places.shape[0]):
+        if k == slot or tiles[k] < 0:
+            continue
+        s = tile_shape[tiles[k]]
+        for w in range(places.shape[1]):
+            bits = places[k, w]
+            while bits:
+                q = w * 64 + lowest_bit_index(bits)
+                bits &= bits - np.uint64(1)
+                near = False
+                for c in range(cells.shape[2]):
+                    near |= zone[cells[s, q, c]] == stamp
+                for j in range(boundary.shape[2]):
+                    near |= zone[boundary[s, q, j]] == stamp
+                if not near:
+                    return True
+                tries += 1
+                if tries == 16:
+                    return False
+    return False
+
+
+@helper
+def _production_held(g, seat, flower, kind, out):
+    """``out [4]``: the flowers of ``seat`` on production stumps in game row ``g``, by resource (light, mushroom,
+    water, insect): what a draw gains before the supply's cap."""
+    out[:4] = 0
+    for h in range(flower.shape[1] - 2):
+        if flower[g, h] == seat and FIRST_PRODUCTION <= kind[g, h] <= LAST_PRODUCTION:
+            out[kind[g, h] - FIRST_PRODUCTION] += 1
+
+
+@helper
+def _played_bloom(g, h, mover, pays, game, tables, production, tile_cost, supply, one, scratch, stock):
+    """The one-game copy ``one`` of game row ``g`` after ``mover`` blooms stump ``h``: the payment (``pays``: not
+    a weed bloom, :func:`bloom_payment`), the flower (groups merge), the complete ruins next to it settle
+    (ascending) and a draw stump's bonus draw, unless the flower ended a solo game. ``stock [12]`` is scratch."""
+    tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled = game
+    neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
+    tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
+    columns, per_tile, group_size, group_prod, states, grid, row, ruins = scratch
+    _copy_game(g, game, one)
+    supply_left = stock[8:]
+    for r in range(4):
+        supply_left[r] = supply[g, r]
+    if pays:
+        bloom_payment(g, h, mover, flower, group, tile, part, resources, production, tile_cost, neighbours, stock)
+        for r in range(4):
+            resources1[0, mover, r] -= stock[r]
+            supply_left[r] += stock[r]
+    if _flower_and_ruins(h, mover, one, neighbours, solo, ruins, columns[0]):
+        if pays and kind[g, h] == KIND_DRAW:
+            _production_held(0, mover, flower1, kind1, stock)
+            for r in range(4):
+                resources1[0, mover, r] += min(stock[r], supply_left[r])
+
+
+@helper
+def _weigh(found, weights):
+    """The value of features ``found``: ``sum(weights[c] * found[c])``, summed in feature order."""
+    v = 0.0
+    for c in range(6):
+        v = v + weights[c] * np.float64(found[c])
+    return v
+
+
+@helper
+def _offer_value(i, a, v, stream, every, j, index, action, value, tie):
+    """Action ``a`` of row ``i`` with value ``v``: the value and noise written at entry ``j`` (``every``; returns
+    the next entry), or kept as row ``i``'s choice if it beats it (higher value, ties to the higher noise; an
+    equal one keeps the earlier, lower action)."""
+    if every:
+        index[j], action[j], value[j], tie[j] = i, a, v, noise(stream, a)
+        return j + 1
+    if v >= value[i]:
+        u = noise(stream, a)
+        if v > value[i] or u > tie[i]:
+            action[i], value[i], tie[i] = a, v, u
+    return j
+
+
+@helper
+def _offer(i, a, found, weights, stream, every, j, index, action, value, tie):
+    """:func:`_offer_value` of action ``a`` with features ``found``."""
+    return _offer_value(i, a, _weigh(found, weights), stream, every, j, index, action, value, tie)
+
+
+@njit(cache=True)
+def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, key, decisions, codes, tile, part,
+                  kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled, production, phase,
+                  to_move, face_up, setup_tiles, light_hex, supply, neighbours, tile_value, tile_stumps, solo,
+                  tile_shape, tile_kind, tile_beetles, tile_cost, setup_beetles, arid_cells, around, around_touch,
+                  around_cell_bits, place_tables):
+    """The greedy values of the legal actions of games ``rows`` for the mover: ``sum(weights[c] * features[c])``
+    over the features after the action, summed in feature order, and the noise
+    ``noise(noise_stream(seeds[g], key, decisions[g]), action)``. The legal actions: blooms ``blooms [n, P]``,
+    placements ``places [n, slots, words]`` (bit p % 64 of word p // 64 of slot ``slot`` is action
+    ``first_place + slot * placements + p``), ``draw [n]`` and ``decline [n]``; ``codes``: first_bloom,
+    first_place, the draw and the decline action, the SETUP, WEED_EXPAND and WEED_BLOOM phases.
+
+    Returns ``(index, action, value, noise)``: with ``every``, one entry per legal action, by row then action
+    (``index``: the row number ``i`` of ``rows``); else the greedy choice of each row (the highest value, ties to
+    the highest noise, then the lowest action; action -1: no legal action).
+
+    A decline changes nothing the evaluation reads, and a draw only the
+    mover's resources. A bloom is played on a one-game copy of the map
+    (:func:`_played_bloom`). Placements are valued without playing them where
+    that is quick. Unless a ruin it forms takes a flower, an expand only adds the
+    tile (its hexes and ``tiles``), its beetles and the ruins; no flower,
+    group or other tile changes, so among the points only G1 (the scorer's
+    flowers whose last empty neighbours the tile and the ruins take), G3 (those
+    reaching 2 arid neighbours; ``arid_cells[t]``: bit c set iff cell c of tile
+    t is arid) and G4 (new ruins next to the scorer's flowers) move. Other
+    placements are played on a one-game copy of the map (:func:`_played_placement`): those whose ruins take a
+    flower, and setup ones unless another setup tile of the mover surely still
+    fits (:func:`_setup_certain`; then a setup placement is an expand), or
+    the setup surely ends apart from the tile (:func:`_ends_setup_apart`: an expand on the features with the
+    light stump's flower).
+    """
+    first_bloom, first_place, draw_action, decline_action = codes[0], codes[1], codes[2], codes[3]
+    setup, weed_expand, weed_bloom = codes[4], codes[5], codes[6]
+    n = rows.size
+    slots, words = places.shape[1], places.shape[2]
+    size = n
+    if every:
+        size = 0
+        for i in range(n):
+            size += draw[i] + decline[i]
+            for h in range(blooms.shape[1]):
+                size += blooms[i, h]
+            for slot in range(slots):
+                for w in range(words):
+                    size += popcount(places[i, slot, w])
+    index = np.full(size, -1, np.int64)
+    action = np.full(size, -1, np.int64)
+    value = np.full(size, -np.inf)
+    tie = np.full(size, -1.0)
+    players = resources.shape[1]
+    placements = around.shape[1]
+    W = tile.shape[1]
+    neighbours_ext = place_tables[1]
+    cells = place_tables[2]
+    found = np.zeros(6, np.int64)
+    plain = np.zeros(2)
+    known = np.zeros(2, np.bool_)
+    base = np.zeros(6, np.int64)
+    lit_base = np.zeros(6, np.int64)
+    columns = np.zeros((4, players), np.int64)
+    per_tile = np.zeros((players, tile_value.shape[0]), np.int64)
+    group_size = np.zeros(W, np.int64)
+    group_prod = np.zeros(W, np.bool_)
+    open_nb = np.zeros(W, np.int64)
+    arid_nb = np.zeros(W, np.int64)
+    base_states = np.zeros(W, np.int64)
+    got = np.zeros(4, np.int64)
+    stock = np.zeros(12, np.int64)
+    formed = np.zeros(around.shape[2], np.int64)
+    seen = np.zeros(W, np.bool_)
+    owners = np.zeros(players, np.int64)
+    game = (tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled)
+    tables = (neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo)
+    one = (np.empty((1, W), tile.dtype), np.empty((1, W), part.dtype), np.empty((1, W), kind.dtype),
+           np.empty((1, W), flower.dtype), np.empty((1, W), group.dtype), np.empty(1, green.dtype),
+           np.empty(1, brown.dtype), np.empty((1,) + resources.shape[1:], resources.dtype),
+           np.empty(1, tiles_on_map.dtype), np.empty(players, np.int64), np.empty((1, W), settled.dtype))
+    G = place_tables[6].size
+    grid = (np.zeros(G, np.int64), np.zeros(-(-G // 64), np.uint64), np.zeros(-(-G // 64), np.uint64))
+    scratch = (columns, per_tile, group_size, group_prod, np.zeros(W, np.int64), grid,
+               np.zeros(-(-placements // 64), np.uint64), np.zeros(around.shape[2] + cells.shape[2], np.int64))
+    zone = np.zeros(W, np.int64)
+    stamp = 0
+    j = 0
+    for i in range(n):
+        g = rows[i]
+        mover = np.int64(to_move[g])
+        weed = solo and mover == 1
+        in_setup = phase[g] == setup
+        stream = noise_stream(seeds[g], key, decisions[g])
+        _seat_features(g, mover, tile, part, kind, flower, group, green, brown, resources, tiles_on_map,
+                       neighbours, tile_value, tile_stumps, solo, base, columns, per_tile, group_size, group_prod)
+        for h in range(blooms.shape[1]):
+            if blooms[i, h]:
+                _played_bloom(g, h, mover, phase[g] != weed_bloom, game, tables, production, tile_cost, supply,
+                              one, scratch, stock)
+                _copy_features(mover, one, tables, scratch, found)
+                j = _offer(i, first_bloom + h, found, weights, stream, every, j, index, action, value, tie)
+        ready = False
+        lit = False
+        for slot in range(slots):
+            t = setup_tiles[g, mover, slot] if in_setup else face_up[g, slot] if slot < face_up.shape[1] else -1
+            if t < 0:
+                continue  # no tile, no legal placement
+            s = tile_shape[t]
+            known[:] = False  # the values of the slot's placements that change no point, from base and lit_base
+            for r in range(4):
+                if in_setup:
+                    got[r] = min(tile_beetles[t, r], supply[g, r]) if setup_beetles else 0
+                else:
+                    got[r] = 0 if phase[g] == weed_expand else min(tile_beetles[t, r], supply[g, r])
+            for w in range(words):
+                bits = places[i, slot, w]
+                while bits:
+                    p = w * 64 + lowest_bit_index(bits)
+                    bits &= bits - np.uint64(1)
+                    if not ready:
+                        _neighbour_counts(g, tile, kind, neighbours_ext, open_nb, arid_nb)
+                        if in_setup:
+                            _hex_states(g, tile, neighbours_ext, base_states)
+                        ready = True
+                    count = _formed_ruins(g, s, p, tile, open_nb, around, around_touch, formed)
+                    full = False
+                    goes_on = False
+                    delta = 0
+                    if in_setup and tiles_on_map[g] > 0:  # a legal placement away from the changed hexes goes on
+                        stamp += 1
+                        for k in range(cells.shape[2] + count):
+                            h = cells[s, p, k] if k < cells.shape[2] else formed[k - cells.shape[2]]
+                            zone[h] = stamp
+                            for d in range(6):
+                                zone[neighbours_ext[h, d]] = stamp
+                        goes_on = _setup_certain(places[i], slot, setup_tiles[g, mover], tile_shape, cells,
+                                                 place_tables[3], zone, stamp)
+                    start = 0  # 0: base, 1: lit_base
+                    if in_setup and not goes_on:
+                        # it may end the mover's setup: played, unless it surely ends it apart from the flower
+                        full = not _ends_setup_apart(g, mover, slot, s, p, count, setup_tiles, light_hex, around)
+                        if not full:
+                            if not lit:
+                                _light_flower(g, mover, light_hex[g, mover], game, tables, one, scratch)
+                                _copy_features(mover, one, tables, scratch, lit_base)
+                                lit = True
+                            start = 1
+                    if not full and (count > 0 or green[g] == G1 or green[g] == G3):
+                        # otherwise nothing the placement changes moves the points
+                        full, delta = _placement_change(g, s, p, t, 0 if weed else mover, kind, flower, green,
+                                                        flowers_left, open_nb, arid_nb, tile_kind, cells, around,
+                                                        around_touch, around_cell_bits, arid_cells[t],
+                                                        neighbours_ext, formed, count, seen, owners)
+                    if full:
+                        _played_placement(g, s, p, t, slot if in_setup else -1, goes_on, mover, got, game, tables,
+                                          place_tables, setup_tiles, light_hex, open_nb, base_states, one, scratch)
+                        _copy_features(mover, one, tables, scratch, found)
+                        v = _weigh(found, weights)
+                    elif delta == 0 and known[start]:
+                        v = plain[start]  # the same features as the slot's other placements that change no point
+                    else:
+                        found[:] = lit_base if start else base
+                        found[SCORE] += -delta if weed else delta
+                        found[RESOURCES] += got[0] + got[1] + got[2] + got[3]
+                        found[LIGHT_HELD] += got[0]
+                        found[TILES] += 1
+                        v = _weigh(found, weights)
+                        if delta == 0:
+                            plain[start], known[start] = v, True
+                    j = _offer_value(i, first_place + slot * placements + p, v, stream, every, j, index, action,
+                                     value, tie)
+        if draw[i]:
+            _production_held(g, mover, flower, kind, stock)
+            found[:] = base
+            for r in range(4):
+                x = min(stock[r], supply[g, r])
+                found[RESOURCES] += x
+                if r == 0:
+                    found[LIGHT_HELD] += x
+            j = _offer(i, draw_action, found, weights, stream, every, j, index, action, value, tie)
+        if decline[i]:
+            j = _offer(i, decline_action, base, weights, stream, every, j, index, action, value, tie)
+    if not every:
+        index[:] = np.arange(n)
+    return index, action, value, tie
