@@ -127,8 +127,8 @@ _CONTENT = {
     "reforest": GameContent(
         order="turn", moves=~pl.col("event").is_in(["round_end", "visitor"]) & (pl.col("seat") >= 0),
         moves_text="events other than round_end and visitor",
-        missing=("visitors earned by goal (solitaire) and the points each card, visitor or effect brought "
-                 "(records hold points by source per seat, events no points)",),
+        missing=("the points each card played brought (records hold points by source per seat; events give a "
+                 "visitor's points and the cards each effect gave, not a card's own scoring)",),
     ),
 }
 
