@@ -80,7 +80,8 @@ def test_the_ladder_file_keeps_one_entry_per_game_and_count(tmp_path):
 
 def test_the_shipped_ladder_file_pairs_adjacent_bots_with_its_command():
     """configs/ladder.toml (what ``glade games`` prints) is well formed: each entry's pairs are the ladder's
-    adjacent bots (whether each level wins is measured, not asserted: see docs/bots.md), each share inside its interval, the command the one that wrote that game, count and seed."""
+    adjacent bots (whether each level wins is measured, not asserted: see docs/bots.md), each share inside
+    its interval, the command the one that wrote that game, count and seed."""
     entries = read_ladder()
     assert {("vora", players) for players in (2, 3, 4)} <= {(e["game"], e["players"]) for e in entries}
     for entry in entries:
