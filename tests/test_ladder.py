@@ -83,7 +83,8 @@ def test_the_shipped_ladder_file_pairs_adjacent_bots_with_its_command():
     adjacent bots (whether each level wins is measured, not asserted: see docs/bots.md), each share inside
     its interval, the command the one that wrote that game, count and seed."""
     entries = read_ladder()
-    assert {("vora", players) for players in (2, 3, 4)} <= {(e["game"], e["players"]) for e in entries}
+    measured = {(e["game"], e["players"]) for e in entries}
+    assert {(game, players) for game in ("vora", "vorex", "reforest") for players in (2, 3, 4)} <= measured
     for entry in entries:
         pairs = entry["pairs"]
         assert [(p["lower"], p["upper"]) for p in pairs] == list(zip(LADDER, LADDER[1:]))
@@ -161,3 +162,18 @@ def test_strong_is_the_planner_with_its_strong_weights():
         assert strong.weights == dict(planner.weights) | extra
         assert "samples" not in planner.weights  # the planner itself plays one rollout per candidate
         assert all(f"{key} {value:g}" in strong_description(game) for key, value in extra.items())
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_reforest_strong_rolls_out_to_its_own_next_turn(players):
+    """Reforest's ``depth`` counts seat turns after the candidate's own: strong's rollouts reach the end of
+    its next turn (``players`` turns) at every count, where the planner's 2 turns stop short at 3-4 players."""
+    game = get_game("reforest")
+    config = game.load_config()
+    engine = game.batched(config, players)
+    planner_class = game.bots["planner"].batched
+    planner_class = planner_class.resolve() if hasattr(planner_class, "resolve") else planner_class
+    strong = planner_class(engine, 0, resolve_bot(game, config, STRONG).weights)
+    planner = planner_class(engine, 0, resolve_bot(game, config, "planner").weights)
+    assert strong.depth == players and strong.sample_count == 4
+    assert planner.depth == 2

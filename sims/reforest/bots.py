@@ -109,6 +109,8 @@ class PlannerBot(RolloutPlanner, GreedyBot):
 
     default_candidates = 6
     default_depth = 2
+    # ``depth`` counts seat turns: at 3 and 4 players a horizon reaching my next turn (docs/bots.md)
+    strong_weights = {"samples": 4.0, "depth_3p": 3.0, "depth_4p": 4.0}
     rollout_bot_class = GreedyBot
 
     def candidates(self, state: ReforestState, active: np.ndarray, chosen: np.ndarray) -> Candidates:
