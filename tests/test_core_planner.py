@@ -258,6 +258,25 @@ def test_halving_gives_the_better_half_twice_the_rollouts_each_round(engine):
     assert PositionPlanner(engine, 0, {"halving": 1, "candidates": 1}).act(state, np.array([True]))[0] == LEAP
 
 
+class ReplyCountingPlanner(CountingPlanner):
+    """Also counts the 2-ply evaluations: (sample, candidates, replies)."""
+
+    def reply_worth(self, branch, start_turn, replies=None):
+        self.two_ply = getattr(self, "two_ply", []) + [(self.sample, branch.size, replies)]
+        return super().reply_worth(branch, start_turn, replies)
+
+
+def test_final_replies_make_the_last_two_candidates_a_2_ply_final(engine):
+    """Three candidates rolled out once, then the better two each with two 2-ply samples (2 replies)."""
+    state = trap_position(engine)
+    planner = ReplyCountingPlanner(engine, 0, {"halving": 1, "candidates": 3, "final_replies": 2})
+    assert planner.act(state, np.array([True]))[0] in (LEAP, ROLL)
+    assert planner.two_ply == [(1, 2, 2), (2, 2, 2)] and planner.rollouts[0] == (0, 3)
+    plain = ReplyCountingPlanner(engine, 0, {"halving": 1, "candidates": 3})
+    plain.act(state, np.array([True]))
+    assert not hasattr(plain, "two_ply")
+
+
 def test_explore_plays_random_legal_moves_in_the_rollouts(engine):
     state = engine.init(game_seeds(6, np.arange(32)))
     planner = PositionPlanner(engine, 0, {"explore": 1.0})

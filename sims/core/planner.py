@@ -33,6 +33,8 @@ Weights of a planner (a game's ``[bots.planner]``, or the ``strong`` bot's
   best few apart. Rollout ``k`` of every candidate draws from sample ``k``'s
   streams (the same reshuffle and noise), so candidates are compared on
   common random numbers;
+* ``final_replies`` (default 0: ``replies``): with ``halving``, the replies
+  of the rounds between a game's last two candidates (a 2-ply final);
 * ``explore`` (default 0): the chance that a seat of a rollout played by
   :meth:`RolloutPlanner.roll_out` plays a uniformly random legal action
   instead of greedy's (a game whose rollouts run in a compiled kernel
@@ -204,13 +206,16 @@ class RolloutPlanner(BatchedBot):
         take_best(chosen, games, actions, worth / self.sample_count, value, noise)
         return chosen
 
-    def sampled_worth(self, state: BatchedState, found: Candidates, keep: np.ndarray, samples: range) -> np.ndarray:
-        """float ``[keep.size]``: the summed worth of the candidates ``found[keep]`` over the rollout ``samples``."""
+    def sampled_worth(self, state: BatchedState, found: Candidates, keep: np.ndarray, samples: range,
+                      replies: int | None = None) -> np.ndarray:
+        """float ``[keep.size]``: the summed worth of the candidates ``found[keep]`` over the rollout ``samples``,
+        each a 2-ply one with ``replies`` (default :attr:`reply_count`) replies."""
+        replies = self.reply_count if replies is None else replies
         start_turn = state.turn[found.games[keep]]
         worth = np.zeros(keep.size, dtype=np.float64)
         for self.sample in samples:
             branch = self.candidate_branch(state, found, keep)
-            worth += (self.reply_worth(branch, start_turn) if self.reply_count else self.roll_out(branch, start_turn))
+            worth += self.reply_worth(branch, start_turn, replies) if replies else self.roll_out(branch, start_turn)
         self.sample = 0
         return worth
 
@@ -222,13 +227,17 @@ class RolloutPlanner(BatchedBot):
         played = np.zeros(keep.size, dtype=np.int64)  # rollouts of each candidate so far
         alive = np.ones(keep.size, dtype=bool)
         batch = self.sample_count
+        final_replies = int(self.weight("final_replies", 0)) or self.reply_count
         while True:
             rivals = np.bincount(games[alive], minlength=int(games.max()) + 1)
             racing = np.flatnonzero(alive & (rivals[games] > 1))
             if racing.size == 0:
                 break
             first = int(played[racing[0]])  # every racing candidate has played as many
-            total[racing] += self.sampled_worth(state, found, keep[racing], range(first, first + batch))
+            final = rivals[games[racing]] == 2
+            for part, replies in ((racing[~final], self.reply_count), (racing[final], final_replies)):
+                if part.size:
+                    total[part] += self.sampled_worth(state, found, keep[part], range(first, first + batch), replies)
             played[racing] += batch
             mean = total[racing] / played[racing]
             alive[racing] = better_half(games[racing], mean, found.value[keep[racing]], found.noise[keep[racing]])
@@ -266,13 +275,13 @@ class RolloutPlanner(BatchedBot):
         branch.decisions += 1
         return branch
 
-    def reply_worth(self, branch: BatchedState, start_turn: np.ndarray) -> np.ndarray:
-        """float ``[n]``: each candidate of ``branch`` worth the least of its best :attr:`reply_count` opponent
-        replies (the most, where this seat decides next), each rolled out; a candidate at its horizon or the
-        end, or with no reply, is rolled out as it is."""
+    def reply_worth(self, branch: BatchedState, start_turn: np.ndarray, replies: int | None = None) -> np.ndarray:
+        """float ``[n]``: each candidate of ``branch`` worth the least of its best ``replies`` (default
+        :attr:`reply_count`) opponent replies (the most, where this seat decides next), each rolled out; a
+        candidate at its horizon or the end, or with no reply, is rolled out as it is."""
         ahead = ~branch.done & ~self.at_horizon(branch, start_turn)
         found = self.candidates(branch, ahead, np.full(branch.size, -1, dtype=np.int64))
-        keep = np.sort(top_per_group(found.games, found.value, found.noise, k=self.reply_count))
+        keep = np.sort(top_per_group(found.games, found.value, found.noise, k=replies or self.reply_count))
         parents = found.games[keep]
         worth = np.full(branch.size, -np.inf)
         least = np.full(branch.size, np.inf)
