@@ -11,7 +11,7 @@ from sims.core.choice import ScoredBot
 from sims.core.engine import take_games
 from sims.core.play import BotChoice, batched_bots, play_batch, resolve_bot
 from sims.registry import get_game
-from sims.core.planner import RolloutPlanner, reshuffle_unseen
+from sims.core.planner import RolloutPlanner, better_half, reshuffle_unseen
 from sims.core.rng import game_seeds, purpose_key, uniforms
 from tests.toy_game import LEAP, ROLL, STEP, RaceEngine, RaceState, load
 
@@ -211,7 +211,7 @@ def test_averaged_samples_choose_the_move_best_on_average(engine):
     assert DicePlanner(engine, 0, {"samples": 8}).act(state, np.array([True]))[0] == LEAP
 
 
-@pytest.mark.parametrize("weights", [{"samples": 3}, {"samples": 2, "explore": 0.5}])
+@pytest.mark.parametrize("weights", [{"samples": 3}, {"samples": 2, "explore": 0.5}, {"halving": 1, "samples": 2}])
 def test_sampled_choices_do_not_depend_on_the_batch(engine, weights):
     state = engine.init(game_seeds(4, np.arange(48)))
     state.turn[:] = 10
@@ -224,6 +224,57 @@ def test_sampled_choices_do_not_depend_on_the_batch(engine, weights):
     assert (together[0::2] == halves[0]).all() and (together[1::2] == halves[1]).all()
     assert (together[movers] >= 0).all() and (together[~movers] == -1).all()
     assert (together != DicePlanner(engine, 0).act(state, movers)).any()  # the samples changed some choice
+
+
+def test_better_half_keeps_the_best_half_rounded_up_of_each_group():
+    groups = np.array([2, 0, 0, 2, 0, 1, 2, 0, 2])
+    worth = np.array([1.0, 5.0, 3.0, 4.0, 3.0, 0.0, 4.0, 1.0, 2.0])
+    noise = np.array([0.0, 0.0, 0.2, 0.1, 0.9, 0.0, 0.5, 0.0, 0.0])
+    # group 0: 5, 3 (0.9), 3 (0.2), 1 -> two kept; group 1 alone -> kept; group 2: 4 (0.5), 4 (0.1), 2, 1 -> two
+    assert better_half(groups, worth, noise).tolist() == [False, True, False, True, True, True, True, False, False]
+    assert better_half(np.array([0, 0, 0]), np.array([1.0, 2.0, 3.0])).tolist() == [False, True, True]
+
+
+class CountingPlanner(DicePlanner):
+    """Counts the rollouts each sample plays."""
+
+    def roll_out(self, branch, start_turn):
+        self.rollouts = getattr(self, "rollouts", []) + [(self.sample, branch.size)]
+        return super().roll_out(branch, start_turn)
+
+
+def test_halving_gives_the_better_half_twice_the_rollouts_each_round(engine):
+    """Three candidates (leap, roll, step) with one rollout each (sample 0), then the better two with samples 1
+    and 2, then one is left; with ``samples`` 2: two rollouts each, then four for the better two."""
+    state = trap_position(engine)
+    planner = CountingPlanner(engine, 0, {"halving": 1, "candidates": 3})
+    choice = planner.act(state, np.array([True]))[0]
+    assert planner.rollouts == [(0, 3), (1, 2), (2, 2)] and planner.sample == 0
+    assert choice in (LEAP, ROLL)
+    planner = CountingPlanner(engine, 0, {"halving": 1, "candidates": 3, "samples": 2})
+    planner.act(state, np.array([True]))
+    assert planner.rollouts == [(0, 3), (1, 3), (2, 2), (3, 2), (4, 2), (5, 2)]
+    assert PositionPlanner(engine, 0, {"halving": 1, "candidates": 3}).act(state, np.array([True]))[0] == ROLL
+    assert PositionPlanner(engine, 0, {"halving": 1, "candidates": 1}).act(state, np.array([True]))[0] == LEAP
+
+
+class ReplyCountingPlanner(CountingPlanner):
+    """Also counts the 2-ply evaluations: (sample, candidates, replies)."""
+
+    def reply_worth(self, branch, start_turn, replies=None):
+        self.two_ply = getattr(self, "two_ply", []) + [(self.sample, branch.size, replies)]
+        return super().reply_worth(branch, start_turn, replies)
+
+
+def test_final_replies_make_the_last_two_candidates_a_2_ply_final(engine):
+    """Three candidates rolled out once, then the better two each with two 2-ply samples (2 replies)."""
+    state = trap_position(engine)
+    planner = ReplyCountingPlanner(engine, 0, {"halving": 1, "candidates": 3, "final_replies": 2})
+    assert planner.act(state, np.array([True]))[0] in (LEAP, ROLL)
+    assert planner.two_ply == [(1, 2, 2), (2, 2, 2)] and planner.rollouts[0] == (0, 3)
+    plain = ReplyCountingPlanner(engine, 0, {"halving": 1, "candidates": 3})
+    plain.act(state, np.array([True]))
+    assert not hasattr(plain, "two_ply")
 
 
 def test_explore_plays_random_legal_moves_in_the_rollouts(engine):
@@ -242,6 +293,7 @@ def test_explore_plays_random_legal_moves_in_the_rollouts(engine):
 @pytest.mark.parametrize("name, players, weights", [
     ("overgrowth", 2, {"samples": 2, "replies": 2, "explore": 0.2}),
     ("vora", 3, {"samples": 2, "replies": 2, "candidates": 3}),
+    ("vora", 2, {"halving": 1, "candidates": 4}),
 ])
 def test_a_sampled_planner_plays_the_same_games_in_any_batch(name, players, weights):
     """A few turns of real games with the game's own rollouts (Vora's compiled): one batch, or two."""

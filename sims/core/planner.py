@@ -25,6 +25,16 @@ Weights of a planner (a game's ``[bots.planner]``, or the ``strong`` bot's
 * ``turns`` (default 0: the game's horizon): rollouts stop once this many
   turns are over, the candidate's own counted (1: the end of the planner's
   own turn, its sub-decisions and what the turn's end draws included);
+* ``halving`` (default 0: off): sequential halving over the candidates. In
+  round ``r`` every surviving candidate gets ``samples * 2**r`` more
+  rollouts, then each game keeps the better half (rounded up) by mean worth
+  so far, until one candidate is left; with 8 candidates and ``samples`` 1
+  that is 8 + 4 x 2 + 2 x 4 = 24 rollouts, most of them spent telling the
+  best few apart. Rollout ``k`` of every candidate draws from sample ``k``'s
+  streams (the same reshuffle and noise), so candidates are compared on
+  common random numbers;
+* ``final_replies`` (default 0: ``replies``): with ``halving``, the replies
+  of the rounds between a game's last two candidates (a 2-ply final);
 * ``explore`` (default 0): the chance that a seat of a rollout played by
   :meth:`RolloutPlanner.roll_out` plays a uniformly random legal action
   instead of greedy's (a game whose rollouts run in a compiled kernel
@@ -78,6 +88,20 @@ def reshuffle_unseen(items: np.ndarray, first_unseen: np.ndarray, seeds: np.ndar
     seen = np.arange(total)[None, :] < first_unseen[:, None]
     order = np.argsort(np.where(seen, -1.0, keys), axis=1, kind="stable")
     return np.take_along_axis(items, order, axis=1)
+
+
+def better_half(groups: np.ndarray, *keys: np.ndarray) -> np.ndarray:
+    """bool ``[n]``: the items in the better half (rounded up) of their group, ranked by the first key, ties by
+    the next (higher is better)."""
+    order = np.lexsort(tuple(-key for key in reversed(keys)) + (groups,))
+    ranked = groups[order]
+    first = np.r_[True, ranked[1:] != ranked[:-1]]
+    start = np.maximum.accumulate(np.where(first, np.arange(ranked.size), 0))
+    rank = np.arange(ranked.size) - start
+    size = np.bincount(ranked)[ranked]
+    keep = np.empty(groups.size, dtype=bool)
+    keep[order] = rank < (size + 1) // 2
+    return keep
 
 
 class RolloutPlanner(BatchedBot):
@@ -174,14 +198,51 @@ class RolloutPlanner(BatchedBot):
         keep = self.kept_candidates(found)
         games, actions, value, noise = (found.games[keep], found.actions[keep],
                                         found.value[keep], found.noise[keep])
-        start_turn = state.turn[games]
-        worth = np.zeros(games.size, dtype=np.float64)
-        for self.sample in range(self.sample_count):
-            branch = self.candidate_branch(state, found, keep)
-            worth += (self.reply_worth(branch, start_turn) if self.reply_count else self.roll_out(branch, start_turn))
-        self.sample = 0
+        if self.weight("halving", 0):
+            mean, alive = self.halving_worth(state, found, keep)
+            take_best(chosen, games[alive], actions[alive], mean[alive], value[alive], noise[alive])
+            return chosen
+        worth = self.sampled_worth(state, found, keep, range(self.sample_count))
         take_best(chosen, games, actions, worth / self.sample_count, value, noise)
         return chosen
+
+    def sampled_worth(self, state: BatchedState, found: Candidates, keep: np.ndarray, samples: range,
+                      replies: int | None = None) -> np.ndarray:
+        """float ``[keep.size]``: the summed worth of the candidates ``found[keep]`` over the rollout ``samples``,
+        each a 2-ply one with ``replies`` (default :attr:`reply_count`) replies."""
+        replies = self.reply_count if replies is None else replies
+        start_turn = state.turn[found.games[keep]]
+        worth = np.zeros(keep.size, dtype=np.float64)
+        for self.sample in samples:
+            branch = self.candidate_branch(state, found, keep)
+            worth += self.reply_worth(branch, start_turn, replies) if replies else self.roll_out(branch, start_turn)
+        self.sample = 0
+        return worth
+
+    def halving_worth(self, state: BatchedState, found: Candidates, keep: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Sequential halving over the candidates ``found[keep]`` (weight ``halving``, the module docstring):
+        each candidate's mean worth over its rollouts, and bool ``alive``, the candidates of the last round."""
+        games = found.games[keep]
+        total = np.zeros(keep.size, dtype=np.float64)
+        played = np.zeros(keep.size, dtype=np.int64)  # rollouts of each candidate so far
+        alive = np.ones(keep.size, dtype=bool)
+        batch = self.sample_count
+        final_replies = int(self.weight("final_replies", 0)) or self.reply_count
+        while True:
+            rivals = np.bincount(games[alive], minlength=int(games.max()) + 1)
+            racing = np.flatnonzero(alive & (rivals[games] > 1))
+            if racing.size == 0:
+                break
+            first = int(played[racing[0]])  # every racing candidate has played as many
+            final = rivals[games[racing]] == 2
+            for part, replies in ((racing[~final], self.reply_count), (racing[final], final_replies)):
+                if part.size:
+                    total[part] += self.sampled_worth(state, found, keep[part], range(first, first + batch), replies)
+            played[racing] += batch
+            mean = total[racing] / played[racing]
+            alive[racing] = better_half(games[racing], mean, found.value[keep[racing]], found.noise[keep[racing]])
+            batch *= 2
+        return total / np.maximum(played, 1), alive
 
     def kept_candidates(self, found: Candidates) -> np.ndarray:
         """Indices of ``found`` that are rolled out: each game's best :attr:`candidate_count` by greedy value,
@@ -214,13 +275,13 @@ class RolloutPlanner(BatchedBot):
         branch.decisions += 1
         return branch
 
-    def reply_worth(self, branch: BatchedState, start_turn: np.ndarray) -> np.ndarray:
-        """float ``[n]``: each candidate of ``branch`` worth the least of its best :attr:`reply_count` opponent
-        replies (the most, where this seat decides next), each rolled out; a candidate at its horizon or the
-        end, or with no reply, is rolled out as it is."""
+    def reply_worth(self, branch: BatchedState, start_turn: np.ndarray, replies: int | None = None) -> np.ndarray:
+        """float ``[n]``: each candidate of ``branch`` worth the least of its best ``replies`` (default
+        :attr:`reply_count`) opponent replies (the most, where this seat decides next), each rolled out; a
+        candidate at its horizon or the end, or with no reply, is rolled out as it is."""
         ahead = ~branch.done & ~self.at_horizon(branch, start_turn)
         found = self.candidates(branch, ahead, np.full(branch.size, -1, dtype=np.int64))
-        keep = np.sort(top_per_group(found.games, found.value, found.noise, k=self.reply_count))
+        keep = np.sort(top_per_group(found.games, found.value, found.noise, k=replies or self.reply_count))
         parents = found.games[keep]
         worth = np.full(branch.size, -np.inf)
         least = np.full(branch.size, np.inf)
