@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.setup-stamp
 
-.PHONY: setup test test-all demo bench golden clean report-check
+.PHONY: setup test test-all demo bench golden clean report-check check-reports
 
 setup: $(STAMP)
 
@@ -36,11 +36,20 @@ demo: setup
 # PDF pages: pdftoppm (poppler-utils) if installed, else pypdfium2 (the dev extra, installed here if missing).
 # Without chromium (apt-get install -y chromium) the HTML's figures are written out instead (check/figure-N.svg).
 # The screenshot shows the first SCREEN_HEIGHT pixels; make report-check SCREEN_HEIGHT=12000 shows a whole report.
-# Not part of make test.
+# It first writes its own two reports from small seeded runs (check-reports, about a minute), so it works from a
+# clean tree: reports/check-overgrowth (points per action) and reports/check-vora (points per special, passive
+# specials); make demo's reports are checked too when present. Not part of make test.
 CHROMIUM ?= chromium
 SCREEN_HEIGHT ?= 4000
-report-check: setup
-	@ls reports/*/report.html reports/*/report.pdf >/dev/null 2>&1 || { echo "report-check: no reports/*/report.html or .pdf (run make demo, or glade report)"; exit 1; }
+CHECK_RUNS := runs/check
+check-reports: setup
+	rm -rf $(CHECK_RUNS)
+	$(BIN)/glade play overgrowth --games 300 --seed 1 --bots greedy,random --rotate-seats --trajectories -q --out $(CHECK_RUNS)/overgrowth
+	$(BIN)/glade play vora --games 200 --seed 1 --bots greedy,greedy,greedy --trajectories -q --out $(CHECK_RUNS)/vora
+	$(BIN)/glade report $(CHECK_RUNS)/overgrowth --out reports/check-overgrowth
+	$(BIN)/glade report $(CHECK_RUNS)/vora --out reports/check-vora
+
+report-check: check-reports
 	@command -v pdftoppm >/dev/null || $(BIN)/python -c "import pypdfium2" 2>/dev/null || $(BIN)/python -m pip install --quiet -e '.[dev]'
 	@for html in reports/*/report.html; do \
 	  dir=$$(dirname $$html); mkdir -p $$dir/check; profile=$$(mktemp -d); \

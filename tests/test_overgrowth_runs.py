@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import pytest
 from click.testing import CliRunner
 from polars.testing import assert_frame_equal
@@ -55,6 +56,18 @@ def test_records_hold_overgrowth_columns(whole_run):
     per_game = events.group_by("game").len().sort("game")
     turns = records.filter(records["seat"] == 0).sort("game")
     assert per_game["len"].to_list() == turns["turns"].to_list()
+
+
+def test_events_points_are_the_flowers_each_action_placed(whole_run):
+    """An action's points are the flowers it put on the board (one a cell placed, none for a pass); a seat's
+    points add up to its flowers_placed."""
+    events = load_events(whole_run)
+    cells = (events["cell"] >= 0).cast(pl.Int64) + (events["cell2"] >= 0).cast(pl.Int64)
+    assert events["points"].cast(pl.Int64).to_list() == cells.to_list()
+    per_seat = events.group_by("game", "seat").agg(pl.col("points").cast(pl.Int64).sum())
+    records = load_records(whole_run).join(per_seat, on=["game", "seat"], how="left").fill_null(0)
+    assert records["points"].to_list() == records["flowers_placed"].to_list()
+    assert records["flowers_placed"].sum() > 0
 
 
 @pytest.mark.parametrize("arguments, fragments", [

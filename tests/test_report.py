@@ -142,8 +142,9 @@ def test_three_player_report_of_a_rotated_mixed_lineup_adjusts_seats_for_the_bot
     seats = report.section("seats")
     headline = report.section("summary").blocks[1].items[0].evidence
     assert "between equal players, by a model of seat and bot terms" in headline  # said in the Summary
-    assert "the Summary's first finding" in seats.blocks[0].text  # and referred to
-    assert "adjusted for the bots" in seats.blocks[1].items[0]  # the design, under it
+    assert "adjusted for the bots" in headline  # the design, in the Summary
+    assert "the Summary's first finding" in seats.blocks[0].text and "the design" in seats.blocks[0].text
+    assert not any("adjusted for the bots" in item for b in seats.blocks for item in getattr(b, "items", []))
     table = next(b for b in seats.blocks if isinstance(b, rp.Table))
     assert [row[0] for row in table.rows] == ["seat 0", "seat 1", "seat 2"]
     assert "Holm-corrected" in table.caption

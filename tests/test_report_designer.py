@@ -15,7 +15,7 @@ import pytest
 from analysis import report as rp
 from analysis import stats
 from analysis.report.content import content_of, family_events, with_sources
-from analysis.report.designer import analyse_designer, drama_section, family_blocks, why_section
+from analysis.report.designer import analyse_designer, drama_section, family_blocks, family_table, why_section
 from analysis.report.model import Section
 from analysis.sweep import load_sweep, read_sweep, run_sweep
 from sims.core.components import ComponentFamily
@@ -298,7 +298,11 @@ def test_every_game_gets_the_designer_sections_in_html(designer_analyses, name):
     titles = [b.text for b in components.blocks if isinstance(b, rp.Heading)]
     assert titles == [family.title for family in content_of(name).families]
     assert all(table is not None for _, table in d.families)  # every declared family found its columns
-    assert "observational" in page.lower() and "Needs engine events that do not exist yet" in page
+    assert "observational" in page.lower()
+    assert ("Needs engine events that do not exist yet" in page) == bool(content_of(name).missing)
+    for family, table in d.families:  # a family that declares points shows them per item
+        shown = [column.name for column in family_table(family, table).columns]
+        assert ("Mean points per use" in shown) == (family.points is not None), family.title
     assert d.sources is not None and d.tempo is not None  # every game's score splits and its moves are ordered
     assert "moved last" in page and "Lead changes per game" in page  # every game's engine has a progress measure
     assert d.course is not None and d.course.games == 12

@@ -8,6 +8,7 @@ The old figure was 75.0%; the headline is 60 / 85 = 70.6%.
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from analysis import report as rp
 from analysis.report.run import _analyse, _headline, _seat_section, _verdict_flag
 from analysis.summary import format_summary, seat_headline, summarize
 from analysis import stats
@@ -54,9 +56,10 @@ def test_play_summary_and_the_run_report_say_the_same_headline():
     assert _headline(a) == summary.headline
     seats = _seat_section(a)
     assert _verdict_flag(a.advantage).evidence.startswith(summary.headline)  # said in the Summary
-    assert seats.blocks[0].text.startswith("Seat balance: unbalanced: the headline and its evidence are the "
-                                           "Summary's first finding")  # referred to in Seats
-    assert all("seat 0 wins" not in line for line in seats.blocks[1].items)
+    assert seats.blocks[0].text.startswith("Seat balance: unbalanced: the headline and its evidence (the "
+                                           "equivalence test, the effect size, why balance cannot be shown yet) are "
+                                           "the Summary's first finding")  # referred to in Seats
+    assert all("seat 0 wins" not in line for b in seats.blocks for line in getattr(b, "items", []))
 
 
 def test_a_three_player_report_says_the_headline_once():
@@ -73,6 +76,36 @@ def test_a_three_player_report_says_the_headline_once():
     assert share in flag.evidence and not any(share in t for t in texts)
     assert table.rows[0][5] == "55.0%" and table.columns[7].name == "Equivalence p (\u00b12.5 points)"
     assert re.fullmatch(r"< 0\.001|[01]\.\d{3}", table.rows[0][7])
+
+
+def rendered_text(sections: list) -> str:
+    """The words of ``sections`` as the HTML shows them (tags and figures left out)."""
+    page = rp.render_html(rp.Report("run", "t", "", sections, ""))
+    body = re.sub(r"<img[^>]*>", " ", page.split("<body", 1)[1])
+    return html.unescape(re.sub(r"<[^>]+>", "\n", body))
+
+
+@pytest.mark.parametrize("outcomes, verdict", [
+    ({}, "unbalanced"),
+    (dict(solo0=50, solo1=40, shared=10, players=3), "unbalanced"),
+    (dict(solo0=48, solo1=45, shared=7), "not enough games yet"),
+])
+def test_the_summary_and_the_seats_section_say_each_sentence_once(outcomes, verdict):
+    """The seat-balance finding (headline, design, equivalence, effect size, why balance cannot be shown or the
+    games still needed) is said in the Summary; the Seats section refers to it and repeats none of its
+    sentences (rendered HTML, split at sentence and clause ends)."""
+    players = outcomes.get("players", 2)
+    manifest = {"game": "overgrowth", "players": players, "bots": ["greedy"] * players, "rotations": 1}
+    a = _analyse(Path("synthetic"), manifest, tied_records(**outcomes), None, 0.025)
+    assert a.advantage.verdict == verdict
+    text = rendered_text([rp.Section("summary", "Summary", [rp.Flags([_verdict_flag(a.advantage)])]),
+                          _seat_section(a)])
+    pieces = [p.strip() for p in re.split(r"(?<=[.;])\s+|\n", text) if len(p.strip()) >= 30]
+    repeated = {p for p in pieces if pieces.count(p) > 1}
+    assert not repeated
+    assert text.count("effect size: Cohen's h") == 1 and text.count("ties and stalls counted as the headline") == 2
+    assert text.count("cannot be shown while") + text.count("more games for the equivalence test") == 1
+    assert "the Summary's first finding" in text and "the effect size" in text
 
 
 def test_three_players_share_first_places_and_show_shared_ones():

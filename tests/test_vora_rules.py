@@ -315,6 +315,83 @@ def test_events_name_the_special_used_and_the_kinds_collected():
     assert events["special"].tolist() == ["duck", ""] and events["collected_kinds"].tolist() == ["duck", ""]
 
 
+def test_events_give_the_points_a_decision_brought_its_mover():
+    """Points are the mover's family-score change: the fly's three ducks beside two crows score +1 (0 -> 1); the
+    pick after a line of four ducks takes a lone pig, -1."""
+    engine, state = swap_position("m d g d c")
+    fly(engine, state)
+    events = engine.events(state, Trace(actions=np.array([[engine.config.encode_fly_swap(4, 12)]])))
+    assert events["points"].tolist() == [1.0] and events["passive"].tolist() == [""]
+    engine, state = swap_position("d d g d c")
+    actions = [engine.config.encode_fly_swap(4, 12), engine.config.encode_pick(0)]
+    for action in actions:
+        play(engine, state, action)
+    events = engine.events(state, Trace(actions=np.array([actions])))
+    assert farm(engine, state, 0) == "pccdddd" and events["points"].tolist() == [1.0, -1.0]
+
+
+def test_each_decisions_points_are_its_movers_score_change_in_seeded_random_games():
+    engine = VoraEngine(load(), 3)
+    state = engine.init(game_seeds(4, np.arange(5)))
+    actions, changes = [], []
+    rng = np.random.default_rng(4)
+    while not state.done.all():
+        live = np.flatnonzero(~state.done)
+        step = np.full(state.size, -1, dtype=np.int64)
+        step[live] = engine.choose_uniform(state, live, rng.random(live.size))
+        mover = state.to_move.astype(np.int64).copy()
+        before = engine.geo.scores(state.farms.astype(np.int64))[np.arange(state.size), mover]
+        engine.step(state, step)
+        after = engine.geo.scores(state.farms.astype(np.int64))[np.arange(state.size), mover]
+        actions.append(step)
+        changes.append(np.where(step >= 0, after - before, np.nan))
+    trace = Trace(actions=np.stack(actions, axis=1))
+    events = engine.events(state, trace)
+    expected = np.stack(changes, axis=1)[events["game"], events["decision"]]
+    assert len(events["game"]) > 300 and np.array_equal(events["points"], expected)
+    assert np.unique(events["points"]).size > 3  # gains and losses of several sizes, not a constant
+
+
+def dug(picture: str, mole: int, direction: int) -> dict:
+    """The event of seat 0 (farm ``cc``) digging the mole on cell ``mole`` towards ``direction``."""
+    engine, state = position(2, picture, {0: "cc", 1: "pp"})
+    action = engine.config.encode_dig(mole, direction)
+    play(engine, state, action)
+    return engine.events(state, Trace(actions=np.array([[action]])))
+
+
+def test_events_name_a_passive_special_when_it_shapes_a_collection():
+    """Water's liquid special shows when water is taken in a shape a line would not take (an L of three, +1
+    point); a straight line of three water is no liquid effect. The sheep's grazer shows when a sheep line takes
+    grass beside it (three sheep +1, one grass -1: 0 points)."""
+    liquid = dug("""
+        p c w l d
+        m ~ ~ p c
+        w l m d s
+        g p c ~ l
+        d m s g p
+    """, 12, 7)  # the mole (2, 2) digs south-east: the water (3, 3) joins (1, 1) and (1, 2)
+    assert (liquid["collected_kinds"].tolist(), liquid["passive"].tolist()) == (["water"], ["water"])
+    assert liquid["points"].tolist() == [1.0]
+    line = dug("""
+        p c w l d
+        m ~ ~ m c
+        w l d m ~
+        g p c w l
+        d m s g p
+    """, 8, 7)  # the mole (1, 3) digs south-east: the water (2, 4) makes the row ~ ~ ~ of (1, 1) to (1, 3)
+    assert (line["collected_kinds"].tolist(), line["passive"].tolist()) == (["water"], [""])
+    grazed = dug("""
+        p c w l d
+        m s s g c
+        s l d m s
+        g p c w l
+        d m s g p
+    """, 5, 6)  # the mole (1, 0) digs south: s s s in row 1 grazes the grass (1, 3)
+    assert (grazed["collected_kinds"].tolist(), grazed["passive"].tolist()) == (["sheep,grass"], ["sheep"])
+    assert grazed["points"].tolist() == [0.0]
+
+
 def test_a_line_of_four_gives_an_extra_pick_from_the_meadow():
     engine, state = swap_position("d d g d c")
     config = engine.config
@@ -632,6 +709,8 @@ def test_events_add_up_to_the_records():
         assert used.sum() == results.seat_columns[f"special_{special}"].sum()
         assert set(events["special"][used]) <= {config.kind_names[config.kind_with(special)]}
     assert (events["special"][~np.isin(events["block"], vora_config.BLOCKS[1:7])] == "").all()
+    passive = events["passive"] != ""
+    assert (events["collected"][passive] > 0).all() and set(events["passive"]) <= {"", "water", "sheep"}
     kinds = np.array(config.kind_names)
     held = results.seat_columns
     for i, name in enumerate(kinds):

@@ -111,14 +111,11 @@ _CONTENT = {
         order="turn", moves_text="every event",
         sources=_overgrowth_sources,
         sources_text="records columns flowers_placed (+) and flowers_lost (-): the score is their difference",
-        missing=("points each action brought (events hold the action, not the flowers it placed or cost)",),
     ),
     "vora": GameContent(
         order="decision", moves=pl.col("phase") == "main", moves_text="events with phase main",
         sources=_vora_sources,
         sources_text="records columns farm_<kind> scored by the config's [scoring] thresholds and points",
-        missing=("specials' points (what each special gained its seat)", "the passive specials (graze, liquid, "
-                 "pasture: events name the kinds a collection took, not which passive special shaped it)"),
     ),
     "vorex": GameContent(
         order="turn", moves=pl.col("phase") != "setup", moves_text="events with phase other than setup",

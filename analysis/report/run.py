@@ -175,17 +175,29 @@ def _verdict_flag(advantage: stats.SeatAdvantage) -> Flag:
     }.get(advantage.verdict, "Seat balance: not enough games yet.")
     if advantage.verdict == stats.VERDICT_UNSURE and advantage.more_games is not None:
         title = (f"Seat balance: not enough games yet (about {advantage.more_games:,} more {advantage.unit} for "
-                 f"the equivalence test within {delta}).")
-    # The headline, then the design and equivalence lines; the per-seat lines are in the Seats section.
-    kept = [line for line in _detail_lines(advantage) if not line.startswith(("seat ", "largest deviation"))]
-    return Flag(level, title, _plain("; ".join([seat_headline(advantage), *kept])))
+                 f"the equivalence test within {delta}, {100 * advantage.power:g}% power if the estimates held).")
+    # The headline, then the design, effect-size and equivalence lines; the Seats section refers to them.
+    return Flag(level, title, _plain("; ".join([seat_headline(advantage), *_summary_lines(advantage)])))
 
 
 def _detail_lines(advantage: stats.SeatAdvantage) -> list[str]:
-    """``advantage.describe()`` without its headline line, which :func:`seat_headline` says instead."""
-    lines = [line.strip() for line in advantage.describe().splitlines() if line.strip()]
-    return [line for line in lines
-            if not line.startswith(("seat 0 wins", "seat shares vs", "seat balance between equal players"))]
+    """``advantage.describe()`` without its headline line, which :func:`seat_headline` says instead, and without
+    how ties and stalls count (``advantage.handling``), which the headline says too; the games still needed are
+    the verdict's title (:func:`_verdict_flag`)."""
+    lines = [line.strip().replace(f"; {advantage.handling}", "") for line in advantage.describe().splitlines()]
+    return [line for line in lines if line and not line.startswith(
+        ("seat 0 wins", "seat shares vs", "seat balance between equal players", "about "))]
+
+
+def _summary_lines(advantage: stats.SeatAdvantage) -> list[str]:
+    """The detail lines the Summary's first finding says after the headline (the per-seat lines are the Seats
+    table's rows, the largest deviation is the Seats section's)."""
+    return [line for line in _detail_lines(advantage) if not line.startswith(("seat ", "largest deviation"))]
+
+
+# What the Summary's first finding says beyond the headline, by the start of its line, as the Seats lead names it.
+_SUMMARY_PARTS = (("mixed lineups", "the design"), ("equivalence within", "the equivalence test"),
+                  ("effect size", "the effect size"), ("balance within", "why balance cannot be shown yet"))
 
 
 def _seat_flags(a: RunAnalysis) -> list[Flag]:
@@ -434,7 +446,8 @@ def _seat_section(a: RunAnalysis) -> Section:
         rows,
         caption=(f"First places: shared ones included, over all games. The share of {tested} is the headline's and "
                  f"what the seat-advantage test uses (fair share {_pct(fair)}; {a.advantage.share_method}; "
-                 f"{a.advantage.n_text}); {a.advantage.handling}. Equivalence p: that seat's test of a share within "
+                 f"{a.advantage.n_text}; ties and stalls counted as the headline says). Equivalence p: that seat's "
+                 "test of a share within "
                  f"\u00b1{100 * a.advantage.delta:g} points of the fair share ({a.advantage.equivalence_method}). "
                  f"{_score_note(a.by_seat)}. Highlighted: a seat whose share differs from the fair share "
                  "(Holm-corrected)."),
@@ -449,14 +462,23 @@ def _seat_section(a: RunAnalysis) -> Section:
 
 
 def _seat_lead(advantage: stats.SeatAdvantage) -> str:
-    """The Seats section refers to the headline, which the Summary's first finding says in full."""
-    return (f"{_verdict_flag(advantage).title.rstrip('.')}: the headline and its evidence are the Summary's first "
-            "finding; each seat's share, interval and equivalence test are in the table below.")
+    """The Seats section refers to the headline and the lines after it, which the Summary's first finding says in
+    full (each said once)."""
+    said = [name for start, name in _SUMMARY_PARTS if any(line.startswith(start)
+                                                           for line in _summary_lines(advantage))]
+    title = _verdict_flag(advantage).title
+    verdict = title.split(" (")[0].rstrip(".")  # the games still needed: said in the finding's title
+    said += ["the games still needed"] if verdict != title.rstrip(".") else []
+    evidence = "its evidence" + (f" ({', '.join(said)})" if said else "")
+    return (f"{verdict}: the headline and {evidence} are the Summary's first finding; each seat's share, interval "
+            "and equivalence test are in the table below.")
 
 
 def _seat_bullets(advantage: stats.SeatAdvantage) -> list[Block]:
-    """The seat analysis's lines that neither the headline nor the table says (per-seat lines are table rows)."""
-    lines = [_plain(line) for line in _detail_lines(advantage) if not line.startswith("seat ")]
+    """The seat analysis's lines that neither the Summary's first finding nor the table says (the largest
+    deviation with 3-4 players)."""
+    said = set(_summary_lines(advantage))
+    lines = [_plain(line) for line in _detail_lines(advantage) if not line.startswith("seat ") and line not in said]
     return [Bullets(lines)] if lines else []
 
 
@@ -473,7 +495,7 @@ def _seat_figures(a: RunAnalysis, fair: float, equal: str) -> list[Block]:
             a.advantage.seats, fair, what=what, note=f"n = {a.advantage.games_tested:,} games",
             method="95%" if len(a.advantage.share_method) > 12 else a.advantage.share_method),
             f"The headline's {what}{equal} per seat with 95% intervals ({a.advantage.share_method}); the dashed line "
-            f"is the fair share {_pct(fair)}; {a.advantage.handling}."),
+            f"is the fair share {_pct(fair)}; ties and stalls counted as the headline says."),
         Plot("convergence", plots.convergence(n, share, low, high, fair, label=f"seat 0 {what}",
                                               xlabel="games played (the first deals, in deal order)",
                                               band="95% interval (pointwise)"),

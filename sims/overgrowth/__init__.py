@@ -40,7 +40,9 @@ GAME = GameDefinition(
     components=("kind", config.ACTION_KINDS),
     families=(
         ComponentFamily("Actions", "kind", (("kind", "in", config.ACTION_KINDS),),
-                        "events column kind (overgrow, grow, cast, spread; first placements and passes left out)"),
+                        "events column kind (overgrow, grow, cast, spread; first placements and passes left out); "
+                        "points: the flowers the action put on the board, the mover's score change (an overgrow "
+                        "also takes one of the opponent's; events column points)", points="points"),
     ),
     golden=(
         GoldenGame("overgrowth-seed1-game0-greedy-random.txt", 2, 1, 0, ("greedy", "random"), rotate_seats=True),

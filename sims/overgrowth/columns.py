@@ -29,6 +29,8 @@ def columns(config: OvergrowthConfig) -> GameColumns:
         Column("cell", "Int16", f"cell placed on, row x {config.columns} + column (the left cell of a pair)",
                codes={"-1": "none (a pass)"}),
         Column("cell2", "Int16", "second cell of a side-by-side pair (spread)", codes={"-1": "none"}),
+        Column("points", "Int8", "flowers the action put on the board: the seat's score change (an overgrow also "
+               "takes one of the opponent's)", "flowers"),
     ]
     end = {"connection": "a seat joined the two shaded areas with a line of its flowers",
            "flowers": "a seat placed its last flower", "stall": "max_turns reached without a result"}

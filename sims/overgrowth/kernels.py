@@ -299,9 +299,11 @@ def step(stones, markers, supply, to_move, turn, done, winner, end, actions_of_k
     """Rules §3.4 (``OvergrowthGame.apply``): each unfinished game's mover takes its action: the marker moves
     (§3.2, or :func:`pass_landing`), the flowers go on the placement's cells (§1.3, an overgrown flower is
     its owner's loss, §4.1), then :func:`check_end`. Returns the kind code of each game's action (-1 in
-    finished games). ``codes``: end reasons connection and flowers, and the tie winner."""
+    finished games) and the flowers it put on the board, the mover's score change (a placement's cells hold
+    none of the mover's flowers, §3.3). ``codes``: end reasons connection and flowers, and the tie winner."""
     track, placements = t.track_kind.size, t.placement_bits.size
     kinds = np.full(done.size, -1, dtype=np.int8)
+    points = np.zeros(done.size, dtype=np.int8)
     for g in range(done.size):
         if done[g]:
             continue
@@ -327,9 +329,10 @@ def step(stones, markers, supply, to_move, turn, done, winner, end, actions_of_k
         if kind == OVERGROW:
             lost[g, them] += 1
         kinds[g] = kind
+        points[g] = count
         won, reason = check_end(me, own, opp, supply[g, me], t, codes)
         if reason:
             winner[g], end[g], done[g] = won, reason, True
         turn[g] += 1
         to_move[g] = them
-    return kinds
+    return kinds, points

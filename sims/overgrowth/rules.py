@@ -34,7 +34,9 @@ END_REASONS = ("", "connection", "flowers", "stall")
 KIND_NAMES = ACTION_KINDS + ("first", "pass")
 NO_WINNER, TIE = -1, 2
 FAR = np.int16(-1)
-EVENT_FIELDS = (EventField("kind", np.int8, labels=KIND_NAMES),)  # what the step logs; events() adds the rest
+# What the step logs (the action's kind, the flowers it put on the board: the mover's score change); events()
+# adds the rest
+EVENT_FIELDS = (EventField("kind", np.int8, labels=KIND_NAMES), EventField("points", np.int8, empty=0))
 
 
 def expand_options(geo: Geometry, singles: np.ndarray, pairs: np.ndarray) -> np.ndarray:
@@ -62,7 +64,7 @@ class OvergrowthState(BatchedState):
     actions_of_kind: np.ndarray  # int32 [B, 2, 6]: actions taken of each kind code
     placed: np.ndarray  # int32 [B, 2]
     lost: np.ndarray  # int32 [B, 2]: own flowers overgrown
-    events: EventLog  # per step: the kind code of each game's action (EVENT_FIELDS)
+    events: EventLog  # per step: each game's action kind code and points (EVENT_FIELDS)
 
 
 class OvergrowthEngine(BatchedEngine):
@@ -123,10 +125,10 @@ class OvergrowthEngine(BatchedEngine):
 
     def step(self, state: OvergrowthState, actions: np.ndarray) -> None:
         """Rules §3.4 (``OvergrowthGame.apply``, then ``check_end``): :func:`kernels.step`."""
-        kinds = kernels.step(state.stones, state.markers, state.supply, state.to_move, state.turn, state.done,
+        kinds, points = kernels.step(state.stones, state.markers, state.supply, state.to_move, state.turn, state.done,
                              state.winner, state.end, state.actions_of_kind, state.placed, state.lost,
                              np.ascontiguousarray(actions), self.tables, self.step_codes)
-        state.events.record(kind=kinds)
+        state.events.record(kind=kinds, points=points)
 
     def results(self, state: OvergrowthState) -> GameResults:
         """Rules §6.4 (``OvergrowthGame.result``)."""
@@ -167,7 +169,9 @@ class OvergrowthEngine(BatchedEngine):
         }
 
     def events(self, state: OvergrowthState, trace: Trace) -> dict[str, np.ndarray]:
-        """One row per action: game, turn, seat, kind, steps moved, first and second cell placed."""
+        """One row per action: game, turn, seat, kind, steps moved, first and second cell placed, and
+        ``points``: the flowers it put on the board, the mover's score change (an overgrow also takes one of
+        the opponent's)."""
         logged = state.events.decisions(trace, index="turn")
         games, turns = logged["game"], logged["turn"]
         chosen = trace.actions[games, turns].astype(np.int64)
@@ -187,6 +191,7 @@ class OvergrowthEngine(BatchedEngine):
             "steps": np.where(is_pass, -1, steps).astype(np.int8),
             "cell": cell.astype(np.int16),
             "cell2": np.where(is_pair, left + 1, -1).astype(np.int16),
+            "points": logged["points"],
         }
 
     def snapshot(self, state: OvergrowthState, game: int) -> dict:

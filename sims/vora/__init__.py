@@ -32,10 +32,19 @@ GAME = GameDefinition(
     families=(
         ComponentFamily("Actions and specials", "block",
                         (("block", "in", BLOCKS),),
-                        "events column block (the game's declared design components)"),
+                        "events column block (the game's declared design components); points: the mover's "
+                        "family-score change over the whole decision (events column points)", points="points"),
         ComponentFamily("Specials used", "special", (),
                         "events column special: the kind whose action special a decision used (pig: double push, "
-                        "crow: devour, wolf, ladybug: pick up, duck: fly, mole: dig)"),
+                        "crow: devour, wolf, ladybug: pick up, duck: fly, mole: dig); points: the mover's "
+                        "family-score change over the whole decision, the special's action and the collections, "
+                        "combos and falls it set off (events column points)", points="points"),
+        ComponentFamily("Passive specials", "passive", (),
+                        "events column passive: the kinds whose passive special shaped a collection a decision set "
+                        "off (water, liquid: cubes taken outside straight lines; sheep, grazer: grass taken beside "
+                        "its lines that no grass formation took), each counted once a decision; points: the "
+                        "mover's family-score change over that whole decision, not the special's share of it "
+                        "(events column points)", points="points", separator=","),
         ComponentFamily("Kinds collected", "collected_kinds", (("collected", ">", 0),),
                         "events column collected_kinds on events with collected > 0: every kind a collection took "
                         "into the seat's farm", separator=","),

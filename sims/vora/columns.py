@@ -48,6 +48,11 @@ def columns(config: VoraConfig) -> GameColumns:
                "pick up, fly, dig), \"\" if none"),
         Column("collected_kinds", "String", "the kinds collected while resolving the decision, comma-separated in "
                "kind order, \"\" if none"),
+        Column("passive", "String", "the kinds whose passive special shaped a collection the decision set off "
+               "(liquid: water taken outside straight lines; grazer: grass taken beside a sheep line that no grass "
+               "formation took), comma-separated in kind order, \"\" if none"),
+        Column("points", "Float32", "the deciding seat's family-score change over the decision (the action and "
+               "the collections, combos and falls it set off)", "points"),
     ]
     end = {"bag_empty": "the bag could not refill the meadow; the game ended after that turn",
            "stall": "max_turns completed turns without a result"}

@@ -34,8 +34,9 @@ SCALARS = 52
  F_END, F_POINTER) = range(12)
 FIELDS = 12
 # a decision's event log entry
-L_BLOCK, L_KIND, L_COLLECTED, L_EXTRAS, L_BIGS, L_VICTIM, L_KINDS = range(7)  # L_KINDS: bit k, kind k collected
-LOG_SLOTS = 7
+# L_KINDS: bit k, kind k collected; L_PASSIVE: bit k, kind k's passive special shaped a collection
+L_BLOCK, L_KIND, L_COLLECTED, L_EXTRAS, L_BIGS, L_VICTIM, L_KINDS, L_PASSIVE = range(8)
+LOG_SLOTS = 8
 
 # phases, blocks, stages, statistics and action table columns: as in rules.py
 MAIN, RECIPIENT, EXTRA, BIG = range(4)
@@ -140,6 +141,18 @@ def straight_runs(g, board: np.uint64):
 
 
 @helper
+def line_cells(g, board: np.uint64):
+    """Rules §6.1: The cells of ``board`` in horizontal / vertical runs of at least ``min_line``."""
+    n = g[I_N]
+    h, v = straight_runs(g, board)
+    across, down = h, v
+    for i in range(1, g[I_MIN_LINE]):
+        across |= h << i
+        down |= v << (i * n)
+    return across, down
+
+
+@helper
 def liquid_core(g, water: np.uint64) -> np.uint64:
     """Rules §5.7: Non-zero exactly where some liquid group is big enough: with ``min_group`` 3 the cells with two
     neighbours in the water (every cell of a group of 3+ is one or next to one), else the groups."""
@@ -216,11 +229,7 @@ def find_formations(g, kinds, collected):
             across = liquid_groups(g, kinds[kind])
             down = across
         else:
-            h, v = straight_runs(g, kinds[kind])
-            across, down = h, v
-            for i in range(1, g[I_MIN_LINE]):
-                across |= h << i
-                down |= v << (i * n)
+            across, down = line_cells(g, kinds[kind])
         collected[kind] = across | down
         shaped |= collected[kind]
         links_h |= across & (across >> 1) & word(g, W_NOT_LAST_COL)
@@ -517,9 +526,32 @@ def collect_stage(g, kinds, farms, stats, fields, log, scratch) -> int:
 
 
 @helper
+def passive_effects(g, kinds, collected) -> int:
+    """Rules §5.7, §6.1: The kinds (bit k: kind k) whose passive special shaped the collection ``collected`` of
+    meadow ``kinds``: the liquid kind when it took cubes outside straight runs of ``min_line``, the grazer when
+    its lines took pasture cubes that no formation of the pasture's own took."""
+    liquid, grazer, pasture = g[I_LIQUID], g[I_GRAZER], g[I_PASTURE]
+    effects = 0
+    if liquid >= 0 and collected[liquid]:
+        across, down = line_cells(g, kinds[liquid])
+        if collected[liquid] & ~(across | down):
+            effects |= 1 << liquid
+    if grazer >= 0 and pasture >= 0 and grazer != liquid and collected[grazer] and collected[pasture]:
+        if pasture == liquid:
+            own = liquid_groups(g, kinds[pasture])
+        else:
+            across, down = line_cells(g, kinds[pasture])
+            own = across | down
+        if collected[pasture] & ~own:
+            effects |= 1 << grazer
+    return effects
+
+
+@helper
 def collect(g, kinds, farms, stats, fields, me: int, log, collected) -> None:
     """Rules §6.1: Every formation into ``me``'s farm; the combos it earns become due."""
     extras, bigs = find_formations(g, kinds, collected)
+    log[L_PASSIVE] |= passive_effects(g, kinds, collected)
     total = 0
     for kind in range(kinds.shape[0]):
         count = popcount(collected[kind])
@@ -669,8 +701,9 @@ def repeats_previous(trial, kinds, previous) -> bool:
 @njit(cache=True)
 def step_games(t: Tables, state, actions, refill: bool, logging: bool, log) -> None:
     """One decision in every live game; when ``logging``, the event fields go to the arrays of ``log``
-    (the last seven of ``rules.event_fields``: block, kind, collected, extras, bigs, victim, the kinds
-    collected as bits)."""
+    (the last nine of ``rules.event_fields``: block, kind, collected, extras, bigs, victim, the kinds
+    collected and the kinds whose passive special shaped a collection as bits, and the mover's family-score
+    change)."""
     meadow, farms, stats, bag, done, previous = state[0], state[1], state[2], state[3], state[13], state[15]
     g, act_int, act_word, act_fall, action_block, block_starts = (t.g, t.act_int, t.act_word, t.act_fall,
                                                                   t.action_block, t.block_starts)
@@ -685,12 +718,16 @@ def step_games(t: Tables, state, actions, refill: bool, logging: bool, log) -> N
         entry[:] = 0
         entry[L_KIND] = -1
         entry[L_VICTIM] = -1
+        me = fields[F_TO_MOVE]
+        before = seat_score(t.count_score, farms, row, me) if logging else 0.0
         remember_turn_start(kinds, fields, previous[row])
         advance(g, act_int, act_word, act_fall, action_block, block_starts, kinds, farms[row], stats[row], fields,
                 bag[row], actions[row], refill, entry, scratch)
         store(state, row, kinds, fields)
         if logging:
-            block, kind, collected, extras, bigs, victim, kinds_collected = log
+            block, kind, collected, extras, bigs, victim, kinds_collected, passive, points = log
+            passive[row] = entry[L_PASSIVE]
+            points[row] = seat_score(t.count_score, farms, row, me) - before
             block[row] = entry[L_BLOCK]
             kind[row] = entry[L_KIND]
             collected[row] = entry[L_COLLECTED]
@@ -736,6 +773,16 @@ def choose_uniform(t: Tables, state, rows, u, chosen) -> None:
                 chosen[i] = group_base[group] + kth_set_bit(words[group], k)
                 break
             k -= count
+
+
+@helper
+def seat_score(count_score, farms, row: int, seat: int) -> float:
+    """Rules §9.1: The family score of ``seat``'s farm in game ``row`` (``farms[row, seat]``: counts by kind)."""
+    top = count_score.size - 1
+    total = 0.0
+    for kind in range(farms.shape[2]):
+        total += count_score[min(farms[row, seat, kind], top)]
+    return total
 
 
 @helper

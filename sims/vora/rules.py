@@ -57,13 +57,15 @@ STAT_NAMES = ("collected", "extras", "bigs", "picks", "steals", "stolen", "decli
 
 def event_fields(config: VoraConfig) -> tuple[EventField, ...]:
     """The event log's fields: the seat and phase deciding (set here), then what the step kernel writes in its
-    order (``kernels.L_*``: block, kind, collected, extras, bigs, victim, and the kinds collected as bits: kind
-    ``k`` is bit ``k``)."""
+    order (``kernels.L_*``: block, kind, collected, extras, bigs, victim, the kinds collected and the kinds whose
+    passive special shaped a collection as bits (kind ``k`` is bit ``k``), then the mover's family-score
+    change)."""
     return (EventField("seat", np.int8), EventField("phase", np.int8, labels=PHASES),
             EventField("block", np.int8, labels=BLOCKS), EventField("kind", np.int8, labels=config.kind_names),
             EventField("collected", np.int16, empty=0), EventField("extras", np.int8, empty=0),
             EventField("bigs", np.int8, empty=0), EventField("victim", np.int8),
-            EventField("kinds_collected", np.int32, empty=0))
+            EventField("kinds_collected", np.int32, empty=0), EventField("passive_kinds", np.int32, empty=0),
+            EventField("points", np.float32, empty=0))
 
 
 def _meadows(kinds: np.ndarray) -> np.ndarray:
@@ -108,7 +110,7 @@ class VoraState(BatchedState):
     stats: np.ndarray  # int32 [B, P, len(STAT_NAMES)]
     previous: np.ndarray  # Geometry.board [B, LOOP_MEMORY, K]: the meadows before the last main actions, last first (bots)
     quiet: np.ndarray  # int16 [B]: turns in a row that drew nothing from the bag (bots: no-progress streaks)
-    events: EventLog  # per step: seat, phase, block, kind, collected, extras, bigs, victim (event_fields)
+    events: EventLog  # per step: seat, phase, block, kind, collected, extras, bigs, victim, ... (event_fields)
 
 
 STATE_FIELDS = ("meadow", "farms", "stats", "bag", "bag_pointer", "phase", "fallen", "extra_left", "big_left",
@@ -300,17 +302,23 @@ class VoraEngine(BatchedEngine):
 
         ``collected``, ``extras``, ``bigs``: cubes collected and combos earned
         while resolving the decision; ``victim``: the seat robbed by a steal (or
-        the seat given a fallen cube by a recipient decision).
+        the seat given a fallen cube by a recipient decision); ``special``: the
+        kind whose action special the decision used; ``passive``: the kinds whose
+        passive special shaped a collection it set off (water: liquid, cubes
+        outside straight lines; sheep: grazer, grass taken beside its lines),
+        comma-separated; ``points``: the mover's family-score change over the
+        whole decision (the action and everything it set off).
         """
         if not len(state.events):
             return None
         table = state.events.decisions(trace)
         games, steps = table["game"], table["decision"]
         order = ("game", "decision", "seat", "phase", "action", "block", "kind", "collected", "extras", "bigs",
-                 "victim", "special", "collected_kinds")
+                 "victim", "special", "collected_kinds", "passive", "points")
         table["action"] = trace.actions[games, steps].astype(np.int32)
         table["special"] = self.special_kinds[state.events.stacked("block")[games, steps]]
         table["collected_kinds"] = self.kind_lists(table.pop("kinds_collected"))
+        table["passive"] = self.kind_lists(table.pop("passive_kinds"))
         return {name: table[name] for name in order}
 
     @cached_property
