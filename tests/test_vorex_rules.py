@@ -386,3 +386,18 @@ def test_boundary_walk_counts_the_gaps_holding_a_bad_hex(walk, legal):
     states = np.array([code[c] for c in walk], dtype=np.int64)
     touch = np.zeros(len(walk), dtype=np.int64)
     assert kernels._closes_one_region(states, 0, np.arange(len(walk), dtype=np.int64), touch) == legal
+
+
+def test_around_shifts_name_the_around_hexes_of_every_placement():
+    """Board.around_shift and around_touches (what the greedy's bitboard filter reads) give, from each placement's
+    anchor on the grid, the hexes and cell counts of Board.around and around_touch (hexes outside the window: OPEN)."""
+    board = engine_for(2).board
+    S, placements, M = board.around.shape
+    s, p = np.nonzero((board.cells < board.SHUT).all(axis=2))
+    k, x = p % 6, board.hex_grid[p // 6]
+    for j in range(M):
+        touches = board.around_touches[s, k, j]
+        at = board.grid_hex[x + board.around_shift[s, k, j]]
+        hexes = np.where(touches > 0, np.where(at < 0, board.OPEN, at), board.SHUT)
+        assert np.array_equal(hexes, board.around[s, p, j])
+        assert np.array_equal(np.where(touches > 0, touches, -1), board.around_touch[s, p, j])

@@ -1,7 +1,8 @@
 """The Vorex greedy bot's compiled choice: every legal bloom, placement and
 draw valued by the greedy's weights, one game at a time over the game axis.
 
-Placements that change no point are valued without playing them; the others
+Placements that change no point are valued without playing them (most are
+found in one bit test per placement); the others
 and every bloom are played on a one-game copy (``_copy_game``) with the
 engine's rule kernels of :mod:`sims.vorex.kernels`, then scored by the same
 features as :func:`sims.vorex.kernels.seat_features`.
@@ -15,7 +16,8 @@ from numba import njit
 from sims.core.kernels import helper, lowest_bit_index, noise, noise_stream, popcount
 from sims.vorex.config import LIGHT
 from sims.vorex.kernels import (
-    FIRST_PRODUCTION, G1, G3, KIND_DRAW, LAST_PRODUCTION, LIGHT_HELD, RESOURCES, RUIN, SCORE, TILES,
+    _read_at,
+    EMPTY, FIRST_PRODUCTION, G1, G3, KIND_DRAW, LAST_PRODUCTION, LIGHT_HELD, RESOURCES, RUIN, SCORE, TILES,
     _flower_and_ruins, _formed_ruins, _hex_states, _neighbour_counts, _placement_change, _seat_features,
     _settle_ruins, _setup_goes_on, _sort_head, bloom_payment,
 )
@@ -155,6 +157,42 @@ def _setup_certain(places, slot, tiles, tile_shape, cells, boundary, zone, stamp
 
 
 @helper
+def _hot_hexes(g, tile, flower, objective, scorer, open_nb, arid_nb, hex_grid, hot):
+    """``hot [T, grid words]``, grid bitboards (bit x % 64 of word x // 64 for grid position x): for each count
+    ``t + 1`` of a placement's cells next to a hex, the hexes whose change a placement so touching them can value.
+    The empty hexes with ``t + 1`` empty neighbours (they become ruins), the scorer's flowers with ``t + 1`` empty
+    neighbours under G1 (they lose the last) and, for every ``t``, those with fewer than 2 arid neighbours under
+    G3 (they may reach 2)."""
+    hot[:] = 0
+    touches = hot.shape[0]
+    for h in range(hex_grid.size - 2):
+        x = hex_grid[h]
+        bit = np.uint64(1) << np.uint64(x & 63)
+        empty = open_nb[h]
+        if tile[g, h] == EMPTY or (objective == G1 and flower[g, h] == scorer):
+            if 1 <= empty <= touches:
+                hot[empty - 1, x >> 6] |= bit
+        elif objective == G3 and flower[g, h] == scorer and arid_nb[h] < 2:
+            for t in range(touches):
+                hot[t, x >> 6] |= bit
+
+
+@helper
+def _busy_anchors(s, hot, around_shift, around_touches, busy):
+    """``busy [6, grid words]``: per rotation, the grid positions of the anchors whose placement of shape ``s``
+    touches a hot hex (:func:`_hot_hexes`) with the matching count of its cells; the others form no ruin and
+    change no point."""
+    for k in range(busy.shape[0]):
+        for w in range(busy.shape[1]):
+            found = np.uint64(0)
+            for j in range(around_shift.shape[2]):
+                t = around_touches[s, k, j]
+                if t > 0:
+                    found |= _read_at(hot[t - 1], w, around_shift[s, k, j])
+            busy[k, w] = found
+
+
+@helper
 def _production_held(g, seat, flower, kind, out):
     """``out [4]``: the flowers of ``seat`` on production stumps in game row ``g``, by resource (light, mushroom,
     water, insect): what a draw gains before the supply's cap."""
@@ -224,7 +262,7 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                   kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled, production, phase,
                   to_move, face_up, setup_tiles, light_hex, supply, neighbours, tile_value, tile_stumps, solo,
                   tile_shape, tile_kind, tile_beetles, tile_cost, setup_beetles, arid_cells, around, around_touch,
-                  around_cell_bits, place_tables):
+                  around_cell_bits, around_shift, around_touches, place_tables):
     """The greedy values of the legal actions of games ``rows`` for the mover: ``sum(weights[c] * features[c])``
     over the features after the action, summed in feature order, and the noise
     ``noise(noise_stream(seeds[g], key, decisions[g]), action)``. The legal actions: blooms ``blooms [n, P]``,
@@ -250,6 +288,11 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
     fits (:func:`_setup_certain`; then a setup placement is an expand), or
     the setup surely ends apart from the tile (:func:`_ends_setup_apart`: an expand on the features with the
     light stump's flower).
+
+    First, per decision, bitboards on the grid (:func:`_hot_hexes`,
+    :func:`_busy_anchors`) mark the anchors whose placement touches a hex that
+    could become a ruin or move G1 or G3; every other placement forms no ruin
+    and changes no point, and skips those checks.
     """
     first_bloom, first_place, draw_action, decline_action = codes[0], codes[1], codes[2], codes[3]
     setup, weed_expand, weed_bloom = codes[4], codes[5], codes[6]
@@ -303,6 +346,9 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                np.zeros(-(-placements // 64), np.uint64), np.zeros(around.shape[2] + cells.shape[2], np.int64))
     zone = np.zeros(W, np.int64)
     stamp = 0
+    hot = np.zeros((around_touches.max(), grid[1].size), np.uint64)
+    busy = np.zeros((slots, 6, grid[1].size), np.uint64)
+    hex_grid = place_tables[7]
     j = 0
     for i in range(n):
         g = rows[i]
@@ -326,6 +372,7 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                 continue  # no tile, no legal placement
             s = tile_shape[t]
             known[:] = False  # the values of the slot's placements that change no point, from base and lit_base
+            busy_ready = False
             for r in range(4):
                 if in_setup:
                     got[r] = min(tile_beetles[t, r], supply[g, r]) if setup_beetles else 0
@@ -338,10 +385,16 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                     bits &= bits - np.uint64(1)
                     if not ready:
                         _neighbour_counts(g, tile, kind, neighbours_ext, open_nb, arid_nb)
+                        _hot_hexes(g, tile, flower, green[g], 0 if weed else mover, open_nb, arid_nb, hex_grid, hot)
                         if in_setup:
                             _hex_states(g, tile, neighbours_ext, base_states)
                         ready = True
-                    count = _formed_ruins(g, s, p, tile, open_nb, around, around_touch, formed)
+                    if not busy_ready:
+                        _busy_anchors(s, hot, around_shift, around_touches, busy[slot])
+                        busy_ready = True
+                    x = hex_grid[p // 6]
+                    quiet = not (busy[slot, p % 6, x >> 6] >> np.uint64(x & 63)) & np.uint64(1)
+                    count = 0 if quiet else _formed_ruins(g, s, p, tile, open_nb, around, around_touch, formed)
                     full = False
                     goes_on = False
                     delta = 0
@@ -364,7 +417,7 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                                 _copy_features(mover, one, tables, scratch, lit_base)
                                 lit = True
                             start = 1
-                    if not full and (count > 0 or green[g] == G1 or green[g] == G3):
+                    if not full and not quiet and (count > 0 or green[g] == G1 or green[g] == G3):
                         # otherwise nothing the placement changes moves the points
                         full, delta = _placement_change(g, s, p, t, 0 if weed else mover, kind, flower, green,
                                                         flowers_left, open_nb, arid_nb, tile_kind, cells, around,

@@ -75,7 +75,7 @@ def action_values(engine: VorexEngine, state: VorexState, rows: np.ndarray, lega
         state.face_up, state.setup_tiles, state.light_hex, state.supply, board.neighbours, engine.tile_value,
         engine.tile_stumps, engine.solo, engine.tile_shape, engine.tile_kind, engine.tile_beetles, engine.tile_cost,
         config.setup_beetles, engine.arid_cells, board.around, board.around_touch, board.around_cell_bits,
-        engine.place_tables)
+        board.around_shift, board.around_touches, engine.place_tables)
     return rows[index], actions, value, noise
 
 

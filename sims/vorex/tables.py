@@ -166,6 +166,16 @@ class Board:
         self.place_rows = -(-self.cells.shape[1] // 64) * 64  # placements, padded to whole words
         self._grid(config, shapes, [[walks[s, k] + [walks[s, k][-1]] * (L - len(walks[s, k])) for k in range(K)]
                                      for s in range(S)])
+        # around_shift[s, k, j]: the grid shift of around hex j of rotation k from the anchor, as in around[s, p, j];
+        # around_touches[s, k, j]: the tile cells next to it (0: no hex j)
+        self.around_shift = np.zeros((S, K, M), dtype=np.int64)
+        self.around_touches = np.zeros((S, K, M), dtype=np.int64)
+        for s, offsets in enumerate(shapes):
+            for k in range(K):
+                rotated = [rotate(o, k) for o in offsets]
+                for j, (dq, dr) in enumerate(distinct[s, k]):
+                    self.around_shift[s, k, j] = dr * self.grid_cols + dq
+                    self.around_touches[s, k, j] = sum((dq + eq, dr + er) in rotated for eq, er in DIRECTIONS)
         # what the placement kernels read: playable hexes, neighbours, cells, boundary walks and their touches,
         # the placements covering the centre and the grid (_grid)
         self.place_tables = (P, self.neighbours_ext, self.cells, self.boundary, self.boundary_touch,
@@ -181,6 +191,7 @@ class Board:
         pad = max(max(abs(dq), abs(dr)) for walk in walks for hexes in walk for dq, dr in hexes)
         qs, rs = zip(*config.hex_coords)
         cols = max(qs) - min(qs) + 1 + 2 * pad
+        self.grid_cols = cols
         rows = max(rs) - min(rs) + 1 + 2 * pad
         self.grid_hex = np.full(rows * cols, -1, dtype=np.int64)
         self.hex_grid = np.full(self.H + 2, -1, dtype=np.int64)
