@@ -86,6 +86,24 @@ def test_planner_rollout_kernel_values_as_the_shared_rollout(cfg):
     assert np.unique(kernel).size > 1
 
 
+@pytest.mark.parametrize("players,extra", [(3, {}), (2, {"samples": 2.0, "prune": 0.5, "candidates": 3.0}),
+                                           (1, {"depth": 1.0})])
+def test_compiled_plan_chooses_as_the_shared_plan(cfg, players, extra):
+    """The planner's one-kernel plan (greedy scoring, kept candidates, their turns, reshuffles, rollouts, the
+    best worth) chooses in every game what the shared plan of RolloutPlanner chooses, with prune and samples."""
+    engine = ReforestEngine(cfg, players)
+    state = random_midgame(engine, game_seeds(20 + players, np.arange(48)), 90)
+    differs = 0
+    for seat in range(players):
+        planner = bots.PlannerBot(engine, seat, cfg.weights("planner") | extra)
+        active = state.to_move == seat
+        compiled = planner.act(state, active)
+        assert np.array_equal(compiled, RolloutPlanner.act(planner, state, active))
+        assert (compiled[active & ~state.done] >= 0).all()
+        differs += int((compiled != bots.GreedyBot.act(planner, state, active)).sum())
+    assert differs > 0  # the rollouts change some of greedy's choices
+
+
 def test_restore_game_undoes_any_candidate_turn(cfg):
     """The greedy scratch copy, played to the end of a candidate's turn (round ends included), is put back to the
     game it was copied from: every field but the stats, which no play reads."""

@@ -167,7 +167,7 @@ def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, li
     non-empty ``games, actions, values, noises`` each scored pair is also
     written there from index ``scored`` on.
     """
-    legal, spaces, events, count = lists
+    legal, spaces, events, count = lists[0], lists[1], lists[2], lists[3]
     n = legal_actions(a, t, g, legal, spaces)
     if n < 2:
         return (legal[0] if n == 1 else -1), scored
@@ -211,28 +211,130 @@ def greedy_rollouts(a, scratch, t, seeds, horizon, purposes, weights, hand_value
     ``purposes[s]``) until it is over or its turn reaches ``horizon``, then valued for seat ``me``:
     :func:`evaluate_one`, plus ``sign(value) * win_bonus`` for a finished game of several players."""
     lists = buffers(a)
-    legal, spaces, events, count = lists
     work = evaluation_buffers(a)
-    no_games = np.empty(0, dtype=np.int64)
-    no_values = np.empty(0)
     worth = np.empty(a.hand.shape[0])
     for g in range(worth.size):
-        while not a.done[g] and a.turn[g] < horizon[g]:
-            action, _ = greedy_choice(a, scratch, t, g, seeds[g], purposes[a.to_move[g]], weights,
-                                      hand_value_share, lists, work, no_games, no_games,
-                                      no_values, no_values, np.int64(0))
-            if action < 0:
-                break
-            step_one(a, t, events, count, g, action)
-            a.decisions[g] += 1
-        worth[g] = evaluate_one(a, t, g, me, weights, hand_value_share, work, NOT_KEPT)
-        if a.done[g] and a.hand.shape[1] > 1:
-            worth[g] += np.sign(worth[g]) * win_bonus
+        worth[g] = roll_out_one(a, scratch, t, g, seeds[g], horizon[g], purposes, weights, hand_value_share, me,
+                                win_bonus, lists, work)
     return worth
+
+
+@helper
+def roll_out_one(a, scratch, t, g, seed, horizon, purposes, weights, hand_value_share, me, win_bonus, lists, work):
+    """:func:`greedy_rollouts` of game ``g`` (``seed`` its seed, ``horizon`` its turn limit)."""
+    events, count, no_games, no_values = lists[2], lists[3], lists[4], lists[5]
+    while not a.done[g] and a.turn[g] < horizon:
+        action, _ = greedy_choice(a, scratch, t, g, seed, purposes[a.to_move[g]], weights, hand_value_share,
+                                  lists, work, no_games, no_games, no_values, no_values, np.int64(0))
+        if action < 0:
+            break
+        step_one(a, t, events, count, g, action)
+        a.decisions[g] += 1
+    worth = evaluate_one(a, t, g, me, weights, hand_value_share, work, NOT_KEPT)
+    if a.done[g] and a.hand.shape[1] > 1:
+        worth += np.sign(worth) * win_bonus
+    return worth
+
+
+@njit(cache=True)
+def plan_choices(a, branch, scratch, t, seeds, rows, weights, hand_value_share, purpose, plan, deck_keys,
+                 rollout_keys, me, win_bonus, chosen):
+    """The planner's action (:class:`sims.reforest.bots.PlannerBot`) of each game of ``rows`` into ``chosen [R]``,
+    every step of it in this kernel: greedy's scored actions (:func:`greedy_choice`, noise stream ``purpose``),
+    its best ``candidates`` kept (:func:`kept_candidates`), each played to the end of its turn in slot 0 of
+    ``branch`` (two games), then per sample ``k`` copied to slot 1, its deck reshuffled (:func:`reshuffle_deck`,
+    stream ``deck_keys[k]``) and rolled out (:func:`roll_out_one`, seat streams ``rollout_keys[k]``) to turn
+    ``start + 1 + depth``. A candidate is worth the mean of its samples; the most worth wins, ties to the greedy
+    value, then the noise, then the lowest action. A game with fewer than two legal actions takes greedy's
+    choice. ``plan``: candidates, depth, prune (NaN: none)."""
+    lists = buffers(a)
+    events, count = lists[2], lists[3]
+    work = evaluation_buffers(a)
+    room = lists[0].size
+    games, actions = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
+    values, noises, worth = np.empty(room), np.empty(room), np.empty(room)
+    keep = np.empty(room, dtype=np.int64)
+    deck_work = np.empty(a.deck.shape[1]), np.empty(a.deck.shape[1], dtype=np.int64)
+    candidates, depth, prune = int(plan[0]), int(plan[1]), plan[2]
+    played, rolled = np.int64(0), np.int64(1)  # the branch's slots (not literals: callees would compile again)
+    for i in range(rows.size):
+        g = rows[i]
+        chosen[i], scored = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share, lists,
+                                          work, games, actions, values, noises, np.int64(0))
+        if scored == 0:
+            continue
+        kept = kept_candidates(values, noises, scored, candidates, prune, keep)
+        start_turn = a.turn[g]
+        best = -1
+        for j in range(kept):
+            c = keep[j]
+            copy_game(a, g, branch, played)
+            step_one(branch, t, events, count, played, actions[c])
+            branch.decisions[played] += 1
+            finish_turn(branch, t, events, count, played, start_turn)
+            total = 0.0
+            for k in range(deck_keys.size):
+                copy_game(branch, played, branch, rolled)
+                reshuffle_deck(branch, rolled, seeds[g], deck_keys[k], deck_work)
+                total += roll_out_one(branch, scratch, t, rolled, seeds[g], start_turn + 1 + depth, rollout_keys[k],
+                                      weights, hand_value_share, me, win_bonus, lists, work)
+            worth[c] = total / deck_keys.size
+            if best < 0 or (worth[c], values[c], noises[c]) > (worth[best], values[best], noises[best]):
+                best = c
+        chosen[i] = actions[best]
+
+
+@njit(cache=True, inline="always")
+def kept_candidates(values, noises, scored, candidates, prune, keep):
+    """The indices of the ``candidates`` best of ``scored`` actions (highest value, then noise, then index) into
+    ``keep``, ascending, without those more than ``prune`` below the best value (NaN: none dropped); how many."""
+    kept = min(candidates, scored)
+    for j in range(kept):
+        best = -1
+        for c in range(scored):
+            taken = False
+            for m in range(j):
+                taken = taken or keep[m] == c
+            if not taken and (best < 0 or (values[c], noises[c]) >= (values[best], noises[best])):
+                best = c
+        keep[j] = best
+    keep[:kept].sort()
+    if prune != prune:
+        return kept
+    top = -np.inf
+    for j in range(kept):
+        top = max(top, values[keep[j]])
+    n = 0
+    for j in range(kept):
+        if values[keep[j]] >= top - prune:
+            keep[n] = keep[j]
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def reshuffle_deck(a, g, seed, key, deck_work):
+    """The cards left in game ``g``'s deck in the order of ``uniforms(seed, key, decisions, position)``
+    (ties: by position); the cards drawn and the empty positions stay (``deck_work``: scratch)."""
+    keys, order = deck_work
+    stream = noise_stream(seed, key, a.decisions[g])
+    top, end = a.deck_top[g], a.deck_end[g]
+    n = end - top
+    for i in range(n):  # insertion sort: stable, and no allocation
+        u = noise(stream, top + i)
+        j = i
+        while j > 0 and keys[j - 1] > u:
+            keys[j], order[j] = keys[j - 1], order[j - 1]
+            j -= 1
+        keys[j], order[j] = u, a.deck[g, top + i]
+    for i in range(n):
+        a.deck[g, top + i] = order[i]
 
 
 @njit(cache=True, inline="always")
 def buffers(a):
-    """Scratch of the greedy kernels: :func:`legal_buffers` and an event buffer that logs nothing."""
+    """Scratch of the greedy kernels: :func:`legal_buffers`, an event buffer that logs nothing, and empty lists of
+    scored games and values (:func:`greedy_choice` keeps no scores)."""
     legal, spaces = legal_buffers(a.hand.shape[2])
-    return legal, spaces, np.zeros((0, len(EVENT_FIELDS)), dtype=np.int64), np.zeros(2, dtype=np.int64)
+    return (legal, spaces, np.zeros((0, len(EVENT_FIELDS)), dtype=np.int64), np.zeros(2, dtype=np.int64),
+            np.empty(0, dtype=np.int64), np.empty(0))

@@ -105,6 +105,9 @@ class PlannerBot(RolloutPlanner, GreedyBot):
     with stream ``plan/<my seat>/<seat>`` for ``depth`` more turns. A
     candidate is worth the greedy evaluation for me at the rollout's end (a
     finished game: the result first); ties go to the greedy value, then the noise.
+    Without ``replies`` the whole plan of a game runs in one kernel
+    (:func:`bot_kernels.plan_choices`), which chooses what the shared plan of
+    :class:`RolloutPlanner` chooses.
     """
 
     default_candidates = 6
@@ -112,6 +115,42 @@ class PlannerBot(RolloutPlanner, GreedyBot):
     # ``depth`` counts seat turns: at 3 and 4 players a horizon reaching my next turn (docs/bots.md)
     strong_weights = {"samples": 4.0, "depth_3p": 3.0, "depth_4p": 4.0}
     rollout_bot_class = GreedyBot
+    _branch: kernels.Arrays | None = None  # two games the compiled plan plays candidates and rollouts on
+    _sample_keys: tuple[np.ndarray, np.ndarray] | None = None
+
+    def act(self, state: ReforestState, active: np.ndarray) -> np.ndarray:
+        """The plan of :class:`RolloutPlanner`, each game's in one kernel (:func:`bot_kernels.plan_choices`);
+        with ``replies``, the shared 2-ply plan."""
+        if self.reply_count:
+            return super().act(state, active)
+        chosen = np.full(state.size, -1, dtype=np.int64)
+        rows = np.flatnonzero(active & ~state.done)
+        if rows.size == 0:
+            return chosen
+        if self._branch is None:
+            self._branch = self.engine.arrays(self.engine.branch(state, np.zeros(2, dtype=np.int64)))
+        prune = self.weight("prune", self.default_prune)
+        plan = np.array([self.candidate_count, self.depth, np.nan if prune is None else prune], dtype=np.float64)
+        deck_keys, rollout_keys = self.sample_keys()
+        plans = np.empty(rows.size, dtype=np.int64)
+        bot_kernels.plan_choices(self.engine.arrays(state), self._branch, self.scratch(state), self.engine.tables,
+                                 state.seeds, rows.astype(np.int64), self.weight_values, HAND_VALUE_SHARE,
+                                 self.purpose, plan, deck_keys, rollout_keys, self.seat, WIN_BONUS, plans)
+        chosen[rows] = plans
+        return chosen
+
+    def sample_keys(self) -> tuple[np.ndarray, np.ndarray]:
+        """uint64 ``[samples]`` and ``[samples, players]``: the purpose keys of each sample's deck reshuffle and of
+        its rollout seats' noise (:meth:`plan_stream`)."""
+        if self._sample_keys is not None:
+            return self._sample_keys
+        decks, seats = [], []
+        for self.sample in range(self.sample_count):
+            decks.append(purpose_key(self.plan_stream("deck")))
+            seats.append(self.rollout_keys())
+        self.sample = 0
+        self._sample_keys = np.array(decks, dtype=np.uint64), np.array(seats, dtype=np.uint64)
+        return self._sample_keys
 
     def candidates(self, state: ReforestState, active: np.ndarray, chosen: np.ndarray) -> Candidates:
         rows = np.flatnonzero(active & ~state.done)

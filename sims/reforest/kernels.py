@@ -859,10 +859,11 @@ def measures(a, t, rows):
 def copy_row(source, g, to, h):
     """``to[h] = source[g]`` for C-contiguous arrays, element by element: no temporary array (numpy's slice
     assignment makes one where it cannot rule out an overlap), so the bots' kernels copy without reference
-    counting."""
-    row, into = source[g].reshape(-1), to[h].reshape(-1)
+    counting. Read through ``.flat`` (a plain index on a C-contiguous array), not ``reshape(-1)``, which calls a
+    C helper of numba's at every copy."""
+    row, into = source[g], to[h]
     for i in range(row.size):
-        into[i] = row[i]
+        into.flat[i] = row.flat[i]
 
 
 @njit(cache=True, inline="always")
@@ -901,9 +902,9 @@ def restore_game(source, g, to, h):
 @njit(cache=True, inline="always")
 def copy_seat(source, g, to, h, seat):
     """``to[h, seat] = source[g, seat]``, as :func:`copy_row`."""
-    row, into = source[g, seat].reshape(-1), to[h, seat].reshape(-1)
+    row, into = source[g, seat], to[h, seat]
     for i in range(row.size):
-        into[i] = row[i]
+        into.flat[i] = row.flat[i]
 
 
 @njit(cache=True, inline="always")
