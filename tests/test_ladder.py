@@ -165,9 +165,9 @@ def test_strong_is_the_planner_with_its_strong_weights():
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_reforest_strong_rolls_out_to_its_own_next_turn(players):
-    """Reforest's ``depth`` counts seat turns after the candidate's own: strong's rollouts reach the end of
-    its next turn (``players`` turns) at every count, where the planner's 2 turns stop short at 3-4 players."""
+def test_reforest_planner_and_strong_roll_out_to_their_own_next_turn(players):
+    """Reforest's ``depth`` counts seat turns after the candidate's own: the planner's and strong's rollouts
+    reach the end of the mover's next turn (``players`` turns) at every count (``depth_3p``, ``depth_4p``)."""
     game = get_game("reforest")
     config = game.load_config()
     engine = game.batched(config, players)
@@ -176,4 +176,4 @@ def test_reforest_strong_rolls_out_to_its_own_next_turn(players):
     strong = planner_class(engine, 0, resolve_bot(game, config, STRONG).weights)
     planner = planner_class(engine, 0, resolve_bot(game, config, "planner").weights)
     assert strong.depth == players and strong.sample_count == 4
-    assert planner.depth == 2
+    assert planner.depth == players and planner.sample_count == 1

@@ -112,8 +112,6 @@ class PlannerBot(RolloutPlanner, GreedyBot):
 
     default_candidates = 6
     default_depth = 2
-    # ``depth`` counts seat turns: at 3 and 4 players a horizon reaching my next turn (docs/bots.md)
-    strong_weights = {"samples": 4.0, "depth_3p": 3.0, "depth_4p": 4.0}
     rollout_bot_class = GreedyBot
     _branch: kernels.Arrays | None = None  # two games the compiled plan plays candidates and rollouts on
     _sample_keys: tuple[np.ndarray, np.ndarray] | None = None

@@ -302,7 +302,9 @@ VISITOR_SCHEMA = {
     "solo_thresholds": List(Float(0.0, 1_000_000.0), ROUNDS, ROUNDS),
 }
 
-_WEIGHTS = {name: Optional(Float()) for name in WEIGHT_NAMES}
+# ``depth_<P>p`` replaces ``depth`` at P players (the planner's horizon counts seat turns, sims/core/planner.py)
+DEPTH_BY_PLAYERS = tuple(f"depth_{players}p" for players in range(MIN_PLAYERS, MAX_PLAYERS + 1))
+_WEIGHTS = {name: Optional(Float()) for name in WEIGHT_NAMES + DEPTH_BY_PLAYERS}
 _PER_PLAYERS = MAX_PLAYERS - MIN_PLAYERS + 1
 
 SCHEMA = {
