@@ -58,6 +58,7 @@ import numpy as np
 from sims.core.choice import take_best, top_per_group
 from sims.core.engine import BatchedBot, BatchedState, branch_games, take_games  # noqa: F401 (branch_games: its old home)
 from sims.core.rng import purpose_key, uniforms
+from sims.core.spec import weight_at
 
 WIN_BONUS = 1e6  # a finished game's result counts before any evaluation
 
@@ -126,7 +127,7 @@ class RolloutPlanner(BatchedBot):
     def weight(self, name: str, default: float | None) -> float | None:
         """The weight ``name``: its ``<name>_<players>p`` entry at this player count, else ``name``, else
         ``default``."""
-        return self.weights.get(f"{name}_{self.engine.players}p", self.weights.get(name, default))
+        return self.weights.get(weight_at(name, self.engine.players), self.weights.get(name, default))
 
     @property
     def candidate_count(self) -> int:

@@ -173,6 +173,11 @@ class Record(Field):
 
 
 
+def weight_at(name: str, players: int) -> str:
+    """The key of weight ``name`` that replaces it at ``players`` players (``depth_3p``)."""
+    return f"{name}_{players}p"
+
+
 def bot_tables(values: dict, source: str, required: dict[str, Sequence[str]]) -> tuple[dict, dict]:
     """``[bots.<kind>]`` weights and ``[personas.<name>]`` from validated values (unset weights dropped);
     a ConfigError names the first ``required[kind]`` weight a kind lacks."""

@@ -201,6 +201,7 @@ from sims.core.spec import (
     Table,
     load_config,
     item_key,
+    weight_at,
 )
 
 # --- geometry (fixed by the rulebook) -----------------------------------------------------
@@ -303,7 +304,7 @@ VISITOR_SCHEMA = {
 }
 
 # ``depth_<P>p`` replaces ``depth`` at P players (the planner's horizon counts seat turns, sims/core/planner.py)
-DEPTH_BY_PLAYERS = tuple(f"depth_{players}p" for players in range(MIN_PLAYERS, MAX_PLAYERS + 1))
+DEPTH_BY_PLAYERS = tuple(weight_at("depth", players) for players in range(MIN_PLAYERS, MAX_PLAYERS + 1))
 _WEIGHTS = {name: Optional(Float()) for name in WEIGHT_NAMES + DEPTH_BY_PLAYERS}
 _PER_PLAYERS = MAX_PLAYERS - MIN_PLAYERS + 1
 
