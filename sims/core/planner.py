@@ -35,6 +35,11 @@ Weights of a planner (a game's ``[bots.planner]``, or the ``strong`` bot's
   common random numbers;
 * ``final_replies`` (default 0: ``replies``): with ``halving``, the replies
   of the rounds between a game's last two candidates (a 2-ply final);
+* ``iterations`` (default 0: off): information-set tree search instead
+  (:mod:`sims.core.search`, weights ``walkers``, ``tree_depth``, ``widen``,
+  ``uct`` there): that many determinizations of the hidden information, the
+  first rolling out every candidate, each later one ``walkers`` paths per game
+  down a tree over every seat's decisions;
 * ``explore`` (default 0): the chance that a seat of a rollout played by
   :meth:`RolloutPlanner.roll_out` plays a uniformly random legal action
   instead of greedy's (a game whose rollouts run in a compiled kernel
@@ -58,6 +63,7 @@ import numpy as np
 from sims.core.choice import take_best, top_per_group
 from sims.core.engine import BatchedBot, BatchedState, branch_games, take_games  # noqa: F401 (branch_games: its old home)
 from sims.core.rng import purpose_key, uniforms
+from sims.core.search import search_choices
 from sims.core.spec import weight_at
 
 WIN_BONUS = 1e6  # a finished game's result counts before any evaluation
@@ -199,6 +205,9 @@ class RolloutPlanner(BatchedBot):
         keep = self.kept_candidates(found)
         games, actions, value, noise = (found.games[keep], found.actions[keep],
                                         found.value[keep], found.noise[keep])
+        if self.weight("iterations", 0):
+            search_choices(self, state, found, keep, chosen)
+            return chosen
         if self.weight("halving", 0):
             mean, alive = self.halving_worth(state, found, keep)
             take_best(chosen, games[alive], actions[alive], mean[alive], value[alive], noise[alive])

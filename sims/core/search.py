@@ -1,0 +1,224 @@
+"""Information-set Monte Carlo tree search over a rollout planner's hooks, batched over the game axis.
+
+A :class:`~sims.core.planner.RolloutPlanner` with the weight ``iterations``
+(> 0) chooses by :func:`search_choices` instead of its one-level plan. Every
+game of the batch grows its own tree, all of them together:
+
+* each iteration ``k`` copies the games (:meth:`BatchedEngine.branch`) and
+  reshuffles what the planner may not see with sample ``k``'s stream
+  (:meth:`RolloutPlanner.hide_unseen`; ``plan/<seat>/<name>/s<k>``), never
+  the real order: one determinization of the information set;
+* it walks down a tree over the decisions of every seat. A node offers the
+  greedy bot's best actions of the position reached in this iteration
+  (:meth:`RolloutPlanner.candidates`): at the root the planner's
+  ``candidates``, deeper ``1 + floor(widen * sqrt(visits))`` of them
+  (progressive widening), at most ``candidates``. An untried one is taken
+  first, in greedy order; else the highest UCT value, the mean worth for the
+  seat to move plus ``uct`` times the game's spread of worths times
+  ``sqrt(ln(visits) / child visits)``;
+* a new node, a node at the planner's horizon (counted from the root's turn)
+  or at ``tree_depth`` is rolled out by :meth:`RolloutPlanner.roll_out` (greedy
+  bots in every seat) and the rollout's :meth:`RolloutPlanner.worth` is added
+  to every node of the path.
+
+Worth is the planner's seat's: the seat to move at a node maximises it, every
+other seat minimises it (zero-sum at 2 players, paranoid at more). The root
+plays its most visited action, ties to the higher mean worth, then greedy's
+value and noise. With ``tree_depth`` 1 the search is UCB allocation of
+rollouts among the root's candidates.
+
+Every choice depends only on each game's seed and counters: trees never mix
+games, and the iteration count is a weight, not a function of the batch.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sims.core.choice import best_per_game, top_per_group
+from sims.core.engine import BatchedState
+
+TERMINAL = 1e5  # a worth this large (or more) holds a finished game's result (planner.WIN_BONUS and the like)
+
+if TYPE_CHECKING:
+    from sims.core.planner import Candidates, RolloutPlanner
+
+
+class Tree:
+    """The nodes of every game's tree, flat: node ``g`` (``g < games``) is game ``g``'s root.
+
+    Children are found by the key ``parent * actions + action`` in a sorted key array.
+    """
+
+    def __init__(self, games: int, actions: int, capacity: int):
+        self.actions = actions
+        self.visits = np.zeros(capacity, dtype=np.int64)
+        self.total = np.zeros(capacity, dtype=np.float64)
+        self.size = games
+        self.keys = np.zeros(0, dtype=np.int64)
+        self.ids = np.zeros(0, dtype=np.int64)
+
+    def child(self, parents: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """int64: the child of each ``parents`` by ``actions``, -1 where there is none."""
+        key = parents * self.actions + actions
+        if self.keys.size == 0:
+            return np.full(key.size, -1, dtype=np.int64)
+        at = np.minimum(np.searchsorted(self.keys, key), self.keys.size - 1)
+        return np.where(self.keys[at] == key, self.ids[at], -1)
+
+    def add(self, parents: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """New children (each pair new, at most one per parent): their ids."""
+        ids = np.arange(self.size, self.size + parents.size, dtype=np.int64)
+        self.size += parents.size
+        if self.size > self.visits.size:
+            grow = max(self.size, 2 * self.visits.size)
+            self.visits = np.resize(self.visits, grow)
+            self.total = np.resize(self.total, grow)
+            self.visits[self.size - parents.size:] = 0
+            self.total[self.size - parents.size:] = 0.0
+        keys = np.concatenate([self.keys, parents * self.actions + actions])
+        order = np.argsort(keys, kind="stable")
+        self.keys, self.ids = keys[order], np.concatenate([self.ids, ids])[order]
+        return ids
+
+
+def search_choices(planner: RolloutPlanner, state: BatchedState, found: Candidates, keep: np.ndarray,
+                   chosen: np.ndarray) -> None:
+    """Write each game's searched choice among the root candidates ``found[keep]`` into ``chosen``."""
+    games = found.games[keep]
+    alone = np.bincount(games)[games] == 1
+    chosen[games[alone]] = found.actions[keep[alone]]
+    keep, games = keep[~alone], games[~alone]
+    if keep.size == 0:
+        return
+    roots, root_index = np.unique(games, return_inverse=True)
+    iterations = int(planner.weight("iterations", 0))
+    tree = Tree(roots.size, planner.engine.num_actions, keep.size * (iterations + 1))
+    spread = Spread(roots.size)
+    root_turn = state.turn[roots]
+    at_root = found._replace(games=np.searchsorted(roots, found.games))
+    walkers = int(planner.weight("walkers", 2))
+    for planner.sample in range(iterations):
+        branch = planner.engine.branch(state, roots)
+        if found.played is None:
+            planner.hide_unseen(branch)
+        descend(planner, tree, spread, branch, root_turn, at_root, keep, walkers if planner.sample else 0)
+    planner.sample = 0
+    child = tree.child(root_index, found.actions[keep])
+    visits = np.where(child >= 0, tree.visits[np.maximum(child, 0)], 0)
+    mean = np.where(visits > 0, tree.total[np.maximum(child, 0)] / np.maximum(visits, 1), -np.inf)
+    best = best_per_game(games, visits.astype(np.float64), mean, found.value[keep], found.noise[keep])
+    chosen[games[best]] = found.actions[keep][best]
+
+
+def uct_scores(planner: RolloutPlanner, tree: Tree, spread: Spread, parents: np.ndarray, roots: np.ndarray,
+               mover: np.ndarray, child: np.ndarray) -> np.ndarray:
+    """The UCT value of each ``child`` (-1: untried, +inf) of ``parents`` for the seat ``mover`` to move there."""
+    visits = np.where(child >= 0, tree.visits[np.maximum(child, 0)], 0)
+    mean = tree.total[np.maximum(child, 0)] / np.maximum(visits, 1)
+    mean = np.where(mover == planner.seat, mean, -mean)
+    parent_visits = np.maximum(tree.visits[parents], 1)
+    bonus = float(planner.weight("uct", 1.0)) * spread.of(roots) * np.sqrt(np.log(parent_visits)
+                                                                             / np.maximum(visits, 1))
+    return np.where(visits == 0, np.inf, mean + bonus)
+
+
+class Spread:
+    """Each root's range of rollout worths short of a finished game's result (:data:`TERMINAL`): the UCT
+    exploration scale. A result is worth more than any evaluation; it counts in the means, not the scale."""
+
+    def __init__(self, roots: int):
+        self.low = np.full(roots, np.inf)
+        self.high = np.full(roots, -np.inf)
+
+    def add(self, roots: np.ndarray, worth: np.ndarray) -> None:
+        running = np.abs(worth) < TERMINAL
+        np.minimum.at(self.low, roots[running], worth[running])
+        np.maximum.at(self.high, roots[running], worth[running])
+
+    def of(self, roots: np.ndarray) -> np.ndarray:
+        return np.where(self.high[roots] > self.low[roots], self.high[roots] - self.low[roots], 1.0)
+
+
+def descend(planner: RolloutPlanner, tree: Tree, spread: Spread, branch: BatchedState, root_turn: np.ndarray,
+            root_found: Candidates, root_keep: np.ndarray, walkers: int) -> None:
+    """One iteration of every game (``branch``: their determinized copies, at their roots): ``walkers`` paths
+    of each (0: one through every root candidate) down the tree, each through a different root candidate,
+    expanding one node, rolled out and backed up. The roots' candidates are ``root_found[root_keep]``, their
+    ``games`` numbering the roots."""
+    kept_games = root_found.games[root_keep]
+    if walkers:
+        child = tree.child(kept_games, root_found.actions[root_keep])
+        score = uct_scores(planner, tree, spread, kept_games, kept_games, branch.to_move[kept_games], child)
+        picked = root_keep[np.sort(top_per_group(kept_games, score, root_found.value[root_keep],
+                                                 root_found.noise[root_keep], k=walkers))]
+    else:
+        picked = root_keep
+    roots = root_found.games[picked]  # the root of each walker
+    child = tree.child(roots, root_found.actions[picked])
+    new = child < 0
+    if new.any():
+        child[new] = tree.add(roots[new], root_found.actions[picked[new]])
+    branch = planner._play(branch, root_found, picked, hide=False)
+    if root_found.played is not None:
+        planner.hide_unseen(branch)  # the root's moves were played on the real games
+    walker = np.arange(picked.size)
+    path = [(walker, roots), (walker, child)]
+    worth = np.zeros(picked.size)
+    root_turn = root_turn[roots]
+    nodes = child
+    max_depth = int(planner.weight("tree_depth", 64))
+    widen = float(planner.weight("widen", 1.0))
+    depth = 1
+    while True:
+        if new.all():
+            worth[walker] = planner.roll_out(branch, root_turn)
+            break
+        if new.any():
+            fresh = np.flatnonzero(new)
+            worth[walker[fresh]] = planner.roll_out(planner.engine.branch(branch, fresh), root_turn[fresh])
+            on = np.flatnonzero(~new)
+            branch = planner.engine.branch(branch, on)
+            walker, nodes, root_turn = walker[on], nodes[on], root_turn[on]
+        stop = branch.done | planner.at_horizon(branch, root_turn) | (depth >= max_depth)
+        found = planner.candidates(branch, ~stop, np.full(branch.size, -1, dtype=np.int64))
+        keep = np.sort(top_per_group(found.games, found.value, found.noise, k=planner.candidate_count))
+        games = found.games[keep]
+        width = 1 + np.floor(widen * np.sqrt(tree.visits[nodes])).astype(np.int64)
+        keep = keep[rank_in_group(games, found.value[keep], found.noise[keep]) < width[games]]
+        games = found.games[keep]
+        stop[np.setdiff1d(np.arange(branch.size), games)] = True
+        if stop.all():
+            worth[walker] = planner.roll_out(branch, root_turn)
+            break
+        if stop.any():
+            ended = np.flatnonzero(stop)
+            worth[walker[ended]] = planner.roll_out(planner.engine.branch(branch, ended), root_turn[ended])
+        child = tree.child(nodes[games], found.actions[keep])
+        score = uct_scores(planner, tree, spread, nodes[games], roots[walker[games]], branch.to_move[games], child)
+        pick = best_per_game(games, score, found.value[keep], found.noise[keep])
+        picked, rows, child = keep[pick], games[pick], child[pick]
+        new = child < 0
+        if new.any():
+            child[new] = tree.add(nodes[rows[new]], found.actions[picked[new]])
+        branch = planner._play(branch, found, picked, hide=False)
+        walker, nodes, root_turn = walker[rows], child, root_turn[rows]
+        path.append((walker, nodes))
+        depth += 1
+    spread.add(roots, worth)
+    for walked, at in path:
+        np.add.at(tree.visits, at, 1)
+        np.add.at(tree.total, at, worth[walked])
+
+
+def rank_in_group(groups: np.ndarray, *keys: np.ndarray) -> np.ndarray:
+    """int64: each item's rank in its group (0: the best by ``keys``, higher is better)."""
+    order = np.lexsort(tuple(-key for key in reversed(keys)) + (groups,))
+    ranked = groups[order]
+    first = np.r_[True, ranked[1:] != ranked[:-1]] if ranked.size else np.zeros(0, dtype=bool)
+    start = np.maximum.accumulate(np.where(first, np.arange(ranked.size), 0))
+    rank = np.empty(groups.size, dtype=np.int64)
+    rank[order] = np.arange(ranked.size) - start
+    return rank
