@@ -173,28 +173,20 @@ def descend(planner: RolloutPlanner, tree: Tree, spread: Spread, branch: Batched
     widen = float(planner.weight("widen", 1.0))
     depth = 1
     while True:
-        if new.all():
+        stop = new | branch.done | planner.at_horizon(branch, root_turn) | (depth >= max_depth)
+        if not stop.all():
+            found = planner.candidates(branch, ~stop, np.full(branch.size, -1, dtype=np.int64))
+            keep = np.sort(top_per_group(found.games, found.value, found.noise, k=planner.candidate_count))
+            games = found.games[keep]
+            width = 1 + np.floor(widen * np.sqrt(tree.visits[nodes])).astype(np.int64)
+            keep = keep[rank_in_group(games, found.value[keep], found.noise[keep]) < width[games]]
+            games = found.games[keep]
+            stop[np.setdiff1d(np.arange(branch.size), games)] = True
+        ended = np.flatnonzero(stop)  # new nodes, and nodes the search goes no further from: rolled out
+        if ended.size == branch.size:
             worth[walker] = planner.roll_out(branch, root_turn)
             break
-        if new.any():
-            fresh = np.flatnonzero(new)
-            worth[walker[fresh]] = planner.roll_out(planner.engine.branch(branch, fresh), root_turn[fresh])
-            on = np.flatnonzero(~new)
-            branch = planner.engine.branch(branch, on)
-            walker, nodes, root_turn = walker[on], nodes[on], root_turn[on]
-        stop = branch.done | planner.at_horizon(branch, root_turn) | (depth >= max_depth)
-        found = planner.candidates(branch, ~stop, np.full(branch.size, -1, dtype=np.int64))
-        keep = np.sort(top_per_group(found.games, found.value, found.noise, k=planner.candidate_count))
-        games = found.games[keep]
-        width = 1 + np.floor(widen * np.sqrt(tree.visits[nodes])).astype(np.int64)
-        keep = keep[rank_in_group(games, found.value[keep], found.noise[keep]) < width[games]]
-        games = found.games[keep]
-        stop[np.setdiff1d(np.arange(branch.size), games)] = True
-        if stop.all():
-            worth[walker] = planner.roll_out(branch, root_turn)
-            break
-        if stop.any():
-            ended = np.flatnonzero(stop)
+        if ended.size:
             worth[walker[ended]] = planner.roll_out(planner.engine.branch(branch, ended), root_turn[ended])
         child = tree.child(nodes[games], found.actions[keep])
         score = uct_scores(planner, tree, spread, nodes[games], roots[walker[games]], branch.to_move[games], child)
