@@ -176,10 +176,8 @@ def descend(planner: RolloutPlanner, tree: Tree, spread: Spread, branch: Batched
         stop = new | branch.done | planner.at_horizon(branch, root_turn) | (depth >= max_depth)
         if not stop.all():
             found = planner.candidates(branch, ~stop, np.full(branch.size, -1, dtype=np.int64))
-            keep = np.sort(top_per_group(found.games, found.value, found.noise, k=planner.candidate_count))
-            games = found.games[keep]
-            width = 1 + np.floor(widen * np.sqrt(tree.visits[nodes])).astype(np.int64)
-            keep = keep[rank_in_group(games, found.value[keep], found.noise[keep]) < width[games]]
+            width = np.minimum(planner.candidate_count, 1 + np.floor(widen * np.sqrt(tree.visits[nodes])))
+            keep = np.flatnonzero(rank_in_group(found.games, found.value, found.noise) < width[found.games])
             games = found.games[keep]
             stop[np.setdiff1d(np.arange(branch.size), games)] = True
         ended = np.flatnonzero(stop)  # new nodes, and nodes the search goes no further from: rolled out
