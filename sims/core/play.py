@@ -69,7 +69,10 @@ def strong_weights(game: GameDefinition) -> dict[str, float]:
 
 def strong_description(game: GameDefinition) -> str:
     """What ``glade games`` says of a game's built-in ``strong`` bot."""
-    shown = ", ".join(f"{key} {value:g}" for key, value in strong_weights(game).items())
+    weights = strong_weights(game)
+    shown = ", ".join(f"{key} {value:g}" for key, value in weights.items())
+    if "iterations" in weights:
+        return f"the planner with {shown} (iterations: determinizations of an information-set tree search)"
     return f"the planner with {shown} (samples: rollouts per candidate, each with its own shuffle and noise)"
 
 

@@ -7,19 +7,25 @@ game of the batch grows its own tree, all of them together:
 * each iteration ``k`` copies the games (:meth:`BatchedEngine.branch`) and
   reshuffles what the planner may not see with sample ``k``'s stream
   (:meth:`RolloutPlanner.hide_unseen`; ``plan/<seat>/<name>/s<k>``), never
-  the real order: one determinization of the information set;
-* it walks down a tree over the decisions of every seat. A node offers the
-  greedy bot's best actions of the position reached in this iteration
-  (:meth:`RolloutPlanner.candidates`): at the root the planner's
-  ``candidates``, deeper ``1 + floor(widen * sqrt(visits))`` of them
-  (progressive widening), at most ``candidates``. An untried one is taken
-  first, in greedy order; else the highest UCT value, the mean worth for the
-  seat to move plus ``uct`` times the game's spread of worths times
-  ``sqrt(ln(visits) / child visits)``;
+  the real order: one determinization of the information set. Its rollouts
+  draw their greedy noise from sample ``k``'s streams too;
+* iteration 0 plays every root candidate (the planner's ``candidates``) and
+  rolls each out, as the one-sample planner does; every later one sends
+  ``walkers`` (default 4) paths per game down the tree, each through another
+  root candidate (the best by UCT, untried ones first), so the paths of an
+  iteration share its determinization and never meet below the root;
+* below the root a path walks a tree over the decisions of every seat. A
+  node offers the greedy bot's best actions of the position reached in this
+  iteration (:meth:`RolloutPlanner.candidates`), ``1 + floor(widen *
+  sqrt(visits))`` of them (progressive widening, ``widen`` default 1), at
+  most ``candidates``. An untried one is taken first, in greedy order; else
+  the highest UCT value: the mean worth for the seat to move plus ``uct``
+  (default 0.5) times the root's range of worths (a finished game's result
+  left out) times ``sqrt(ln(visits) / child visits)``;
 * a new node, a node at the planner's horizon (counted from the root's turn)
-  or at ``tree_depth`` is rolled out by :meth:`RolloutPlanner.roll_out` (greedy
-  bots in every seat) and the rollout's :meth:`RolloutPlanner.worth` is added
-  to every node of the path.
+  or at ``tree_depth`` (default 64) is rolled out by
+  :meth:`RolloutPlanner.roll_out` (greedy bots in every seat) and the
+  rollout's :meth:`RolloutPlanner.worth` is added to every node of the path.
 
 Worth is the planner's seat's: the seat to move at a node maximises it, every
 other seat minimises it (zero-sum at 2 players, paranoid at more). The root
@@ -99,7 +105,7 @@ def search_choices(planner: RolloutPlanner, state: BatchedState, found: Candidat
     spread = Spread(roots.size)
     root_turn = state.turn[roots]
     at_root = found._replace(games=np.searchsorted(roots, found.games))
-    walkers = int(planner.weight("walkers", 2))
+    walkers = int(planner.weight("walkers", 4))
     for planner.sample in range(iterations):
         branch = planner.engine.branch(state, roots)
         if found.played is None:
@@ -120,7 +126,7 @@ def uct_scores(planner: RolloutPlanner, tree: Tree, spread: Spread, parents: np.
     mean = tree.total[np.maximum(child, 0)] / np.maximum(visits, 1)
     mean = np.where(mover == planner.seat, mean, -mean)
     parent_visits = np.maximum(tree.visits[parents], 1)
-    bonus = float(planner.weight("uct", 1.0)) * spread.of(roots) * np.sqrt(np.log(parent_visits)
+    bonus = float(planner.weight("uct", 0.5)) * spread.of(roots) * np.sqrt(np.log(parent_visits)
                                                                              / np.maximum(visits, 1))
     return np.where(visits == 0, np.inf, mean + bonus)
 

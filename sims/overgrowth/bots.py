@@ -94,6 +94,7 @@ class PlannerBot(RolloutPlanner, GreedyBot):
     default_depth = 6
     rollout_bot_class = GreedyBot
     plays_any_seat = False  # it plans for its own seat
+    strong_weights = {"iterations": 10.0}  # an information-set tree search (docs/bots.md)
 
     def candidates(self, state: OvergrowthState, active: np.ndarray, chosen: np.ndarray) -> Candidates:
         chosen[:] = self.engine.config.pass_action
