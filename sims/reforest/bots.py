@@ -118,8 +118,8 @@ class PlannerBot(RolloutPlanner, GreedyBot):
 
     def act(self, state: ReforestState, active: np.ndarray) -> np.ndarray:
         """The plan of :class:`RolloutPlanner`, each game's in one kernel (:func:`bot_kernels.plan_choices`);
-        with ``replies``, the shared 2-ply plan."""
-        if self.reply_count:
+        with ``replies`` or ``iterations``, the shared 2-ply plan or tree search."""
+        if self.reply_count or self.weight("iterations", 0):
             return super().act(state, active)
         chosen = np.full(state.size, -1, dtype=np.int64)
         rows = np.flatnonzero(active & ~state.done)
