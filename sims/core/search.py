@@ -58,7 +58,7 @@ class Tree:
     Children are found by the key ``parent * actions + action`` in a sorted key array.
     """
 
-    def __init__(self, games: int, actions: int, capacity: int):
+    def __init__(self, games: int, actions: int, capacity: int) -> None:
         self.actions = actions
         self.visits = np.zeros(capacity, dtype=np.int64)
         self.total = np.zeros(capacity, dtype=np.float64)
@@ -75,7 +75,7 @@ class Tree:
         return np.where(self.keys[at] == key, self.ids[at], -1)
 
     def add(self, parents: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        """New children (each pair new, at most one per parent): their ids."""
+        """New children, one per (parent, action) pair, none of them in the tree yet: their ids."""
         ids = np.arange(self.size, self.size + parents.size, dtype=np.int64)
         self.size += parents.size
         if self.size > self.visits.size:
@@ -135,7 +135,7 @@ class Spread:
     """Each root's range of rollout worths short of a finished game's result (:data:`TERMINAL`): the UCT
     exploration scale. A result is worth more than any evaluation; it counts in the means, not the scale."""
 
-    def __init__(self, roots: int):
+    def __init__(self, roots: int) -> None:
         self.low = np.full(roots, np.inf)
         self.high = np.full(roots, -np.inf)
 
