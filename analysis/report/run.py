@@ -173,6 +173,10 @@ def _verdict_flag(advantage: stats.SeatAdvantage) -> Flag:
         stats.VERDICT_UNBALANCED: "Seat balance: unbalanced.",
         stats.VERDICT_NOT_MEASURED: "Seat balance: not measured by this lineup.",
     }.get(advantage.verdict, "Seat balance: not enough games yet.")
+    if advantage.verdict == stats.VERDICT_UNBALANCED and advantage.players == 2:  # the seat test is the headline's
+        seat = advantage.largest_deviation_seat
+        share = float(advantage.seats.filter(pl.col("seat") == seat)["share"][0])
+        title = f"Seat balance: unbalanced, seat {seat} wins {'more' if share > 0.5 else 'less'} than its fair share."
     if advantage.verdict == stats.VERDICT_UNSURE and advantage.more_games is not None:
         title = (f"Seat balance: not enough games yet (about {advantage.more_games:,} more {advantage.unit} for "
                  f"the equivalence test within {delta}, {100 * advantage.power:g}% power if the estimates held).")
@@ -206,24 +210,18 @@ def _seat_flags(a: RunAnalysis) -> list[Flag]:
     fair = 1 / a.players
     if adv.games_tested == 0:
         return [Flag("info", "Seat advantage not tested: no game had a result to count.", adv.handling)]
-    if not adv.measured:
+    if not adv.measured or a.players == 2:  # with 2 players the one seat test is the headline's (the verdict)
         return []
-    what = ("of decided games" if a.players == 2 else "of first places") + (
-        " between equal players (model)" if adv.design == stats.DESIGN_ADJUSTED else "")
-    correction = ("one test (2 seats), Holm leaves it unchanged" if a.players == 2
-                  else f"Holm-corrected across {a.players} seats")
+    what = "of first places" + (" between equal players (model)" if adv.design == stats.DESIGN_ADJUSTED else "")
+    correction = f"Holm-corrected across {a.players} seats"
     test = {stats.DESIGN_ADJUSTED: "t test of the model's share (deals - 1 df)"}.get(
         adv.design, "t test on per-deal shares" if adv.unit == "deals" else "exact binomial test")
     significant = a.tests.filter(pl.col("significant"))
-    if a.players == 2 and significant.height:
-        significant = significant.filter(pl.col("seat") == int(
-            a.tests.with_columns((pl.col("share") - fair).abs().alias("gap")).sort("gap", descending=True)["seat"][0]))
     for row in significant.to_dicts():
         direction = "more" if row["share"] > fair else "less"
         flags.append(Flag("warn", f"Seat {row['seat']} wins {direction} than its fair share.",
-                          f"seat {row['seat']} wins {_pct(row['share'])} {_ci(row['share_low'], row['share_high'])} "
-                          f"{what} ({adv.share_method}), {adv.n_text}; {test} vs {_pct(fair)}: "
-                          f"{stats.format_p(row['p_holm'])} ({correction})"))
+                          f"seat {row['seat']}'s share {what} (the headline's) against {_pct(fair)}: {test}, "
+                          f"{stats.format_p(row['p_holm'])} ({correction}), {adv.n_text}"))
     if not significant.height:
         finite = a.tests["p_holm"].drop_nans().drop_nulls()
         smallest = float(finite.min()) if finite.len() else float("nan")
