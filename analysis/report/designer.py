@@ -331,8 +331,15 @@ def family_table(family: Family, table: pl.DataFrame) -> Table:
         f"none). 95% by deal: Newcombe on counts divided by the design effect (the cluster-robust variance by deal "
         "over the independent one). Holm and Benjamini-Hochberg across the "
         f"{table.height} items of this family; Flag: adjusted p < 0.05. "
-        "Observational." + (f" Mean {family.unit} per use: the events column {family.points} averaged over the "
-                            "item's events (not per seat-game)." if points else "")))
+        "Observational." + (f" Mean {family.unit} per use: the events column {_points_column(family)} averaged over "
+                            "the item's events (not per seat-game)." if points else "")))
+
+
+def _points_column(family: Family) -> str:
+    """The points column a family reads, in words (``produced_{item}``: each item's own column)."""
+    if "{item}" not in family.points:
+        return family.points
+    return family.points.replace("{item}", "<item>") + " (each item's own column)"
 
 
 def family_blocks(d: DesignerAnalysis) -> list[Block]:
