@@ -176,9 +176,13 @@ def test_a_lineup_that_cannot_measure_seats_gets_a_note_not_empty_figures():
                                  win=bot == "greedy", tie=False, turns=20, end="goal"))
     records = pl.DataFrame(rows, schema_overrides={"seat": pl.Int8, "rank": pl.Int8})
     manifest = {"game": "overgrowth", "players": 2, "bots": ["greedy", "random"], "rotations": 2}
-    seats = _seat_section(_analyse(Path("synthetic"), manifest, records, None, 0.025))
+    a = _analyse(Path("synthetic"), manifest, records, None, 0.025)
+    seats = _seat_section(a)
     assert not any(getattr(b, "id", "") in ("seat-win-rates", "convergence") for b in seats.blocks)
     assert seats.blocks[-1].text.startswith("No seat-share figures: not measured by this lineup")
+    evidence = _verdict_flag(a.advantage).evidence  # why it is not measured: said once (it was said twice)
+    assert evidence.count("greedy takes 100.0% of its decided comparisons") == 1
+    assert evidence.endswith("mixed lineups, seats rotated: seat effect adjusted for the bots")
 
 
 def _cell(name: str, records: pl.DataFrame, baseline: bool = False):

@@ -196,7 +196,15 @@ def _detail_lines(advantage: stats.SeatAdvantage) -> list[str]:
 def _summary_lines(advantage: stats.SeatAdvantage) -> list[str]:
     """The detail lines the Summary's first finding says after the headline (the per-seat lines are the Seats
     table's rows, the largest deviation is the Seats section's)."""
-    return [line for line in _detail_lines(advantage) if not line.startswith(("seat ", "largest deviation"))]
+    headline = seat_headline(advantage)
+    lines = []
+    for line in _detail_lines(advantage):
+        if line.startswith(("seat ", "largest deviation")):
+            continue
+        parts = line.split(": ")  # a line may end in the headline's own reason (a lineup that cannot measure)
+        said = next((k for k in range(1, len(parts)) if ": ".join(parts[k:]) in headline), len(parts))
+        lines.append(": ".join(parts[:said]))
+    return lines
 
 
 # What the Summary's first finding says beyond the headline, by the start of its line, as the Seats lead names it.
