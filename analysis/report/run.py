@@ -484,16 +484,18 @@ def _seat_bullets(advantage: stats.SeatAdvantage) -> list[Block]:
     """The seat analysis's lines that neither the Summary's first finding nor the table says (the largest
     deviation with 3-4 players)."""
     said = set(_summary_lines(advantage))
-    lines = [_plain(line) for line in _detail_lines(advantage) if not line.startswith("seat ") and line not in said]
+    lines = [_plain(line) for line in _detail_lines(advantage)
+             if not line.startswith("seat ") and not any(line.startswith(start) for start in said)]
     return [Bullets(lines)] if lines else []
 
 
 def _seat_figures(a: RunAnalysis, fair: float, equal: str) -> list[Block]:
     """The seat shares and their convergence over the first deals; a note instead when no share is measured."""
     if not np.isfinite(a.advantage.seats["share"].to_numpy()).any():
-        return [Paragraph(f"No seat-share figures: {a.advantage.verdict}"
-                          + (f" ({_plain(a.advantage.lineup_note)})" if a.advantage.lineup_note else "") + ".",
-                          "note")]
+        said = seat_headline(a.advantage)  # the lineup's note is the headline's (the Summary's first finding)
+        why = (" (why: the Summary's first finding)" if a.advantage.lineup_note and _plain(a.advantage.lineup_note)
+               in _plain(said) else f" ({_plain(a.advantage.lineup_note)})" if a.advantage.lineup_note else "")
+        return [Paragraph(f"No seat-share figures: {a.advantage.verdict}{why}.", "note")]
     n, share, low, high = running_headline(a.records, delta=a.advantage.delta)
     what = "share of decided games" if a.players == 2 else "share of first places"
     return [
