@@ -37,8 +37,9 @@ demo: setup
 # Without chromium (apt-get install -y chromium) the HTML's figures are written out instead (check/figure-N.svg).
 # The screenshot shows the first SCREEN_HEIGHT pixels; make report-check SCREEN_HEIGHT=12000 shows a whole report.
 # It first writes its own two reports from small seeded runs (check-reports, about a minute), so it works from a
-# clean tree: reports/check-overgrowth (points per action) and reports/check-vora (points per special, passive
-# specials); make demo's reports are checked too when present. Not part of make test.
+# clean tree: reports/check-overgrowth (points per action), reports/check-vora (points per special, passive
+# specials), reports/check-vorex (production kinds) and reports/check-reforest (each card's own points); make demo's
+# reports are checked too when present. Not part of make test.
 CHROMIUM ?= chromium
 SCREEN_HEIGHT ?= 4000
 CHECK_RUNS := runs/check
@@ -46,8 +47,12 @@ check-reports: setup
 	rm -rf $(CHECK_RUNS)
 	$(BIN)/glade play overgrowth --games 300 --seed 1 --bots greedy,random --rotate-seats --trajectories -q --out $(CHECK_RUNS)/overgrowth
 	$(BIN)/glade play vora --games 200 --seed 1 --bots greedy,greedy,greedy --trajectories -q --out $(CHECK_RUNS)/vora
+	$(BIN)/glade play vorex --players 3 --games 60 --seed 1 --bots greedy --trajectories -q --out $(CHECK_RUNS)/vorex
+	$(BIN)/glade play reforest --players 3 --games 60 --seed 1 --bots greedy --trajectories -q --out $(CHECK_RUNS)/reforest
 	$(BIN)/glade report $(CHECK_RUNS)/overgrowth --out reports/check-overgrowth
 	$(BIN)/glade report $(CHECK_RUNS)/vora --out reports/check-vora
+	$(BIN)/glade report $(CHECK_RUNS)/vorex --out reports/check-vorex
+	$(BIN)/glade report $(CHECK_RUNS)/reforest --out reports/check-reforest
 
 report-check: check-reports
 	@command -v pdftoppm >/dev/null || $(BIN)/python -c "import pypdfium2" 2>/dev/null || $(BIN)/python -m pip install --quiet -e '.[dev]'

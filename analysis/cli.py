@@ -580,10 +580,11 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
 @click.option("--jobs", type=_POSITIVE, default=1, show_default=True, help="Worker processes.")
 @click.option("--batch-size", type=_POSITIVE, default=4096, show_default=True, help="Most games a chunk.")
 @click.option("--json", "as_json", is_flag=True, help="Print the paired changes as JSON.")
-@click.option("--progress/--no-progress", default=True, help="Show progress on stderr.")
+@_progress_options
 def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], swapped: tuple[str, ...],
            bots: str | None, players: int | None, games: int, seed: int, overrides: tuple[str, ...],
-           rotate_seats: bool, out_dir: str, jobs: int, batch_size: int, as_json: bool, progress: bool) -> None:
+           rotate_seats: bool, out_dir: str, jobs: int, batch_size: int, as_json: bool, progress: bool,
+           quiet: bool) -> None:
     """Play the same deals with one item changed, and report the paired change (the causal check).
 
     Each --item is one ablation, played beside the baseline on the same deals
@@ -618,7 +619,7 @@ def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], swa
         count = _players(game, players, labels)
     try:
         run_ablate(game.name, labels, count, seed, games, out_dir, items, overrides, rotate_seats, jobs, batch_size,
-                   progress, removed, swapped)
+                   progress and not quiet, removed, swapped)
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
                    err=True)

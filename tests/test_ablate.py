@@ -62,6 +62,13 @@ def test_bad_item_is_one_error_line(tmp_path):
     assert not (tmp_path / "x").exists()
 
 
+def test_ablate_takes_quiet_as_play_and_sweep_do(tmp_path):
+    result = glade("ablate", "toy", "--bots", "greedy,random", "--games", 4, "--out", tmp_path / "q",
+                   "--item", "race.goal+=12", "-q")
+    assert result.exit_code == 0, result.output
+    assert "race.goal+=12" in result.stdout and not result.stderr
+
+
 def test_every_run_plays_the_same_deals_and_resuming_plays_nothing(ablated):
     out, first, again, _ = ablated
     assert first.played == 4 * 120 and again.played == 0

@@ -8,7 +8,7 @@ import pytest
 from sims.core.choice import choose_uniform
 from sims.core.rng import game_seeds, uniforms
 from sims.reforest import config as reforest
-from sims.reforest.rules import DRAW, EFFECT, GATHER, HAND_LIMIT, MAIN, PAY, ReforestEngine
+from sims.reforest.rules import DRAW, EFFECT, GATHER, HAND_LIMIT, MAIN, PAY, ReforestEngine, plays_at_end
 
 
 @pytest.fixture(scope="module")
@@ -282,6 +282,38 @@ def test_events_name_what_each_effect_gave_and_each_visitor_scored(cfg, players)
             won = mine & (events["event"] == "visitor") & (events["amount"] == 1)
             assert events["points"][mine].sum() == events["points"][won].sum()
             assert events["points"][won].sum() == results.seat_columns["points_visitors"][game, seat]
+
+
+def test_plays_at_end_follow_each_space_through_its_covers():
+    """Space 0 of seat 0: A, then B covers A into energy, then C covers B, which stays (half-sun); seat 1 plays D on
+    its space 0 between them. A is no plant at the end; C and D are the canopy; B is understory."""
+    event = np.array(["play", "play", "pay_hand", "cover", "play", "play", "cover", "gather"])
+    table = {"event": event, "game": np.zeros(8, np.int64), "seat": np.array([0, 0, 0, 0, 1, 0, 0, 0], np.int8),
+             "space": np.array([0, 0, -1, 0, 0, 0, 0, -1], np.int8), "amount": np.array([0, 0, 0, 1, 0, 0, 0, 0])}
+    face_up, canopy = plays_at_end(table)
+    assert np.flatnonzero(face_up).tolist() == [1, 4, 5] and np.flatnonzero(canopy).tolist() == [4, 5]
+
+
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_a_played_cards_points_add_up_to_its_seats_plants_and_scoring_effects(cfg, players):
+    """card_points on play rows: the card's value while it is a plant plus its scoring effect if it ends in the
+    canopy; per seat they add up to points_plants + points_effects (seeded random games)."""
+    engine = ReforestEngine(cfg, players)
+    state = engine.init(game_seeds(13, np.arange(8)))
+    play_random(engine, state, check=False)
+    events = engine.events(state, None)
+    results = engine.results(state)
+    plays = events["event"] == "play"
+    assert not events["card_points"][~plays].any()
+    face_up, canopy = plays_at_end(events)
+    value = np.array(cfg.value)[[cfg.species_names.index(name) for name in events["played"][plays]]]
+    assert (events["card_points"][plays & ~face_up] == 0).all() and (~face_up[plays]).any()
+    assert (events["card_points"][plays] > np.where(face_up[plays], value, 0)).any()  # some scoring effects
+    for game in range(8):
+        for seat in range(players):
+            mine = plays & (events["game"] == game) & (events["seat"] == seat)
+            assert events["card_points"][mine].sum() == (results.seat_columns["points_plants"][game, seat]
+                                                         + results.seat_columns["points_effects"][game, seat])
 
 
 def test_verify_against_the_reference(cfg):

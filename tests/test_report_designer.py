@@ -244,6 +244,24 @@ def test_a_family_listing_several_items_an_event_used_counts_each():
     assert used.select("seat", "collected_kinds").rows() == [(0, "pig"), (0, "crow"), (1, "crow")]
 
 
+def test_production_kinds_count_each_kind_with_its_own_resources():
+    """Vorex's production kinds: a draw that produced light and water is a use of each, with the resources of
+    that kind (its produced_<kind> column) as its amount; mean resources per use by item."""
+    family = next(f for f in content_of("vorex").families if f.title == "Production kinds")
+    events = pl.DataFrame({"game": [0, 0, 0, 1], "seat": [0, 1, 0, 0], "produced": ["light,water", "", "water", "light"],
+                           "produced_light": [1, 0, 0, 3], "produced_mushroom": [0] * 4,
+                           "produced_water": [2, 0, 4, 0], "produced_insect": [0] * 4})
+    used = family_events(events, family)
+    assert used.select("game", "produced", family.points).rows() == [(0, "light", 1), (0, "water", 2),
+                                                                     (0, "water", 4), (1, "light", 3)]
+    records = pl.DataFrame({"game": [0, 0, 1, 1], "deal": [0, 0, 1, 1], "seat": [0, 1, 0, 1],
+                            "win": [True, False, False, True]})
+    table = stats.item_strength(records, used, family.item, points=family.points)
+    assert dict(zip(table["produced"], table["mean_points"])) == {"light": 2.0, "water": 3.0}
+    assert family.unit == "resources" and f"Mean {family.unit} per use" in [
+        c.name for c in family_table(family, table).columns]
+
+
 def test_family_events_and_a_run_lacking_columns():
     family = content_of("vorex").families[3]  # stump productions, with stump_points
     events = pl.DataFrame({"game": [0, 0], "seat": [0, 1], "stump": ["water", ""], "stump_points": [0, 2]})
@@ -302,7 +320,7 @@ def test_every_game_gets_the_designer_sections_in_html(designer_analyses, name):
     assert ("Needs engine events that do not exist yet" in page) == bool(content_of(name).missing)
     for family, table in d.families:  # a family that declares points shows them per item
         shown = [column.name for column in family_table(family, table).columns]
-        assert ("Mean points per use" in shown) == (family.points is not None), family.title
+        assert (f"Mean {family.unit} per use" in shown) == (family.points is not None), family.title
     assert d.sources is not None and d.tempo is not None  # every game's score splits and its moves are ordered
     assert "moved last" in page and "Lead changes per game" in page  # every game's engine has a progress measure
     assert d.course is not None and d.course.games == 12

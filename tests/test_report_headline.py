@@ -17,7 +17,7 @@ import polars as pl
 import pytest
 
 from analysis import report as rp
-from analysis.report.run import _analyse, _headline, _seat_section, _verdict_flag
+from analysis.report.run import _analyse, _headline, _seat_flags, _seat_section, _verdict_flag
 from analysis.summary import format_summary, seat_headline, summarize
 from analysis import stats
 
@@ -56,7 +56,7 @@ def test_play_summary_and_the_run_report_say_the_same_headline():
     assert _headline(a) == summary.headline
     seats = _seat_section(a)
     assert _verdict_flag(a.advantage).evidence.startswith(summary.headline)  # said in the Summary
-    assert seats.blocks[0].text.startswith("Seat balance: unbalanced: the headline and its evidence (the "
+    assert seats.blocks[0].text.startswith("Seat balance: unbalanced, seat 0 wins more than its fair share: the headline and its evidence (the "
                                            "equivalence test, the effect size, why balance cannot be shown yet) are "
                                            "the Summary's first finding")  # referred to in Seats
     assert all("seat 0 wins" not in line for b in seats.blocks for line in getattr(b, "items", []))
@@ -98,11 +98,17 @@ def test_the_summary_and_the_seats_section_say_each_sentence_once(outcomes, verd
     manifest = {"game": "overgrowth", "players": players, "bots": ["greedy"] * players, "rotations": 1}
     a = _analyse(Path("synthetic"), manifest, tied_records(**outcomes), None, 0.025)
     assert a.advantage.verdict == verdict
-    text = rendered_text([rp.Section("summary", "Summary", [rp.Flags([_verdict_flag(a.advantage)])]),
+    text = rendered_text([rp.Section("summary", "Summary", [rp.Flags([_verdict_flag(a.advantage), *_seat_flags(a)])]),
                           _seat_section(a)])
     pieces = [p.strip() for p in re.split(r"(?<=[.;])\s+|\n", text) if len(p.strip()) >= 30]
     repeated = {p for p in pieces if pieces.count(p) > 1}
     assert not repeated
+    for row in a.advantage.seats.to_dicts():  # each seat's share with its interval: said once, in the headline
+        share = f"{100 * row['share']:.1f}% [{100 * row['share_low']:.1f}, {100 * row['share_high']:.1f}]"
+        assert text.count(share) == (row["seat"] == 0 or players > 2)  # the 2-player headline names seat 0
+    if players == 2:  # the one seat test is the headline's: no second finding, the direction in the verdict's title
+        assert not _seat_flags(a)
+        assert ("Seat balance: unbalanced, seat 0 wins more than its fair share." in text) == (verdict == "unbalanced")
     assert text.count("effect size: Cohen's h") == 1 and text.count("ties and stalls counted as the headline") == 2
     assert text.count("cannot be shown while") + text.count("more games for the equivalence test") == 1
     assert "the Summary's first finding" in text and "the effect size" in text
@@ -170,9 +176,15 @@ def test_a_lineup_that_cannot_measure_seats_gets_a_note_not_empty_figures():
                                  win=bot == "greedy", tie=False, turns=20, end="goal"))
     records = pl.DataFrame(rows, schema_overrides={"seat": pl.Int8, "rank": pl.Int8})
     manifest = {"game": "overgrowth", "players": 2, "bots": ["greedy", "random"], "rotations": 2}
-    seats = _seat_section(_analyse(Path("synthetic"), manifest, records, None, 0.025))
+    a = _analyse(Path("synthetic"), manifest, records, None, 0.025)
+    seats = _seat_section(a)
     assert not any(getattr(b, "id", "") in ("seat-win-rates", "convergence") for b in seats.blocks)
     assert seats.blocks[-1].text.startswith("No seat-share figures: not measured by this lineup")
+    evidence = _verdict_flag(a.advantage).evidence  # why it is not measured: said once (it was said three times)
+    assert evidence.endswith("mixed lineups, seats rotated: seat effect adjusted for the bots")
+    text = rendered_text([rp.Section("summary", "Summary", [rp.Flags([_verdict_flag(a.advantage), *_seat_flags(a)])]),
+                          seats])
+    assert text.count("greedy takes 100.0% of its decided comparisons") == 1
 
 
 def _cell(name: str, records: pl.DataFrame, baseline: bool = False):

@@ -153,6 +153,23 @@ def test_bloom_payment_follows_the_spec_example():
     assert state.flower[0, target] == 0 and state.group[0, target] == min(light, water, target)
 
 
+def test_a_draw_logs_what_each_production_kind_produced():
+    """Rules §4.2: a light stump and two water stumps under the mover's flowers, one water left in the supply:
+    the draw takes 1 light and 1 water (the supply's cap), and the events name the kinds that produced."""
+    engine, state = empty_action_position()
+    light, water, water2 = hexes((0, 0), (1, 0), (2, 0))
+    paint(engine, state, 0, [light], tile=0, part=0)
+    paint(engine, state, 0, [water, water2], tile=0, part=2)
+    flowers(engine, state, 0, 0, [light, water, water2])
+    state.supply[0, config.RESOURCES.index("water")] = 1
+    assert legal(engine, state)[0, CONFIG.draw_action]
+    engine.step(state, np.array([CONFIG.draw_action]))
+    assert [last_logged(state, name) for name in config.PRODUCED_COLUMNS] == [1, 0, 1, 0]
+    assert last_logged(state, "gained") == 2
+    events = engine.events(state, Trace(actions=np.array([[CONFIG.draw_action]])))
+    assert events["produced"].tolist() == ["light,water"] and events["produced_water"].tolist() == [1]
+
+
 def test_bloom_without_enough_light_is_illegal():
     engine, state = empty_action_position()
     light, water, target = hexes((0, 0), (1, 0), (2, 0))
@@ -319,6 +336,12 @@ def test_events_equal_the_references_row_by_row(players):
     state, trace = play_batch(engine, [RandomBot(engine, s) for s in range(engine.players)], seeds, CONFIG.max_turns)
     events = engine.events(state, trace)
     assert (events["points"] != 0).any() and (events["points_brown"] != 0).any()
+    produced = np.stack([events[name] for name in config.PRODUCED_COLUMNS], axis=1)
+    draws = np.isin(events["kind"], ("draw", "bloom", "bonus_bloom"))  # a bloom's own draw is its bonus draw
+    assert (produced[draws].sum(axis=1) == events["gained"][draws]).all() and not produced[~draws].any()
+    assert (events["produced"] != "").any() == (players > 1)  # random solo games here never draw
+    assert all(kinds == ",".join(np.array(config.RESOURCES)[amounts > 0])
+               for kinds, amounts in zip(events["produced"], produced))
     for game in range(seeds.size):
         reference = VorexGame(CONFIG, players, int(seeds[game]))
         for action in trace.game_actions(game):

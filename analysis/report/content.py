@@ -36,6 +36,7 @@ class Family:
     text: str  # the same in words, for the report: which columns are read
     points: str | None = None  # an events column of points the use scored, if the engine logs one
     separator: str | None = None  # the item column lists several items joined by this (each one a use)
+    unit: str = "points"  # what the points column counts
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,8 @@ def as_family(declared: ComponentFamily) -> Family:
     for column, operator, value in declared.where:
         condition = _OPERATORS[operator](pl.col(column), value)
         where = condition if where is None else where & condition
-    return Family(declared.title, declared.item, where, declared.text, declared.points, declared.separator)
+    return Family(declared.title, declared.item, where, declared.text, declared.points, declared.separator,
+                  declared.unit)
 
 
 def declared_families(game: str | None) -> tuple[Family, ...]:
@@ -119,13 +121,10 @@ _CONTENT = {
     ),
     "vorex": GameContent(
         order="turn", moves=pl.col("phase") != "setup", moves_text="events with phase other than setup",
-        missing=("flowers' production kinds",),
     ),
     "reforest": GameContent(
         order="turn", moves=~pl.col("event").is_in(["round_end", "visitor"]) & (pl.col("seat") >= 0),
         moves_text="events other than round_end and visitor",
-        missing=("the points each card played brought (records hold points by source per seat; events give a "
-                 "visitor's points and the cards each effect gave, not a card's own scoring)",),
     ),
 }
 
@@ -155,6 +154,12 @@ def family_events(events: pl.DataFrame, family: Family) -> pl.DataFrame | None:
         used = used.with_columns(pl.col(family.item).str.split(family.separator)).explode(family.item)
     if used.schema[family.item] == pl.String:
         used = used.filter(pl.col(family.item).is_not_null() & (pl.col(family.item) != ""))
+    if family.points is not None and "{item}" in family.points:  # each item's points in a column of its own
+        columns = {item: family.points.format(item=item) for item in used[family.item].unique().to_list()}
+        per_item = [pl.when(pl.col(family.item) == item).then(pl.col(column))
+                    for item, column in columns.items() if column in used.columns]
+        used = used.with_columns(pl.coalesce(per_item).alias(family.points) if per_item
+                                 else pl.lit(None, dtype=pl.Int64).alias(family.points))
     return used.filter(pl.col("seat") >= 0) if "seat" in used.columns else used
 
 

@@ -325,14 +325,21 @@ def family_table(family: Family, table: pl.DataFrame) -> Table:
                Column("95% by deal", True), Column("Design effect", True), Column("Holm p", True),
                Column("BH p", True), Column("Flag")]
     if points:
-        columns.append(Column("Mean points per use", True))
+        columns.append(Column(f"Mean {family.unit} per use", True))
     return Table(columns, rows, marked=marked, caption=(
         f"{family.title}: {family.text}. Sorted by the difference (largest first; n/a: used in every seat-game or in "
         f"none). 95% by deal: Newcombe on counts divided by the design effect (the cluster-robust variance by deal "
         "over the independent one). Holm and Benjamini-Hochberg across the "
         f"{table.height} items of this family; Flag: adjusted p < 0.05. "
-        "Observational." + (f" Mean points per use: the events column {family.points} averaged over the item's "
-                            "events (not per seat-game)." if points else "")))
+        "Observational." + (f" Mean {family.unit} per use: the events column {_points_column(family)} averaged over "
+                            "the item's events (not per seat-game)." if points else "")))
+
+
+def _points_column(family: Family) -> str:
+    """The points column a family reads, in words (``produced_{item}``: each item's own column)."""
+    if "{item}" not in family.points:
+        return family.points
+    return family.points.replace("{item}", "<item>") + " (each item's own column)"
 
 
 def family_blocks(d: DesignerAnalysis) -> list[Block]:

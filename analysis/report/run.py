@@ -173,6 +173,10 @@ def _verdict_flag(advantage: stats.SeatAdvantage) -> Flag:
         stats.VERDICT_UNBALANCED: "Seat balance: unbalanced.",
         stats.VERDICT_NOT_MEASURED: "Seat balance: not measured by this lineup.",
     }.get(advantage.verdict, "Seat balance: not enough games yet.")
+    if advantage.verdict == stats.VERDICT_UNBALANCED and advantage.players == 2:  # the seat test is the headline's
+        seat = advantage.largest_deviation_seat
+        share = float(advantage.seats.filter(pl.col("seat") == seat)["share"][0])
+        title = f"Seat balance: unbalanced, seat {seat} wins {'more' if share > 0.5 else 'less'} than its fair share."
     if advantage.verdict == stats.VERDICT_UNSURE and advantage.more_games is not None:
         title = (f"Seat balance: not enough games yet (about {advantage.more_games:,} more {advantage.unit} for "
                  f"the equivalence test within {delta}, {100 * advantage.power:g}% power if the estimates held).")
@@ -192,7 +196,15 @@ def _detail_lines(advantage: stats.SeatAdvantage) -> list[str]:
 def _summary_lines(advantage: stats.SeatAdvantage) -> list[str]:
     """The detail lines the Summary's first finding says after the headline (the per-seat lines are the Seats
     table's rows, the largest deviation is the Seats section's)."""
-    return [line for line in _detail_lines(advantage) if not line.startswith(("seat ", "largest deviation"))]
+    headline = seat_headline(advantage)
+    lines = []
+    for line in _detail_lines(advantage):
+        if line.startswith(("seat ", "largest deviation")):
+            continue
+        parts = line.split(": ")  # a line may end in the headline's own reason (a lineup that cannot measure)
+        said = next((k for k in range(1, len(parts)) if ": ".join(parts[k:]) in headline), len(parts))
+        lines.append(": ".join(parts[:said]))
+    return lines
 
 
 # What the Summary's first finding says beyond the headline, by the start of its line, as the Seats lead names it.
@@ -206,24 +218,18 @@ def _seat_flags(a: RunAnalysis) -> list[Flag]:
     fair = 1 / a.players
     if adv.games_tested == 0:
         return [Flag("info", "Seat advantage not tested: no game had a result to count.", adv.handling)]
-    if not adv.measured:
+    if not adv.measured or a.players == 2:  # with 2 players the one seat test is the headline's (the verdict)
         return []
-    what = ("of decided games" if a.players == 2 else "of first places") + (
-        " between equal players (model)" if adv.design == stats.DESIGN_ADJUSTED else "")
-    correction = ("one test (2 seats), Holm leaves it unchanged" if a.players == 2
-                  else f"Holm-corrected across {a.players} seats")
+    what = "of first places" + (" between equal players (model)" if adv.design == stats.DESIGN_ADJUSTED else "")
+    correction = f"Holm-corrected across {a.players} seats"
     test = {stats.DESIGN_ADJUSTED: "t test of the model's share (deals - 1 df)"}.get(
         adv.design, "t test on per-deal shares" if adv.unit == "deals" else "exact binomial test")
     significant = a.tests.filter(pl.col("significant"))
-    if a.players == 2 and significant.height:
-        significant = significant.filter(pl.col("seat") == int(
-            a.tests.with_columns((pl.col("share") - fair).abs().alias("gap")).sort("gap", descending=True)["seat"][0]))
     for row in significant.to_dicts():
         direction = "more" if row["share"] > fair else "less"
         flags.append(Flag("warn", f"Seat {row['seat']} wins {direction} than its fair share.",
-                          f"seat {row['seat']} wins {_pct(row['share'])} {_ci(row['share_low'], row['share_high'])} "
-                          f"{what} ({adv.share_method}), {adv.n_text}; {test} vs {_pct(fair)}: "
-                          f"{stats.format_p(row['p_holm'])} ({correction})"))
+                          f"seat {row['seat']}'s share {what} (the headline's) against {_pct(fair)}: {test}, "
+                          f"{stats.format_p(row['p_holm'])} ({correction}), {adv.n_text}"))
     if not significant.height:
         finite = a.tests["p_holm"].drop_nans().drop_nulls()
         smallest = float(finite.min()) if finite.len() else float("nan")
@@ -478,16 +484,18 @@ def _seat_bullets(advantage: stats.SeatAdvantage) -> list[Block]:
     """The seat analysis's lines that neither the Summary's first finding nor the table says (the largest
     deviation with 3-4 players)."""
     said = set(_summary_lines(advantage))
-    lines = [_plain(line) for line in _detail_lines(advantage) if not line.startswith("seat ") and line not in said]
+    lines = [_plain(line) for line in _detail_lines(advantage)
+             if not line.startswith("seat ") and not any(line.startswith(start) for start in said)]
     return [Bullets(lines)] if lines else []
 
 
 def _seat_figures(a: RunAnalysis, fair: float, equal: str) -> list[Block]:
     """The seat shares and their convergence over the first deals; a note instead when no share is measured."""
     if not np.isfinite(a.advantage.seats["share"].to_numpy()).any():
-        return [Paragraph(f"No seat-share figures: {a.advantage.verdict}"
-                          + (f" ({_plain(a.advantage.lineup_note)})" if a.advantage.lineup_note else "") + ".",
-                          "note")]
+        said = seat_headline(a.advantage)  # the lineup's note is the headline's (the Summary's first finding)
+        why = (" (why: the Summary's first finding)" if a.advantage.lineup_note and _plain(a.advantage.lineup_note)
+               in _plain(said) else f" ({_plain(a.advantage.lineup_note)})" if a.advantage.lineup_note else "")
+        return [Paragraph(f"No seat-share figures: {a.advantage.verdict}{why}.", "note")]
     n, share, low, high = running_headline(a.records, delta=a.advantage.delta)
     what = "share of decided games" if a.players == 2 else "share of first places"
     return [

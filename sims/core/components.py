@@ -24,7 +24,8 @@ class ComponentFamily:
     of an item (every condition holds; none: every event with a named item), the same in words for the report,
     and an events column of the points a use scored, if the engine logs one. ``separator``: the item column
     lists several items an event used, joined by it (Vora's ``collected_kinds``, ``"pig,crow"``); each counts
-    as a use."""
+    as a use. ``points`` may name a column per item with ``{item}`` (Vorex's ``produced_{item}``: a use of
+    ``water`` reads ``produced_water``). ``unit``: what the points column counts, where it is not points."""
 
     title: str
     item: str
@@ -32,6 +33,7 @@ class ComponentFamily:
     text: str = ""
     points: str | None = None
     separator: str | None = None
+    unit: str = "points"
 
     def __post_init__(self) -> None:
         for column, operator, _ in self.where:

@@ -26,7 +26,9 @@ GAME = GameDefinition(
     components=("played", None),
     families=(
         ComponentFamily("Cards played", "played", (("event", "==", "play"),),
-                        "events column played on events with event play"),
+                        "events column played on events with event play; points: the card's own points at the end "
+                        "(card_points: its value while it is a plant, a covered sun plant turned energy scoring 0 "
+                        "as a card, plus its scoring effect if it ends in the canopy)", points="card_points"),
         ComponentFamily("Visitors won", "visitor", (("event", "==", "visitor"), ("amount", "==", 1)),
                         "events column visitor on events with event visitor and amount 1 (the seat is the winner); "
                         "points: the visitor's points", points="points"),
@@ -34,7 +36,7 @@ GAME = GameDefinition(
                         "events column species on events with event effect and amount 1 (used, not declined)"),
         ComponentFamily("Effects triggered", "effect", (("event", "==", "effect"),),
                         "events column effect on events with event effect: each effect or reaction that fired "
-                        "(used); gave: the cards it drew or stored", points="gave"),
+                        "(used); cards: the cards it drew or stored (events column gave)", points="gave", unit="cards"),
     ),
     golden=(
         GoldenGame("reforest-seed2-game1-greedy-random.txt", 2, 2, 1, ("greedy", "random"), rotate_seats=True),

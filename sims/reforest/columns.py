@@ -76,6 +76,9 @@ def columns(config: ReforestConfig) -> GameColumns:
         Column("points", "Int16", "on visitor rows won or earned (amount 1), the visitor's points, else 0", "points"),
         Column("gave", "Int16", "on effect rows where it was used, the cards the effect drew or stored, else 0",
                "cards"),
+        Column("card_points", "Int16", "on play rows, what the played card scores at the end: its value while it "
+               "is a plant (a covered sun plant became energy and scores as energy) plus its scoring effect if it "
+               "ends in the canopy; summed over a seat's plays, its points_plants + points_effects; else 0", "points"),
     ]
     end = {"complete": "the last round ended (solitaire: after the extra turn)",
            "stall": "max_turns reached without a result"}

@@ -165,8 +165,11 @@ else 0), ``gather`` and ``draw`` (source), ``store`` (space), ``effect``
 (species = the effect's plant, space, amount 1 used / 0 declined; skipped
 effects have no row), ``discard`` (hand limit), ``solo_discard`` (source),
 ``round_end`` (amount = the round, 1 to 3), ``visitor`` (amount 1 won or
-earned, 0 carried, -1 discarded or removed). No ``score`` column (reports
-read one as a running score).
+earned, 0 carried, -1 discarded or removed). ``points`` (a visitor's points
+on a won or earned visitor row), ``gave`` (the cards an effect used drew or
+stored) and ``card_points`` (on a play row, what the card scores at the end:
+its value while it is a plant, plus its scoring effect if it ends in the
+canopy). No ``score`` column (reports read one as a running score).
 
 Snapshot (``snapshot()``, equal between the engines): ``{"hands": [[count per
 species] per seat], "regions": [[[species bottom to top] per space] per seat],

@@ -37,6 +37,7 @@ from sims.reforest.config import (
     END_REASONS,
     EVENT_KINDS,
     GAME_COLUMNS,
+    MAX_PLAYERS,
     PHASES,
     ROUNDS,
     ROW_SPACES,
@@ -72,6 +73,27 @@ def effect_yields(event: np.ndarray, effect: np.ndarray) -> np.ndarray:
     gave = np.zeros(event.size, dtype=np.int16)
     gave[fired] = counts
     return gave
+
+
+def plays_at_end(table: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Where each ``play`` row's card is at the end, from an events table (by game, in order), two bool arrays
+    per row: still a plant (face up; rules §5.4: a covered sun plant becomes stored energy) and in the canopy
+    (the last plant played on its space). A play on an occupied space logs one ``cover`` row after it, whose
+    amount (1: became energy) is about the space's play before it."""
+    play, cover = table["event"] == "play", table["event"] == "cover"
+    rows = np.flatnonzero(play | cover)
+    space = (table["game"][rows].astype(np.int64) * MAX_PLAYERS + table["seat"][rows]) * SPACES + table["space"][rows]
+    order = np.argsort(space, kind="stable")  # by game, seat and space; each space's rows in order
+    rows, space = rows[order], space[order]
+    is_play = play[rows]
+    played = rows[is_play]
+    latest = np.cumsum(is_play) - 1  # at each row, its space's latest play (index into played)
+    to_energy = ~is_play & (table["amount"][rows] == 1)
+    face_up, canopy = play.copy(), np.zeros(play.size, dtype=bool)
+    face_up[played[latest[to_energy] - 1]] = False  # the play the latest one covered
+    plays_space = space[is_play]
+    canopy[played[np.r_[plays_space[1:] != plays_space[:-1], True]]] = True
+    return face_up, canopy
 
 
 STAT = {name: index for index, name in enumerate(SEAT_COLUMNS)}
@@ -532,12 +554,39 @@ class ReforestEngine(BatchedEngine):
     # --- records ------------------------------------------------------------------------
 
     def events(self, state: ReforestState, trace: Trace) -> dict[str, np.ndarray] | None:
-        """Every event of the games (:func:`event_fields`), by game in the order they happened, and ``gave``:
-        on the row of an effect used, the cards it drew or stored (the draw and store rows it gave follow it)."""
+        """Every event of the games (:func:`event_fields`), by game in the order they happened; ``gave``: on the
+        row of an effect used, the cards it drew or stored (the draw and store rows it gave follow it);
+        ``card_points``: on a play row, the card's own points at the end (:meth:`card_points`)."""
         table = state.events.rows()
         if table is not None:
             table["gave"] = effect_yields(table["event"], table["effect"])
+            table["card_points"] = self.card_points(state, table)
         return table
+
+    def card_points(self, state: ReforestState, table: dict[str, np.ndarray]) -> np.ndarray:
+        """int16 per row of ``table`` (the events of the games of ``state``, which have ended): on a ``play`` row,
+        what the played card scores at the end, its value while it is a plant (rules §9.1) and its scoring effect
+        if it is in the canopy (§9.2); 0 on other rows. Summed over a seat's plays: its points_plants and
+        points_effects. A canopy plant's effect points are the seat's points_effects less those with that space's
+        canopy left empty (one score per space, :func:`kernels.score_parts`)."""
+        face_up, canopy = plays_at_end(table)
+        arrays = self.arrays(state)
+        effects = kernels.POINTS.index("points_effects")
+        scored = kernels.score_parts(arrays, self.tables)[:, :, effects]
+        by_space = np.empty(state.canopy.shape, dtype=np.int64)
+        for space in range(SPACES):
+            bare = state.canopy.copy()
+            bare[:, :, space] = -1
+            bare_scored = kernels.score_parts(arrays._replace(canopy=bare), self.tables)[:, :, effects]
+            by_space[:, :, space] = scored - bare_scored
+        points = np.zeros(face_up.size, dtype=np.int64)
+        names = np.array(self.config.species_names)
+        order = np.argsort(names)
+        rows = np.flatnonzero(face_up)
+        points[rows] = self.value[order[np.searchsorted(names, table["played"][rows], sorter=order)]]
+        rows = np.flatnonzero(canopy)
+        points[rows] += by_space[table["game"][rows], table["seat"][rows], table["space"][rows]]
+        return points.astype(np.int16)
 
     def snapshot(self, state: ReforestState, game: int) -> dict[str, Any]:
         g = game

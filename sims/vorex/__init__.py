@@ -48,6 +48,12 @@ GAME = GameDefinition(
         ComponentFamily("Stump productions", "stump", (("stump", "!=", ""),),
                         "events column stump (what a stump produced), points from stump_points",
                         points="stump_points"),
+        ComponentFamily("Production kinds", "produced", (("produced", "!=", ""),),
+                        "events column produced (the kinds whose production stumps holding the seat's flowers "
+                        "produced in a draw, an action or an automatic bonus draw; each kind a use); resources: "
+                        "what that kind's stumps took from the supply (produced_<kind>). The game scores no "
+                        "production: it pays for blooms", points="produced_{item}", separator=",",
+                        unit="resources"),
     ),
     seats=_seats,
     house_bot="greedy",

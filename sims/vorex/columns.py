@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sims.core.columns import Column, GameColumns
-from sims.vorex.config import BLOCKS, BROWN, GREEN, OBJECTIVE_NAMES, PHASES, VorexConfig
+from sims.vorex.config import BLOCKS, BROWN, GREEN, OBJECTIVE_NAMES, PHASES, PRODUCED_COLUMNS, RESOURCES, VorexConfig
 
 _SEAT = {
     "points_flowers": ("score from the seat's flowers", "points"),
@@ -75,6 +75,11 @@ def columns(config: VorexConfig) -> GameColumns:
         Column("level", "Int32", "that tile's level, 0-3", codes={"-1": "none"}),
         Column("stump", "String", "hex kind bloomed, \"\" if none"),
         *(Column(name, "Int32", meaning, unit) for name, (meaning, unit) in _COUNTS.items()),
+        Column("produced", "String", "the production kinds whose stumps produced for the mover in the decision's "
+               "draws (a draw action or an automatic bonus draw), joined by \",\"; \"\" if none"),
+        *(Column(name, "Int32", f"{kind} the draws took from the supply for the mover's flowers on {kind} "
+                 "production stumps (capped by the supply)", "resources")
+          for name, kind in zip(PRODUCED_COLUMNS, RESOURCES)),
     ]
     end = {"last_flower": "a seat placed its last flower; the round finished",
            "blocked": "a whole round in which nobody could place a flower or a tile",

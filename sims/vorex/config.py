@@ -133,7 +133,12 @@ automatically: draw, beetles, an automatic bonus draw) ``, ruins_formed,
 ruin_flowers`` (ruin flowers placed, by any seat, while resolving it) ``,
 points`` (the deciding seat's score change the decision caused, everything it
 set off before the next decision included; the weed's: 0) ``, points_flowers,
-points_stumps, points_green, points_brown`` (that change by score line).
+points_stumps, points_green, points_brown`` (that change by score line) ``,
+produced`` (the production kinds whose stumps produced for the mover in the
+decision's draws, the action or an automatic bonus draw, joined by ``,`` in
+:data:`RESOURCES` order; ``""``) ``, produced_light, produced_mushroom,
+produced_water, produced_insect`` (the resources of each kind those draws took
+from the supply; 0).
 
 Snapshot (both engines, equal): ``{"tile": [H] tile id per hex (-1 empty, -2
 ruin), "part": [H] index 0..3 of the tile hex (-1), "flower": [H] seat (-1),
@@ -201,6 +206,9 @@ DIRECTION_NAMES = ("E", "SE", "SW", "W", "NW", "NE")
 
 RESOURCES = ("light", "mushroom", "water", "insect")
 COST_RESOURCES = ("mushroom", "water", "insect")
+# the events' resources a decision's draws (the action or an automatic bonus draw) took for the mover's flowers on
+# production stumps, one column per kind (rules §4.2)
+PRODUCED_COLUMNS = tuple(f"produced_{name}" for name in RESOURCES)
 HEX_KINDS = ("arid", "light", "mushroom", "water", "insect", "bloom", "draw", "expand", "points")
 PRODUCTION_KINDS = ("light", "mushroom", "water", "insect")
 ACTION_KINDS = ("bloom", "draw", "expand")
@@ -249,6 +257,8 @@ GAME_COLUMNS = ("green", "brown", "solo_name", "ruins", "tiles_left")
 EVENT_COLUMNS = (
     "game", "decision", "turn", "seat", "phase", "action", "block", "kind", "tile", "level", "stump",
     "stump_points", "reduced", "paid", "light_paid", "gained", "ruins_formed", "ruin_flowers",
+    "points", "points_flowers", "points_stumps", "points_green", "points_brown", "produced",
+    "produced_light", "produced_mushroom", "produced_water", "produced_insect",
 )
 
 BOT_KINDS = ("random", "greedy", "planner")

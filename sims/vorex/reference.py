@@ -42,6 +42,7 @@ from sims.vorex.config import (
     BROWN,
     COST_RESOURCES,
     GREEN,
+    PRODUCED_COLUMNS,
     PRODUCTION_KINDS,
     RESOURCES,
     ROTATIONS,
@@ -583,7 +584,7 @@ class VorexGame(ReferenceGame):
             if resource != EMPTY:
                 produced[resource] += 1
         for resource, amount in enumerate(produced):
-            self.gain(seat, resource, amount)
+            self.note(**{PRODUCED_COLUMNS[resource]: self.gain(seat, resource, amount)})
 
     def player_bonus(self, kind: str) -> None:
         """The bonus of the action stump just bloomed by a player: draw at once, expand or bloom pending.
@@ -658,7 +659,7 @@ class VorexGame(ReferenceGame):
             "decision": self.decisions, "turn": self.turn, "seat": seat, "phase": self.phase, "action": action,
             "block": block, "kind": event_kind(self.phase, block), "tile": "", "level": -1, "stump": "",
             "stump_points": 0, "reduced": 0, "paid": 0, "light_paid": 0, "gained": 0, "ruins_formed": 0,
-            "ruin_flowers": 0})
+            "ruin_flowers": 0, **dict.fromkeys(PRODUCED_COLUMNS, 0)})
         before = self.score_sheet(seat)
 
         if self.phase == SETUP:

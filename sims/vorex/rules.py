@@ -50,6 +50,8 @@ from sims.vorex.config import (
     LIGHT,
     PHASES,
     POINTS,
+    PRODUCED_COLUMNS,
+    RESOURCES,
     ROTATIONS,
     SEAT_COLUMNS,
     SETUP_SLOTS,
@@ -78,7 +80,11 @@ KIND_OF = np.array([[EVENT_KINDS.index(event_kind(phase, block)) for block in BL
 COUNTS = ("stump_points", "reduced", "paid", "light_paid", "gained", "ruins_formed", "ruin_flowers")
 EVENT_FIELDS = (EventField("turn", np.int32), EventField("seat", np.int8), EventField("phase", np.int8),
                 EventField("tile", np.int16), EventField("stump", np.int8, labels=HEX_KINDS),
-                *(EventField(name, np.int16, empty=0) for name in COUNTS + ("points",) + POINT_COLUMNS))
+                *(EventField(name, np.int16, empty=0)
+                  for name in COUNTS + ("points",) + POINT_COLUMNS + PRODUCED_COLUMNS))
+# the events' produced column: the kinds of a bit set of RESOURCES (bit k: kind k produced), joined by ","
+PRODUCED_KINDS = np.array([",".join(name for k, name in enumerate(RESOURCES) if bits >> k & 1)
+                           for bits in range(1 << len(RESOURCES))])
 
 WEED_BLOOMS = 2  # the weed blooms twice a turn (rulebook), whatever rules.actions_per_turn says
 
@@ -468,8 +474,9 @@ class VorexEngine(BatchedEngine):
 
     # --- effects --------------------------------------------------------------------------------
 
-    def gain(self, state: VorexState, rows: np.ndarray, seats: np.ndarray, amounts: np.ndarray, log) -> None:
-        """Rules §1.3, §1.5: seats take ``amounts`` [n, 4] from the supply, each kind capped by what it has."""
+    def gain(self, state: VorexState, rows: np.ndarray, seats: np.ndarray, amounts: np.ndarray, log) -> np.ndarray:
+        """Rules §1.3, §1.5: seats take ``amounts`` [n, 4] from the supply, each kind capped by what it has;
+        returns what they took."""
         got = np.minimum(amounts, state.supply[rows]).astype(np.int16)
         state.supply[rows] -= got
         state.resources[rows, seats] += got
@@ -477,6 +484,7 @@ class VorexEngine(BatchedEngine):
         state.stats[rows, seats, STAT["resources_gained"]] += total
         if log is not None:
             log["gained"][rows] += total
+        return got
 
     def draw(self, state: VorexState, rows: np.ndarray, log, bonus: bool) -> None:
         """Rules §4.2: the mover gains one resource per own flower on a production stump (``bonus``: §5.3)."""
@@ -486,7 +494,10 @@ class VorexEngine(BatchedEngine):
         mine = state.flower.take(rows, axis=0) == seats[:, None]
         words = np.where(mine, state.production.take(rows, axis=0), np.uint64(0)).sum(axis=1, dtype=np.uint64)
         amounts = words.view(np.int16).reshape(-1, 4).astype(np.int64)
-        self.gain(state, rows, seats, amounts, log)
+        got = self.gain(state, rows, seats, amounts, log)
+        if log is not None:
+            for column, name in enumerate(PRODUCED_COLUMNS):
+                log[name][rows] += got[:, column]
         state.stats[rows, seats, STAT["bonus_draws" if bonus else "draws"]] += 1
 
     def place_tile(self, state: VorexState, rows: np.ndarray, slot: np.ndarray, within: np.ndarray, log) -> None:
@@ -853,7 +864,7 @@ class VorexEngine(BatchedEngine):
 
     def events(self, state: VorexState, trace: Trace) -> dict[str, np.ndarray] | None:
         """One row per decision (see the config's docstring): what the step logged, the block and kind read from
-        the action and the phase, the tile's name and level."""
+        the action and the phase, the tile's name and level, the production kinds that produced."""
         if not len(state.events):
             return None
         logged = state.events.decisions(trace)
@@ -863,12 +874,15 @@ class VorexEngine(BatchedEngine):
         phase = state.events.stacked("phase")[games, steps].astype(np.int64)
         tile = logged["tile"].astype(np.int64)
         numbers = {name: logged[name].astype(np.int32) for name in COUNTS + ("points",) + POINT_COLUMNS}
+        produced = {name: logged[name].astype(np.int32) for name in PRODUCED_COLUMNS}
+        bits = sum((amounts > 0).astype(np.int64) << k for k, amounts in enumerate(produced.values()))
         return {
             "game": games, "decision": steps, "turn": logged["turn"], "seat": logged["seat"].astype(np.int32),
             "phase": np.array(PHASES)[phase], "action": action, "block": np.array(BLOCKS)[block],
             "kind": np.array(EVENT_KINDS)[KIND_OF[phase, block]],
             "tile": np.array(self.config.tile_names + ("",))[tile],
             "level": np.r_[self.tile_level, -1][tile].astype(np.int32), "stump": logged["stump"], **numbers,
+            "produced": PRODUCED_KINDS[bits], **produced,
         }
 
     def snapshot(self, state: VorexState, game: int) -> dict:
