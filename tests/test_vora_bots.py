@@ -267,17 +267,19 @@ def test_planner_kernel_rollouts_equal_the_shared_rollouts(config, weights):
 
 
 @pytest.mark.parametrize("players", [2, 4])
-def test_planner_rolls_out_only_greedy_ties_at_3_and_4_players(players, config):
-    """At 4 players every kept candidate has its game's best greedy value; at 2 players the best 6 are kept."""
+def test_planner_rolls_out_greedy_best_candidates_and_with_prune_0_only_its_ties(players, config):
+    """At every player count the best 6 greedy actions are kept, not only those at a game's best greedy value;
+    with the weight prune 0 only those (every live game keeps one at least)."""
     engine, state = mid_game(config, players, 12)
-    planner = bots.PlannerBot(engine, 0)
-    found = planner.candidates(state, ~state.done, np.full(state.size, -1, dtype=np.int64))
-    keep = planner.kept_candidates(found)
-    best = np.full(state.size, -np.inf)
-    np.maximum.at(best, found.games, found.value)
-    at_best = found.value[keep] == best[found.games[keep]]
-    kept_per_game = np.bincount(found.games[keep], minlength=state.size)
-    if players == 4:
-        assert at_best.all() and (kept_per_game[~state.done] >= 1).all()
-    else:
-        assert not at_best.all() and kept_per_game.max() == planner.default_candidates
+    for weights in ({}, {"prune": 0.0}):
+        planner = bots.PlannerBot(engine, 0, weights)
+        found = planner.candidates(state, ~state.done, np.full(state.size, -1, dtype=np.int64))
+        keep = planner.kept_candidates(found)
+        best = np.full(state.size, -np.inf)
+        np.maximum.at(best, found.games, found.value)
+        at_best = found.value[keep] == best[found.games[keep]]
+        kept_per_game = np.bincount(found.games[keep], minlength=state.size)
+        if weights:
+            assert at_best.all() and (kept_per_game[~state.done] >= 1).all()
+        else:
+            assert not at_best.all() and kept_per_game.max() == planner.default_candidates

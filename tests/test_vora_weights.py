@@ -26,8 +26,8 @@ def config():
 
 def test_shipped_weights_are_the_rulebook_greedy_unless_tuned(config):
     assert set(config.bot_weights) == {"greedy", "planner"}
-    for kind in ("greedy", "planner"):
-        assert set(config.bot_weights[kind]) == set(vora_config.WEIGHT_NAMES)
+    assert set(config.bot_weights["greedy"]) == set(vora_config.WEIGHT_NAMES)
+    assert set(config.bot_weights["planner"]) == set(vora_config.WEIGHT_NAMES) | {"worth_mean"}
     assert vora_config.weight_vector({}) == [1.0, 1.0, 0.0, 0.0, 0.0]
     assert vora_config.weight_vector({"near": 2, "candidates": 12}) == [1.0, 1.0, 2.0, 0.0, 0.0]
 
@@ -152,3 +152,32 @@ def test_planner_rollouts_read_the_planner_weights(config):
         assert np.array_equal(worth, RolloutPlanner.roll_out(planner, shared, start))
         worths.append(worth)
     assert not np.array_equal(*worths)
+
+
+@pytest.mark.parametrize("mix, running, finished", [(0.0, -2.0, -1e6 - 2.0), (0.5, -1.0, -0.5e6 - 1.0),
+                                                    (1.0, 0.0, 0.0)])
+def test_planner_worth_mixes_the_opponents_mean_into_the_best(config, mix, running, finished):
+    """Seat 0 scores 1 (3 pigs), seat 1 scores 3 (6 crows), seat 2 -1 (a wolf): against the best opponent
+    1 - 3, against the mean 1 - 1; a finished game's result is the sign against the best (-1), against each
+    (-1 and +1, mean 0), mixed alike."""
+    from sims.vora.bot_kernels import worths
+
+    tables = VoraEngine(config, 3).geo.tables
+    farms = np.zeros((2, 3, 9), dtype=np.int16)
+    farms[:, 0, 0], farms[:, 1, 1], farms[:, 2, 2] = 3, 6, 1
+    worth = np.zeros(2)
+    weights = np.array([1.0, 1.0, 0.0, 0.0, 0.0, mix])
+    worths(tables, farms, np.array([False, True]), 0, weights, 1e6, worth)
+    assert worth.tolist() == [running, finished]
+
+
+def test_planner_worth_mean_changes_nothing_at_two_players(config):
+    """With one opponent the mean is the best: the same rollouts' worths with any mix."""
+    from sims.core.planner import branch_games
+    from tests.test_vora_bots import mid_game
+
+    engine, state = mid_game(config, 2, 20, deals=8)
+    start = state.turn.astype(np.int64)
+    worths = [bots.PlannerBot(engine, 1, {"worth_mean": mix}).roll_out(branch_games(state, np.arange(state.size)),
+                                                                      start) for mix in (0.0, 1.0)]
+    assert np.array_equal(*worths) and np.isfinite(worths[0]).all()

@@ -23,6 +23,7 @@ from sims.vora.kernels import (
 
 # the greedy weights, in config.WEIGHT_NAMES order
 SCORE_WEIGHT, RIVAL_WEIGHT, NEAR_WEIGHT, SPECIALS_WEIGHT, CUBES_WEIGHT = range(5)
+MEAN_WEIGHT = 5  # the planner's worth only (worth_mean): how much the opponents' mean replaces the best's score
 
 
 class Scratch(NamedTuple):
@@ -263,19 +264,27 @@ def roll_out(t: Tables, state, seeds, decisions, weights, keys, me: int, stop_tu
 @helper
 def seat_worth(t: Tables, weights, farms, me: int, done: bool, win_bonus: float) -> float:
     """What a position is worth to seat ``me`` (farms ``farms[P, K]``): ``score`` times my family score minus
-    ``rival`` times the best opponent's, after a finished game's result (``sign(margin) * win_bonus``, margin my
-    score minus the best opponent's); in a game still running plus the weighed features of my farm
-    (:func:`farm_features`, as levels). Weights in ``config.WEIGHT_NAMES`` order."""
+    ``rival`` times the opponents' (the best's, the mix ``weights[MEAN_WEIGHT]`` of it replaced by their mean),
+    after a finished game's result (``win_bonus`` times the sign of my margin over the best opponent, the mix of
+    it replaced by the mean sign of my margins over each); in a game still running plus the weighed features
+    of my farm (:func:`farm_features`, as levels). Weights in ``config.WEIGHT_NAMES`` order, then the mix."""
     count_score = t.count_score
+    mix = weights[MEAN_WEIGHT]
     mine = seat_score(count_score, farms[me])
     rival = -np.inf
+    total = 0.0
+    signs = 0.0
     for seat in range(farms.shape[0]):
         if seat != me:
-            rival = max(rival, seat_score(count_score, farms[seat]))
-    value = weights[SCORE_WEIGHT] * mine - weights[RIVAL_WEIGHT] * rival
+            theirs = seat_score(count_score, farms[seat])
+            rival = max(rival, theirs)
+            total += theirs
+            signs += np.sign(mine - theirs)
+    others = farms.shape[0] - 1
+    value = weights[SCORE_WEIGHT] * mine - weights[RIVAL_WEIGHT] * ((1.0 - mix) * rival + mix * total / others)
     bonus = 0.0
     if done:
-        bonus = np.sign(mine - rival) * win_bonus
+        bonus = ((1.0 - mix) * np.sign(mine - rival) + mix * signs / others) * win_bonus
     elif weights[NEAR_WEIGHT] != 0.0 or weights[SPECIALS_WEIGHT] != 0.0 or weights[CUBES_WEIGHT] != 0.0:
         near, specials, cubes = farm_features(t, farms[me])
         value += features_value(weights, near, specials, cubes, (0, 0, 0))

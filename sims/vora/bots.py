@@ -69,25 +69,26 @@ class GreedyBot(ScoredBot):
 class PlannerBot(RolloutPlanner, GreedyBot):
     """Rollouts: the best ``candidates`` greedy actions, each played on by greedy bots.
 
-    At 3 and 4 players only the actions tied with the best greedy value are
-    rolled out (weight ``prune``, default 0 there): the rollouts break
-    greedy's ties. Letting them overrule greedy's value lost to greedy at 4
-    players (20 deals of seed 1, rotated: 43.3% with 6 candidates, 46.1% with
-    2, 48.8% within 1 point of the best; 58.8% with ties only). At 2 players
-    they may overrule it: with the tuned greedy all 6 candidates beat greedy
-    67.0% [60.9, 73.1], ties only (prune 0) 56.8% [50.5, 63.0] (100 deals of seed 102).
-
     A rollout continues until this bot's next main decision (every other seat
     has played its turn; weight ``turns``: that many turns, its own counted) or
     ``depth`` decisions, whichever comes first; the
     bag's unseen part is reshuffled first with the planner's own stream, so the
     planner never reads the real order of the bag. Every seat in a rollout
     plays greedy with the planner's weights and the stream ``plan/<my seat>/<seat>``. A candidate is worth
-    my family score minus the best opponent's at the rollout's end (a finished
+    my family score minus the opponents' at the rollout's end (a finished
     game: the result first, then that margin; a running one: plus my farm's
-    features, by the planner's weights); ties go to the greedy value,
-    then the noise. Actions the greedy rules out as repeats (value -inf) are
-    no candidates while the game has another action.
+    features, by the planner's weights); the opponents' score is the best
+    opponent's, mixed with their mean by the weight ``worth_mean`` (the
+    result alike: the sign against the best, mixed with the mean sign against
+    each). Ties go to the greedy value, then the noise. Actions the greedy
+    rules out as repeats (value -inf) are no candidates while the game has
+    another action.
+
+    At 3 and 4 players the worth is against the opponents' mean (``worth_mean``
+    1 in ``configs/games/vora.toml``; at 2 players the mean is the best) and
+    every candidate is rolled out, as at 2 players: against the best opponent
+    the planner did no better than greedy there unless it only broke greedy's
+    ties (docs/bots.md, Finding a stronger planner).
 
     No-progress streaks: once ``quiet_turns`` turns in a row have drawn
     nothing from the bag (nobody collected, so the game cannot move towards
@@ -104,11 +105,12 @@ class PlannerBot(RolloutPlanner, GreedyBot):
     default_candidates = 6
     default_depth = 12
 
-    @property
-    def default_prune(self) -> float | None:
-        """Ties only at 3 and 4 players; at 2 players all ``candidates`` (see the class docstring)."""
-        return 0.0 if self.engine.players > 2 else None
     rollout_bot_class = GreedyBot
+
+    def weight_array(self) -> np.ndarray:
+        """The greedy weights (``config.WEIGHT_NAMES`` order), then the worth's ``worth_mean`` (default 0), as the
+        kernels read them (the greedy's kernels read the first five)."""
+        return np.array(weight_vector(self.weights) + [self.weight("worth_mean", 0.0)], dtype=np.float64)
 
     def act(self, state: VoraState, active: np.ndarray) -> np.ndarray:
         """The plan; the greedy choice in games on a no-progress streak."""
@@ -148,8 +150,9 @@ class PlannerBot(RolloutPlanner, GreedyBot):
         return branch.turn >= self.stop_turn(start_turn)
 
     def worth(self, branch: VoraState) -> np.ndarray:
-        """My family score minus the best opponent's (weighed by ``score`` and ``rival``), a finished game's result
-        first, a running game's farm features weighed on top (:func:`bot_kernels.seat_worth`)."""
+        """My family score minus the opponents' (weighed by ``score`` and ``rival``, the best opponent's mixed with
+        their mean by ``worth_mean``), a finished game's result first, a running game's farm features weighed on
+        top (:func:`bot_kernels.seat_worth`)."""
         worth = np.empty(branch.size, dtype=np.float64)
         bot_kernels.worths(self.engine.geo.tables, branch.farms, branch.done, self.seat, self.weight_array(), WIN_BONUS,
                        worth)

@@ -115,6 +115,7 @@ from sims.core.spec import (
     bot_tables,
     load_config,
     item_key,
+    weight_at,
 )
 
 SIDES = ("N", "E", "S", "W")
@@ -149,7 +150,13 @@ DEFAULT_WEIGHTS = {"score": 1.0, "rival": 1.0, "near": 0.0, "specials": 0.0, "cu
 FARM_SPECIALS = ("double_push", "devour", "wolf")
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-_WEIGHTS = {name: Optional(Float(-1000.0, 1000.0), None) for name in WEIGHT_NAMES}
+# The planner's search (sims/core/planner.py): greedy's actions kept, rollout limit in decisions, rollouts per
+# candidate, how far below greedy's best a candidate may be, rollout horizon in turns; ``<name>_<P>p`` replaces
+# ``<name>`` at P players.
+# ``worth_mean``: how much the opponents' mean replaces the best opponent's score in the planner's worth.
+SEARCH_WEIGHTS = ("candidates", "depth", "samples", "prune", "turns", "worth_mean")
+SEARCH_BY_PLAYERS = tuple(weight_at(name, players) for name in SEARCH_WEIGHTS for players in range(2, MAX_PLAYERS + 1))
+_WEIGHTS = {name: Optional(Float(-1000.0, 1000.0), None) for name in WEIGHT_NAMES + SEARCH_WEIGHTS + SEARCH_BY_PLAYERS}
 
 
 KIND_SCHEMA = {

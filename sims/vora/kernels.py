@@ -37,6 +37,8 @@ FIELDS = 12
 # L_KINDS: bit k, kind k collected; L_PASSIVE: bit k, kind k's passive special shaped a collection
 L_BLOCK, L_KIND, L_COLLECTED, L_EXTRAS, L_BIGS, L_VICTIM, L_KINDS, L_PASSIVE = range(8)
 LOG_SLOTS = 8
+# rows of the step's int8 block of event fields (step_games)
+E_SEAT, E_PHASE, E_BLOCK, E_KIND, E_EXTRAS, E_BIGS, E_VICTIM = range(7)
 
 # phases, blocks, stages, statistics and action table columns: as in rules.py
 MAIN, RECIPIENT, EXTRA, BIG = range(4)
@@ -699,42 +701,74 @@ def repeats_previous(trial, kinds, previous) -> bool:
 
 
 @njit(cache=True)
-def step_games(t: Tables, state, actions, refill: bool, logging: bool, log) -> None:
-    """One decision in every live game; when ``logging``, the event fields go to the arrays of ``log``
-    (the last nine of ``rules.event_fields``: block, kind, collected, extras, bigs, victim, the kinds
-    collected and the kinds whose passive special shaped a collection as bits, and the mover's family-score
-    change)."""
+def step_games(t: Tables, state, quiet, actions, refill: bool, logging: bool, log) -> None:
+    """One decision in every live game; ``quiet[row]``: turns in a row that drew nothing from the bag (0 after
+    a draw, one more after a turn that drew nothing). When ``logging``, every game's event fields go to the
+    blocks of ``log`` (``rules.event_fields`` by dtype: int8 ``[7, B]`` seat, phase, block, kind, extras, bigs,
+    victim; int16 ``[B]`` collected; int32 ``[2, B]`` the kinds collected and the kinds whose passive special
+    shaped a collection as bits; float32 ``[B]`` the mover's family-score change), a finished game's the
+    fields' empty values."""
     meadow, farms, stats, bag, done, previous = state[0], state[1], state[2], state[3], state[13], state[15]
     g, act_int, act_word, act_fall, action_block, block_starts = (t.g, t.act_int, t.act_word, t.act_fall,
                                                                   t.action_block, t.block_starts)
+    small, collected, bits, points = log
     kinds = np.zeros(meadow.shape[1], dtype=np.uint64)
     scratch = np.zeros(meadow.shape[1], dtype=np.uint64)
     fields = np.zeros(FIELDS, dtype=np.int64)
     entry = np.zeros(LOG_SLOTS, dtype=np.int64)
+    farm_before = np.zeros(meadow.shape[1], dtype=np.int64)
     for row in range(meadow.shape[0]):
         if done[row]:
+            if logging:
+                for slot in range(small.shape[0]):
+                    small[slot, row] = -1
+                small[E_EXTRAS, row] = 0
+                small[E_BIGS, row] = 0
+                collected[row] = 0
+                bits[0, row] = 0
+                bits[1, row] = 0
+                points[row] = 0.0
             continue
         load(state, row, kinds, fields)
         entry[:] = 0
         entry[L_KIND] = -1
         entry[L_VICTIM] = -1
-        me = fields[F_TO_MOVE]
-        before = seat_score(t.count_score, farms, row, me) if logging else 0.0
+        me, turn, pointer = fields[F_TO_MOVE], fields[F_TURN], fields[F_POINTER]
+        if logging:
+            small[E_SEAT, row] = me
+            small[E_PHASE, row] = fields[F_PHASE]
+            for kind in range(farm_before.size):
+                farm_before[kind] = farms[row, me, kind]
         remember_turn_start(kinds, fields, previous[row])
         advance(g, act_int, act_word, act_fall, action_block, block_starts, kinds, farms[row], stats[row], fields,
                 bag[row], actions[row], refill, entry, scratch)
         store(state, row, kinds, fields)
+        if fields[F_POINTER] != pointer:
+            quiet[row] = 0
+        elif fields[F_TURN] != turn:
+            quiet[row] += 1
         if logging:
-            block, kind, collected, extras, bigs, victim, kinds_collected, passive, points = log
-            passive[row] = entry[L_PASSIVE]
-            points[row] = seat_score(t.count_score, farms, row, me) - before
-            block[row] = entry[L_BLOCK]
-            kind[row] = entry[L_KIND]
+            points[row] = score_change(t.count_score, farm_before, farms[row, me])
+            small[E_BLOCK, row] = entry[L_BLOCK]
+            small[E_KIND, row] = entry[L_KIND]
+            small[E_EXTRAS, row] = entry[L_EXTRAS]
+            small[E_BIGS, row] = entry[L_BIGS]
+            small[E_VICTIM, row] = entry[L_VICTIM]
             collected[row] = entry[L_COLLECTED]
-            extras[row] = entry[L_EXTRAS]
-            bigs[row] = entry[L_BIGS]
-            victim[row] = entry[L_VICTIM]
-            kinds_collected[row] = entry[L_KINDS]
+            bits[0, row] = entry[L_KINDS]
+            bits[1, row] = entry[L_PASSIVE]
+
+
+@helper
+def score_change(count_score, before, after) -> float:
+    """Rules §9.1: The family-score change of a farm from counts ``before`` to ``after`` (by kind), summed over
+    the kinds whose count changed (a decision changes a few)."""
+    top = count_score.size - 1
+    change = 0.0
+    for kind in range(after.size):
+        if after[kind] != before[kind]:
+            change += count_score[min(after[kind], top)] - count_score[min(before[kind], top)]
+    return change
 
 
 @njit(cache=True)
@@ -773,16 +807,6 @@ def choose_uniform(t: Tables, state, rows, u, chosen) -> None:
                 chosen[i] = group_base[group] + kth_set_bit(words[group], k)
                 break
             k -= count
-
-
-@helper
-def seat_score(count_score, farms, row: int, seat: int) -> float:
-    """Rules §9.1: The family score of ``seat``'s farm in game ``row`` (``farms[row, seat]``: counts by kind)."""
-    top = count_score.size - 1
-    total = 0.0
-    for kind in range(farms.shape[2]):
-        total += count_score[min(farms[row, seat, kind], top)]
-    return total
 
 
 @helper

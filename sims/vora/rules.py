@@ -56,10 +56,9 @@ STAT_NAMES = ("collected", "extras", "bigs", "picks", "steals", "stolen", "decli
 
 
 def event_fields(config: VoraConfig) -> tuple[EventField, ...]:
-    """The event log's fields: the seat and phase deciding (set here), then what the step kernel writes in its
-    order (``kernels.L_*``: block, kind, collected, extras, bigs, victim, the kinds collected and the kinds whose
-    passive special shaped a collection as bits (kind ``k`` is bit ``k``), then the mover's family-score
-    change)."""
+    """The event log's fields, all written by the step kernel (:meth:`VoraEngine.advance`): the seat and phase
+    deciding, block, kind, collected, extras, bigs, victim, the kinds collected and the kinds whose passive
+    special shaped a collection as bits (kind ``k`` is bit ``k``), then the mover's family-score change."""
     return (EventField("seat", np.int8), EventField("phase", np.int8, labels=PHASES),
             EventField("block", np.int8, labels=BLOCKS), EventField("kind", np.int8, labels=config.kind_names),
             EventField("collected", np.int16, empty=0), EventField("extras", np.int8, empty=0),
@@ -239,23 +238,28 @@ class VoraEngine(BatchedEngine):
         self.advance(state, actions, refill=True)
 
     def advance(self, state: VoraState, actions: np.ndarray, refill: bool = True) -> None:
-        """Apply one decision per live game and resolve until the next decision.
+        """Apply one decision per live game and resolve until the next decision; count the turns in a row that
+        drew nothing from the bag (``quiet``).
 
         ``refill=False`` (bots' branches) ends turns without drawing from the bag.
         """
-        actions = np.ascontiguousarray(actions, dtype=np.int64)
-        turn, pointer = state.turn.copy(), state.bag_pointer.copy()
-        self._advance(state, actions, refill)
-        drew = state.bag_pointer != pointer
-        state.quiet = np.where(drew, 0, state.quiet + (state.turn != turn)).astype(np.int16)
+        if not state.quiet.flags.c_contiguous:
+            state.quiet = np.ascontiguousarray(state.quiet)
+        log = state.events
+        blocks = self._log_blocks(state.size if log.enabled else 0)
+        kernels.step_games(self.geo.tables, state_arrays(state), state.quiet,
+                           np.ascontiguousarray(actions, dtype=np.int64), refill, log.enabled, blocks)
+        if log.enabled:
+            small, collected, bits, points = blocks
+            log.record(seat=small[0], phase=small[1], block=small[2], kind=small[3], extras=small[4], bigs=small[5],
+                       victim=small[6], collected=collected, kinds_collected=bits[0], passive_kinds=bits[1],
+                       points=points)
 
-    def _advance(self, state: VoraState, actions: np.ndarray, refill: bool) -> None:
-        seat, phase, *written = state.events.step(state.size)
-        if state.events.enabled:
-            np.copyto(seat, state.to_move, where=~state.done)
-            np.copyto(phase, state.phase, where=~state.done)
-        kernels.step_games(self.geo.tables, state_arrays(state), actions, refill, state.events.enabled,
-                           tuple(written))
+    @staticmethod
+    def _log_blocks(size: int) -> tuple[np.ndarray, ...]:
+        """Uninitialised arrays of a step's event fields by dtype, as :func:`kernels.step_games` fills them."""
+        return (np.empty((7, size), dtype=np.int8), np.empty(size, dtype=np.int16),
+                np.empty((2, size), dtype=np.int32), np.empty(size, dtype=np.float32))
 
     # --- outcome ------------------------------------------------------------------------
 
