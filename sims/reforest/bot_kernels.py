@@ -29,22 +29,18 @@ NOT_KEPT = np.bool_(False)  # not the literal False: evaluate_one would compile 
 
 
 @njit(cache=True, inline="always")
-def visitor_goals(a, t, g, goals, values):
+def visitor_goals(a, t, g, goals, values, me, kept, kept_measures):
     """Contested visitors each seat leads alone (solitaire: meets this round's threshold) into ``goals [P]``
-    (``values [P]``: scratch)."""
+    (``values [P]``: scratch). With ``kept`` the measures of the seats but ``me`` are read from ``kept_measures
+    [k, seat]`` (:func:`keep_seat_terms`, ``k`` the visitor's slot: a carried one, then this round's)."""
     players = goals.size
     goals[:] = 0
     for k in range(a.carried.shape[1] + 1):
-        if k < a.carried.shape[1]:
-            visitor = a.carried[g, k]
-        elif a.rounds_ended[g] < ROUNDS:
-            visitor = a.round_visitors[g, a.rounds_ended[g]]
-        else:
-            visitor = -1
+        visitor = contested_visitor(a, g, k)
         if visitor < 0:
             continue
         for seat in range(players):
-            values[seat] = measure(a, t, g, seat, visitor)
+            values[seat] = kept_measures[k, seat] if kept and seat != me else measure(a, t, g, seat, visitor)
         if t.solo:
             if values[0] >= t.solo_thresholds[visitor, min(a.rounds_ended[g], ROUNDS - 1)]:
                 goals[0] += 1
@@ -57,6 +53,16 @@ def visitor_goals(a, t, g, goals, values):
                 leaders += 1
         if leaders == 1:
             goals[leader] += 1
+
+
+@njit(cache=True, inline="always")
+def contested_visitor(a, g, k):
+    """Slot ``k`` of the visitors now contested in game ``g``: the carried ones, then this round's; -1 for none."""
+    if k < a.carried.shape[1]:
+        return a.carried[g, k]
+    if a.rounds_ended[g] < ROUNDS:
+        return a.round_visitors[g, a.rounds_ended[g]]
+    return -1
 
 
 @njit(cache=True, inline="always")
@@ -84,11 +90,11 @@ def evaluate(a, t, me, weights, hand_value_share):
 
 @njit(cache=True, inline="always")
 def evaluation_buffers(a):
-    """Scratch of :func:`evaluate_one`: the score parts, then per seat the goals, the values, the measures and
-    the :func:`seat_terms` of the position a decision starts from."""
+    """Scratch of :func:`evaluate_one`: the score parts, then per seat the goals, the values, the measures, the
+    :func:`seat_terms` of the position a decision starts from and its contested visitors' measures."""
     players = a.hand.shape[1]
     return np.empty(len(POINTS), dtype=np.int64), np.empty(players, dtype=np.int64), np.empty(players), \
-        np.empty(players), np.empty((2, players))
+        np.empty(players), np.empty((2, players)), np.empty((a.carried.shape[1] + 1, players))
 
 
 @helper
@@ -105,22 +111,29 @@ def seat_terms(a, t, g, seat, weights, parts):
 
 @njit(cache=True, inline="always")
 def keep_seat_terms(a, t, g, weights, work):
-    """The :func:`seat_terms` of every seat of game ``g`` into ``work`` (:func:`evaluation_buffers`)."""
-    parts, terms = work[0], work[4]
+    """The :func:`seat_terms` of every seat of game ``g``, and each seat's measure of each contested visitor
+    (:func:`contested_visitor`), into ``work`` (:func:`evaluation_buffers`)."""
+    parts, terms, kept_measures = work[0], work[4], work[5]
     for seat in range(terms.shape[1]):
         terms[0, seat], terms[1, seat] = seat_terms(a, t, g, seat, weights, parts)
+    for k in range(kept_measures.shape[0]):
+        visitor = contested_visitor(a, g, k)
+        if visitor >= 0:
+            for seat in range(terms.shape[1]):
+                kept_measures[k, seat] = measure(a, t, g, seat, visitor)
 
 
 @helper
 def evaluate_one(a, t, g, me, weights, hand_value_share, work, kept):
     """``eval(me) - max over opponents eval(opponent)`` of game ``g`` (``work``: :func:`evaluation_buffers`).
 
-    With ``kept`` the opponents' :func:`seat_terms` are read from ``work`` (:func:`keep_seat_terms`): the
-    position differs from the kept one by a turn of ``me`` in which no round ended."""
+    With ``kept`` the opponents' :func:`seat_terms` and visitor measures are read from ``work``
+    (:func:`keep_seat_terms`): the position differs from the kept one by a turn of ``me`` in which no round
+    ended."""
     players, species_count = a.hand.shape[1], a.hand.shape[2]
     w_hand, w_goal = weights[1], weights[3]
-    parts, goals, values, measures, terms = work
-    visitor_goals(a, t, g, goals, measures)
+    parts, goals, values, measures, terms, kept_measures = work
+    visitor_goals(a, t, g, goals, measures, me, kept, kept_measures)
     for seat in range(players):
         if kept and seat != me:
             base, lack = terms[0, seat], terms[1, seat]
@@ -191,21 +204,6 @@ def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, li
 
 
 @njit(cache=True)
-def greedy_choices(a, scratch, t, seeds, rows, weights, hand_value_share, purpose, chosen, games, actions, values,
-                   noises):
-    """:func:`greedy_choice` of each game of ``rows`` into ``chosen [R]``; how many pairs it wrote into
-    ``games, actions, values, noises`` (empty: none; else room for every legal action of ``rows``)."""
-    lists = buffers(a)
-    work = evaluation_buffers(a)
-    scored = np.int64(0)  # not the literal 0: greedy_choice would compile once more for it
-    for i in range(rows.size):
-        g = rows[i]
-        chosen[i], scored = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share, lists,
-                                          work, games, actions, values, noises, scored)
-    return scored
-
-
-@njit(cache=True)
 def greedy_rollouts(a, scratch, t, seeds, horizon, purposes, weights, hand_value_share, me, win_bonus):
     """float64 ``[n]``: every game of ``a`` played on by greedy bots (seat ``s`` with noise stream
     ``purposes[s]``) until it is over or its turn reaches ``horizon``, then valued for seat ``me``:
@@ -219,7 +217,7 @@ def greedy_rollouts(a, scratch, t, seeds, horizon, purposes, weights, hand_value
     return worth
 
 
-@helper
+@njit(cache=True, inline="always")
 def roll_out_one(a, scratch, t, g, seed, horizon, purposes, weights, hand_value_share, me, win_bonus, lists, work):
     """:func:`greedy_rollouts` of game ``g`` (``seed`` its seed, ``horizon`` its turn limit)."""
     events, count, no_games, no_values = lists[2], lists[3], lists[4], lists[5]
@@ -237,26 +235,34 @@ def roll_out_one(a, scratch, t, g, seed, horizon, purposes, weights, hand_value_
 
 
 @njit(cache=True)
-def plan_choices(a, branch, scratch, t, seeds, rows, weights, hand_value_share, purpose, plan, deck_keys,
-                 rollout_keys, me, win_bonus, chosen):
-    """The planner's action (:class:`sims.reforest.bots.PlannerBot`) of each game of ``rows`` into ``chosen [R]``,
-    every step of it in this kernel: greedy's scored actions (:func:`greedy_choice`, noise stream ``purpose``),
-    its best ``candidates`` kept (:func:`kept_candidates`), each played to the end of its turn in slot 0 of
-    ``branch`` (two games), then per sample ``k`` copied to slot 1, its deck reshuffled (:func:`reshuffle_deck`,
-    stream ``deck_keys[k]``) and rolled out (:func:`roll_out_one`, seat streams ``rollout_keys[k]``) to turn
-    ``start + 1 + depth``. A candidate is worth the mean of its samples; the most worth wins, ties to the greedy
-    value, then the noise, then the lowest action. A game with fewer than two legal actions takes greedy's
-    choice. ``plan``: candidates, depth, prune (NaN: none)."""
+def choices(a, branch, scratch, t, seeds, rows, weights, hand_value_share, purpose, plan, deck_keys, rollout_keys,
+            me, win_bonus, chosen, games, actions, values, noises):
+    """The greedy (``plan[0]`` candidates 0) or the planner's (:class:`sims.reforest.bots.PlannerBot`) action of
+    each game of ``rows`` into ``chosen [R]``, every step of it in this kernel; how many scored pairs greedy wrote.
+
+    Greedy: :func:`greedy_choice` (noise stream ``purpose``), each scored pair written into ``games, actions,
+    values, noises`` (empty: none; else room for every legal action of ``rows``). The planner (``games`` ...
+    room for one game's legal actions): greedy's scored actions, its best ``candidates`` kept
+    (:func:`kept_candidates`), each played to the end of its turn in slot 0 of ``branch`` (two games), then per
+    sample ``k`` copied to slot 1, its deck reshuffled (:func:`reshuffle_deck`, stream ``deck_keys[k]``) and
+    rolled out (:func:`roll_out_one`, seat streams ``rollout_keys[k]``) to turn ``start + 1 + depth``. A
+    candidate is worth the mean of its samples; the most worth wins, ties to the greedy value, then the noise,
+    then the lowest action. A game with fewer than two legal actions takes greedy's choice. ``plan``:
+    candidates, depth, prune (NaN: none)."""
     lists = buffers(a)
     events, count = lists[2], lists[3]
     work = evaluation_buffers(a)
-    room = lists[0].size
-    games, actions = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
-    values, noises, worth = np.empty(room), np.empty(room), np.empty(room)
-    keep = np.empty(room, dtype=np.int64)
-    deck_work = np.empty(a.deck.shape[1]), np.empty(a.deck.shape[1], dtype=np.int64)
     candidates, depth, prune = int(plan[0]), int(plan[1]), plan[2]
+    worth, keep = np.empty(values.size), np.empty(values.size, dtype=np.int64)
+    deck_work = np.empty(a.deck.shape[1]), np.empty(a.deck.shape[1], dtype=np.int64)
     played, rolled = np.int64(0), np.int64(1)  # the branch's slots (not literals: callees would compile again)
+    scored = np.int64(0)  # not the literal 0: greedy_choice would compile once more for it
+    if candidates == 0:
+        for i in range(rows.size):
+            g = rows[i]
+            chosen[i], scored = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share, lists,
+                                              work, games, actions, values, noises, scored)
+        return scored
     for i in range(rows.size):
         g = rows[i]
         chosen[i], scored = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share, lists,
@@ -282,6 +288,7 @@ def plan_choices(a, branch, scratch, t, seeds, rows, weights, hand_value_share, 
             if best < 0 or (worth[c], values[c], noises[c]) > (worth[best], values[best], noises[best]):
                 best = c
         chosen[i] = actions[best]
+    return np.int64(0)
 
 
 @njit(cache=True, inline="always")
