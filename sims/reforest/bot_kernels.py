@@ -186,12 +186,12 @@ def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, li
         return (legal[0] if n == 1 else -1), scored
     stream = noise_stream(seed, purpose, a.decisions[g])
     best, best_value, best_noise = -1, -np.inf, -1.0
-    copy_game(a, g, scratch, 0)
+    copy_game(a, g, scratch, np.int64(0))
     keep_seat_terms(a, t, g, weights, work)
     for j in range(n):
         action = legal[j]
         if j:
-            restore_game(a, g, scratch, 0)
+            restore_game(a, g, scratch, np.int64(0))
         value = play_out_value(scratch, t, action, weights, hand_value_share, events, count, work,
                                a.rounds_ended[g])
         tie_break = noise(stream, action)
