@@ -16,7 +16,6 @@ from sims.reforest.kernels import (
     POINTS,
     copy_game,
     restore_game,
-    finish_turn,
     legal_actions,
     legal_buffers,
     measure,
@@ -160,9 +159,7 @@ def play_out_value(scratch, t, action, weights, hand_value_share, events, count,
     terms kept in ``work`` unless a round ended: ``rounds_ended`` those of the copied game)."""
     slot = np.int64(0)  # not the literal 0: a call with a literal compiles the callee once more for it
     me, start_turn = scratch.to_move[slot], scratch.turn[slot]
-    step_one(scratch, t, events, count, slot, action)
-    scratch.decisions[slot] += 1
-    finish_turn(scratch, t, events, count, slot, start_turn)
+    step_one(scratch, t, events, count, slot, action, np.int64(start_turn))  # to the end of the turn
     # me is int8 (to_move): as int64, the callers of evaluate_one share one compiled signature
     return evaluate_one(scratch, t, slot, np.int64(me), weights, hand_value_share, work,
                         scratch.rounds_ended[slot] == rounds_ended)
@@ -226,7 +223,7 @@ def roll_out_one(a, scratch, t, g, seed, horizon, purposes, weights, hand_value_
                                   lists, work, no_games, no_games, no_values, no_values, np.int64(0))
         if action < 0:
             break
-        step_one(a, t, events, count, g, action)
+        step_one(a, t, events, count, g, action, np.int64(-1))
         a.decisions[g] += 1
     worth = evaluate_one(a, t, g, me, weights, hand_value_share, work, NOT_KEPT)
     if a.done[g] and a.hand.shape[1] > 1:
@@ -275,9 +272,7 @@ def choices(a, branch, scratch, t, seeds, rows, weights, hand_value_share, purpo
         for j in range(kept):
             c = keep[j]
             copy_game(a, g, branch, played)
-            step_one(branch, t, events, count, played, actions[c])
-            branch.decisions[played] += 1
-            finish_turn(branch, t, events, count, played, start_turn)
+            step_one(branch, t, events, count, played, actions[c], np.int64(start_turn))  # to the end of the turn
             total = 0.0
             for k in range(deck_keys.size):
                 copy_game(branch, played, branch, rolled)

@@ -747,31 +747,44 @@ def end_turn(a, t, events, count, g):
 
 
 @helper
-def step_one(a, t, events, count, g, action):
-    """One decision of game ``g`` and everything that follows it, until the game waits on a decision."""
-    todo = decide(a, t, events, count, g, t.block_of[action], t.field_of[action])
-    while todo != DECIDE:
-        if todo == PLACE:
-            todo = place(a, t, events, count, g)
-        elif todo == FINISH_GATHER:
-            if t.solo and any_card(a, g):
-                a.phase[g] = SOLO_DISCARD
-                todo = DECIDE
+def step_one(a, t, events, count, g, action, finish):
+    """One decision of game ``g`` and everything that follows it, until the game waits on a decision.
+
+    With ``finish`` >= 0 (int64 in every call: one compiled signature; -1: none) the decision is counted
+    (``decisions``) and the lowest legal action played and counted after it while the game runs at turn
+    ``finish``: one call plays a bot's candidate to the end of its turn."""
+    while True:
+        todo = decide(a, t, events, count, g, t.block_of[action], t.field_of[action])
+        while todo != DECIDE:
+            if todo == PLACE:
+                todo = place(a, t, events, count, g)
+            elif todo == FINISH_GATHER:
+                if t.solo and any_card(a, g):
+                    a.phase[g] = SOLO_DISCARD
+                    todo = DECIDE
+                else:
+                    todo = AFTER_GATHER
+            elif todo == AFTER_GATHER:
+                todo = after_gather(a, t, g)
+            elif todo == QUEUE:
+                todo = next_effect(a, t, g)
             else:
-                todo = AFTER_GATHER
-        elif todo == AFTER_GATHER:
-            todo = after_gather(a, t, g)
-        elif todo == QUEUE:
-            todo = next_effect(a, t, g)
-        else:
-            todo = end_turn(a, t, events, count, g)
+                todo = end_turn(a, t, events, count, g)
+        if finish < 0:
+            return
+        a.decisions[g] += 1
+        if a.done[g] or a.turn[g] != finish:
+            return
+        action = lowest_legal(a, t, g)
+        if action < 0:
+            return
 
 
 @njit(cache=True)
 def step(a, t, events, count, rows, actions):
     """:func:`step_one` for each game of ``rows`` with its action."""
     for i in range(rows.size):
-        step_one(a, t, events, count, rows[i], actions[i])
+        step_one(a, t, events, count, rows[i], actions[i], np.int64(-1))
 
 
 @njit(cache=True)
@@ -786,12 +799,10 @@ def finish_turns(a, t, rows, start_turn):
 @njit(cache=True, inline="always")
 def finish_turn(a, t, events, count, g, start_turn):
     """Play the lowest legal action in game ``g`` until the turn ``start_turn`` is over."""
-    while not a.done[g] and a.turn[g] == start_turn:
+    if not a.done[g] and a.turn[g] == start_turn:
         action = lowest_legal(a, t, g)
-        if action < 0:
-            break
-        step_one(a, t, events, count, g, action)
-        a.decisions[g] += 1
+        if action >= 0:
+            step_one(a, t, events, count, g, action, np.int64(start_turn))
 
 
 # --- scores ---------------------------------------------------------------------------------
