@@ -16,7 +16,6 @@ from sims.reforest.kernels import (
     POINTS,
     copy_game,
     restore_game,
-    finish_turn,
     legal_actions,
     legal_buffers,
     measure,
@@ -29,22 +28,18 @@ NOT_KEPT = np.bool_(False)  # not the literal False: evaluate_one would compile 
 
 
 @njit(cache=True, inline="always")
-def visitor_goals(a, t, g, goals, values):
+def visitor_goals(a, t, g, goals, values, me, kept, kept_measures):
     """Contested visitors each seat leads alone (solitaire: meets this round's threshold) into ``goals [P]``
-    (``values [P]``: scratch)."""
+    (``values [P]``: scratch). With ``kept`` the measures of the seats but ``me`` are read from ``kept_measures
+    [k, seat]`` (:func:`keep_seat_terms`, ``k`` the visitor's slot: a carried one, then this round's)."""
     players = goals.size
     goals[:] = 0
     for k in range(a.carried.shape[1] + 1):
-        if k < a.carried.shape[1]:
-            visitor = a.carried[g, k]
-        elif a.rounds_ended[g] < ROUNDS:
-            visitor = a.round_visitors[g, a.rounds_ended[g]]
-        else:
-            visitor = -1
+        visitor = contested_visitor(a, g, k)
         if visitor < 0:
             continue
         for seat in range(players):
-            values[seat] = measure(a, t, g, seat, visitor)
+            values[seat] = kept_measures[k, seat] if kept and seat != me else measure(a, t, g, seat, visitor)
         if t.solo:
             if values[0] >= t.solo_thresholds[visitor, min(a.rounds_ended[g], ROUNDS - 1)]:
                 goals[0] += 1
@@ -57,6 +52,16 @@ def visitor_goals(a, t, g, goals, values):
                 leaders += 1
         if leaders == 1:
             goals[leader] += 1
+
+
+@njit(cache=True, inline="always")
+def contested_visitor(a, g, k):
+    """Slot ``k`` of the visitors now contested in game ``g``: the carried ones, then this round's; -1 for none."""
+    if k < a.carried.shape[1]:
+        return a.carried[g, k]
+    if a.rounds_ended[g] < ROUNDS:
+        return a.round_visitors[g, a.rounds_ended[g]]
+    return -1
 
 
 @njit(cache=True, inline="always")
@@ -84,11 +89,11 @@ def evaluate(a, t, me, weights, hand_value_share):
 
 @njit(cache=True, inline="always")
 def evaluation_buffers(a):
-    """Scratch of :func:`evaluate_one`: the score parts, then per seat the goals, the values, the measures and
-    the :func:`seat_terms` of the position a decision starts from."""
+    """Scratch of :func:`evaluate_one`: the score parts, then per seat the goals, the values, the measures, the
+    :func:`seat_terms` of the position a decision starts from and its contested visitors' measures."""
     players = a.hand.shape[1]
     return np.empty(len(POINTS), dtype=np.int64), np.empty(players, dtype=np.int64), np.empty(players), \
-        np.empty(players), np.empty((2, players))
+        np.empty(players), np.empty((2, players)), np.empty((a.carried.shape[1] + 1, players))
 
 
 @helper
@@ -105,22 +110,29 @@ def seat_terms(a, t, g, seat, weights, parts):
 
 @njit(cache=True, inline="always")
 def keep_seat_terms(a, t, g, weights, work):
-    """The :func:`seat_terms` of every seat of game ``g`` into ``work`` (:func:`evaluation_buffers`)."""
-    parts, terms = work[0], work[4]
+    """The :func:`seat_terms` of every seat of game ``g``, and each seat's measure of each contested visitor
+    (:func:`contested_visitor`), into ``work`` (:func:`evaluation_buffers`)."""
+    parts, terms, kept_measures = work[0], work[4], work[5]
     for seat in range(terms.shape[1]):
         terms[0, seat], terms[1, seat] = seat_terms(a, t, g, seat, weights, parts)
+    for k in range(kept_measures.shape[0]):
+        visitor = contested_visitor(a, g, k)
+        if visitor >= 0:
+            for seat in range(terms.shape[1]):
+                kept_measures[k, seat] = measure(a, t, g, seat, visitor)
 
 
 @helper
 def evaluate_one(a, t, g, me, weights, hand_value_share, work, kept):
     """``eval(me) - max over opponents eval(opponent)`` of game ``g`` (``work``: :func:`evaluation_buffers`).
 
-    With ``kept`` the opponents' :func:`seat_terms` are read from ``work`` (:func:`keep_seat_terms`): the
-    position differs from the kept one by a turn of ``me`` in which no round ended."""
+    With ``kept`` the opponents' :func:`seat_terms` and visitor measures are read from ``work``
+    (:func:`keep_seat_terms`): the position differs from the kept one by a turn of ``me`` in which no round
+    ended."""
     players, species_count = a.hand.shape[1], a.hand.shape[2]
     w_hand, w_goal = weights[1], weights[3]
-    parts, goals, values, measures, terms = work
-    visitor_goals(a, t, g, goals, measures)
+    parts, goals, values, measures, terms, kept_measures = work
+    visitor_goals(a, t, g, goals, measures, me, kept, kept_measures)
     for seat in range(players):
         if kept and seat != me:
             base, lack = terms[0, seat], terms[1, seat]
@@ -147,9 +159,7 @@ def play_out_value(scratch, t, action, weights, hand_value_share, events, count,
     terms kept in ``work`` unless a round ended: ``rounds_ended`` those of the copied game)."""
     slot = np.int64(0)  # not the literal 0: a call with a literal compiles the callee once more for it
     me, start_turn = scratch.to_move[slot], scratch.turn[slot]
-    step_one(scratch, t, events, count, slot, action)
-    scratch.decisions[slot] += 1
-    finish_turn(scratch, t, events, count, slot, start_turn)
+    step_one(scratch, t, events, count, slot, action, np.int64(start_turn))  # to the end of the turn
     # me is int8 (to_move): as int64, the callers of evaluate_one share one compiled signature
     return evaluate_one(scratch, t, slot, np.int64(me), weights, hand_value_share, work,
                         scratch.rounds_ended[slot] == rounds_ended)
@@ -173,12 +183,12 @@ def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, li
         return (legal[0] if n == 1 else -1), scored
     stream = noise_stream(seed, purpose, a.decisions[g])
     best, best_value, best_noise = -1, -np.inf, -1.0
-    copy_game(a, g, scratch, 0)
+    copy_game(a, g, scratch, np.int64(0))
     keep_seat_terms(a, t, g, weights, work)
     for j in range(n):
         action = legal[j]
         if j:
-            restore_game(a, g, scratch, 0)
+            restore_game(a, g, scratch, np.int64(0))
         value = play_out_value(scratch, t, action, weights, hand_value_share, events, count, work,
                                a.rounds_ended[g])
         tie_break = noise(stream, action)
@@ -188,21 +198,6 @@ def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, li
             games[scored], actions[scored], values[scored], noises[scored] = g, action, value, tie_break
             scored += 1
     return best, scored
-
-
-@njit(cache=True)
-def greedy_choices(a, scratch, t, seeds, rows, weights, hand_value_share, purpose, chosen, games, actions, values,
-                   noises):
-    """:func:`greedy_choice` of each game of ``rows`` into ``chosen [R]``; how many pairs it wrote into
-    ``games, actions, values, noises`` (empty: none; else room for every legal action of ``rows``)."""
-    lists = buffers(a)
-    work = evaluation_buffers(a)
-    scored = np.int64(0)  # not the literal 0: greedy_choice would compile once more for it
-    for i in range(rows.size):
-        g = rows[i]
-        chosen[i], scored = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share, lists,
-                                          work, games, actions, values, noises, scored)
-    return scored
 
 
 @njit(cache=True)
@@ -219,7 +214,7 @@ def greedy_rollouts(a, scratch, t, seeds, horizon, purposes, weights, hand_value
     return worth
 
 
-@helper
+@njit(cache=True, inline="always")
 def roll_out_one(a, scratch, t, g, seed, horizon, purposes, weights, hand_value_share, me, win_bonus, lists, work):
     """:func:`greedy_rollouts` of game ``g`` (``seed`` its seed, ``horizon`` its turn limit)."""
     events, count, no_games, no_values = lists[2], lists[3], lists[4], lists[5]
@@ -228,7 +223,7 @@ def roll_out_one(a, scratch, t, g, seed, horizon, purposes, weights, hand_value_
                                   lists, work, no_games, no_games, no_values, no_values, np.int64(0))
         if action < 0:
             break
-        step_one(a, t, events, count, g, action)
+        step_one(a, t, events, count, g, action, np.int64(-1))
         a.decisions[g] += 1
     worth = evaluate_one(a, t, g, me, weights, hand_value_share, work, NOT_KEPT)
     if a.done[g] and a.hand.shape[1] > 1:
@@ -237,26 +232,34 @@ def roll_out_one(a, scratch, t, g, seed, horizon, purposes, weights, hand_value_
 
 
 @njit(cache=True)
-def plan_choices(a, branch, scratch, t, seeds, rows, weights, hand_value_share, purpose, plan, deck_keys,
-                 rollout_keys, me, win_bonus, chosen):
-    """The planner's action (:class:`sims.reforest.bots.PlannerBot`) of each game of ``rows`` into ``chosen [R]``,
-    every step of it in this kernel: greedy's scored actions (:func:`greedy_choice`, noise stream ``purpose``),
-    its best ``candidates`` kept (:func:`kept_candidates`), each played to the end of its turn in slot 0 of
-    ``branch`` (two games), then per sample ``k`` copied to slot 1, its deck reshuffled (:func:`reshuffle_deck`,
-    stream ``deck_keys[k]``) and rolled out (:func:`roll_out_one`, seat streams ``rollout_keys[k]``) to turn
-    ``start + 1 + depth``. A candidate is worth the mean of its samples; the most worth wins, ties to the greedy
-    value, then the noise, then the lowest action. A game with fewer than two legal actions takes greedy's
-    choice. ``plan``: candidates, depth, prune (NaN: none)."""
+def choices(a, branch, scratch, t, seeds, rows, weights, hand_value_share, purpose, plan, deck_keys, rollout_keys,
+            me, win_bonus, chosen, games, actions, values, noises):
+    """The greedy (``plan[0]`` candidates 0) or the planner's (:class:`sims.reforest.bots.PlannerBot`) action of
+    each game of ``rows`` into ``chosen [R]``, every step of it in this kernel; how many scored pairs greedy wrote.
+
+    Greedy: :func:`greedy_choice` (noise stream ``purpose``), each scored pair written into ``games, actions,
+    values, noises`` (empty: none; else room for every legal action of ``rows``). The planner (``games`` ...
+    room for one game's legal actions): greedy's scored actions, its best ``candidates`` kept
+    (:func:`kept_candidates`), each played to the end of its turn in slot 0 of ``branch`` (two games), then per
+    sample ``k`` copied to slot 1, its deck reshuffled (:func:`reshuffle_deck`, stream ``deck_keys[k]``) and
+    rolled out (:func:`roll_out_one`, seat streams ``rollout_keys[k]``) to turn ``start + 1 + depth``. A
+    candidate is worth the mean of its samples; the most worth wins, ties to the greedy value, then the noise,
+    then the lowest action. A game with fewer than two legal actions takes greedy's choice. ``plan``:
+    candidates, depth, prune (NaN: none)."""
     lists = buffers(a)
     events, count = lists[2], lists[3]
     work = evaluation_buffers(a)
-    room = lists[0].size
-    games, actions = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
-    values, noises, worth = np.empty(room), np.empty(room), np.empty(room)
-    keep = np.empty(room, dtype=np.int64)
-    deck_work = np.empty(a.deck.shape[1]), np.empty(a.deck.shape[1], dtype=np.int64)
     candidates, depth, prune = int(plan[0]), int(plan[1]), plan[2]
+    worth, keep = np.empty(values.size), np.empty(values.size, dtype=np.int64)
+    deck_work = np.empty(a.deck.shape[1]), np.empty(a.deck.shape[1], dtype=np.int64)
     played, rolled = np.int64(0), np.int64(1)  # the branch's slots (not literals: callees would compile again)
+    scored = np.int64(0)  # not the literal 0: greedy_choice would compile once more for it
+    if candidates == 0:
+        for i in range(rows.size):
+            g = rows[i]
+            chosen[i], scored = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share, lists,
+                                              work, games, actions, values, noises, scored)
+        return scored
     for i in range(rows.size):
         g = rows[i]
         chosen[i], scored = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share, lists,
@@ -269,9 +272,7 @@ def plan_choices(a, branch, scratch, t, seeds, rows, weights, hand_value_share, 
         for j in range(kept):
             c = keep[j]
             copy_game(a, g, branch, played)
-            step_one(branch, t, events, count, played, actions[c])
-            branch.decisions[played] += 1
-            finish_turn(branch, t, events, count, played, start_turn)
+            step_one(branch, t, events, count, played, actions[c], np.int64(start_turn))  # to the end of the turn
             total = 0.0
             for k in range(deck_keys.size):
                 copy_game(branch, played, branch, rolled)
@@ -282,6 +283,7 @@ def plan_choices(a, branch, scratch, t, seeds, rows, weights, hand_value_share, 
             if best < 0 or (worth[c], values[c], noises[c]) > (worth[best], values[best], noises[best]):
                 best = c
         chosen[i] = actions[best]
+    return np.int64(0)
 
 
 @njit(cache=True, inline="always")

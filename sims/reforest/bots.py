@@ -40,6 +40,8 @@ from sims.reforest.bot_kernels import WEIGHT_NAMES
 from sims.reforest.config import DEFAULT_WEIGHTS, HAND_VALUE_SHARE, SPACES
 from sims.reforest.rules import ReforestEngine, ReforestState
 
+NO_SAMPLES = np.zeros(0, dtype=np.uint64), np.zeros((0, 0), dtype=np.uint64)  # greedy: no rollout keys
+
 
 def finish_turn(engine: ReforestEngine, branch: ReforestState, start_turn: np.ndarray) -> None:
     """Play the lowest-numbered legal action until each game's turn ``start_turn`` is over."""
@@ -77,9 +79,11 @@ class GreedyBot(BatchedBot):
         room = rows.size * (engine.config.num_species * SPACES + 2) if keep_scores else 0
         games, actions = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
         value, noise = np.empty(room), np.empty(room)
-        scored = bot_kernels.greedy_choices(engine.arrays(state), self.scratch(state), engine.tables, state.seeds,
-                                            rows.astype(np.int64), self.weight_values, HAND_VALUE_SHARE,
-                                            self.purpose, chosen, games, actions, value, noise)
+        plan = np.zeros(3)  # no candidates: greedy
+        scored = bot_kernels.choices(engine.arrays(state), self.scratch(state), self.scratch(state), engine.tables,
+                                     state.seeds, rows.astype(np.int64), self.weight_values, HAND_VALUE_SHARE,
+                                     self.purpose, plan, NO_SAMPLES[0], NO_SAMPLES[1], self.seat, WIN_BONUS, chosen, games,
+                                     actions, value, noise)
         return chosen, games[:scored], actions[:scored], value[:scored], noise[:scored]
 
     def act(self, state: ReforestState, active: np.ndarray) -> np.ndarray:
@@ -106,7 +110,7 @@ class PlannerBot(RolloutPlanner, GreedyBot):
     candidate is worth the greedy evaluation for me at the rollout's end (a
     finished game: the result first); ties go to the greedy value, then the noise.
     Without ``replies`` the whole plan of a game runs in one kernel
-    (:func:`bot_kernels.plan_choices`), which chooses what the shared plan of
+    (:func:`bot_kernels.choices`), which chooses what the shared plan of
     :class:`RolloutPlanner` chooses.
     """
 
@@ -117,7 +121,7 @@ class PlannerBot(RolloutPlanner, GreedyBot):
     _sample_keys: tuple[np.ndarray, np.ndarray] | None = None
 
     def act(self, state: ReforestState, active: np.ndarray) -> np.ndarray:
-        """The plan of :class:`RolloutPlanner`, each game's in one kernel (:func:`bot_kernels.plan_choices`);
+        """The plan of :class:`RolloutPlanner`, each game's in one kernel (:func:`bot_kernels.choices`);
         with ``replies`` or ``iterations``, the shared 2-ply plan or tree search."""
         if self.reply_count or self.weight("iterations", 0):
             return super().act(state, active)
@@ -131,9 +135,12 @@ class PlannerBot(RolloutPlanner, GreedyBot):
         plan = np.array([self.candidate_count, self.depth, np.nan if prune is None else prune], dtype=np.float64)
         deck_keys, rollout_keys = self.sample_keys()
         plans = np.empty(rows.size, dtype=np.int64)
-        bot_kernels.plan_choices(self.engine.arrays(state), self._branch, self.scratch(state), self.engine.tables,
-                                 state.seeds, rows.astype(np.int64), self.weight_values, HAND_VALUE_SHARE,
-                                 self.purpose, plan, deck_keys, rollout_keys, self.seat, WIN_BONUS, plans)
+        room = self.engine.config.num_species * SPACES + 2
+        games, actions = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
+        bot_kernels.choices(self.engine.arrays(state), self._branch, self.scratch(state), self.engine.tables,
+                            state.seeds, rows.astype(np.int64), self.weight_values, HAND_VALUE_SHARE, self.purpose,
+                            plan, deck_keys, rollout_keys, self.seat, WIN_BONUS, plans, games, actions,
+                            np.empty(room), np.empty(room))
         chosen[rows] = plans
         return chosen
 

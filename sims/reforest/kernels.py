@@ -539,10 +539,13 @@ def decide(a, t, events, count, g, block, field):
         stat(a, g, me, ST_PAID_FROM_ENERGY)
         log(a, events, count, g, EV_PAY_ENERGY, me, species=card, space=field)
         return paid(a, g)
-    if block == B_TAKE and a.phase[g] == DRAW:
-        return draw_pick(a, t, events, count, g, field)
     if block == B_TAKE:
-        return gather_pick(a, t, events, count, g, field)
+        drawing = a.phase[g] == DRAW
+        plant = a.queue_species[g, a.queue_pos[g]] if drawing else -1
+        # one pick's card into hand for both (compiled once): a draw's names the effect drawing it
+        left = into_hand(a, t, events, count, g, field, EV_DRAW if drawing else EV_GATHER,
+                         ST_CARDS_DRAWN if drawing else ST_CARDS_GATHERED, plant)
+        return draw_pick(a, g, left) if drawing else gather_pick(left)
     if block == B_STOP:
         a.picks_left[g] = 0
         return FINISH_GATHER
@@ -579,18 +582,17 @@ def into_hand(a, t, events, count, g, source, kind, column, effect):
 
 
 @njit(cache=True, inline="always")
-def gather_pick(a, t, events, count, g, source):
-    """Rules §4.2: one gather pick; after the last the gather finishes."""
-    left = into_hand(a, t, events, count, g, source, EV_GATHER, ST_CARDS_GATHERED, -1)
+def gather_pick(left):
+    """Rules §4.2: after a gather pick (:func:`into_hand`; ``left``: whether picks are left), the next, or after
+    the last the gather finishes."""
     return DECIDE if left else FINISH_GATHER
 
 
 @njit(cache=True, inline="always")
-def draw_pick(a, t, events, count, g, source):
-    """Rules §6.3: one pick of the draw effect being resolved; after the last (or with no card left to take)
-    the effect queue goes on."""
-    plant = a.queue_species[g, a.queue_pos[g]]
-    if into_hand(a, t, events, count, g, source, EV_DRAW, ST_CARDS_DRAWN, plant) and any_card(a, g):
+def draw_pick(a, g, left):
+    """Rules §6.3: after a pick of the draw effect being resolved (:func:`into_hand`), the next, or after the
+    last (or with no card left to take) the effect queue goes on."""
+    if left and any_card(a, g):
         return DECIDE
     a.queue_pos[g] += 1
     a.picks_left[g] = 0
@@ -745,31 +747,44 @@ def end_turn(a, t, events, count, g):
 
 
 @helper
-def step_one(a, t, events, count, g, action):
-    """One decision of game ``g`` and everything that follows it, until the game waits on a decision."""
-    todo = decide(a, t, events, count, g, t.block_of[action], t.field_of[action])
-    while todo != DECIDE:
-        if todo == PLACE:
-            todo = place(a, t, events, count, g)
-        elif todo == FINISH_GATHER:
-            if t.solo and any_card(a, g):
-                a.phase[g] = SOLO_DISCARD
-                todo = DECIDE
+def step_one(a, t, events, count, g, action, finish):
+    """One decision of game ``g`` and everything that follows it, until the game waits on a decision.
+
+    With ``finish`` >= 0 (int64 in every call: one compiled signature; -1: none) the decision is counted
+    (``decisions``) and the lowest legal action played and counted after it while the game runs at turn
+    ``finish``: one call plays a bot's candidate to the end of its turn."""
+    while True:
+        todo = decide(a, t, events, count, g, t.block_of[action], t.field_of[action])
+        while todo != DECIDE:
+            if todo == PLACE:
+                todo = place(a, t, events, count, g)
+            elif todo == FINISH_GATHER:
+                if t.solo and any_card(a, g):
+                    a.phase[g] = SOLO_DISCARD
+                    todo = DECIDE
+                else:
+                    todo = AFTER_GATHER
+            elif todo == AFTER_GATHER:
+                todo = after_gather(a, t, g)
+            elif todo == QUEUE:
+                todo = next_effect(a, t, g)
             else:
-                todo = AFTER_GATHER
-        elif todo == AFTER_GATHER:
-            todo = after_gather(a, t, g)
-        elif todo == QUEUE:
-            todo = next_effect(a, t, g)
-        else:
-            todo = end_turn(a, t, events, count, g)
+                todo = end_turn(a, t, events, count, g)
+        if finish < 0:
+            return
+        a.decisions[g] += 1
+        if a.done[g] or a.turn[g] != finish:
+            return
+        action = lowest_legal(a, t, g)
+        if action < 0:
+            return
 
 
 @njit(cache=True)
 def step(a, t, events, count, rows, actions):
     """:func:`step_one` for each game of ``rows`` with its action."""
     for i in range(rows.size):
-        step_one(a, t, events, count, rows[i], actions[i])
+        step_one(a, t, events, count, rows[i], actions[i], np.int64(-1))
 
 
 @njit(cache=True)
@@ -784,12 +799,10 @@ def finish_turns(a, t, rows, start_turn):
 @njit(cache=True, inline="always")
 def finish_turn(a, t, events, count, g, start_turn):
     """Play the lowest legal action in game ``g`` until the turn ``start_turn`` is over."""
-    while not a.done[g] and a.turn[g] == start_turn:
+    if not a.done[g] and a.turn[g] == start_turn:
         action = lowest_legal(a, t, g)
-        if action < 0:
-            break
-        step_one(a, t, events, count, g, action)
-        a.decisions[g] += 1
+        if action >= 0:
+            step_one(a, t, events, count, g, action, np.int64(start_turn))
 
 
 # --- scores ---------------------------------------------------------------------------------
@@ -866,9 +879,10 @@ def copy_row(source, g, to, h):
         into.flat[i] = row.flat[i]
 
 
-@njit(cache=True, inline="always")
+@helper
 def copy_game(source, g, to, h):
-    """Game ``g`` of ``source`` into slot ``h`` of ``to`` (all of :class:`Arrays`)."""
+    """Game ``g`` of ``source`` into slot ``h`` of ``to`` (all of :class:`Arrays`; compiled once for the bots'
+    three uses: pass ``g`` and ``h`` as int64, not literals)."""
     copy_turn(source, g, to, h)
     copy_deck(source, g, to, h)
     copy_row(source.round_visitors, g, to.round_visitors, h)
@@ -882,11 +896,9 @@ def restore_game(source, g, to, h):
     ``source.to_move[g]``, back to game ``g`` (not its stats, which no play reads).
 
     A turn changes only its own seat's region, hand and energy, until a round ends (then visitors are awarded
-    and the deck reset): only then is the whole game copied back."""
-    if to.resets[h] != source.resets[g]:
-        copy_deck(source, g, to, h)
-    if to.rounds_ended[h] != source.rounds_ended[g]:
-        copy_turn(source, g, to, h)
+    and the deck reset): only then is the whole game copied back (:func:`copy_game`)."""
+    if to.rounds_ended[h] != source.rounds_ended[g] or to.resets[h] != source.resets[g]:
+        copy_game(source, g, to, h)
         return
     me = source.to_move[g]
     copy_seat(source.hand, g, to.hand, h, me)
