@@ -367,36 +367,53 @@ def _settle_ruins(ruins, count, flower, group, kind, settled, flowers_left, neig
 
 
 @helper
-def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, covered, count, place_tables, base_states, states, grid,
-                   row):
+def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, covered, count, place_tables, base, grid, saved, row):
     """Another setup tile of ``mover`` (not slot ``slot``) has a legal placement once hexes ``covered[:count]``
-    are covered too (``base_states``: the hex states before, :func:`_hex_states`; ``grid``: the scratch of
-    :func:`_open_hexes`)."""
+    are covered too. ``base``: the ``free`` and ``edge`` bitboards of the map before (:func:`_open_hexes`);
+    ``grid``: its grid hex states and scratch bitboards, the states changed here and restored (``saved`` holds
+    the changed positions' old states)."""
     others = 0
     for k in range(setup_tiles.shape[2]):
         if k != slot and setup_tiles[g, mover, k] >= 0:
             others += 1
     if others == 0:
         return False
-    neighbours_ext = place_tables[1]
-    window = neighbours_ext.shape[0] - 2  # the sentinels keep their states
-    for h in range(states.size):
-        states[h] = base_states[h]
+    playable, neighbours_ext, hex_grid = place_tables[0], place_tables[1], place_tables[7]
+    window = neighbours_ext.shape[0] - 2  # the sentinels are not on the grid
+    positions, free, edge = grid
+    for w in range(free.size):
+        free[w] = base[0][w]
+        edge[w] = base[1][w]
+    m = 0
     for k in range(count):
         h = covered[k]
-        states[h] = COVERED
+        x = hex_grid[h]
+        saved[m], saved[m + 1] = x, positions[x]
+        m += 2
+        positions[x] = COVERED
+        bit = np.uint64(1) << np.uint64(x & 63)
+        free[x >> 6] &= ~bit
+        edge[x >> 6] &= ~bit
         for d in range(6):
             n = neighbours_ext[h, d]
-            if n < window and states[n] != COVERED:
-                states[n] += 1
-    positions, free, edge = grid
-    _open_hexes(states, place_tables, positions, free, edge)
+            y = hex_grid[n]
+            if n < window and positions[y] != COVERED:
+                saved[m], saved[m + 1] = y, positions[y]
+                m += 2
+                positions[y] += 1
+                if n < playable:
+                    edge[y >> 6] |= np.uint64(1) << np.uint64(y & 63)
+    found = False
     for k in range(setup_tiles.shape[2]):
         other = setup_tiles[g, mover, k]
         if k != slot and other >= 0 and _scan_placements(tile_shape[other], False, True, positions, free, edge,
                                                           place_tables, row):
-            return True
-    return False
+            found = True
+            break
+    while m > 0:
+        m -= 2
+        positions[saved[m]] = saved[m + 1]
+    return found
 
 
 @helper
