@@ -114,7 +114,7 @@ def _light_flower(g, mover, light, game, tables, one, scratch):
     _flower_and_ruins(light, mover, one, neighbours, solo, ruins, columns[0])
 
 
-@njit(cache=True)
+@helper
 def _copy_features(mover, one, tables, scratch, found):
     """``found [6]``: the features for ``mover`` of the one-game copy ``one``."""
     neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
@@ -175,18 +175,16 @@ def _hot_hexes(g, tile, flower, objective, scorer, open_nb, arid_nb, hex_grid, h
 
 
 @helper
-def _busy_anchors(s, hot, around_shift, around_touches, busy):
-    """``busy [6, grid words]``: per rotation, the grid positions of the anchors whose placement of shape ``s``
-    touches a hot hex (:func:`_hot_hexes`) with the matching count of its cells; the others form no ruin and
-    change no point."""
-    for k in range(busy.shape[0]):
-        for w in range(busy.shape[1]):
-            found = np.uint64(0)
-            for j in range(around_shift.shape[2]):
-                t = around_touches[s, k, j]
-                if t > 0:
-                    found |= _read_at(hot[t - 1], w, around_shift[s, k, j])
-            busy[k, w] = found
+def _busy_word(s, k, w, hot, around_shift, around_touches):
+    """Word ``w`` of the grid bitboard of the anchors whose placement of shape ``s`` in rotation ``k`` touches a
+    hot hex (:func:`_hot_hexes`) with the matching count of its cells; the others form no ruin and change no
+    point."""
+    found = np.uint64(0)
+    for j in range(around_shift.shape[2]):
+        t = around_touches[s, k, j]
+        if t > 0:
+            found |= _read_at(hot[t - 1], w, around_shift[s, k, j])
+    return found
 
 
 @helper
@@ -287,7 +285,7 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
     light stump's flower).
 
     First, per decision, bitboards on the grid (:func:`_hot_hexes`,
-    :func:`_busy_anchors`) mark the anchors whose placement touches a hex that
+    :func:`_busy_word`) mark the anchors whose placement touches a hex that
     could become a ruin or move G1 or G3; every other placement forms no ruin
     and changes no point, and skips those checks.
     """
@@ -347,7 +345,9 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
     base_open = (np.zeros(grid[1].size, np.uint64), np.zeros(grid[1].size, np.uint64))
     stamp = 0
     hot = np.zeros((around_touches.max(), grid[1].size), np.uint64)
-    busy = np.zeros((slots, 6, grid[1].size), np.uint64)
+    busy = np.zeros((6, grid[1].size), np.uint64)
+    busy_at = np.zeros((6, grid[1].size), np.int64)
+    busy_stamp = 0
     hex_grid = place_tables[7]
     j = 0
     for i in range(n):
@@ -372,7 +372,7 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                 continue  # no tile, no legal placement
             s = tile_shape[t]
             known[:] = False  # the values of the slot's placements that change no point, from base and lit_base
-            busy_ready = False
+            busy_stamp += 1
             for r in range(4):
                 if in_setup:
                     got[r] = min(tile_beetles[t, r], supply[g, r]) if setup_beetles else 0
@@ -390,11 +390,12 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                             _hex_states(g, tile, neighbours_ext, base_states)
                             _open_hexes(base_states, place_tables, grid[0], base_open[0], base_open[1])
                         ready = True
-                    if not busy_ready:
-                        _busy_anchors(s, hot, around_shift, around_touches, busy[slot])
-                        busy_ready = True
                     x = hex_grid[p // 6]
-                    quiet = not (busy[slot, p % 6, x >> 6] >> np.uint64(x & 63)) & np.uint64(1)
+                    k = p % 6
+                    if busy_at[k, x >> 6] != busy_stamp:  # computed once per decision, slot and word
+                        busy[k, x >> 6] = _busy_word(s, k, x >> 6, hot, around_shift, around_touches)
+                        busy_at[k, x >> 6] = busy_stamp
+                    quiet = not (busy[k, x >> 6] >> np.uint64(x & 63)) & np.uint64(1)
                     count = 0 if quiet else _formed_ruins(g, s, p, tile, open_nb, around, around_touch, formed)
                     full = False
                     goes_on = False

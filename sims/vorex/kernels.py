@@ -28,7 +28,7 @@ G1, G2, G3, G4, G5 = range(5)  # green objectives (GREEN order; -1: none)
 B1, B2, B3, B4, B5 = range(5)  # brown objectives (BROWN order)
 
 
-@njit(cache=True)
+@helper
 def _game_points(g, tile, part, kind, flower, group, green, brown, neighbours, tile_value, tile_stumps,
                  solo, out, per_tile, group_size, group_prod):
     """Point columns ``out [4, S]`` of game row ``g``; ``per_tile [S, T]``, ``group_size`` and ``group_prod``
@@ -37,7 +37,6 @@ def _game_points(g, tile, part, kind, flower, group, green, brown, neighbours, t
     S = out.shape[1]
     objective, rule = green[g], brown[g]
     out[:] = 0
-    groups = np.zeros(S, np.int64)
     for h in range(H):
         seat = flower[g, h]
         if seat < 0:
@@ -45,8 +44,8 @@ def _game_points(g, tile, part, kind, flower, group, green, brown, neighbours, t
         out[0, seat] += 1
         if kind[g, h] == POINTS:
             out[1, seat] += tile_value[tile[g, h], part[g, h]]
-        if group[g, h] == h:
-            groups[seat] += 1
+        if rule == B1 and group[g, h] == h:  # the groups, counted in the brown column
+            out[3, seat] += 1
         if objective == G1:  # the flowers with an empty neighbour
             for d in range(6):
                 if tile[g, neighbours[h, d]] == EMPTY:
@@ -110,10 +109,13 @@ def _game_points(g, tile, part, kind, flower, group, green, brown, neighbours, t
                     out[3, seat] += 2
                 if rule == B5 and group_size[h] >= 3:
                     out[3, seat] += 3
-    elif rule == B1:  # the groups, 2 more for the most (solo: the player)
-        most = groups.max()
+    elif rule == B1:  # 2 more for the most groups (solo: the player)
+        most = out[3, 0]
+        for s in range(1, S):
+            most = max(most, out[3, s])
         for s in range(S):
-            out[3, s] = groups[s] + (2 if (s == 0 if solo else groups[s] == most) else 0)
+            if (s == 0) if solo else out[3, s] == most:
+                out[3, s] += 2
     if solo:
         for c in range(4):
             out[c, 1] = 0  # the weed scores nothing
@@ -134,7 +136,7 @@ def points(rows, tile, part, kind, flower, group, green, brown, neighbours, tile
     return out
 
 
-@njit(cache=True)
+@helper
 def _seat_features(g, seat, tile, part, kind, flower, group, green, brown, resources, tiles_on_map, neighbours,
                    tile_value, tile_stumps, solo, found, columns, per_tile, group_size, group_prod):
     """``found [6]``: the greedy evaluation's features of game row ``g`` for ``seat``; the rest is scratch."""
