@@ -37,7 +37,17 @@ def _game_points(g, tile, part, kind, flower, group, green, brown, neighbours, t
     S = out.shape[1]
     objective, rule = green[g], brown[g]
     out[:] = 0
-    for h in range(H):
+    by_tile = objective == G2 or objective == G5
+    by_group = rule == B3 or rule == B5
+    if by_tile:
+        per_tile[:] = 0
+    for h in range(H):  # one pass; a group's label is its smallest hex, met before its other flowers
+        if objective == G4 and tile[g, h] == RUIN:  # the ruins with a flower of the seat next to them
+            for s in range(S):
+                for d in range(6):
+                    if flower[g, neighbours[h, d]] == s:
+                        out[2, s] += 1
+                        break
         seat = flower[g, h]
         if seat < 0:
             continue
@@ -58,6 +68,8 @@ def _game_points(g, tile, part, kind, flower, group, green, brown, neighbours, t
                     arid += 1
             if arid >= 2:
                 out[2, seat] += 1
+        elif by_tile and tile[g, h] >= 0:
+            per_tile[seat, tile[g, h]] += 1
         if rule == B2 or rule == B4:
             own = 0
             others = 0
@@ -71,11 +83,15 @@ def _game_points(g, tile, part, kind, flower, group, green, brown, neighbours, t
                 out[3, seat] += 2
             if rule == B4 and own <= 2:
                 out[3, seat] += 1
-    if objective == G2 or objective == G5:  # the seat's flowers by tile: whole tiles, or tiles reached
-        per_tile[:] = 0
-        for h in range(H):
-            if flower[g, h] >= 0 and tile[g, h] >= 0:
-                per_tile[flower[g, h], tile[g, h]] += 1
+        elif by_group:
+            label = group[g, h]
+            if label == h:
+                group_size[h] = 0
+                group_prod[h] = False
+            group_size[label] += 1
+            if FIRST_PRODUCTION <= kind[g, h] <= LAST_PRODUCTION:
+                group_prod[label] = True
+    if by_tile:  # the seat's flowers by tile: whole tiles, or tiles reached
         for s in range(S):
             for t in range(per_tile.shape[1]):
                 if per_tile[s, t] > 0:
@@ -83,25 +99,7 @@ def _game_points(g, tile, part, kind, flower, group, green, brown, neighbours, t
                         out[2, s] += 1
                     elif per_tile[s, t] == tile_stumps[t]:
                         out[2, s] += 2
-    elif objective == G4:  # the ruins with a flower of the seat next to them
-        for h in range(H):
-            if tile[g, h] == RUIN:
-                for s in range(S):
-                    for d in range(6):
-                        if flower[g, neighbours[h, d]] == s:
-                            out[2, s] += 1
-                            break
-    if rule == B3 or rule == B5:  # groups with a production flower, groups of 3 flowers or more
-        for h in range(H):
-            if flower[g, h] >= 0:
-                group_size[group[g, h]] = 0
-                group_prod[group[g, h]] = False
-        for h in range(H):
-            if flower[g, h] >= 0:
-                label = group[g, h]
-                group_size[label] += 1
-                if FIRST_PRODUCTION <= kind[g, h] <= LAST_PRODUCTION:
-                    group_prod[label] = True
+    if by_group:  # groups with a production flower, groups of 3 flowers or more
         for h in range(H):
             seat = flower[g, h]
             if seat >= 0 and group[g, h] == h:
