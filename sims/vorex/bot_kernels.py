@@ -279,9 +279,9 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
     reaching 2 arid neighbours; ``arid_cells[t]``: bit c set iff cell c of tile
     t is arid) and G4 (new ruins next to the scorer's flowers) move. Other
     placements are played on a one-game copy of the map (:func:`_played_placement`): those whose ruins take a
-    flower, and setup ones unless another setup tile of the mover surely still
-    fits (:func:`_setup_certain`; then a setup placement is an expand), or
-    the setup surely ends apart from the tile (:func:`_ends_setup_apart`: an expand on the features with the
+    flower, and setup ones unless another setup tile of the mover still fits
+    (:func:`_setup_certain`, a quick sufficient test, else the exact :func:`_setup_goes_on`; then a setup
+    placement is an expand), or the setup surely ends apart from the tile (:func:`_ends_setup_apart`: an expand on the features with the
     light stump's flower).
 
     First, per decision, bitboards on the grid (:func:`_hot_hexes`,
