@@ -18,7 +18,7 @@ from sims.vorex.config import LIGHT
 from sims.vorex.kernels import (
     _read_at,
     EMPTY, FIRST_PRODUCTION, G1, G3, KIND_DRAW, LAST_PRODUCTION, LIGHT_HELD, RESOURCES, RUIN, SCORE, TILES,
-    _flower_and_ruins, _formed_ruins, _hex_states, _neighbour_counts, _placement_change, _seat_features,
+    _flower_and_ruins, _formed_ruins, _hex_states, _neighbour_counts, _open_hexes, _placement_change, _seat_features,
     _settle_ruins, _setup_goes_on, _sort_head, bloom_payment,
 )
 
@@ -46,13 +46,13 @@ def _copy_game(g, game, one):
 
 
 @helper
-def _played_placement(g, s, p, t, slot, goes_on, mover, got, game, tables, place_tables, setup_tiles, light_hex,
-                      open_nb, base_states, one, scratch):
+def _played_placement(g, s, p, t, slot, ends, mover, got, game, tables, place_tables, light_hex, open_nb, one,
+                      scratch):
     """The one-game copy ``one`` of game row ``g`` after placement ``p`` of tile ``t`` (shape ``s``): the ruins
-    it forms settle (ascending), and after a setup placement (``slot`` >= 0) that ends the mover's setup (no
-    other setup tile fits) a flower lands on the light stump of the starting tile, and the ruins next to it
-    settle (``goes_on``: another setup tile is known to fit). ``got [4]``: the beetles the mover takes;
-    ``open_nb`` and ``base_states``: the empty neighbours and the hex states of the game's map."""
+    it forms settle (ascending), and after a setup placement (``slot`` >= 0) that ends the mover's setup
+    (``ends``: no other setup tile fits) a flower lands on the light stump of the starting tile, and the ruins
+    next to it settle. ``got [4]``: the beetles the mover takes; ``open_nb``: the empty neighbours of the
+    game's map."""
     tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled = game
     neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
     tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
@@ -73,10 +73,7 @@ def _played_placement(g, s, p, t, slot, goes_on, mover, got, game, tables, place
     for r in range(4):
         resources1[0, mover, r] += got[r]
     _settle_ruins(ruins, count, flower1, group1, kind1, settled1, left1, neighbours, solo, columns[0])
-    for c in range(cells.shape[2]):
-        ruins[count + c] = cells[s, p, c]  # every hex the placement covers
-    if slot >= 0 and not goes_on and not _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, ruins, count + cells.shape[2],
-                                        place_tables, base_states, states, grid, row):
+    if slot >= 0 and ends:
         light = light_hex[g, mover]
         if slot == 0:  # the starting tile's (first) light hex
             light = cells[s, p, 0]
@@ -117,7 +114,7 @@ def _light_flower(g, mover, light, game, tables, one, scratch):
     _flower_and_ruins(light, mover, one, neighbours, solo, ruins, columns[0])
 
 
-@njit(cache=True)
+@helper
 def _copy_features(mover, one, tables, scratch, found):
     """``found [6]``: the features for ``mover`` of the one-game copy ``one``."""
     neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
@@ -178,18 +175,16 @@ def _hot_hexes(g, tile, flower, objective, scorer, open_nb, arid_nb, hex_grid, h
 
 
 @helper
-def _busy_anchors(s, hot, around_shift, around_touches, busy):
-    """``busy [6, grid words]``: per rotation, the grid positions of the anchors whose placement of shape ``s``
-    touches a hot hex (:func:`_hot_hexes`) with the matching count of its cells; the others form no ruin and
-    change no point."""
-    for k in range(busy.shape[0]):
-        for w in range(busy.shape[1]):
-            found = np.uint64(0)
-            for j in range(around_shift.shape[2]):
-                t = around_touches[s, k, j]
-                if t > 0:
-                    found |= _read_at(hot[t - 1], w, around_shift[s, k, j])
-            busy[k, w] = found
+def _busy_word(s, k, w, hot, around_shift, around_touches):
+    """Word ``w`` of the grid bitboard of the anchors whose placement of shape ``s`` in rotation ``k`` touches a
+    hot hex (:func:`_hot_hexes`) with the matching count of its cells; the others form no ruin and change no
+    point."""
+    found = np.uint64(0)
+    for j in range(around_shift.shape[2]):
+        t = around_touches[s, k, j]
+        if t > 0:
+            found |= _read_at(hot[t - 1], w, around_shift[s, k, j])
+    return found
 
 
 @helper
@@ -284,13 +279,13 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
     reaching 2 arid neighbours; ``arid_cells[t]``: bit c set iff cell c of tile
     t is arid) and G4 (new ruins next to the scorer's flowers) move. Other
     placements are played on a one-game copy of the map (:func:`_played_placement`): those whose ruins take a
-    flower, and setup ones unless another setup tile of the mover surely still
-    fits (:func:`_setup_certain`; then a setup placement is an expand), or
-    the setup surely ends apart from the tile (:func:`_ends_setup_apart`: an expand on the features with the
+    flower, and setup ones unless another setup tile of the mover still fits
+    (:func:`_setup_certain`, a quick sufficient test, else the exact :func:`_setup_goes_on`; then a setup
+    placement is an expand), or the setup surely ends apart from the tile (:func:`_ends_setup_apart`: an expand on the features with the
     light stump's flower).
 
     First, per decision, bitboards on the grid (:func:`_hot_hexes`,
-    :func:`_busy_anchors`) mark the anchors whose placement touches a hex that
+    :func:`_busy_word`) mark the anchors whose placement touches a hex that
     could become a ruin or move G1 or G3; every other placement forms no ruin
     and changes no point, and skips those checks.
     """
@@ -345,9 +340,14 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
     scratch = (columns, per_tile, group_size, group_prod, np.zeros(W, np.int64), grid,
                np.zeros(-(-placements // 64), np.uint64), np.zeros(around.shape[2] + cells.shape[2], np.int64))
     zone = np.zeros(W, np.int64)
+    cover = np.zeros(around.shape[2] + cells.shape[2], np.int64)
+    saved = np.zeros(14 * cover.size, np.int64)
+    base_open = (np.zeros(grid[1].size, np.uint64), np.zeros(grid[1].size, np.uint64))
     stamp = 0
     hot = np.zeros((around_touches.max(), grid[1].size), np.uint64)
-    busy = np.zeros((slots, 6, grid[1].size), np.uint64)
+    busy = np.zeros((6, grid[1].size), np.uint64)
+    busy_at = np.zeros((6, grid[1].size), np.int64)
+    busy_stamp = 0
     hex_grid = place_tables[7]
     j = 0
     for i in range(n):
@@ -372,7 +372,7 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                 continue  # no tile, no legal placement
             s = tile_shape[t]
             known[:] = False  # the values of the slot's placements that change no point, from base and lit_base
-            busy_ready = False
+            busy_stamp += 1
             for r in range(4):
                 if in_setup:
                     got[r] = min(tile_beetles[t, r], supply[g, r]) if setup_beetles else 0
@@ -388,12 +388,14 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                         _hot_hexes(g, tile, flower, green[g], 0 if weed else mover, open_nb, arid_nb, hex_grid, hot)
                         if in_setup:
                             _hex_states(g, tile, neighbours_ext, base_states)
+                            _open_hexes(base_states, place_tables, grid[0], base_open[0], base_open[1])
                         ready = True
-                    if not busy_ready:
-                        _busy_anchors(s, hot, around_shift, around_touches, busy[slot])
-                        busy_ready = True
                     x = hex_grid[p // 6]
-                    quiet = not (busy[slot, p % 6, x >> 6] >> np.uint64(x & 63)) & np.uint64(1)
+                    k = p % 6
+                    if busy_at[k, x >> 6] != busy_stamp:  # computed once per decision, slot and word
+                        busy[k, x >> 6] = _busy_word(s, k, x >> 6, hot, around_shift, around_touches)
+                        busy_at[k, x >> 6] = busy_stamp
+                    quiet = not (busy[k, x >> 6] >> np.uint64(x & 63)) & np.uint64(1)
                     count = 0 if quiet else _formed_ruins(g, s, p, tile, open_nb, around, around_touch, formed)
                     full = False
                     goes_on = False
@@ -407,6 +409,14 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                                 zone[neighbours_ext[h, d]] = stamp
                         goes_on = _setup_certain(places[i], slot, setup_tiles[g, mover], tile_shape, cells,
                                                  place_tables[3], zone, stamp)
+                    if in_setup and not goes_on:  # the exact test, on the map with the tile and its ruins
+                        for c in range(cells.shape[2]):
+                            cover[c] = cells[s, p, c]
+                        for k in range(count):
+                            cover[cells.shape[2] + k] = formed[k]
+                        goes_on = _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, cover,
+                                                 cells.shape[2] + count, place_tables, base_open, grid, saved,
+                                                 scratch[6])
                     start = 0  # 0: base, 1: lit_base
                     if in_setup and not goes_on:
                         # it may end the mover's setup: played, unless it surely ends it apart from the flower
@@ -424,8 +434,8 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                                                         around_touch, around_cell_bits, arid_cells[t],
                                                         neighbours_ext, formed, count, seen, owners)
                     if full:
-                        _played_placement(g, s, p, t, slot if in_setup else -1, goes_on, mover, got, game, tables,
-                                          place_tables, setup_tiles, light_hex, open_nb, base_states, one, scratch)
+                        _played_placement(g, s, p, t, slot if in_setup else -1, not goes_on, mover, got, game,
+                                          tables, place_tables, light_hex, open_nb, one, scratch)
                         _copy_features(mover, one, tables, scratch, found)
                         v = _weigh(found, weights)
                     elif delta == 0 and known[start]:

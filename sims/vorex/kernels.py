@@ -28,7 +28,7 @@ G1, G2, G3, G4, G5 = range(5)  # green objectives (GREEN order; -1: none)
 B1, B2, B3, B4, B5 = range(5)  # brown objectives (BROWN order)
 
 
-@njit(cache=True)
+@helper
 def _game_points(g, tile, part, kind, flower, group, green, brown, neighbours, tile_value, tile_stumps,
                  solo, out, per_tile, group_size, group_prod):
     """Point columns ``out [4, S]`` of game row ``g``; ``per_tile [S, T]``, ``group_size`` and ``group_prod``
@@ -37,16 +37,25 @@ def _game_points(g, tile, part, kind, flower, group, green, brown, neighbours, t
     S = out.shape[1]
     objective, rule = green[g], brown[g]
     out[:] = 0
-    groups = np.zeros(S, np.int64)
-    for h in range(H):
+    by_tile = objective == G2 or objective == G5
+    by_group = rule == B3 or rule == B5
+    if by_tile:
+        per_tile[:] = 0
+    for h in range(H):  # one pass; a group's label is its smallest hex, met before its other flowers
+        if objective == G4 and tile[g, h] == RUIN:  # the ruins with a flower of the seat next to them
+            for s in range(S):
+                for d in range(6):
+                    if flower[g, neighbours[h, d]] == s:
+                        out[2, s] += 1
+                        break
         seat = flower[g, h]
         if seat < 0:
             continue
         out[0, seat] += 1
         if kind[g, h] == POINTS:
             out[1, seat] += tile_value[tile[g, h], part[g, h]]
-        if group[g, h] == h:
-            groups[seat] += 1
+        if rule == B1 and group[g, h] == h:  # the groups, counted in the brown column
+            out[3, seat] += 1
         if objective == G1:  # the flowers with an empty neighbour
             for d in range(6):
                 if tile[g, neighbours[h, d]] == EMPTY:
@@ -59,6 +68,8 @@ def _game_points(g, tile, part, kind, flower, group, green, brown, neighbours, t
                     arid += 1
             if arid >= 2:
                 out[2, seat] += 1
+        elif by_tile and tile[g, h] >= 0:
+            per_tile[seat, tile[g, h]] += 1
         if rule == B2 or rule == B4:
             own = 0
             others = 0
@@ -72,11 +83,15 @@ def _game_points(g, tile, part, kind, flower, group, green, brown, neighbours, t
                 out[3, seat] += 2
             if rule == B4 and own <= 2:
                 out[3, seat] += 1
-    if objective == G2 or objective == G5:  # the seat's flowers by tile: whole tiles, or tiles reached
-        per_tile[:] = 0
-        for h in range(H):
-            if flower[g, h] >= 0 and tile[g, h] >= 0:
-                per_tile[flower[g, h], tile[g, h]] += 1
+        elif by_group:
+            label = group[g, h]
+            if label == h:
+                group_size[h] = 0
+                group_prod[h] = False
+            group_size[label] += 1
+            if FIRST_PRODUCTION <= kind[g, h] <= LAST_PRODUCTION:
+                group_prod[label] = True
+    if by_tile:  # the seat's flowers by tile: whole tiles, or tiles reached
         for s in range(S):
             for t in range(per_tile.shape[1]):
                 if per_tile[s, t] > 0:
@@ -84,25 +99,7 @@ def _game_points(g, tile, part, kind, flower, group, green, brown, neighbours, t
                         out[2, s] += 1
                     elif per_tile[s, t] == tile_stumps[t]:
                         out[2, s] += 2
-    elif objective == G4:  # the ruins with a flower of the seat next to them
-        for h in range(H):
-            if tile[g, h] == RUIN:
-                for s in range(S):
-                    for d in range(6):
-                        if flower[g, neighbours[h, d]] == s:
-                            out[2, s] += 1
-                            break
-    if rule == B3 or rule == B5:  # groups with a production flower, groups of 3 flowers or more
-        for h in range(H):
-            if flower[g, h] >= 0:
-                group_size[group[g, h]] = 0
-                group_prod[group[g, h]] = False
-        for h in range(H):
-            if flower[g, h] >= 0:
-                label = group[g, h]
-                group_size[label] += 1
-                if FIRST_PRODUCTION <= kind[g, h] <= LAST_PRODUCTION:
-                    group_prod[label] = True
+    if by_group:  # groups with a production flower, groups of 3 flowers or more
         for h in range(H):
             seat = flower[g, h]
             if seat >= 0 and group[g, h] == h:
@@ -110,10 +107,13 @@ def _game_points(g, tile, part, kind, flower, group, green, brown, neighbours, t
                     out[3, seat] += 2
                 if rule == B5 and group_size[h] >= 3:
                     out[3, seat] += 3
-    elif rule == B1:  # the groups, 2 more for the most (solo: the player)
-        most = groups.max()
+    elif rule == B1:  # 2 more for the most groups (solo: the player)
+        most = out[3, 0]
+        for s in range(1, S):
+            most = max(most, out[3, s])
         for s in range(S):
-            out[3, s] = groups[s] + (2 if (s == 0 if solo else groups[s] == most) else 0)
+            if (s == 0) if solo else out[3, s] == most:
+                out[3, s] += 2
     if solo:
         for c in range(4):
             out[c, 1] = 0  # the weed scores nothing
@@ -134,7 +134,7 @@ def points(rows, tile, part, kind, flower, group, green, brown, neighbours, tile
     return out
 
 
-@njit(cache=True)
+@helper
 def _seat_features(g, seat, tile, part, kind, flower, group, green, brown, resources, tiles_on_map, neighbours,
                    tile_value, tile_stumps, solo, found, columns, per_tile, group_size, group_prod):
     """``found [6]``: the greedy evaluation's features of game row ``g`` for ``seat``; the rest is scratch."""
@@ -367,36 +367,53 @@ def _settle_ruins(ruins, count, flower, group, kind, settled, flowers_left, neig
 
 
 @helper
-def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, covered, count, place_tables, base_states, states, grid,
-                   row):
+def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, covered, count, place_tables, base, grid, saved, row):
     """Another setup tile of ``mover`` (not slot ``slot``) has a legal placement once hexes ``covered[:count]``
-    are covered too (``base_states``: the hex states before, :func:`_hex_states`; ``grid``: the scratch of
-    :func:`_open_hexes`)."""
+    are covered too. ``base``: the ``free`` and ``edge`` bitboards of the map before (:func:`_open_hexes`);
+    ``grid``: its grid hex states and scratch bitboards, the states changed here and restored (``saved`` holds
+    the changed positions' old states)."""
     others = 0
     for k in range(setup_tiles.shape[2]):
         if k != slot and setup_tiles[g, mover, k] >= 0:
             others += 1
     if others == 0:
         return False
-    neighbours_ext = place_tables[1]
-    window = neighbours_ext.shape[0] - 2  # the sentinels keep their states
-    for h in range(states.size):
-        states[h] = base_states[h]
+    playable, neighbours_ext, hex_grid = place_tables[0], place_tables[1], place_tables[7]
+    window = neighbours_ext.shape[0] - 2  # the sentinels are not on the grid
+    positions, free, edge = grid
+    for w in range(free.size):
+        free[w] = base[0][w]
+        edge[w] = base[1][w]
+    m = 0
     for k in range(count):
         h = covered[k]
-        states[h] = COVERED
+        x = hex_grid[h]
+        saved[m], saved[m + 1] = x, positions[x]
+        m += 2
+        positions[x] = COVERED
+        bit = np.uint64(1) << np.uint64(x & 63)
+        free[x >> 6] &= ~bit
+        edge[x >> 6] &= ~bit
         for d in range(6):
             n = neighbours_ext[h, d]
-            if n < window and states[n] != COVERED:
-                states[n] += 1
-    positions, free, edge = grid
-    _open_hexes(states, place_tables, positions, free, edge)
+            y = hex_grid[n]
+            if n < window and positions[y] != COVERED:
+                saved[m], saved[m + 1] = y, positions[y]
+                m += 2
+                positions[y] += 1
+                if n < playable:
+                    edge[y >> 6] |= np.uint64(1) << np.uint64(y & 63)
+    found = False
     for k in range(setup_tiles.shape[2]):
         other = setup_tiles[g, mover, k]
         if k != slot and other >= 0 and _scan_placements(tile_shape[other], False, True, positions, free, edge,
                                                           place_tables, row):
-            return True
-    return False
+            found = True
+            break
+    while m > 0:
+        m -= 2
+        positions[saved[m]] = saved[m + 1]
+    return found
 
 
 @helper
