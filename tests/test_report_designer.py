@@ -383,6 +383,8 @@ def test_a_sweep_over_bot_strengths_draws_a_skill_trace(tmp_path):
     assert '<section id="cell-drama">' in rp.render_html(report)
     flags = report.section("summary").blocks[1].items
     assert any(f.title.startswith("Skill trace: seat 0's share") for f in flags)
+    methods = " ".join(item for b in report.section("methods").blocks for item in getattr(b, "items", []))
+    assert "Skill trace: in a sweep whose cells differ only in the bot" in methods
     report.close()
 
 

@@ -20,18 +20,18 @@ from analysis.report.designer import NO_TRAJECTORIES
 from analysis.report.model import Block, Column, Flag, Paragraph, Plot, Section, Table
 from analysis.report.text import _ci, _ci_num, _g, _int, _num, _pct, _pts
 
-TRACE_METHODS = [
+DRAMA_METHOD = (
     "Drama per cell (analysis.stats.drama): the final margin's quartiles and mean (interval as the mean score's), "
     "shared first places (Wilson 95%) and the standard deviation of turns (seeded percentile bootstrap 95%), the "
     "deal as the unit when a cell rotates seats (per-deal means; whole deals resampled). Lead changes per game and "
     "the comeback rate (the winner trailed at half time) per cell come from the cell's trajectories "
-    "(analysis.drama.course, by deal as in a run report); the most and least swingy cells are named by lead changes.",
+    "(analysis.drama.course, by deal as in a run report); the most and least swingy cells are named by lead changes.")
+SKILL_TRACE_METHOD = (
     "Skill trace: in a sweep whose cells differ only in the bot that fills every seat, each cell's seat shares "
     "(the seat-advantage analysis of the cell, its interval method named in the table) drawn against bot strength "
     "in sweep order; the cells play the same first deals (common random numbers), so the paired changes against "
     "the baseline (section Paired differences) compare strengths deal by deal. A cell may cap its deals (games = "
-    "N in the sweep file): it then shares the first N deals with the others.",
-]
+    "N in the sweep file): it then shares the first N deals with the others.")
 
 
 def _lineup(cell: Any) -> tuple[str, ...]:
