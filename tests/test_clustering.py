@@ -106,3 +106,15 @@ def test_the_item_interval_covers_a_null_effect_at_about_its_level():
         naive += low <= 0 <= high
     assert 0.91 <= covered / datasets <= 0.99
     assert naive / datasets < 0.85  # seat-games counted as independent: far too narrow on these deals
+
+
+@pytest.mark.parametrize("flagged", [False, True])
+def test_a_share_no_game_or_every_game_has_is_wilson_over_the_deals_not_a_point(flagged):
+    deals = 500
+    flags = np.full(deals * 2, flagged)
+    rotated = stats.clustered_proportion(flags, np.repeat(np.arange(deals), 2))
+    over_deals = stats.proportion(deals if flagged else 0, deals)
+    assert rotated.rate == float(flagged) and rotated.n == deals * 2
+    assert (rotated.low, rotated.high) == (over_deals.low, over_deals.high)
+    assert rotated.high - rotated.low > 0.005  # not the point [0, 0] the per-deal shares' interval gives
+    assert rotated.method == "Wilson by deal"

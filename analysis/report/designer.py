@@ -240,9 +240,9 @@ def drama_facts(dr: stats.Drama, course: course_of.Course | None = None) -> list
          f"{_ci_num(m.mean.low, m.mean.high)} ({m.mean.method}); n = {m.games:,} games, {m.stalls_excluded:,} stalls "
          "excluded"),
         ("Close games (won by the smallest margin)",
-         f"{_pct(dr.close.rate)} {_ci(dr.close.low, dr.close.high)} (Wilson 95%)"
+         f"{_pct(dr.close.rate)} {_ci(dr.close.low, dr.close.high)} ({dr.close.method} 95%)"
          + (f", margin {m.smallest:g}" if m.smallest is not None else "")),
-        ("Drawishness (shared first places)", f"{_pct(dr.ties.rate)} {_ci(dr.ties.low, dr.ties.high)} (Wilson 95%)"),
+        ("Drawishness (shared first places)", f"{_pct(dr.ties.rate)} {_ci(dr.ties.low, dr.ties.high)} ({dr.ties.method} 95%)"),
         ("Spread of game length",
          f"sd {_num(dr.turns_sd)} turns {_ci_num(dr.turns_sd_low, dr.turns_sd_high)} (bootstrap percentile 95%); "
          f"interquartile range {dr.turns_iqr:g}; coefficient of variation {_num(dr.turns_cv)}"),

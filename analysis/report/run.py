@@ -29,7 +29,9 @@ _RUN_METHODS = [
     "decided games: one test, Holm over a family of one); with 3-4 players one exact binomial test per seat "
     "against 1/players (scipy.stats.binomtest, first places rounded to whole games), Holm-corrected across seats "
     "(statsmodels multipletests(method='holm')). Significant: Holm-adjusted p < 0.05.",
-    f"Stall flag: more than {STALL_FLAG:.0%} of games stalled (hit the turn cap); the rate has a Wilson 95% interval.",
+    f"Stall flag: more than {STALL_FLAG:.0%} of games stalled (hit the turn cap); the rate has a Wilson 95% interval, "
+    "by deal when a deal is played more than once (the interval of the per-deal shares; Wilson over the deals when "
+    "no game, or every game, stalled).",
     "Game-length flag: the median turns outside the config's [report] target_turns band; the share of games inside "
     "the band has a Wilson 95% interval.",
     "Component flags (observational): dominant = Holm p < 0.05 and at least +10 points win rate when used; unused = "
@@ -240,7 +242,7 @@ def _seat_flags(a: RunAnalysis) -> list[Flag]:
 
 def _stall_flag(stalls: stats.Proportion, cap: Any) -> Flag:
     cap_text = f" (the turn cap is {cap} turns)" if cap is not None else ""
-    evidence = (f"stalls {_pct(stalls.rate, 2)} {_ci(stalls.low, stalls.high, 2)} (Wilson 95%), n = {stalls.n:,} "
+    evidence = (f"stalls {_pct(stalls.rate, 2)} {_ci(stalls.low, stalls.high, 2)} ({stalls.method} 95%), n = {stalls.n:,} "
                 f"games" + cap_text)
     if stalls.rate > STALL_FLAG:
         return Flag("warn", f"High stall rate: {_pct(stalls.rate)} of games never finished.", evidence)
@@ -601,7 +603,7 @@ def _length_section(a: RunAnalysis) -> Section:
     if a.in_band is not None:
         facts.append(("Games inside the band", f"{_pct(a.in_band.rate)} {_ci(a.in_band.low, a.in_band.high)} "
                                                f"(Wilson 95%)"))
-    facts.append(("Stalls", f"{_pct(L.stalls.rate, 2)} {_ci(L.stalls.low, L.stalls.high, 2)} (Wilson 95%), "
+    facts.append(("Stalls", f"{_pct(L.stalls.rate, 2)} {_ci(L.stalls.low, L.stalls.high, 2)} ({L.stalls.method} 95%), "
                             f"{int(L.stalls.k):,} games"))
     if L.lead_changes is not None:
         facts.append(("Lead changes", _plain(L.lead_changes.describe())))

@@ -140,11 +140,18 @@ def clustered_mean(values: np.ndarray, clusters: np.ndarray | None, confidence: 
 def clustered_proportion(flags: np.ndarray, clusters: np.ndarray | None, confidence: float = CONFIDENCE,
                          seed: int = SEED) -> Proportion:
     """The share of true ``flags``: Wilson with one value a deal, else the interval of the per-deal shares
-    (:func:`mean_interval` on them, method ``by deal``)."""
+    (:func:`mean_interval` on them, method ``by deal``); with none (or every one) true, Wilson over the deals."""
     flags = np.asarray(flags, dtype=np.float64)
     k, n = float(flags.sum()), int(flags.size)
     if _one_per_cluster(clusters, n) or n == 0:
         return proportion(k, n, confidence)
+    if k in (0.0, float(n)):
+        # Every deal's share is 0 (or 1): an interval of the per-deal shares collapses to a point. Wilson over
+        # the deals instead: as many observations as independent deals, not games.
+        deals = int(np.unique(clusters).size)
+        wilson = proportion(deals if k else 0, deals, confidence)
+        return Proportion(k=k, n=n, rate=k / n, low=wilson.low, high=wilson.high, confidence=confidence,
+                          method="Wilson by deal")
     m = mean_interval(_cluster_means(flags, np.asarray(clusters)), confidence, seed)
     return Proportion(k=k, n=n, rate=k / n, low=max(0.0, m.low), high=min(1.0, m.high), confidence=confidence,
                       method=f"{m.method.split(' ')[0]} by deal")
