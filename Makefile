@@ -80,7 +80,7 @@ report-check: check-reports
 	done
 
 bench: setup
-	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/glade bench --all --json  # one thread, as PERF.md measures
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/glade bench --all --json  # one thread, as the README speed table is measured
 
 # Rewrite the golden playthroughs after an intended rules or bot change; review the diff.
 golden: setup
