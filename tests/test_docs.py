@@ -26,7 +26,8 @@ PATH = re.compile(r"(?<![\w./:-])((?:[\w.-]+/)+[\w.-]*)(?![\w<>*{}/-])")
 HEADING = re.compile(r"^(##|###) (\d+)(?:\.(\d+))?\.? (.+)$", re.MULTILINE)
 CODE_SECTION = "Where the code implements it"
 CHOICES_SECTION = "Optional choices"
-OUTSIDE = ("shared/", "/work/", "RULINGS.md", "rulebooks/")
+# The design notes the project was started from (PERF.md, ...) are not part of a checkout.
+OUTSIDE = ("shared/", "/work/", "RULINGS.md", "rulebooks/", "PERF.md", "STATS.md", "STYLE.md")
 
 
 @functools.cache
