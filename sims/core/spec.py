@@ -178,9 +178,30 @@ def weight_at(name: str, players: int) -> str:
     return f"{name}_{players}p"
 
 
-def bot_tables(values: dict, source: str, required: dict[str, Sequence[str]]) -> tuple[dict, dict]:
+# The planner's and its tree search's own weights (their meanings: sims/core/planner.py, sims/core/search.py).
+# Every game's ``[bots.planner]`` and planner personas accept each of them, and each as ``<name>_<P>p``.
+PLANNER_WEIGHTS = ("candidates", "depth", "samples", "replies", "prune", "turns", "halving", "final_replies",
+                   "explore", "iterations", "walkers", "tree_depth", "widen", "uct")
+_AT_PLAYERS = re.compile(r"^(.*)_\d+p$")
+
+
+def planner_weight_names(players: Iterable[int], own: Sequence[str] = ()) -> tuple[str, ...]:
+    """:data:`PLANNER_WEIGHTS` and a game's ``own`` planner weights, each also at every count of ``players``."""
+    names = PLANNER_WEIGHTS + tuple(own)
+    return names + tuple(weight_at(name, count) for name in names for count in players)
+
+
+def bot_weight_fields(greedy: Sequence[str], players: Iterable[int], own: Sequence[str] = ()) -> dict:
+    """The schema of a ``[bots.<kind>]`` or ``[personas.<name>]`` table: the greedy evaluation's weights and
+    :func:`planner_weight_names`, every one an optional number."""
+    return {name: Optional(Float(), None) for name in tuple(greedy) + planner_weight_names(players, own)}
+
+
+def bot_tables(values: dict, source: str, required: dict[str, Sequence[str]],
+               planner_own: Sequence[str] = ()) -> tuple[dict, dict]:
     """``[bots.<kind>]`` weights and ``[personas.<name>]`` from validated values (unset weights dropped);
-    a ConfigError names the first ``required[kind]`` weight a kind lacks."""
+    a ConfigError names the first ``required[kind]`` weight a kind lacks, or a planner weight
+    (:data:`PLANNER_WEIGHTS`, ``planner_own``) set on a bot that is not a planner."""
     weights = {kind: {k: v for k, v in table.items() if v is not None} for kind, table in values["bots"].items()}
     for kind, names in required.items():
         missing = [name for name in names if name not in weights.get(kind, {})]
@@ -188,7 +209,21 @@ def bot_tables(values: dict, source: str, required: dict[str, Sequence[str]]) ->
             raise ConfigError(source, f"bots.{kind}.{missing[0]}", "a number", has_got=False)
     personas = {name: (persona["bot"], {k: v for k, v in persona.items() if k != "bot" and v is not None})
                 for name, persona in values.get("personas", {}).items()}
+    tables = [(f"bots.{kind}", kind, table) for kind, table in weights.items()]
+    tables += [(f"personas.{name}", kind, table) for name, (kind, table) in personas.items()]
+    planner_only = set(PLANNER_WEIGHTS) | set(planner_own)
+    for key, kind, table in tables:
+        misplaced = [name for name in table if kind != "planner" and _base_weight(name) in planner_only]
+        if misplaced:
+            raise ConfigError(source, f"{key}.{misplaced[0]}", f"no planner weight on a {kind} bot (the planner "
+                              f"weights {', '.join(sorted(planner_only))} belong to kind planner)", has_got=False)
     return weights, personas
+
+
+def _base_weight(name: str) -> str:
+    """``depth_3p`` -> ``depth``."""
+    match = _AT_PLAYERS.match(name)
+    return match.group(1) if match else name
 
 
 def validate(raw: Any, schema: Any, source: str, prefix: str = "") -> Any:
@@ -200,8 +235,11 @@ def validate(raw: Any, schema: Any, source: str, prefix: str = "") -> Any:
     out: dict[str, Any] = {}
     for name in raw:
         if name not in schema:
-            known = ", ".join(sorted(schema))
-            raise ConfigError(source, _join(prefix, name), f"one of the known keys ({known})", has_got=False)
+            plain = [key for key in sorted(schema) if _base_weight(key) == key or _base_weight(key) not in schema]
+            at_players = ", or a planner weight as <name>_<P>p: its value at P players"
+            at_players = at_players if len(plain) < len(schema) else ""
+            raise ConfigError(source, _join(prefix, name), f"one of the known keys ({', '.join(plain)}{at_players})",
+                              has_got=False)
     for name, sub in schema.items():
         key = _join(prefix, name)
         if name not in raw:
@@ -276,7 +314,8 @@ def _named_index(node: Any, name: str, where: str, dotted: str, source_name: str
 
 
 def apply_overrides(raw: dict, overrides: Iterable[str], source_name: str) -> dict:
-    """A copy of ``raw`` with each ``key=value`` set; the key must already exist.
+    """A copy of ``raw`` with each ``key=value`` set; the key must already exist, but for a bot's or a persona's
+    weight (``bots.planner.samples=4``), which the schema checks.
 
     A part of the key may index a list, as in ``kinds[2].count=10``, or name
     one of its items, as in ``species[Douglas Fir].cost=2``.
@@ -302,13 +341,19 @@ def apply_overrides(raw: dict, overrides: Iterable[str], source_name: str) -> di
                 if step >= len(node):
                     raise ConfigError(f"--set {text}", dotted, f"an index below {len(node)} (the list's length "
                                       f"in {source_name})", has_got=False)
-            elif not isinstance(node, dict) or step not in node:
+            elif not isinstance(node, dict) or (step not in node and not _is_bot_weight(path, index, steps)):
                 raise ConfigError(f"--set {text}", dotted, f"a key of {source_name}", has_got=False)
             if index == len(steps) - 1:
                 node[step] = value
             else:
                 node = node[step]
     return result
+
+
+def _is_bot_weight(path: list[str], index: int, steps: list) -> bool:
+    """Whether step ``index`` is the weight of ``bots.<kind>.<weight>`` or ``personas.<name>.<weight>``: a weight
+    the file leaves out may still be set (the game's schema then checks its name)."""
+    return len(path) == 3 == len(steps) and index == 2 and path[0] in ("bots", "personas")
 
 
 def read_toml(path: Path) -> dict:

@@ -21,22 +21,25 @@ from typing import Iterable
 from sims.core.spec import (
     Bool,
     ConfigError,
-    Float,
     Int,
     List,
     LoadedConfig,
     Optional,
     Str,
     Table,
+    bot_weight_fields,
+    bot_tables,
     load_config,
 )
 
 ACTION_KINDS = ("overgrow", "grow", "cast", "spread")
 BOT_KINDS = ("greedy", "planner")
-WEIGHT_NAMES = ("own_distance", "opponent_distance", "flowers", "candidates", "depth")
+# The greedy evaluation's weights; the planner also takes the shared search weights (sims.core.spec.PLANNER_WEIGHTS).
+WEIGHT_NAMES = ("own_distance", "opponent_distance", "flowers")
+PLAYERS = (2,)
 
 _CELL = List(Int(0, 63), 2, 2)
-_WEIGHTS = {name: Optional(Float()) for name in WEIGHT_NAMES}
+_WEIGHTS = bot_weight_fields(WEIGHT_NAMES, PLAYERS)
 
 SCHEMA = {
     "board": {
@@ -196,17 +199,8 @@ def build(loaded: LoadedConfig) -> OvergrowthConfig:
     low, high = values["report"]["target_turns"]
     if low > high:
         raise ConfigError(source, "report.target_turns", "[shortest, longest] with shortest <= longest", [low, high])
-    personas = {}
-    for name, persona in values["personas"].items():
-        weights = {k: v for k, v in persona.items() if k != "bot" and v is not None}
-        personas[name] = (persona["bot"], weights)
     shaded = _shaded_areas(values, source)
-    bot_weights = {kind: {k: v for k, v in weights.items() if v is not None}
-                   for kind, weights in values["bots"].items()}
-    for kind in BOT_KINDS:
-        missing = [n for n in WEIGHT_NAMES[:3] if n not in bot_weights[kind]]
-        if missing:
-            raise ConfigError(source, f"bots.{kind}.{missing[0]}", "a number", has_got=False)
+    bot_weights, personas = bot_tables(values, source, {kind: WEIGHT_NAMES for kind in BOT_KINDS})
     return OvergrowthConfig(
         rows=board["rows"],
         columns=board["columns"],

@@ -200,11 +200,11 @@ from sims.core.spec import (
     Optional,
     Record,
     bot_tables,
+    bot_weight_fields,
     Str,
     Table,
     load_config,
     item_key,
-    weight_at,
 )
 
 # --- geometry (fixed by the rulebook) -----------------------------------------------------
@@ -276,8 +276,8 @@ SEAT_COLUMNS = (
 GAME_COLUMNS = ("rounds_ended", "deck_resets", "visitors_unawarded", "solo_target")
 
 BOT_KINDS = ("greedy", "planner")
-WEIGHT_NAMES = ("points", "hand_card", "energy", "visitor_goal", "elevation", "candidates", "depth")
-_REQUIRED_WEIGHTS = {"greedy": WEIGHT_NAMES[:5], "planner": WEIGHT_NAMES}
+WEIGHT_NAMES = ("points", "hand_card", "energy", "visitor_goal", "elevation")  # greedy's
+_REQUIRED_WEIGHTS = {"greedy": WEIGHT_NAMES, "planner": WEIGHT_NAMES + ("candidates", "depth")}
 # The greedy evaluation's weights where a bot is given none (both engines' bots read them here).
 DEFAULT_WEIGHTS = {"points": 1.0, "hand_card": 0.1, "energy": 0.3, "visitor_goal": 2.0, "elevation": 0.0}
 HAND_VALUE_SHARE = 0.05  # the weight of the mover's held card values, as a share of hand_card
@@ -306,9 +306,9 @@ VISITOR_SCHEMA = {
     "solo_thresholds": List(Float(0.0, 1_000_000.0), ROUNDS, ROUNDS),
 }
 
-# ``depth_<P>p`` replaces ``depth`` at P players (the planner's horizon counts seat turns, sims/core/planner.py)
-DEPTH_BY_PLAYERS = tuple(weight_at("depth", players) for players in range(MIN_PLAYERS, MAX_PLAYERS + 1))
-_WEIGHTS = {name: Optional(Float()) for name in WEIGHT_NAMES + DEPTH_BY_PLAYERS}
+# The planner adds the shared search weights (sims.core.spec.PLANNER_WEIGHTS); ``depth_<P>p`` replaces ``depth``
+# at P players (its horizon counts seat turns, sims/core/planner.py)
+_WEIGHTS = bot_weight_fields(WEIGHT_NAMES, range(MIN_PLAYERS, MAX_PLAYERS + 1))
 _PER_PLAYERS = MAX_PLAYERS - MIN_PLAYERS + 1
 
 SCHEMA = {

@@ -115,7 +115,7 @@ from sims.core.spec import (
     bot_tables,
     load_config,
     item_key,
-    weight_at,
+    planner_weight_names,
 )
 
 SIDES = ("N", "E", "S", "W")
@@ -150,13 +150,11 @@ DEFAULT_WEIGHTS = {"score": 1.0, "rival": 1.0, "near": 0.0, "specials": 0.0, "cu
 FARM_SPECIALS = ("double_push", "devour", "wolf")
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-# The planner's search (sims/core/planner.py): greedy's actions kept, rollout limit in decisions, rollouts per
-# candidate, how far below greedy's best a candidate may be, rollout horizon in turns; ``<name>_<P>p`` replaces
-# ``<name>`` at P players.
-# ``worth_mean``: how much the opponents' mean replaces the best opponent's score in the planner's worth.
-SEARCH_WEIGHTS = ("candidates", "depth", "samples", "prune", "turns", "worth_mean")
-SEARCH_BY_PLAYERS = tuple(weight_at(name, players) for name in SEARCH_WEIGHTS for players in range(2, MAX_PLAYERS + 1))
-_WEIGHTS = {name: Optional(Float(-1000.0, 1000.0), None) for name in WEIGHT_NAMES + SEARCH_WEIGHTS + SEARCH_BY_PLAYERS}
+# The planner also takes the shared search weights (sims.core.spec.PLANNER_WEIGHTS, ``<name>_<P>p`` at P players)
+# and Vora's own ``worth_mean``: how much the opponents' mean replaces the best opponent's score in its worth.
+PLANNER_OWN = ("worth_mean",)
+_WEIGHTS = {name: Optional(Float(-1000.0, 1000.0), None)
+            for name in WEIGHT_NAMES + planner_weight_names(range(2, MAX_PLAYERS + 1), PLANNER_OWN)}
 
 
 KIND_SCHEMA = {
@@ -448,10 +446,10 @@ def build(loaded: LoadedConfig) -> VoraConfig:
 
 def _bots(values: dict, source: str) -> tuple[dict, dict]:
     """``[bots.<kind>]`` and ``[personas.<name>]``: known bot kinds, every weight a number from -1000 to 1000."""
-    bot_weights, personas = bot_tables(values, source, {})
-    for kind in bot_weights:
+    for kind in values["bots"]:
         if kind not in BOT_KINDS:
             raise ConfigError(source, f"bots.{kind}", f"a bot kind ({', '.join(BOT_KINDS)})", has_got=False)
+    bot_weights, personas = bot_tables(values, source, {}, PLANNER_OWN)
     tables = [(f"bots.{kind}", weights) for kind, weights in bot_weights.items()]
     tables += [(f"personas.{name}", weights) for name, (_, weights) in personas.items()]
     for key, weights in tables:

@@ -182,13 +182,13 @@ from sims.core.actions import ActionBlocks
 from sims.core.spec import (
     Bool,
     ConfigError,
-    Float,
     Int,
     List,
     LoadedConfig,
     Optional,
     Record,
     bot_tables,
+    bot_weight_fields,
     Str,
     Table,
     load_config,
@@ -288,7 +288,7 @@ TILE_SCHEMA = {
     "beetles": Optional(List(Str(RESOURCES), 0, 3), []),
 }
 
-_WEIGHTS = {name: Optional(Float(), None) for name in WEIGHT_NAMES}
+_WEIGHTS = bot_weight_fields(WEIGHT_NAMES, range(1, MAX_PLAYERS + 1))
 _OFFSET = List(Int(-3, 3), 2, 2)
 
 SCHEMA = {
