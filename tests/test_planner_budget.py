@@ -37,19 +37,24 @@ def test_ucb_rollouts_choose_the_move_best_on_average(engine):
     assert DicePlanner(engine, 0, {"budget": 24, "candidates": 3}).act(state, np.array([True]))[0] == LEAP
 
 
-def test_budget_choices_do_not_depend_on_the_batch(engine):
-    state = engine.init(game_seeds(4, np.arange(48)))
+def assert_choices_do_not_depend_on_the_batch(engine, weights: dict[str, float], games: int = 48) -> None:
+    """A dice planner with ``weights`` chooses the same in a batch of ``games`` positions as in its two halves,
+    and differently from the one-sample planner somewhere."""
+    state = engine.init(game_seeds(4, np.arange(games)))
     state.turn[:] = 10
-    state.position[:, 0] = 2 + np.arange(48) % 7
-    state.position[:, 1] = state.position[:, 0] + 1 + np.arange(48) % 4
-    movers = np.arange(48) % 5 > 0
-    weights = {"budget": 12, "walkers": 2}
+    state.position[:, 0] = 2 + np.arange(games) % 7
+    state.position[:, 1] = state.position[:, 0] + 1 + np.arange(games) % 4
+    movers = np.arange(games) % 5 > 0
     together = DicePlanner(engine, 0, weights).act(state, movers)
     halves = [DicePlanner(engine, 0, weights).act(take_games(state, rows), movers[rows])
-              for rows in (np.arange(0, 48, 2), np.arange(1, 48, 2))]
+              for rows in (np.arange(0, games, 2), np.arange(1, games, 2))]
     assert (together[0::2] == halves[0]).all() and (together[1::2] == halves[1]).all()
     assert (together[movers] >= 0).all() and (together[~movers] == -1).all()
     assert (together != DicePlanner(engine, 0).act(state, movers)).any()
+
+
+def test_budget_choices_do_not_depend_on_the_batch(engine):
+    assert_choices_do_not_depend_on_the_batch(engine, {"budget": 12, "walkers": 2})
 
 
 def test_the_reply_model_is_the_planner_on_this_planners_streams(engine):

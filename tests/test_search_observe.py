@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from sims.core.engine import take_games
 from sims.core.play import resolve_bot
 from sims.core.rng import game_seeds
 from sims.core.search import Tree, hidden_fields, observations
 from sims.registry import get_game
 from tests.test_core_planner import DicePlanner, PositionPlanner, engine, trap_position  # noqa: F401 (fixture)
+from tests.test_planner_budget import assert_choices_do_not_depend_on_the_batch
 from tests.toy_game import ROLL
 
 
@@ -48,14 +48,4 @@ def test_hidden_fields_are_what_the_determinization_changes(engine):
 def test_an_observing_search_avoids_the_trap_and_does_not_depend_on_the_batch(engine):
     assert PositionPlanner(engine, 0, {"iterations": 9, "observe": 1}).act(trap_position(engine),
                                                                              np.array([True]))[0] == ROLL
-    state = engine.init(game_seeds(4, np.arange(40)))
-    state.turn[:] = 10
-    state.position[:, 0] = 2 + np.arange(40) % 7
-    state.position[:, 1] = state.position[:, 0] + 1 + np.arange(40) % 4
-    movers = np.arange(40) % 5 > 0
-    weights = {"iterations": 12, "observe": 1}
-    together = DicePlanner(engine, 0, weights).act(state, movers)
-    halves = [DicePlanner(engine, 0, weights).act(take_games(state, rows), movers[rows])
-              for rows in (np.arange(0, 40, 2), np.arange(1, 40, 2))]
-    assert (together[0::2] == halves[0]).all() and (together[1::2] == halves[1]).all()
-    assert (together[movers] >= 0).all() and (together[~movers] == -1).all()
+    assert_choices_do_not_depend_on_the_batch(engine, {"iterations": 12, "observe": 1}, games=40)

@@ -89,17 +89,22 @@ class Tree:
 
     def add(self, parents: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """New children, one per (parent, action) pair, none of them in the tree yet: their ids."""
-        ids = np.arange(self.size, self.size + parents.size, dtype=np.int64)
-        self.size += parents.size
+        ids = self._new_ids(parents.size)
+        keys = np.concatenate([self.keys, parents * self.actions + actions])
+        order = np.argsort(keys, kind="stable")
+        self.keys, self.ids = keys[order], np.concatenate([self.ids, ids])[order]
+        return ids
+
+    def _new_ids(self, count: int) -> np.ndarray:
+        """Ids of ``count`` new nodes with no visits (the arrays grow as needed)."""
+        ids = np.arange(self.size, self.size + count, dtype=np.int64)
+        self.size += count
         if self.size > self.visits.size:
             grow = max(self.size, 2 * self.visits.size)
             self.visits = np.resize(self.visits, grow)
             self.total = np.resize(self.total, grow)
-            self.visits[self.size - parents.size:] = 0
-            self.total[self.size - parents.size:] = 0.0
-        keys = np.concatenate([self.keys, parents * self.actions + actions])
-        order = np.argsort(keys, kind="stable")
-        self.keys, self.ids = keys[order], np.concatenate([self.ids, ids])[order]
+            self.visits[self.size - count:] = 0
+            self.total[self.size - count:] = 0.0
         return ids
 
     def seen(self, edges: np.ndarray, seen: np.ndarray) -> np.ndarray:
@@ -112,14 +117,7 @@ class Tree:
         new = np.flatnonzero(found < 0)
         if new.size:
             fresh, first = np.unique(key[new], return_index=True)
-            ids = np.arange(self.size, self.size + fresh.size, dtype=np.int64)
-            self.size += fresh.size
-            if self.size > self.visits.size:
-                grow = max(self.size, 2 * self.visits.size)
-                self.visits = np.resize(self.visits, grow)
-                self.total = np.resize(self.total, grow)
-                self.visits[self.size - fresh.size:] = 0
-                self.total[self.size - fresh.size:] = 0.0
+            ids = self._new_ids(fresh.size)
             keys = np.concatenate([self.seen_keys, fresh])
             order = np.argsort(keys, kind="stable")
             self.seen_keys, self.seen_ids = keys[order], np.concatenate([self.seen_ids, ids])[order]
