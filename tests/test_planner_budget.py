@@ -58,7 +58,7 @@ def test_budget_choices_do_not_depend_on_the_batch(engine):
 
 
 def test_the_reply_model_is_the_planner_on_this_planners_streams(engine):
-    planner = DicePlanner(engine, 0, {"reply_planner": 1, "samples": 2, "candidates": 2, "depth": 9})
+    planner = DicePlanner(engine, 0, {"reply_planner": 1, "samples": 2, "candidates": 2, "budget": 8, "depth": 9})
     models = planner.reply_models()
     assert [type(model) for model in models] == [DicePlanner, DicePlanner]
     assert models[1].seat == 1 and models[1].stream == "plan/0/model/1"

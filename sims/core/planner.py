@@ -36,7 +36,7 @@ Weights of a planner (a game's ``[bots.planner]``, or the ``strong`` bot's
 * ``final_replies`` (default 0: ``replies``): with ``halving``, the replies
   of the rounds between a game's last two candidates (a 2-ply final);
 * ``iterations`` (default 0: off): information-set tree search instead
-  (:mod:`sims.core.search`, weights ``walkers``, ``tree_depth``, ``widen``,
+  (:mod:`sims.core.search`, weights ``walkers``, ``tree_depth``, ``widen``, ``observe``,
   ``uct`` there): that many determinizations of the hidden information, the
   first rolling out every candidate, each later one ``walkers`` paths per game
   down a tree over every seat's decisions;
@@ -78,7 +78,7 @@ from sims.core.spec import weight_at
 WIN_BONUS = 1e6  # a finished game's result counts before any evaluation
 # search weights a reply model (weight ``reply_planner``) leaves to its class's defaults
 MODEL_DROPS = frozenset({"candidates", "samples", "replies", "halving", "final_replies", "iterations", "walkers",
-                         "tree_depth", "widen", "uct", "reply_planner"})
+                         "tree_depth", "widen", "uct", "observe", "budget", "reply_planner"})
 
 
 class Candidates(NamedTuple):
