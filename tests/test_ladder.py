@@ -158,7 +158,8 @@ def test_strong_is_the_planner_with_its_strong_weights():
         config = game.load_config()
         planner, strong = resolve_bot(game, config, "planner"), resolve_bot(game, config, STRONG)
         extra = strong_weights(game)
-        assert strong.kind == "planner" and (extra.get("samples", 1) > 1 or extra.get("iterations", 0) > 0)
+        searches = extra.get("samples", 1) > 1 or extra.get("iterations", 0) > 0 or extra.get("budget_2p", 0) > 0
+        assert strong.kind == "planner" and searches
         assert strong.weights == dict(planner.weights) | extra
         assert "samples" not in planner.weights  # the planner itself plays one rollout per candidate
         assert all(f"{key} {value:g}" in strong_description(game) for key, value in extra.items())

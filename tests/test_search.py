@@ -72,13 +72,18 @@ def test_searched_choices_do_not_depend_on_the_batch(engine: RaceEngine, weights
     assert (together != DicePlanner(engine, 0).act(state, movers)).any()  # the search changed some choice
 
 
-@pytest.mark.parametrize("name, players", [("overgrowth", 2), ("vora", 3)])
-def test_a_searching_planner_plays_the_same_games_at_batch_one_and_five(name, players):
+@pytest.mark.parametrize("name, players, weights", [
+    ("overgrowth", 2, {"iterations": 6.0, "candidates": 3.0}),
+    ("vora", 3, {"iterations": 6.0, "candidates": 3.0}),
+    ("vora", 2, {"budget": 10.0, "candidates": 4.0}),  # UCB allocation (sims.core.planner)
+    ("vora", 2, {"reply_planner": 1.0, "candidates": 3.0}),  # the first reply by the planner's own policy
+])
+def test_a_searching_planner_plays_the_same_games_at_batch_one_and_five(name, players, weights):
     """A few turns of real games with the game's own rollouts (Vora's compiled), hidden bag reshuffled."""
     game = get_game(name)
     config = game.load_config()
     engine = game.batched(config, players)
-    planner = dict(resolve_bot(game, config, "planner").weights) | {"iterations": 6.0, "candidates": 3.0}
+    planner = dict(resolve_bot(game, config, "planner").weights) | weights
     lineup = [BotChoice("strong", "planner", planner)] + [resolve_bot(game, config, "greedy")] * (players - 1)
     seeds = game_seeds(9, np.arange(5))
 

@@ -36,10 +36,19 @@ Weights of a planner (a game's ``[bots.planner]``, or the ``strong`` bot's
 * ``final_replies`` (default 0: ``replies``): with ``halving``, the replies
   of the rounds between a game's last two candidates (a 2-ply final);
 * ``iterations`` (default 0: off): information-set tree search instead
-  (:mod:`sims.core.search`, weights ``walkers``, ``tree_depth``, ``widen``,
+  (:mod:`sims.core.search`, weights ``walkers``, ``tree_depth``, ``widen``, ``observe``,
   ``uct`` there): that many determinizations of the hidden information, the
   first rolling out every candidate, each later one ``walkers`` paths per game
   down a tree over every seat's decisions;
+* ``budget`` (default 0: off): UCB allocation of ``budget`` rollouts per game (at least ``samples`` per
+  candidate first), ``walkers`` (default 4) candidates per game and round chosen by UCB1 (mean worth plus
+  ``uct`` (default 0.5) times the game's range of running worths times ``sqrt(ln n / n_c)``); a candidate's
+  ``j``-th rollout draws from sample ``j``'s streams whenever it is played, so candidates are compared on
+  common random numbers. The most rolled-out candidate is played, ties to the higher mean worth;
+* ``reply_planner`` (default 0: off): with 1, each rollout's first decision of another seat is chosen by the
+  planner itself in that seat (the class's defaults for the search weights, one sample, drawing from this
+  planner's streams ``plan/<seat>/model/<that seat>``, never the real opponent's) instead of greedy; the
+  planner's own decisions before it and the rest of the rollout are greedy's;
 * ``explore`` (default 0): the chance that a seat of a rollout played by
   :meth:`RolloutPlanner.roll_out` plays a uniformly random legal action
   instead of greedy's (a game whose rollouts run in a compiled kernel
@@ -63,10 +72,13 @@ import numpy as np
 from sims.core.choice import take_best, top_per_group
 from sims.core.engine import BatchedBot, BatchedState, branch_games, take_games  # noqa: F401 (branch_games: its old home)
 from sims.core.rng import purpose_key, uniforms
-from sims.core.search import search_choices
+from sims.core.search import TERMINAL, search_choices
 from sims.core.spec import weight_at
 
 WIN_BONUS = 1e6  # a finished game's result counts before any evaluation
+# search weights a reply model (weight ``reply_planner``) leaves to its class's defaults
+MODEL_DROPS = frozenset({"candidates", "samples", "replies", "halving", "final_replies", "iterations", "walkers",
+                         "tree_depth", "widen", "uct", "observe", "budget", "reply_planner"})
 
 
 class Candidates(NamedTuple):
@@ -128,7 +140,9 @@ class RolloutPlanner(BatchedBot):
     turn_phase: int | None = None  # the state's ``phase`` in which a seat starts its turn
     strong_weights: dict[str, float] = {"samples": 4.0}  # set on the weights of the game's ``strong`` bot
     sample: int = 0  # the rollout sample being played (its streams: :meth:`plan_stream`)
+    plan_root: str | None = None  # the streams' prefix (None: ``plan/<seat>``); a reply model's are its planner's
     _rollout_bots: dict[int, list[BatchedBot]] | None = None
+    _reply_models: dict[int, list[BatchedBot]] | None = None
 
     def weight(self, name: str, default: float | None) -> float | None:
         """The weight ``name``: its ``<name>_<players>p`` entry at this player count, else ``name``, else
@@ -163,7 +177,8 @@ class RolloutPlanner(BatchedBot):
     def plan_stream(self, name: str) -> str:
         """The purpose of this planner's stream ``name`` in the current :attr:`sample`: ``plan/<seat>/<name>``,
         with ``/s<k>`` appended in sample ``k > 0``."""
-        return f"plan/{self.seat}/{name}" + (f"/s{self.sample}" if self.sample else "")
+        root = self.plan_root or f"plan/{self.seat}"
+        return f"{root}/{name}" + (f"/s{self.sample}" if self.sample else "")
 
     # --- hooks --------------------------------------------------------------------------------
 
@@ -208,6 +223,10 @@ class RolloutPlanner(BatchedBot):
         if self.weight("iterations", 0):
             search_choices(self, state, found, keep, chosen)
             return chosen
+        if self.weight("budget", 0):
+            mean, played = self.ucb_worth(state, found, keep)
+            take_best(chosen, games, actions, played.astype(np.float64), mean, value, noise)
+            return chosen
         if self.weight("halving", 0):
             mean, alive = self.halving_worth(state, found, keep)
             take_best(chosen, games[alive], actions[alive], mean[alive], value[alive], noise[alive])
@@ -225,6 +244,8 @@ class RolloutPlanner(BatchedBot):
         worth = np.zeros(keep.size, dtype=np.float64)
         for self.sample in samples:
             branch = self.candidate_branch(state, found, keep)
+            if self.weight("reply_planner", 0):
+                self.plan_first_reply(branch, start_turn)
             worth += self.reply_worth(branch, start_turn, replies) if replies else self.roll_out(branch, start_turn)
         self.sample = 0
         return worth
@@ -253,6 +274,46 @@ class RolloutPlanner(BatchedBot):
             alive[racing] = better_half(games[racing], mean, found.value[keep[racing]], found.noise[keep[racing]])
             batch *= 2
         return total / np.maximum(played, 1), alive
+
+    def ucb_worth(self, state: BatchedState, found: Candidates, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """UCB allocation of each game's ``budget`` rollouts among the candidates ``found[keep]`` (weight
+        ``budget``, the module docstring): each candidate's mean worth and its number of rollouts."""
+        games = found.games[keep]
+        size = int(games.max()) + 1
+        low, high = np.full(size, np.inf), np.full(size, -np.inf)
+
+        def widen(rows: np.ndarray, worth: np.ndarray) -> None:
+            running = np.abs(worth) < TERMINAL
+            np.minimum.at(low, games[rows[running]], worth[running])
+            np.maximum.at(high, games[rows[running]], worth[running])
+
+        total = np.zeros(keep.size)
+        for sample in range(self.sample_count):
+            worth = self.sampled_worth(state, found, keep, range(sample, sample + 1))
+            total += worth
+            widen(np.arange(keep.size), worth)
+        played = np.full(keep.size, self.sample_count, dtype=np.int64)
+        budget = float(self.weight("budget", 0))
+        walkers = int(self.weight("walkers", 4))
+        scale = float(self.weight("uct", 0.5))
+        rivals = np.bincount(games)[games]
+        while True:
+            spent = np.bincount(games, weights=played, minlength=size)[games]
+            open_ = (spent < budget) & (rivals > 1)
+            if not open_.any():
+                break
+            spread = np.where(high > low, high - low, 1.0)[games]
+            score = total / played + scale * spread * np.sqrt(np.log(spent) / played)
+            pick = np.sort(top_per_group(games, np.where(open_, score, -np.inf), found.value[keep],
+                                         found.noise[keep], k=walkers))
+            pick = pick[open_[pick]]
+            for index in np.unique(played[pick]):
+                part = pick[played[pick] == index]
+                worth = self.sampled_worth(state, found, keep[part], range(int(index), int(index) + 1))
+                total[part] += worth
+                widen(part, worth)
+            played[pick] += 1
+        return total / played, played
 
     def kept_candidates(self, found: Candidates) -> np.ndarray:
         """Indices of ``found`` that are rolled out: each game's best :attr:`candidate_count` by greedy value,
@@ -305,6 +366,38 @@ class RolloutPlanner(BatchedBot):
         if alone.size:
             worth[alone] = self.roll_out(self.engine.branch(branch, alone), start_turn[alone])
         return worth
+
+    def plan_first_reply(self, branch: BatchedState, start_turn: np.ndarray) -> None:
+        """Play ``branch`` on to each game's first decision of another seat (this seat's decisions before it
+        greedy's) and play that decision by :meth:`reply_models` (weight ``reply_planner``)."""
+        bots = self.rollout_bots()
+        limit = self.max_rollout_decisions()
+        for _ in range(limit if limit is not None else 1 << 30):
+            mine = ~branch.done & ~self.at_horizon(branch, start_turn) & (branch.to_move == self.seat)
+            if not mine.any():
+                break
+            self._rollout_step(branch, mine, bots)
+        theirs = ~branch.done & ~self.at_horizon(branch, start_turn) & (branch.to_move != self.seat)
+        if theirs.any():
+            self._rollout_step(branch, theirs, self.reply_models())
+
+    def reply_models(self) -> list[BatchedBot]:
+        """The planner of each seat that models an opponent's first reply in the current sample (made once):
+        this planner's class and weights without the search weights of :data:`MODEL_DROPS`, its greedy noise
+        and rollouts drawing from ``plan/<my seat>/model/<seat>`` (with this sample's suffix)."""
+        if self._reply_models is None:
+            self._reply_models = {}
+        if self.sample not in self._reply_models:
+            weights = {name: value for name, value in self.weights.items()
+                       if name.rsplit("_", 1)[0] not in MODEL_DROPS and name not in MODEL_DROPS}
+            models = []
+            for seat in range(self.engine.players):
+                root = self.plan_stream(f"model/{seat}")
+                model = type(self)(self.engine, seat, weights, stream=root)
+                model.plan_root = root
+                models.append(model)
+            self._reply_models[self.sample] = models
+        return self._reply_models[self.sample]
 
     def rollout_bots(self) -> list[BatchedBot]:
         """The greedy bot of each seat in this planner's rollouts of the current sample (made once), drawing

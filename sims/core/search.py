@@ -27,6 +27,14 @@ game of the batch grows its own tree, all of them together:
   :meth:`RolloutPlanner.roll_out` (greedy bots in every seat) and the
   rollout's :meth:`RolloutPlanner.worth` is added to every node of the path.
 
+With ``observe`` 1 the nodes below the root are information sets: a path's
+next node is keyed by its parent, the action and what the position shows
+(every state array the determinization leaves alone, :func:`observations`),
+so the statistics of an action are those of the games in which the mover saw
+the same position, never mixed with other refills; an action's visits and
+worth stay on the edge (the ``parent * actions + action`` node), shared by
+its observation nodes.
+
 Worth is the planner's seat's: the seat to move at a node maximises it, every
 other seat minimises it (zero-sum at 2 players, paranoid at more). The root
 plays its most visited action, ties to the higher mean worth, then greedy's
@@ -43,8 +51,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+import dataclasses
+
 from sims.core.choice import best_per_game, top_per_group
 from sims.core.engine import BatchedState
+from sims.core.rng import mix64
 
 TERMINAL = 1e5  # a worth this large (or more) holds a finished game's result (planner.WIN_BONUS and the like)
 
@@ -65,6 +76,8 @@ class Tree:
         self.size = games
         self.keys = np.zeros(0, dtype=np.int64)
         self.ids = np.zeros(0, dtype=np.int64)
+        self.seen_keys = np.zeros(0, dtype=np.int64)  # observation nodes (weight ``observe``), by :meth:`seen`
+        self.seen_ids = np.zeros(0, dtype=np.int64)
 
     def child(self, parents: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """int64: the child of each ``parents`` by ``actions``, -1 where there is none."""
@@ -76,18 +89,66 @@ class Tree:
 
     def add(self, parents: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """New children, one per (parent, action) pair, none of them in the tree yet: their ids."""
-        ids = np.arange(self.size, self.size + parents.size, dtype=np.int64)
-        self.size += parents.size
-        if self.size > self.visits.size:
-            grow = max(self.size, 2 * self.visits.size)
-            self.visits = np.resize(self.visits, grow)
-            self.total = np.resize(self.total, grow)
-            self.visits[self.size - parents.size:] = 0
-            self.total[self.size - parents.size:] = 0.0
+        ids = self._new_ids(parents.size)
         keys = np.concatenate([self.keys, parents * self.actions + actions])
         order = np.argsort(keys, kind="stable")
         self.keys, self.ids = keys[order], np.concatenate([self.ids, ids])[order]
         return ids
+
+    def _new_ids(self, count: int) -> np.ndarray:
+        """Ids of ``count`` new nodes with no visits (the arrays grow as needed)."""
+        ids = np.arange(self.size, self.size + count, dtype=np.int64)
+        self.size += count
+        if self.size > self.visits.size:
+            grow = max(self.size, 2 * self.visits.size)
+            self.visits = np.resize(self.visits, grow)
+            self.total = np.resize(self.total, grow)
+            self.visits[self.size - count:] = 0
+            self.total[self.size - count:] = 0.0
+        return ids
+
+    def seen(self, edges: np.ndarray, seen: np.ndarray) -> np.ndarray:
+        """The observation node of each of ``edges`` for the position codes ``seen`` (uint64), added if new."""
+        key = mix64(edges.astype(np.uint64) ^ mix64(seen)).view(np.int64)
+        found = np.full(key.size, -1, dtype=np.int64)
+        if self.seen_keys.size:
+            at = np.minimum(np.searchsorted(self.seen_keys, key), self.seen_keys.size - 1)
+            found = np.where(self.seen_keys[at] == key, self.seen_ids[at], -1)
+        new = np.flatnonzero(found < 0)
+        if new.size:
+            fresh, first = np.unique(key[new], return_index=True)
+            ids = self._new_ids(fresh.size)
+            keys = np.concatenate([self.seen_keys, fresh])
+            order = np.argsort(keys, kind="stable")
+            self.seen_keys, self.seen_ids = keys[order], np.concatenate([self.seen_ids, ids])[order]
+            found[new] = ids[np.searchsorted(fresh, key[new])]
+        return found
+
+
+def observations(branch: BatchedState, hidden: frozenset[str]) -> np.ndarray:
+    """uint64 ``[n]``: a code of each game's position without the ``hidden`` arrays (what every seat sees)."""
+    code = np.zeros(branch.size, dtype=np.uint64)
+    for index, field in enumerate(dataclasses.fields(branch)):
+        value = getattr(branch, field.name)
+        if field.name in hidden or field.name == "seeds" or not isinstance(value, np.ndarray) or value.ndim == 0:
+            continue
+        flat = value.reshape(branch.size, -1)
+        if flat.dtype == np.bool_:
+            flat = flat.astype(np.uint8)
+        multipliers = mix64(np.arange(flat.shape[1], dtype=np.uint64) + np.uint64(index << 32)) | np.uint64(1)
+        with np.errstate(over="ignore"):
+            code = mix64(code ^ (flat.astype(np.int64).view(np.uint64) * multipliers).sum(axis=1, dtype=np.uint64))
+    return code
+
+
+def hidden_fields(planner: RolloutPlanner, state: BatchedState, roots: np.ndarray) -> frozenset[str]:
+    """The state arrays the planner's determinization changes (its :meth:`hide_unseen` on a copy)."""
+    before = planner.engine.branch(state, roots)
+    after = planner.engine.branch(state, roots)
+    planner.hide_unseen(after)
+    return frozenset(field.name for field in dataclasses.fields(before)
+                     if isinstance(getattr(before, field.name), np.ndarray)
+                     and not np.array_equal(getattr(before, field.name), getattr(after, field.name)))
 
 
 def search_choices(planner: RolloutPlanner, state: BatchedState, found: Candidates, keep: np.ndarray,
@@ -106,11 +167,12 @@ def search_choices(planner: RolloutPlanner, state: BatchedState, found: Candidat
     root_turn = state.turn[roots]
     at_root = found._replace(games=np.searchsorted(roots, found.games))
     walkers = int(planner.weight("walkers", 4))
+    hidden = hidden_fields(planner, state, roots) if planner.weight("observe", 0) else None
     for planner.sample in range(iterations):
         branch = planner.engine.branch(state, roots)
         if found.played is None:
             planner.hide_unseen(branch)
-        descend(planner, tree, spread, branch, root_turn, at_root, keep, walkers if planner.sample else 0)
+        descend(planner, tree, spread, branch, root_turn, at_root, keep, walkers if planner.sample else 0, hidden)
     planner.sample = 0
     child = tree.child(root_index, found.actions[keep])
     visits = np.where(child >= 0, tree.visits[np.maximum(child, 0)], 0)
@@ -149,11 +211,12 @@ class Spread:
 
 
 def descend(planner: RolloutPlanner, tree: Tree, spread: Spread, branch: BatchedState, root_turn: np.ndarray,
-            root_found: Candidates, root_keep: np.ndarray, walkers: int) -> None:
+            root_found: Candidates, root_keep: np.ndarray, walkers: int, hidden: frozenset[str] | None = None) -> None:
     """One iteration of every game (``branch``: their determinized copies, at their roots): ``walkers`` paths
     of each (0: one through every root candidate) down the tree, each through a different root candidate,
     expanding one node, rolled out and backed up. The roots' candidates are ``root_found[root_keep]``, their
-    ``games`` numbering the roots."""
+    ``games`` numbering the roots. ``hidden``: the arrays left out of the observation nodes (None: no
+    observation nodes, the path goes from edge to edge)."""
     kept_games = root_found.games[root_keep]
     if walkers:
         child = tree.child(kept_games, root_found.actions[root_keep])
@@ -172,6 +235,9 @@ def descend(planner: RolloutPlanner, tree: Tree, spread: Spread, branch: Batched
         planner.hide_unseen(branch)  # the root's moves were played on the real games
     walker = np.arange(picked.size)
     path = [(walker, roots), (walker, child)]
+    if hidden is not None:
+        child = tree.seen(child, observations(branch, hidden))
+        path.append((walker, child))
     worth = np.zeros(picked.size)
     root_turn = root_turn[roots]
     nodes = child
@@ -202,6 +268,9 @@ def descend(planner: RolloutPlanner, tree: Tree, spread: Spread, branch: Batched
         branch = planner._play(branch, found, picked, hide=False)
         walker, nodes, root_turn = walker[rows], child, root_turn[rows]
         path.append((walker, nodes))
+        if hidden is not None:
+            nodes = tree.seen(nodes, observations(branch, hidden))
+            path.append((walker, nodes))
         depth += 1
     spread.add(roots, worth)
     for walked, at in path:

@@ -99,8 +99,8 @@ class PlannerBot(RolloutPlanner, GreedyBot):
 
     quiet_turns = 20
 
-    # 2 players: 8 candidates x 4 rollouts, 4.4x the planner's CPU (docs/bots.md, Finding a stronger planner)
-    strong_weights = {"candidates": 8.0, "samples": 4.0, "candidates_3p": 6.0, "samples_3p": 4.0,
+    # 2 players: 64 rollouts among 12 candidates by UCB, ~10.5x the planner's CPU (docs/bots.md, How far is the bar?)
+    strong_weights = {"candidates": 12.0, "budget_2p": 64.0, "uct_2p": 1.0, "candidates_3p": 6.0, "samples_3p": 4.0,
                       "candidates_4p": 6.0, "samples_4p": 4.0}
     default_candidates = 6
     default_depth = 12
