@@ -6,6 +6,7 @@ for actions, enforce the turn cap and record the trace.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -71,9 +72,17 @@ def strong_description(game: GameDefinition) -> str:
     """What ``glade games`` says of a game's built-in ``strong`` bot."""
     weights = strong_weights(game)
     shown = ", ".join(f"{key} {value:g}" for key, value in weights.items())
-    if "iterations" in weights:
-        return f"the planner with {shown} (iterations: determinizations of an information-set tree search)"
-    return f"the planner with {shown} (samples: rollouts per candidate, each with its own shuffle and noise)"
+    used = {re.sub(r"_\d+p$", "", key) for key in weights}
+    glossed = "; ".join(f"{name}: {gloss}" for name, gloss in _STRONG_GLOSSES.items() if name in used)
+    return f"the planner with {shown}" + (f" ({glossed})" if glossed else "")
+
+
+_STRONG_GLOSSES = {
+    "iterations": "determinizations of an information-set tree search",
+    "budget": "rollouts shared among the candidates by UCB",
+    "samples": "rollouts per candidate, each with its own shuffle and noise",
+    "candidates": "greedy's best actions considered",
+}
 
 
 def check_players(game: GameDefinition, players: int) -> None:

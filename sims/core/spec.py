@@ -181,7 +181,8 @@ def weight_at(name: str, players: int) -> str:
 # The planner's and its tree search's own weights (their meanings: sims/core/planner.py, sims/core/search.py).
 # Every game's ``[bots.planner]`` and planner personas accept each of them, and each as ``<name>_<P>p``.
 PLANNER_WEIGHTS = ("candidates", "depth", "samples", "replies", "prune", "turns", "halving", "final_replies",
-                   "explore", "iterations", "walkers", "tree_depth", "widen", "uct")
+                   "explore", "budget", "reply_planner", "iterations", "walkers", "tree_depth", "widen", "uct",
+                   "observe")
 _AT_PLAYERS = re.compile(r"^(.*)_\d+p$")
 
 
