@@ -146,6 +146,7 @@ class VorexEngine(BatchedEngine):
             board.cells, board.around, board.around_touch, self.tile_shape, self.tile_kind, tiles.tile_beetles,
             self.tile_cost, self.tile_value, self.tile_stumps, PRODUCTION_LANES, self.place_tables)
         self._no_log = (tuple(np.zeros(0, np.int16) for _ in LOGGED), np.zeros(0, np.int8))
+        self._no_u = np.zeros(0, np.float64)  # the arguments turn_games does not read
 
     # --- setup ------------------------------------------------------------------------------
 
@@ -324,12 +325,14 @@ class VorexEngine(BatchedEngine):
         return blooms, places, phase == ACTION, (phase == BONUS_EXPAND) | (phase == BONUS_BLOOM)
 
     def choose_uniform(self, state: VorexState, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
-        """:meth:`BatchedEngine.choose_uniform` in one compiled loop (:func:`turn_kernels.choose_uniform`): the
+        """:meth:`BatchedEngine.choose_uniform` in one compiled loop (:func:`turn_kernels.turn_games`): the
         legal actions by block from the kept placements and blooms, counted and picked, with no action mask."""
         chosen = np.empty(rows.size, dtype=np.int64)
         if rows.size:
-            turn_kernels.choose_uniform(np.asarray(rows, dtype=np.int64), np.asarray(u, dtype=np.float64),
-                                        state.steps, self.arrays(state), self.tables, chosen)
+            fields, stump = self._no_log
+            turn_kernels.turn_games(turn_kernels.CHOOSE, np.asarray(rows, dtype=np.int64), self._no_u.view(np.int64),
+                                    np.asarray(u, dtype=np.float64), state.steps, self.arrays(state), self.tables,
+                                    fields, stump, False, chosen)
         return chosen
 
     def blooms(self, state: VorexState, rows: np.ndarray) -> np.ndarray:
@@ -364,7 +367,7 @@ class VorexEngine(BatchedEngine):
 
     def step(self, state: VorexState, actions: np.ndarray) -> None:
         """Rules §4: each running game takes its action, then goes on to its next decision, compiled
-        (:func:`turn_kernels.step_games`: the effects, :func:`turn_kernels.continue_turn` and the events)."""
+        (:func:`turn_kernels.turn_games`: the effects, :func:`turn_kernels.continue_turn` and the events)."""
         rows = np.flatnonzero(~state.done)
         state.steps += 1
         log = self.log_decisions(state, rows)
@@ -374,15 +377,18 @@ class VorexEngine(BatchedEngine):
             fields, stump = self._no_log
         else:
             fields, stump = tuple(log[name] for name in LOGGED), log["stump"]
-        turn_kernels.step_games(rows, np.ascontiguousarray(actions, dtype=np.int64), state.steps,
-                                self.arrays(state), self.tables, fields, stump, log is not None)
+        turn_kernels.turn_games(turn_kernels.STEP, rows, np.ascontiguousarray(actions, dtype=np.int64), self._no_u,
+                                state.steps, self.arrays(state), self.tables, fields, stump, log is not None,
+                                self._no_u.view(np.int64))
 
     def continue_turn(self, state: VorexState, rows: np.ndarray) -> None:
         """Rules §4.1, §5.3: run games ``rows`` on until each waits on a real decision or is over (nothing
-        logged), compiled (:func:`turn_kernels.continue_turn`)."""
+        logged), compiled (:func:`turn_kernels.turn_games`)."""
         fields, stump = self._no_log
-        turn_kernels.continue_games(np.asarray(rows, dtype=np.int64), state.steps, self.arrays(state), self.tables,
-                                    fields, stump)
+        no_u = self._no_u
+        turn_kernels.turn_games(turn_kernels.CONTINUE_ONLY, np.asarray(rows, dtype=np.int64), no_u.view(np.int64),
+                                no_u, state.steps, self.arrays(state), self.tables, fields, stump, False,
+                                no_u.view(np.int64))
 
     def log_decisions(self, state: VorexState, rows: np.ndarray) -> dict[str, np.ndarray] | None:
         """This step's event arrays by field name, the deciding games ``rows`` given their turn, seat and phase

@@ -1,7 +1,7 @@
 """Vorex's turn flow compiled: one decision of a game taken and the game run on to its next decision.
 
 The batched engine's step (:meth:`sims.vorex.rules.VorexEngine.step`) calls
-:func:`step_games` once for the whole batch; the planner's rollouts call
+:func:`turn_games` once for the whole batch (so does its random choice); the planner's rollouts call
 :func:`step_one` from their own kernel (:mod:`sims.vorex.bot_kernels`). The
 functions keep the rules' names (docs/rules/vorex.md §11): :func:`place_tile`,
 :func:`bloom`, :func:`draw`, :func:`gain`, :func:`put_flower`,
@@ -364,18 +364,14 @@ def _ready_grid(g, a, t, s):
 
 @helper
 def place_exists(g, tl, a, t, s):
-    """Tile ``tl`` has a legal placement in game ``g``: the kept placements of its shape, else a scan that stops
-    at the first legal one."""
+    """Tile ``tl`` has a legal placement in game ``g``: its shape's legal placements (:func:`place_words`, kept for
+    the decision that follows, which reads them all)."""
     shape = t.tile_shape[tl]
-    if a.cache_valid[g, shape]:
-        for w in range(a.place_cache.shape[2]):
-            if a.place_cache[g, shape, w]:
-                return True
-        return False
-    _ready_grid(g, a, t, s)
-    s.words[:] = 0
-    return _scan_placements(shape, a.tiles_on_map[g] == 0, True, s.positions, s.free, s.edge, t.place_tables,
-                            s.words)
+    place_words(g, shape, a, t, s)
+    for w in range(a.place_cache.shape[2]):
+        if a.place_cache[g, shape, w]:
+            return True
+    return False
 
 
 @helper
@@ -580,23 +576,6 @@ def step_one(g, action, stamp, a, t, log, stump_log, logging, s):
             _log_points(g, seat, a, t, log, s)
 
 
-@njit(cache=True)
-def step_games(rows, actions, stamp, a, t, log, stump_log, logging):
-    """:func:`step_one` of each game ``rows[i]`` (running) with ``actions[rows[i]]``."""
-    s = scratch(a, t)
-    for i in range(rows.size):
-        g = rows[i]
-        step_one(g, actions[g], stamp, a, t, log, stump_log, logging, s)
-
-
-@njit(cache=True)
-def continue_games(rows, stamp, a, t, log, stump_log):
-    """:func:`continue_turn` of games ``rows``, nothing logged (``log`` and ``stump_log``: zero-length)."""
-    s = scratch(a, t)
-    for i in range(rows.size):
-        continue_turn(rows[i], stamp, a, t, log, False, s)
-
-
 @helper
 def legal_row(g, stamp, a, t, s):
     """The legal actions of running game ``g`` by block: the blooms in ``a.bloom_cache[g]`` (a bloom decision)
@@ -648,9 +627,20 @@ def choose_one(g, u, stamp, a, t, s):
     return t.draw_action if draw_ok and k == 0 else t.decline_action
 
 
+STEP, CONTINUE_ONLY, CHOOSE = range(3)  # what :func:`turn_games` does
+
+
 @njit(cache=True)
-def choose_uniform(rows, u, stamp, a, t, chosen):
-    """``chosen[i]``: :func:`choose_one` of running game ``rows[i]`` with ``u[i]``."""
+def turn_games(what, rows, actions, u, stamp, a, t, log, stump_log, logging, chosen):
+    """The batched engine's one compiled entry (one compile for the three uses): for each running game
+    ``g = rows[i]``, ``what`` STEP: :func:`step_one` with ``actions[g]``; CONTINUE_ONLY: :func:`continue_turn`
+    (a new game's setup; ``logging`` off); CHOOSE: ``chosen[i]``, :func:`choose_one` with ``u[i]``."""
     s = scratch(a, t)
     for i in range(rows.size):
-        chosen[i] = choose_one(rows[i], u[i], stamp, a, t, s)
+        g = rows[i]
+        if what == STEP:
+            step_one(g, actions[g], stamp, a, t, log, stump_log, logging, s)
+        elif what == CONTINUE_ONLY:
+            continue_turn(g, stamp, a, t, log, logging, s)
+        else:
+            chosen[i] = choose_one(g, u[i], stamp, a, t, s)
