@@ -174,3 +174,30 @@ def test_action_values_match_played_actions_and_the_choice(players, green):
     assert checked["place"] >= 500 and checked["setup"] >= 100, checked
     assert checked["bloom"] >= 100 and checked["draw"] >= 10, checked
     assert checked["decline"] >= (1 if players > 1 else 0), checked  # these solo deals reach no bonus decision
+
+
+class BothRollouts:
+    """A planner that plays its compiled rollouts' choice after checking that the Python loop's is the same."""
+
+    def __init__(self, planner: bots.PlannerBot):
+        self.planner, self.compared = planner, 0
+
+    def act(self, state, active):
+        self.planner.compiled = True
+        chosen = self.planner.act(state, active)
+        self.planner.compiled = False
+        assert np.array_equal(chosen, self.planner.act(state, active))
+        self.compared += int((active & ~state.done).sum())
+        return chosen
+
+
+@pytest.mark.parametrize("players,samples", [(1, 1), (2, 2), (3, 1)])
+def test_compiled_rollouts_choose_as_the_python_loop(players, samples):
+    """The planner's rollouts in one kernel (bot_kernels.roll_out) pick what the shared Python loop picks, from
+    setup to the end: every decision of seat 0 over 12 deals, the other seats greedy."""
+    engine = engine_for(players)
+    weights = {**CONFIG.bot_weights["planner"], "samples": float(samples)}
+    checked = BothRollouts(bots.PlannerBot(engine, 0, weights))
+    greedy = [bots.GreedyBot(engine, seat, GREEDY) for seat in range(1, engine.players)]
+    play(engine, [checked, *greedy], game_seeds(7, np.arange(12)))
+    assert checked.compared > 100

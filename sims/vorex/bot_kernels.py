@@ -14,13 +14,16 @@ import numpy as np
 from numba import njit
 
 from sims.core.kernels import helper, lowest_bit_index, noise, noise_stream, popcount
-from sims.vorex.config import LIGHT
+from sims.vorex.config import END_REASONS, LIGHT
 from sims.vorex.kernels import (
     _read_at,
     EMPTY, FIRST_PRODUCTION, G1, G3, KIND_DRAW, LAST_PRODUCTION, LIGHT_HELD, RESOURCES, RUIN, SCORE, TILES,
     _flower_and_ruins, _formed_ruins, _hex_states, _neighbour_counts, _open_hexes, _placement_change, _seat_features,
-    _settle_ruins, _setup_goes_on, _sort_head, bloom_payment,
+    _settle_ruins, _setup_goes_on, _sort_head, _game_points, bloom_payment,
 )
+from sims.vorex.turn_kernels import ACTION, legal_row, scratch, step_one
+
+END_STALL, END_SOLO_WIN = END_REASONS.index("stall"), END_REASONS.index("solo_win")
 
 
 @helper
@@ -465,3 +468,82 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
     if not every:
         index[:] = np.arange(n)
     return index, action, value, tie
+
+
+@helper
+def _rank(g, seat, a, t, s):
+    """Rules §8.5: ``seat``'s rank in finished game ``g`` (``engine.results``: solo 1 for a win of the player, 0
+    for a stall), its points by score line left in ``s.lines``."""
+    if a.end[g] == END_STALL:
+        return 0
+    if t.solo:
+        return 1 if (a.end[g] == END_SOLO_WIN) == (seat == 0) else 2
+    _game_points(g, a.tile, a.part, a.kind, a.flower, a.group, a.green, a.brown, t.neighbours, t.tile_value,
+                 t.tile_stumps, t.solo, s.lines, s.per_tile, s.group_size, s.group_prod)
+    players = s.lines.shape[1]
+    mine = s.lines[0, seat] + s.lines[1, seat] + s.lines[2, seat] + s.lines[3, seat]
+    held = a.resources[g, seat, 0] + a.resources[g, seat, 1] + a.resources[g, seat, 2] + a.resources[g, seat, 3]
+    rank = 1
+    for x in range(players):
+        score = s.lines[0, x] + s.lines[1, x] + s.lines[2, x] + s.lines[3, x]
+        other = a.resources[g, x, 0] + a.resources[g, x, 1] + a.resources[g, x, 2] + a.resources[g, x, 3]
+        if score > mine or (score == mine and other > held):
+            rank += 1
+    return rank
+
+
+@njit(cache=True)
+def roll_out(a, t, extra, codes, seeds, decisions, weights, keys, seat, start_turn, turns, depth, stamp, win_bonus,
+             log, stump_log, worth):
+    """The planner's rollouts (:meth:`sims.core.planner.RolloutPlanner.roll_out`), each game of the branch ``a``
+    in one loop: while it runs, has taken fewer than ``depth`` decisions and is not at its horizon (``turns`` > 0:
+    turn ``start_turn[g] + turns`` reached; else ``seat``'s ACTION decision of a later turn than ``start_turn[g]``),
+    the mover's greedy choice (:func:`greedy_choice` with ``weights`` and the noise key ``keys[mover]``) is played
+    (:func:`~sims.vorex.turn_kernels.step_one`). ``worth[g]``: ``seat``'s evaluation at the end, less
+    ``win_bonus`` times its rank in a finished game. ``extra``: the greedy's tables arid_cells,
+    around_cell_bits, around_shift, around_touches; ``log``, ``stump_log``: zero-length."""
+    s = scratch(a, t)
+    arid_cells, around_cell_bits, around_shift, around_touches = extra
+    P = a.bloom_cache.shape[1]
+    words = a.place_cache.shape[2]
+    row = np.zeros(1, np.int64)
+    blooms1 = np.zeros((1, P), np.bool_)
+    places1 = np.zeros((1, 3, words), np.uint64)
+    draw1 = np.zeros(1, np.bool_)
+    decline1 = np.zeros(1, np.bool_)
+    every = np.bool_(False)
+    found = np.zeros(6, np.int64)
+    for g in range(worth.size):
+        taken = 0
+        while taken < depth and not a.done[g]:
+            if turns > 0:
+                if a.turn[g] >= start_turn[g] + turns:
+                    break
+            elif a.to_move[g] == seat and a.phase[g] == ACTION and a.turn[g] > start_turn[g]:
+                break
+            bloomer, draw1[0], decline1[0] = legal_row(g, stamp, a, t, s)
+            for h in range(P):
+                blooms1[0, h] = bloomer and a.bloom_cache[g, h]
+            places1[:] = 0
+            for k in range(3):
+                if s.tiles[k] >= 0:
+                    places1[0, k, :] = a.place_cache[g, t.tile_shape[s.tiles[k]]]
+            row[0] = g
+            chosen = greedy_choice(
+                row, blooms1, places1, draw1, decline1, every, weights, seeds, keys[a.to_move[g]], decisions, codes,
+                a.tile, a.part, a.kind, a.flower, a.group, a.green, a.brown, a.resources, a.tiles_on_map,
+                a.flowers_left, a.settled, a.production, a.phase, a.to_move, a.face_up, a.setup_tiles, a.light_hex,
+                a.supply, t.neighbours, t.tile_value, t.tile_stumps, t.solo, t.tile_shape, t.tile_kind,
+                t.tile_beetles, t.tile_cost, t.setup_beetles, arid_cells, t.around, t.around_touch, around_cell_bits,
+                around_shift, around_touches, t.place_tables)[1]
+            step_one(g, chosen[0], stamp, a, t, log, stump_log, False, s)
+            decisions[g] += 1
+            taken += 1
+        _seat_features(g, seat, a.tile, a.part, a.kind, a.flower, a.group, a.green, a.brown, a.resources,
+                       a.tiles_on_map, t.neighbours, t.tile_value, t.tile_stumps, t.solo, found, s.lines,
+                       s.per_tile, s.group_size, s.group_prod)
+        worth[g] = _weigh(found, weights)
+        if a.done[g]:
+            rank = _rank(g, seat, a, t, s)
+            if rank > 0:
+                worth[g] = worth[g] - win_bonus * rank

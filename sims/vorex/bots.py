@@ -57,19 +57,30 @@ def weigh(found: Mapping[str, np.ndarray], weights: Mapping[str, float]) -> np.n
     return value
 
 
+def weight_vector(weights: Mapping[str, float]) -> np.ndarray:
+    """float64: the greedy weights in :data:`WEIGHT_NAMES` order (0 where missing)."""
+    return np.array([float(weights.get(name, 0.0)) for name in WEIGHT_NAMES], dtype=np.float64)
+
+
+def choice_codes(engine: VorexEngine) -> np.ndarray:
+    """int64: what :func:`~sims.vorex.bot_kernels.greedy_choice` reads as ``codes`` (the first bloom and place
+    actions, the draw and decline actions, the SETUP, WEED_EXPAND and WEED_BLOOM phases)."""
+    off, config = engine.offsets, engine.config
+    return np.array([off["bloom"], off["place"], config.draw_action, config.decline_action, SETUP, WEED_EXPAND,
+                     WEED_BLOOM], dtype=np.int64)
+
+
 def action_values(engine: VorexEngine, state: VorexState, rows: np.ndarray, legal: tuple[np.ndarray, ...],
                   weights: Mapping[str, float], stream: str, every: bool
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The greedy values and noise of the legal actions ``legal`` (:meth:`VorexEngine.legal_blocks` of games
     ``rows``, packed) for the mover (:func:`~sims.vorex.bot_kernels.greedy_choice`): ``(games, actions, value, noise)``,
     every legal action by game then action (``every``) or the best one of each game."""
-    board, off, config = engine.board, engine.offsets, engine.config
+    board, config = engine.board, engine.config
     blooms, places, draw, decline = legal
-    factors = np.array([float(weights.get(name, 0.0)) for name in WEIGHT_NAMES], dtype=np.float64)
-    codes = np.array([off["bloom"], off["place"], config.draw_action, config.decline_action, SETUP, WEED_EXPAND,
-                      WEED_BLOOM], dtype=np.int64)
     index, actions, value, noise = bot_kernels.greedy_choice(
-        rows, blooms, places, draw, decline, every, factors, state.seeds, purpose_key(stream), state.decisions, codes,
+        rows, blooms, places, draw, decline, every, weight_vector(weights), state.seeds, purpose_key(stream),
+        state.decisions, choice_codes(engine),
         state.tile, state.part, state.kind, state.flower, state.group, state.green, state.brown, state.resources,
         state.tiles_on_map, state.flowers_left, state.settled, state.production, state.phase, state.to_move,
         state.face_up, state.setup_tiles, state.light_hex, state.supply, board.neighbours, engine.tile_value,
@@ -135,6 +146,27 @@ class PlannerBot(RolloutPlanner, GreedyBot):
         if branch.done.any():
             ranks = self.engine.results(branch).rank[:, self.seat].astype(np.float64)
             worth = np.where(branch.done & (ranks > 0), worth - WIN_BONUS * ranks, worth)
+        return worth
+
+    compiled = True  # rollouts in one kernel (bot_kernels.roll_out); False: the shared Python loop
+
+    def roll_out(self, branch: VorexState, start_turn: np.ndarray) -> np.ndarray:
+        """The rollouts of :class:`RolloutPlanner`, every game played to its horizon in one compiled call
+        (:func:`bot_kernels.roll_out`: the same greedy choices and steps, the same worth); the Python loop where
+        the ``explore`` weight asks for random actions."""
+        if not self.compiled or self.explore > 0:
+            return super().roll_out(branch, start_turn)
+        engine = self.engine
+        board = engine.board
+        worth = np.empty(branch.size, dtype=np.float64)
+        limit = self.max_rollout_decisions()
+        fields, stump = engine._no_log
+        bot_kernels.roll_out(
+            engine.arrays(branch), engine.tables,
+            (engine.arid_cells, board.around_cell_bits, board.around_shift, board.around_touches),
+            choice_codes(engine), branch.seeds, branch.decisions, weight_vector(self.weights), self.rollout_keys(),
+            self.seat, np.asarray(start_turn, dtype=np.int64), self.horizon_turns,
+            np.iinfo(np.int64).max if limit is None else limit, branch.steps, WIN_BONUS, fields, stump, worth)
         return worth
 
     def hide_unseen(self, branch: VorexState) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import helper, kth_set_bit, lowest_bit_index, popcount
+from sims.core.kernels import helper, lowest_bit_index, popcount
 from sims.vorex.config import ARID, HEX_KINDS, POINTS, ROTATIONS
 
 EMPTY, RUIN = -1, -2
@@ -637,77 +637,34 @@ def legal_placements(games, shapes, first_only, tile, tiles_on_map, place_tables
     return legal
 
 
-@njit(cache=True)
-def choose_uniform(blooms, places, draw, decline, u, bases, chosen):
-    """``chosen[i]``: legal action number ``min(floor(u[i] * n), n - 1)`` (ascending) of the ``n`` legal actions of
-    row ``i`` (``BatchedEngine.choose_uniform``), given by block as ``VorexEngine.legal_blocks`` packs them: blooms
-    bool ``[n, P]``, places uint64 ``[n, 3, words]`` (bit p of a slot: placement p), draw and decline bool ``[n]``.
-    ``bases``: the bloom block's first action, the place block's, a slot's actions, the draw and decline actions."""
-    for i in range(u.size):
-        total = np.int64(draw[i]) + np.int64(decline[i])
-        for h in range(blooms.shape[1]):
-            total += blooms[i, h]
-        for slot in range(places.shape[1]):
-            for w in range(places.shape[2]):
-                total += popcount(places[i, slot, w])
-        k = min(np.int64(u[i] * total), total - 1)
-        chosen[i] = -1
-        for h in range(blooms.shape[1]):
-            if blooms[i, h]:
-                if k == 0:
-                    chosen[i] = bases[0] + h
-                    break
-                k -= 1
-        for slot in range(places.shape[1]):
-            for w in range(places.shape[2]):
-                if chosen[i] >= 0:
-                    break
-                count = popcount(places[i, slot, w])
-                if k < count:
-                    chosen[i] = bases[1] + slot * bases[2] + w * 64 + kth_set_bit(places[i, slot, w], k)
-                k -= count
-        if chosen[i] < 0:
-            chosen[i] = bases[3] if draw[i] and k == 0 else bases[4]
-
-
 @helper
 def _cost_sum(tile_cost, t, p):
     """The cost of stump ``p`` of tile ``t`` in all resources."""
     return tile_cost[t, p, 0] + tile_cost[t, p, 1] + tile_cost[t, p, 2]
 
 
+@helper
+def legal_bloom_row(g, free, to_move, stump, flower, group, tile, part, resources, production, flowers_left,
+                    tile_cost, neighbours, legal, pay):
+    """Rules §4.4, §5, §9.2: ``legal [P]``: the legal blooms of the mover of game row ``g``: the free stumps, if
+    the mover has a flower left and (``free``: a weed bloom, no cost) the light held covers what the payment
+    (:func:`bloom_payment`) takes in light. ``pay [8]`` is scratch."""
+    seat = to_move[g]
+    can = free or flowers_left[g, seat] > 0
+    for h in range(legal.size):
+        ok = can and stump[g, h] >= 0 and flower[g, h] < 0
+        # the light taken is at most the whole cost: a mover holding that much light needs no payment worked out
+        if ok and not free and resources[g, seat, 0] < _cost_sum(tile_cost, tile[g, h], part[g, h]):
+            bloom_payment(g, h, seat, flower, group, tile, part, resources, production, tile_cost, neighbours, pay)
+            ok = pay[0] <= resources[g, seat, 0]
+        legal[h] = ok
+
+
 @njit(cache=True)
 def legal_blooms(rows, free, to_move, stump, flower, group, tile, part, resources, production, flowers_left,
                  tile_cost, neighbours, legal):
-    """Rules §4.4, §5, §9.2: ``legal [n, P]``: the legal blooms of the mover of game ``rows[i]``: the free stumps,
-    if the mover has a flower left and (``free[i]``: a weed bloom, no cost) the light held covers what the
-    payment (:func:`bloom_payment`) takes in light."""
+    """``legal [n, P]``: :func:`legal_bloom_row` of games ``rows[i]`` (``free[i]``: a weed bloom)."""
     pay = np.zeros(8, dtype=np.int64)
     for i in range(rows.size):
-        g = rows[i]
-        seat = to_move[g]
-        can = free[i] or flowers_left[g, seat] > 0
-        for h in range(legal.shape[1]):
-            ok = can and stump[g, h] >= 0 and flower[g, h] < 0
-            # the light taken is at most the whole cost: a mover holding that much light needs no payment worked out
-            if ok and not free[i] and resources[g, seat, 0] < _cost_sum(tile_cost, tile[g, h], part[g, h]):
-                bloom_payment(g, h, seat, flower, group, tile, part, resources, production, tile_cost, neighbours,
-                              pay)
-                ok = pay[0] <= resources[g, seat, 0]
-            legal[i, h] = ok
-
-
-@njit(cache=True)
-def bloom_payments(rows, hexes, to_move, flower, group, tile, part, resources, production, tile_cost, neighbours,
-                   pay, reduced):
-    """Rules §5.1, §5.2: ``pay [m, 4]`` (light, mushroom, water, insect) and ``reduced [m]`` (cost units the
-    groups' production removed) of the mover of game ``rows[i]`` blooming ``hexes[i]`` (:func:`bloom_payment`)."""
-    found = np.zeros(8, dtype=np.int64)
-    for i in range(rows.size):
-        g, h = rows[i], hexes[i]
-        bloom_payment(g, h, to_move[g], flower, group, tile, part, resources, production, tile_cost, neighbours,
-                      found)
-        pay[i, :] = found[:4]
-        reduced[i] = 0
-        for k in range(3):
-            reduced[i] += tile_cost[tile[g, h], part[g, h], k] - found[5 + k]
+        legal_bloom_row(rows[i], free[i], to_move, stump, flower, group, tile, part, resources, production,
+                        flowers_left, tile_cost, neighbours, legal[i], pay)

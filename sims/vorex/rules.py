@@ -18,7 +18,9 @@ a single hex: a ruin).
 
 Hot pieces run as compiled loops over the game axis (:mod:`sims.vorex.kernels`):
 placement legality (a walk around each placement), the legal blooms and their
-payments, the points, and the random bot's choice.
+payments, the points. The turn flow (a step: the decision's effects, the ruins,
+the turn's and round's end, the events) and the random bot's choice are one
+compiled call each over the batch (:mod:`sims.vorex.turn_kernels`).
 
 Kept between decisions: each flower's group label (the smallest hex of its
 6-connected same-seat group, updated when a flower lands), each group's
@@ -38,7 +40,7 @@ import numpy as np
 from sims.core.engine import STALL, BatchedEngine, BatchedState, GameResults, Trace
 from sims.core.events import EventField, EventLog
 from sims.core.rng import shuffle_order
-from sims.vorex import checks, kernels
+from sims.vorex import checks, kernels, turn_kernels
 from sims.vorex.config import (
     ARID,
     BLOCKS,
@@ -47,9 +49,7 @@ from sims.vorex.config import (
     EVENT_KINDS,
     GREEN,
     HEX_KINDS,
-    LIGHT,
     PHASES,
-    POINTS,
     PRODUCED_COLUMNS,
     RESOURCES,
     ROTATIONS,
@@ -59,25 +59,17 @@ from sims.vorex.config import (
     VorexConfig,
     event_kind,
 )
-from sims.vorex.kernels import EMPTY, FIRST_PRODUCTION, LAST_PRODUCTION, POINT_COLUMNS, RUIN
+from sims.vorex.kernels import EMPTY, POINT_COLUMNS, RUIN
 from sims.vorex.render import describe_action
 from sims.vorex.tables import (PRODUCTION_LANES, Board, TileTables, count6, nonzero2,
                                pack_bits, production_totals, unpack_words)
+from sims.vorex.turn_kernels import (ACTION, BONUS_BLOOM, BONUS_EXPAND, COUNTS, LOGGED, SETUP, STATS, WEED, WEED_BLOOM,
+                                     WEED_EXPAND)
 
-SETUP, ACTION, BONUS_EXPAND, BONUS_BLOOM, WEED_BLOOM, WEED_EXPAND = range(6)
-CONTINUE = 6  # internal: the decision's effects are over, the turn goes on (never a decision)
-WEED = 1
-KIND_BLOOM, KIND_DRAW, KIND_EXPAND = (HEX_KINDS.index(k) for k in ("bloom", "draw", "expand"))
 END = {name: index for index, name in enumerate(END_REASONS)}
-
-# Counters kept during play (the other seat columns are computed at the end).
-STATS = ("flowers_placed", "flowers_ruins", "resources_gained", "resources_paid", "tiles_placed", "draws",
-         "expands", "blooms", "bonus_draws", "bonus_expands", "bonus_blooms")
 STAT = {name: index for index, name in enumerate(STATS)}
 # the events kind of each (phase, block) decision (config.event_kind, both engines)
 KIND_OF = np.array([[EVENT_KINDS.index(event_kind(phase, block)) for block in BLOCKS] for phase in PHASES])
-# what a step logs of each decision; block and kind are read from the action and the phase at the end
-COUNTS = ("stump_points", "reduced", "paid", "light_paid", "gained", "ruins_formed", "ruin_flowers")
 EVENT_FIELDS = (EventField("turn", np.int32), EventField("seat", np.int8), EventField("phase", np.int8),
                 EventField("tile", np.int16), EventField("stump", np.int8, labels=HEX_KINDS),
                 *(EventField(name, np.int16, empty=0)
@@ -85,8 +77,6 @@ EVENT_FIELDS = (EventField("turn", np.int32), EventField("seat", np.int8), Event
 # the events' produced column: the kinds of a bit set of RESOURCES (bit k: kind k produced), joined by ","
 PRODUCED_KINDS = np.array([",".join(name for k, name in enumerate(RESOURCES) if bits >> k & 1)
                            for bits in range(1 << len(RESOURCES))])
-
-WEED_BLOOMS = 2  # the weed blooms twice a turn (rulebook), whatever rules.actions_per_turn says
 
 
 @dataclass
@@ -128,13 +118,6 @@ class VorexState(BatchedState):
     steps: int = 0
 
 
-def map_moves(state: VorexState, rows: np.ndarray) -> np.ndarray:
-    """int64 ``[n]``: the tiles laid plus the flowers placed so far in games ``rows``. The points (rules §8) read
-    only the map (tiles, ruins, flowers, groups) and the objectives; tiles and flowers are only ever added and
-    ruins form only with a tile, so a decision that leaves this count as it was changes no seat's points."""
-    return state.tiles_on_map[rows].astype(np.int64) - state.flowers_left[rows].sum(axis=1)
-
-
 class VorexEngine(BatchedEngine):
     end_reasons = END_REASONS
 
@@ -156,8 +139,14 @@ class VorexEngine(BatchedEngine):
         levels = config.pile_levels(players)
         self.pile_levels = levels
         self.pile_size = sum(len(level) for level in levels)
-        self.choice_bases = np.array([self.offsets["bloom"], self.offsets["place"], P * ROTATIONS, config.draw_action,
-                                      config.decline_action], dtype=np.int64)
+        board = self.board
+        self.tables = turn_kernels.Tables(
+            self.solo, int(config.actions_per_turn), bool(config.setup_beetles), int(self.offsets["bloom"]),
+            int(self.offsets["place"]), int(config.draw_action), int(config.decline_action), board.neighbours,
+            board.cells, board.around, board.around_touch, self.tile_shape, self.tile_kind, tiles.tile_beetles,
+            self.tile_cost, self.tile_value, self.tile_stumps, PRODUCTION_LANES, self.place_tables)
+        self._no_log = (tuple(np.zeros(0, np.int16) for _ in LOGGED), np.zeros(0, np.int8))
+        self._no_u = np.zeros(0, np.float64)  # the arguments turn_games does not read
 
     # --- setup ------------------------------------------------------------------------------
 
@@ -264,28 +253,6 @@ class VorexEngine(BatchedEngine):
                                         first_only, state.tile, state.tiles_on_map, self.place_tables,
                                         self.board.place_rows // 64)
 
-    def place_exists(self, state: VorexState, rows: np.ndarray, tiles: np.ndarray) -> np.ndarray:
-        """bool ``[n, slots]``: tile ``tiles[i, slot]`` (-1: none) has a legal placement in game ``rows[i]``.
-
-        Kept legal placements answer at once; otherwise the test stops at the
-        first legal placement.
-        """
-        n, slots = tiles.shape
-        found = np.zeros((n, slots), dtype=bool)
-        shapes = np.where(tiles >= 0, self.tile_shape[np.maximum(tiles, 0)], -1)
-        who, slot = nonzero2(shapes >= 0)
-        if who.size == 0:
-            return found
-        shape = shapes[who, slot]
-        games = rows[who]
-        kept = state.cache_valid[games, shape]
-        found[who[kept], slot[kept]] = (state.place_cache[games[kept], shape[kept]] != 0).any(axis=1)
-        ask = np.nonzero(~kept)[0]
-        if ask.size:
-            found[who[ask], slot[ask]] = (self._place_fresh(state, games[ask], shape[ask], first_only=True) != 0
-                                          ).any(axis=1)
-        return found
-
     def enclosed(self, state: VorexState, rows: np.ndarray, around: np.ndarray, touch: np.ndarray,
                  around_nb: np.ndarray | None = None) -> np.ndarray:
         """bool ``[n, M]``: which around hexes of a placement (``board.around`` and ``board.around_touch`` rows)
@@ -311,18 +278,6 @@ class VorexEngine(BatchedEngine):
                              state.group, state.tile, state.part, state.resources, state.production,
                              state.flowers_left, self.tile_cost, self.board.neighbours, legal)
         return legal
-
-    def bloom_payment(self, state: VorexState, rows: np.ndarray, hexes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Rules §5.1, §5.2: what the movers of games ``rows`` pay to bloom ``hexes``: pay int64 ``[m, 4]`` (light,
-        mushroom, water, insect) and reduced ``[m]`` (cost units their groups' production removed), compiled
-        (:func:`kernels.bloom_payment`: the cost less the production of the mover's groups next to the stump,
-        each group once, paid in kind, the shortfall in light)."""
-        pay = np.empty((rows.size, 4), dtype=np.int64)
-        reduced = np.empty(rows.size, dtype=np.int64)
-        kernels.bloom_payments(np.asarray(rows, dtype=np.int64), np.asarray(hexes, dtype=np.int64), state.to_move,
-                               state.flower, state.group, state.tile, state.part, state.resources, state.production,
-                               self.tile_cost, self.board.neighbours, pay, reduced)
-        return pay, reduced
 
     # --- legal actions ------------------------------------------------------------------------
 
@@ -370,13 +325,14 @@ class VorexEngine(BatchedEngine):
         return blooms, places, phase == ACTION, (phase == BONUS_EXPAND) | (phase == BONUS_BLOOM)
 
     def choose_uniform(self, state: VorexState, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
-        """:meth:`BatchedEngine.choose_uniform` from the legal actions by block (:meth:`legal_blocks`, places as
-        bits), counted and picked in one compiled loop (:func:`kernels.choose_uniform`), with no action mask."""
+        """:meth:`BatchedEngine.choose_uniform` in one compiled loop (:func:`turn_kernels.turn_games`): the
+        legal actions by block from the kept placements and blooms, counted and picked, with no action mask."""
         chosen = np.empty(rows.size, dtype=np.int64)
         if rows.size:
-            blooms, places, draw, decline = self.legal_blocks(state, rows, packed=True)
-            kernels.choose_uniform(blooms, places, draw, decline, np.asarray(u, dtype=np.float64),
-                                   self.choice_bases, chosen)
+            fields, stump = self._no_log
+            turn_kernels.turn_games(turn_kernels.CHOOSE, np.asarray(rows, dtype=np.int64), self._no_u.view(np.int64),
+                                    np.asarray(u, dtype=np.float64), state.steps, self.arrays(state), self.tables,
+                                    fields, stump, False, chosen)
         return chosen
 
     def blooms(self, state: VorexState, rows: np.ndarray) -> np.ndarray:
@@ -405,40 +361,38 @@ class VorexEngine(BatchedEngine):
 
     # --- step -------------------------------------------------------------------------------
 
+    def arrays(self, state: VorexState) -> turn_kernels.Arrays:
+        """The state's arrays as the compiled turn flow reads them (:data:`turn_kernels.Arrays`)."""
+        return turn_kernels.Arrays(*(getattr(state, name) for name in turn_kernels.Arrays._fields))
+
     def step(self, state: VorexState, actions: np.ndarray) -> None:
-        """Rules §4: each running game takes its action, then goes on to its next decision (:meth:`continue_turn`)."""
-        rows = np.nonzero(~state.done)[0]
+        """Rules §4: each running game takes its action, then goes on to its next decision, compiled
+        (:func:`turn_kernels.turn_games`: the effects, :func:`turn_kernels.continue_turn` and the events)."""
+        rows = np.flatnonzero(~state.done)
         state.steps += 1
         log = self.log_decisions(state, rows)
         if rows.size == 0:
             return
-        moves_before = map_moves(state, rows)
-        action = np.asarray(actions, dtype=np.int64)[rows]
-        off, P = self.offsets, self.P
-        place = (action >= off["place"]) & (action < off["draw"])
-        bloom = action < off["place"]
-        draw = action == off["draw"]
-        decline = action == off["decline"]
-        main = (state.phase[rows] == ACTION) | ((state.phase[rows] == WEED_BLOOM) & ~state.extra[rows])
-        state.actions_left[rows[main]] -= 1
-        if place.any():
-            code = action[place] - off["place"]
-            slot, within = np.divmod(code, P * ROTATIONS)
-            self.place_tile(state, rows[place], slot, within, log)
-        if bloom.any():
-            self.bloom(state, rows[bloom], action[bloom] - off["bloom"], log)
-        if draw.any():
-            self.draw(state, rows[draw], log, bonus=False)
-            state.phase[rows[draw]] = CONTINUE
-        if decline.any():
-            state.phase[rows[decline]] = CONTINUE
-        self.continue_turn(state, rows, log)
-        if log is not None:
-            self.log_points(state, rows[map_moves(state, rows) != moves_before], log)
+        if log is None:
+            fields, stump = self._no_log
+        else:
+            fields, stump = tuple(log[name] for name in LOGGED), log["stump"]
+        turn_kernels.turn_games(turn_kernels.STEP, rows, np.ascontiguousarray(actions, dtype=np.int64), self._no_u,
+                                state.steps, self.arrays(state), self.tables, fields, stump, log is not None,
+                                self._no_u.view(np.int64))
+
+    def continue_turn(self, state: VorexState, rows: np.ndarray) -> None:
+        """Rules §4.1, §5.3: run games ``rows`` on until each waits on a real decision or is over (nothing
+        logged), compiled (:func:`turn_kernels.turn_games`)."""
+        fields, stump = self._no_log
+        no_u = self._no_u
+        turn_kernels.turn_games(turn_kernels.CONTINUE_ONLY, np.asarray(rows, dtype=np.int64), no_u.view(np.int64),
+                                no_u, state.steps, self.arrays(state), self.tables, fields, stump, False,
+                                no_u.view(np.int64))
 
     def log_decisions(self, state: VorexState, rows: np.ndarray) -> dict[str, np.ndarray] | None:
         """This step's event arrays by field name, the deciding games ``rows`` given their turn, seat and phase
-        (:meth:`log_points` adds the points); None when the state's log is disabled (a bot's branch)."""
+        (the step's kernel adds the rest); None when the state's log is disabled (a bot's branch)."""
         if not state.events.enabled:
             return None
         log = dict(zip((f.name for f in EVENT_FIELDS), state.events.step(state.size)))
@@ -448,368 +402,11 @@ class VorexEngine(BatchedEngine):
         log["phase"][rows] = state.phase[rows]
         return log
 
-    def log_points(self, state: VorexState, rows: np.ndarray, log: dict[str, np.ndarray]) -> None:
-        """Each deciding seat's score change, in all and by score line (rules §8), in games ``rows`` (the ones
-        whose map changed, :func:`map_moves`; the others' points fields stay 0): its points after the decision
-        and everything it set off, less ``state.scores`` (before); ``state.scores`` updated."""
-        if rows.size == 0:
-            return
-        seats = log["seat"][rows].astype(np.int64)
-        before = state.scores[rows, :, seats]
-        state.scores[rows] = self.score_lines(state, rows)
-        self._add_points(log, rows, state.scores[rows, :, seats] - before)
-
     def score_lines(self, state: VorexState, rows: np.ndarray) -> np.ndarray:
         """int64 ``[n, 4, S]``: every seat's points by score line (:data:`POINT_COLUMNS`) in games ``rows``."""
         return kernels.points(rows, state.tile, state.part, state.kind, state.flower, state.group, state.green,
                               state.brown, self.board.neighbours, self.tile_value, self.tile_stumps, self.players,
                               self.solo)
-
-    @staticmethod
-    def _add_points(log: dict[str, np.ndarray], rows: np.ndarray, lines: np.ndarray) -> None:
-        """Add ``lines`` ``[n, 4]`` (by score line) and their sum to the points fields of ``rows``."""
-        for column, name in enumerate(POINT_COLUMNS):
-            log[name][rows] += lines[:, column]
-        log["points"][rows] += lines.sum(axis=1)
-
-    # --- effects --------------------------------------------------------------------------------
-
-    def gain(self, state: VorexState, rows: np.ndarray, seats: np.ndarray, amounts: np.ndarray, log) -> np.ndarray:
-        """Rules §1.3, §1.5: seats take ``amounts`` [n, 4] from the supply, each kind capped by what it has;
-        returns what they took."""
-        got = np.minimum(amounts, state.supply[rows]).astype(np.int16)
-        state.supply[rows] -= got
-        state.resources[rows, seats] += got
-        total = got.sum(axis=1)
-        state.stats[rows, seats, STAT["resources_gained"]] += total
-        if log is not None:
-            log["gained"][rows] += total
-        return got
-
-    def draw(self, state: VorexState, rows: np.ndarray, log, bonus: bool) -> None:
-        """Rules §4.2: the mover gains one resource per own flower on a production stump (``bonus``: §5.3)."""
-        seats = state.to_move[rows].astype(np.int64)
-        # the seat's flowers on production stumps by resource: the kept totals of its groups (words at the group
-        # labels, 0 at other hexes; the 4 int16 counts of a word add up without carries)
-        mine = state.flower.take(rows, axis=0) == seats[:, None]
-        words = np.where(mine, state.production.take(rows, axis=0), np.uint64(0)).sum(axis=1, dtype=np.uint64)
-        amounts = words.view(np.int16).reshape(-1, 4).astype(np.int64)
-        got = self.gain(state, rows, seats, amounts, log)
-        if log is not None:
-            for column, name in enumerate(PRODUCED_COLUMNS):
-                log[name][rows] += got[:, column]
-        state.stats[rows, seats, STAT["bonus_draws" if bonus else "draws"]] += 1
-
-    def place_tile(self, state: VorexState, rows: np.ndarray, slot: np.ndarray, within: np.ndarray, log) -> None:
-        """Rules §2.5, §3, §4.3: the mover lays the tile of ``slot`` (setup or face-up) at placement ``within``
-        (anchor * 6 + rotation); enclosed single hexes become ruins; beetles are gained and the slot refilled."""
-        board = self.board
-        phase = state.phase[rows]
-        seats = state.to_move[rows].astype(np.int64)
-        setup = phase == SETUP
-        tiles = np.where(setup, state.setup_tiles[rows, seats, np.minimum(slot, SETUP_SLOTS - 1)],
-                         state.face_up[rows, np.minimum(slot, 1)]).astype(np.int64)
-        shapes = self.tile_shape[tiles]
-        cells = board.cells[shapes, within]  # [n, 4]
-        around = board.around[shapes, within]
-        placement = shapes * board.around.shape[1] + within
-        ruins = self.enclosed(state, rows, around, board.around_touch[shapes, within],
-                              board.around_nb.reshape(-1, board.around_nb.shape[2]).take(placement, axis=0))
-        r_rows = np.broadcast_to(rows[:, None], cells.shape)
-        state.tile[r_rows, cells] = tiles[:, None]
-        state.part[r_rows, cells] = np.arange(TILE_HEXES, dtype=np.int8)[None, :]
-        state.kind[r_rows, cells] = self.tile_kind[tiles]
-        state.stump[r_rows, cells] = np.where(self.tile_kind[tiles] > ARID,
-                                              tiles[:, None] * TILE_HEXES + np.arange(TILE_HEXES), -1)
-        i, j = nonzero2(ruins)
-        formed = rows[i], around[i, j]
-        state.tile[formed] = RUIN
-        for games, hexes in ((r_rows.ravel(), cells.ravel()), formed):
-            np.bitwise_or.at(state.covered, (games, hexes // 64), np.uint64(1) << (hexes % 64).astype(np.uint64))
-        state.tiles_on_map[rows] += 1
-        state.cache_valid[rows] = False
-        state.stats[rows, seats, STAT["tiles_placed"]] += 1
-        if log is not None:
-            log["tile"][rows] = tiles
-            log["ruins_formed"][rows] = ruins.sum(axis=1)
-        if setup.any():
-            s_rows, s_seats, s_slot = rows[setup], seats[setup], slot[setup]
-            state.setup_tiles[s_rows, s_seats, s_slot] = -1
-            start = s_slot == 0
-            if start.any():
-                light_part = np.argmax(self.tile_kind[tiles[setup][start]] == LIGHT, axis=1)
-                state.light_hex[s_rows[start], s_seats[start]] = cells[setup][start, light_part]
-            if self.config.setup_beetles:
-                self.gain(state, s_rows, s_seats, self.tile_beetles[tiles[setup]], log)
-        expand = ~setup
-        if expand.any():
-            e_rows, e_seats, e_phase = rows[expand], seats[expand], phase[expand]
-            beetles = e_phase != WEED_EXPAND
-            if beetles.any():
-                self.gain(state, e_rows[beetles], e_seats[beetles], self.tile_beetles[tiles[expand][beetles]], log)
-            e_slot = slot[expand]
-            pointer = state.pile_pointer[e_rows].astype(np.int64)
-            has = pointer < state.pile.shape[1]
-            refill = np.full(e_rows.size, -1, dtype=np.int16)
-            refill[has] = state.pile[e_rows[has], pointer[has]]
-            state.face_up[e_rows, e_slot] = refill
-            state.pile_pointer[e_rows] += has.astype(np.int16)
-            state.stats[e_rows, e_seats, STAT["expands"]] += e_phase == ACTION
-            state.stats[e_rows, e_seats, STAT["bonus_expands"]] += e_phase == BONUS_EXPAND
-        self.resolve_ruins(state, *formed, log)
-        if expand.any():
-            e_rows = rows[expand]
-            state.phase[e_rows[~state.done[e_rows]]] = CONTINUE
-
-    def bloom(self, state: VorexState, rows: np.ndarray, hexes: np.ndarray, log) -> None:
-        """Rules §4.4, §5.3, §6.2, §9.2: the mover pays (the weed does not), blooms ``hexes``, the ruins around
-        settle, then the stump's bonus: a draw at once, an expand or bloom decision next."""
-        seats = state.to_move[rows].astype(np.int64)
-        phase = state.phase[rows]
-        weed = phase == WEED_BLOOM
-        pays = ~weed
-        if pays.any():
-            p_rows, p_seats, p_hexes = rows[pays], seats[pays], hexes[pays]
-            pay, reduced = self.bloom_payment(state, p_rows, p_hexes)
-            pay = pay.astype(np.int16)
-            state.resources[p_rows, p_seats] -= pay
-            state.supply[p_rows] += pay
-            state.stats[p_rows, p_seats, STAT["resources_paid"]] += pay.sum(axis=1)
-            if log is not None:
-                log["reduced"][p_rows] = reduced
-                log["paid"][p_rows] = pay.sum(axis=1)
-                log["light_paid"][p_rows] = pay[:, 0]
-        kind = state.kind[rows, hexes].astype(np.int64)
-        if log is not None:
-            log["tile"][rows] = state.tile[rows, hexes]
-            log["stump"][rows] = kind
-            log["stump_points"][rows] = np.where(kind == POINTS,
-                                                 self.tile_value[state.tile[rows, hexes], state.part[rows, hexes]], 0)
-        state.stats[rows[phase == ACTION], seats[phase == ACTION], STAT["blooms"]] += 1
-        # spec question: the weed's extra blooms (and expands) are weed decisions, not bonus actions
-        bonus_stat = phase == BONUS_BLOOM
-        state.stats[rows[bonus_stat], seats[bonus_stat], STAT["bonus_blooms"]] += 1
-        self.put_flower(state, rows, hexes, seats)
-        self.resolve_ruins(state, *self._beside_pairs(rows, hexes), log)
-        live = ~state.done[rows]
-        rows, kind, weed = rows[live], kind[live], weed[live]
-        state.phase[rows] = CONTINUE
-        state.extra[rows] = False
-        player = ~weed
-        auto = rows[player & (kind == KIND_DRAW)]
-        if auto.size:
-            self.draw(state, auto, log, bonus=True)
-        state.phase[rows[player & (kind == KIND_EXPAND)]] = BONUS_EXPAND
-        state.phase[rows[player & (kind == KIND_BLOOM)]] = BONUS_BLOOM
-        state.phase[rows[weed & (kind == KIND_EXPAND)]] = WEED_EXPAND
-        again = rows[weed & (kind == KIND_BLOOM)]
-        state.phase[again] = WEED_BLOOM
-        state.extra[again] = True
-
-    def put_flower(self, state: VorexState, rows: np.ndarray, hexes: np.ndarray, seats: np.ndarray) -> None:
-        """Rules §1.6, §7.1, §9.3: flowers of ``seats`` on ``hexes`` (one per game): groups merge; a last flower
-        triggers the end (solo: ends the game)."""
-        board = self.board
-        state.flower[rows, hexes] = seats
-        nb = board.neighbours[hexes]
-        around = (rows * (self.H + 2))[:, None] + nb  # flat hex indices
-        labels = np.where(state.flower.ravel()[around] == seats[:, None], state.group.ravel()[around], -1)
-        merged = np.where(labels >= 0, labels, 1 << 14).min(axis=1)
-        new = np.minimum(merged, hexes).astype(np.int16)
-        # only games where a neighbouring group changes label relabel their flowers (merges, or a smaller hex)
-        relabel = np.flatnonzero(count6((labels >= 0) & (labels != new[:, None])) > 0)
-        if relabel.size:
-            group = state.group[rows[relabel]]
-            old = np.where(labels >= 0, labels, -2)[relabel].astype(group.dtype)  # -2 matches no hex
-            hit = group == old[:, 0, None]
-            for d in range(1, 6):
-                hit |= group == old[:, d, None]
-            state.group[rows[relabel]] = np.where(hit, new[relabel, None], group)
-        state.group[rows, hexes] = new
-        # the merged group's production: its groups' (each once, their words cleared) and the new flower's
-        first = labels >= 0
-        for d in range(1, 6):
-            for e in range(d):
-                first[:, d] &= labels[:, d] != labels[:, e]
-        g, d = nonzero2(first)
-        production = state.production
-        words = np.zeros(rows.size, dtype=np.uint64)
-        np.add.at(words, g, production[rows[g], labels[g, d]])
-        production[rows[g], labels[g, d]] = 0
-        kind = state.kind[rows, hexes].astype(np.int64)
-        own = (kind >= FIRST_PRODUCTION) & (kind <= LAST_PRODUCTION)
-        words[own] += PRODUCTION_LANES[kind[own] - FIRST_PRODUCTION]
-        production[rows, new] = words
-        state.flowers_left[rows, seats] -= 1
-        state.stats[rows, seats, STAT["flowers_placed"]] += 1
-        out = state.flowers_left[rows, seats] == 0
-        if not out.any():
-            return
-        state.last_flower[rows[out]] = True  # spec question: also in solo (as the reference reads "end triggered")
-        if self.solo:
-            done = rows[out]
-            state.end[done] = np.where(seats[out] == WEED, END["weed_last_flower"], END["solo_win"])
-            state.done[done] = True
-
-    def _beside_pairs(self, rows: np.ndarray, hexes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The 6 neighbours of ``hexes[i]`` in game ``rows[i]`` as flat (game, hex) pairs."""
-        return np.repeat(rows, 6), self.board.neighbours[hexes].ravel()
-
-    def resolve_ruins(self, state: VorexState, games: np.ndarray, hexes: np.ndarray, log) -> None:
-        """Rules §6.1: settle the complete unsettled ruins among hexes ``hexes[i]`` of games ``games[i]`` (distinct
-        pairs, any order) in ascending hex order per game; a unique majority places a flower.
-
-        A ruin is complete once every neighbour is arid or holds a flower. Its
-        neighbours are tile hexes (never ruins), so it completes only when it
-        forms or when a flower lands next to it: the callers pass those hexes,
-        and every other unsettled ruin of a running game is incomplete.
-        """
-        board, W = self.board, self.H + 2
-        at = games * W + hexes
-        at = at[(state.tile.ravel()[at] == RUIN) & ~state.settled.ravel()[at]]
-        at = at[~state.done[at // W]]
-        if at.size == 0:
-            return
-        around = board.neighbours_ext[at % W] + (at - at % W)[:, None]
-        owners = state.flower.ravel()[around]
-        complete = ((state.kind.ravel()[around] == ARID) | (owners >= 0)).all(axis=1)
-        at, owners = at[complete], owners[complete]
-        if at.size == 0:
-            return
-        order = np.argsort(at)
-        (games, h), owners = np.divmod(at[order], W), owners[order]
-        first = np.r_[True, games[1:] != games[:-1]]
-        rank = np.arange(games.size) - np.maximum.accumulate(np.where(first, np.arange(games.size), 0))
-        for k in range(int(rank.max()) + 1):
-            # a solo end is immediate: ruins after the one that ended the game stay unsettled (spec question)
-            sel = np.nonzero((rank == k) & ~state.done[games])[0]
-            if sel.size == 0:
-                continue
-            g, hx, own = games[sel], h[sel], owners[sel]
-            counts = np.stack([(own == s).sum(axis=1) for s in range(self.players)], axis=1)
-            top = counts.max(axis=1)
-            winner = np.argmax(counts, axis=1)
-            unique = (counts == top[:, None]).sum(axis=1) == 1
-            ok = unique & (top > 0) & (state.flowers_left[g, winner] > 0)
-            state.settled[g, hx] = True
-            if ok.any():
-                gw, hw, sw = g[ok], hx[ok], winner[ok]
-                state.stats[gw, sw, STAT["flowers_ruins"]] += 1
-                if log is not None:
-                    np.add.at(log["ruin_flowers"], gw, 1)
-                self.put_flower(state, gw, hw, sw)
-
-    # --- turn flow ------------------------------------------------------------------------------
-
-    def continue_turn(self, state: VorexState, rows: np.ndarray, log=None) -> None:
-        """Rules §4.1, §5.3: run games ``rows`` on until each waits on a real decision or is over."""
-        while rows.size:
-            rows = rows[~state.done[rows]]
-            if rows.size == 0:
-                return
-            phase = state.phase[rows]
-            again = []
-            cont = rows[phase == CONTINUE]
-            if cont.size:
-                more = state.actions_left[cont] > 0
-                weed = state.to_move[cont] == WEED if self.solo else np.zeros(cont.size, bool)
-                go = cont[more]
-                state.phase[go] = np.where(weed[more], WEED_BLOOM, ACTION)
-                state.extra[go] = False
-                self.end_turn(state, cont[~more])
-                again.append(cont)
-            setup = rows[phase == SETUP]
-            if setup.size:
-                again.append(self.finish_setup_turn(state, setup, log))
-            state.bloom_stamp[rows[(phase == ACTION) | (phase == BONUS_BLOOM) | (phase == WEED_BLOOM)]] = -1
-            action = rows[(phase == ACTION) & ~state.offered[rows]]
-            if action.size:
-                state.offered[action] = self._any_bloom_or_place(state, action)
-            expand = rows[(phase == BONUS_EXPAND) | (phase == WEED_EXPAND)]
-            if expand.size:
-                none = ~self.place_exists(state, expand, state.face_up[expand].astype(np.int64)).any(axis=1)
-                state.phase[expand[none]] = CONTINUE
-                again.append(expand[none])
-            bloom = rows[(phase == BONUS_BLOOM) | (phase == WEED_BLOOM)]
-            if bloom.size:
-                none = ~self.blooms(state, bloom).any(axis=1)
-                bonus = none & (state.phase[bloom] == BONUS_BLOOM)
-                state.phase[bloom[bonus]] = CONTINUE
-                again.append(bloom[bonus])
-                stuck = bloom[none & ~bonus]
-                state.done[stuck] = True
-                state.end[stuck] = END["weed_no_stump"]
-            rows = np.concatenate(again) if again else np.zeros(0, np.int64)
-
-    def _any_bloom_or_place(self, state: VorexState, rows: np.ndarray) -> np.ndarray:
-        found = self.blooms(state, rows).any(axis=1)
-        rest = rows[~found]
-        if rest.size:
-            found[~found] = self.place_exists(state, rest, state.face_up[rest].astype(np.int64)).any(axis=1)
-        return found
-
-    def finish_setup_turn(self, state: VorexState, rows: np.ndarray, log=None) -> np.ndarray:
-        """Rules §2.5: set aside setup tiles without a legal placement; the turns with none left end with the free
-        flower on the starting tile's light stump. Returns the rows to run on."""
-        seats = state.to_move[rows].astype(np.int64)
-        tiles = state.setup_tiles[rows, seats].astype(np.int64)
-        pending = tiles >= 0
-        if pending.any():
-            legal = self.place_exists(state, rows, tiles)
-            aside = pending & ~legal
-            if aside.any():
-                i, j = nonzero2(aside)
-                state.setup_tiles[rows[i], seats[i], j] = -1
-                pending &= legal
-        finished = ~pending.any(axis=1)
-        rows, seats = rows[finished], seats[finished]
-        if rows.size == 0:
-            return rows
-        light = state.light_hex[rows, seats].astype(np.int64)
-        has = light >= 0
-        if has.any():
-            self.put_flower(state, rows[has], light[has], seats[has])
-            self.resolve_ruins(state, *self._beside_pairs(rows[has], light[has]), log)
-        rows = rows[~state.done[rows]]
-        self.end_turn(state, rows)
-        return rows
-
-    def end_turn(self, state: VorexState, rows: np.ndarray) -> None:
-        """Rules §4.1, §9.2: the mover's turn ends and the next seat's starts; at a round's end (2-4 players)
-        :meth:`end_of_round` checks first.
-
-        Reading: a game ended at the round's end still shows the next turn set up (seat 0, ACTION,
-        actions_left 2), as the reference does.
-        """
-        rows = rows[~state.done[rows]]
-        if rows.size == 0:
-            return
-        mover = state.to_move[rows].astype(np.int64)
-        was_setup = state.phase[rows] == SETUP
-        state.turn[rows] += 1
-        if self.solo:
-            nxt = np.where(was_setup, 0, 1 - mover)
-            setup_next = np.zeros(rows.size, bool)
-        else:
-            nxt = (mover + 1) % self.players
-            round_end = nxt == 0
-            self.end_of_round(state, rows[round_end], was_setup[round_end])
-            setup_next = was_setup & ~round_end
-        state.to_move[rows] = nxt
-        weed = (nxt == WEED) if self.solo else np.zeros(rows.size, bool)
-        state.phase[rows] = np.where(setup_next, SETUP, np.where(weed, WEED_BLOOM, ACTION))
-        state.actions_left[rows] = np.where(setup_next, 0, np.where(weed, WEED_BLOOMS, self.config.actions_per_turn))
-        state.extra[rows] = False
-
-    def end_of_round(self, state: VorexState, rows: np.ndarray, setup_round: np.ndarray) -> None:
-        """Rules §7.1, §7.2 (2-4 players): a round ends in games ``rows``; a last flower placed ends the game, so
-        does a normal round (``setup_round`` False) in which no decision offered a bloom or a place."""
-        over = state.last_flower[rows]
-        blocked = ~over & ~setup_round & ~state.offered[rows]
-        state.end[rows[over]] = END["last_flower"]
-        state.end[rows[blocked]] = END["blocked"]
-        state.done[rows[over | blocked]] = True
-        state.offered[rows] = False
 
     # --- results --------------------------------------------------------------------------------
 
