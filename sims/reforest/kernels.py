@@ -479,17 +479,26 @@ def lowest_legal(a, t, g):
     return -1
 
 
+legal_inline = njit(cache=True, inline="always")(legal_actions.py_func)  # a loop over games: no call per game
+
+
 @njit(cache=True)
 def choose_uniform(a, t, rows, u):
     """int64 ``[R]``: in each game of ``rows``, legal action number ``min(floor(u * n), n - 1)`` of its ``n``
     legal actions in ascending order (-1 for none); ``BatchedEngine.choose_uniform``."""
     chosen = np.empty(rows.size, dtype=np.int64)
     plays, spaces = legal_buffers(a.hand.shape[2])
+    choose_rows(a, t, rows, u, chosen, plays, spaces)
+    return chosen
+
+
+@helper
+def choose_rows(a, t, rows, u, chosen, plays, spaces):
+    """:func:`choose_uniform`'s loop, in a helper (as :func:`step_rows`)."""
     for i in range(rows.size):
-        n = legal_actions(a, t, rows[i], plays, spaces)
+        n = legal_inline(a, t, rows[i], plays, spaces)
         k = min(int(u[i] * n), max(n - 1, 0))
         chosen[i] = plays[k] if n > k else -1
-    return chosen
 
 
 # --- decisions ------------------------------------------------------------------------------
@@ -780,11 +789,20 @@ def step_one(a, t, events, count, g, action, finish):
             return
 
 
+step_inline = njit(cache=True, inline="always")(step_one.py_func)  # a loop over games: no call per game
+
+
 @njit(cache=True)
 def step(a, t, events, count, rows, actions):
     """:func:`step_one` for each game of ``rows`` with its action."""
+    step_rows(a, t, events, count, rows, actions)
+
+
+@helper
+def step_rows(a, t, events, count, rows, actions):
+    """:func:`step`'s loop, in a helper: inlined in a kernel, every array read of ``step_one`` would be counted."""
     for i in range(rows.size):
-        step_one(a, t, events, count, rows[i], actions[i], np.int64(-1))
+        step_inline(a, t, events, count, rows[i], actions[i], np.int64(-1))
 
 
 @njit(cache=True)
