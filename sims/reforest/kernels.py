@@ -479,9 +479,6 @@ def lowest_legal(a, t, g):
     return -1
 
 
-legal_inline = njit(cache=True, inline="always")(legal_actions.py_func)  # a loop over games: no call per game
-
-
 @njit(cache=True)
 def choose_uniform(a, t, rows, u):
     """int64 ``[R]``: in each game of ``rows``, legal action number ``min(floor(u * n), n - 1)`` of its ``n``
@@ -496,7 +493,7 @@ def choose_uniform(a, t, rows, u):
 def choose_rows(a, t, rows, u, chosen, plays, spaces):
     """:func:`choose_uniform`'s loop, in a helper (as :func:`step_rows`)."""
     for i in range(rows.size):
-        n = legal_inline(a, t, rows[i], plays, spaces)
+        n = legal_actions(a, t, rows[i], plays, spaces)
         k = min(int(u[i] * n), max(n - 1, 0))
         chosen[i] = plays[k] if n > k else -1
 
@@ -789,9 +786,6 @@ def step_one(a, t, events, count, g, action, finish):
             return
 
 
-step_inline = njit(cache=True, inline="always")(step_one.py_func)  # a loop over games: no call per game
-
-
 @njit(cache=True)
 def step(a, t, events, count, rows, actions):
     """:func:`step_one` for each game of ``rows`` with its action."""
@@ -800,9 +794,10 @@ def step(a, t, events, count, rows, actions):
 
 @helper
 def step_rows(a, t, events, count, rows, actions):
-    """:func:`step`'s loop, in a helper: inlined in a kernel, every array read of ``step_one`` would be counted."""
+    """:func:`step`'s loop, in a helper compiled without reference counting: from a kernel that does count (it
+    allocates), each call of ``step_one`` took about twice as long."""
     for i in range(rows.size):
-        step_inline(a, t, events, count, rows[i], actions[i], np.int64(-1))
+        step_one(a, t, events, count, rows[i], actions[i], np.int64(-1))
 
 
 @njit(cache=True)
