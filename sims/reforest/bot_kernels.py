@@ -252,21 +252,11 @@ def choices(a, branch, scratch, t, seeds, rows, weights, hand_value_share, purpo
     then the lowest action. A game with fewer than two legal actions takes greedy's choice. ``plan``:
     candidates, depth, prune (NaN: none)."""
     lists = buffers(a)
+    events, count = lists[2], lists[3]
     work = evaluation_buffers(a)
+    candidates, depth, prune = int(plan[0]), int(plan[1]), plan[2]
     worth, keep = np.empty(values.size), np.empty(values.size, dtype=np.int64)
     deck_work = np.empty(a.deck.shape[1]), np.empty(a.deck.shape[1], dtype=np.int64)
-    return choose_rows(a, branch, scratch, t, seeds, rows, weights, hand_value_share, purpose, plan, deck_keys,
-                       rollout_keys, me, win_bonus, chosen, games, actions, values, noises, lists, work, worth, keep,
-                       deck_work)
-
-
-@helper
-def choose_rows(a, branch, scratch, t, seeds, rows, weights, hand_value_share, purpose, plan, deck_keys, rollout_keys,
-                me, win_bonus, chosen, games, actions, values, noises, lists, work, worth, keep, deck_work):
-    """The loops of :func:`choices` (its scratch made): in a helper, as the reads of arrays in a kernel that
-    allocates are reference counted."""
-    events, count = lists[2], lists[3]
-    candidates, depth, prune = int(plan[0]), int(plan[1]), plan[2]
     played, rolled = np.int64(0), np.int64(1)  # the branch's slots (not literals: callees would compile again)
     scored = np.int64(0)  # not the literal 0: greedy_choice would compile once more for it
     if candidates == 0:
@@ -315,12 +305,7 @@ def kept_candidates(values, noises, scored, candidates, prune, keep):
             if not taken and (best < 0 or (values[c], noises[c]) >= (values[best], noises[best])):
                 best = c
         keep[j] = best
-    for j in range(1, kept):  # ascending (an insertion sort: numba's sort is not compiled without reference counting)
-        c, m = keep[j], j
-        while m > 0 and keep[m - 1] > c:
-            keep[m] = keep[m - 1]
-            m -= 1
-        keep[m] = c
+    keep[:kept].sort()
     if prune != prune:
         return kept
     top = -np.inf

@@ -485,17 +485,11 @@ def choose_uniform(a, t, rows, u):
     legal actions in ascending order (-1 for none); ``BatchedEngine.choose_uniform``."""
     chosen = np.empty(rows.size, dtype=np.int64)
     plays, spaces = legal_buffers(a.hand.shape[2])
-    choose_rows(a, t, rows, u, chosen, plays, spaces)
-    return chosen
-
-
-@helper
-def choose_rows(a, t, rows, u, chosen, plays, spaces):
-    """:func:`choose_uniform`'s loop, in a helper (as :func:`step_rows`)."""
     for i in range(rows.size):
         n = legal_actions(a, t, rows[i], plays, spaces)
         k = min(int(u[i] * n), max(n - 1, 0))
         chosen[i] = plays[k] if n > k else -1
+    return chosen
 
 
 # --- decisions ------------------------------------------------------------------------------
@@ -789,13 +783,6 @@ def step_one(a, t, events, count, g, action, finish):
 @njit(cache=True)
 def step(a, t, events, count, rows, actions):
     """:func:`step_one` for each game of ``rows`` with its action."""
-    step_rows(a, t, events, count, rows, actions)
-
-
-@helper
-def step_rows(a, t, events, count, rows, actions):
-    """:func:`step`'s loop, in a helper compiled without reference counting: from a kernel that does count (it
-    allocates), each call of ``step_one`` took about twice as long."""
     for i in range(rows.size):
         step_one(a, t, events, count, rows[i], actions[i], np.int64(-1))
 
