@@ -96,7 +96,7 @@ def evaluation_buffers(a):
         np.empty(players), np.empty((2, players)), np.empty((a.carried.shape[1] + 1, players))
 
 
-@njit(cache=True, inline="always")
+@helper
 def seat_terms(a, t, g, seat, weights, parts):
     """The terms of a seat's evaluation but the goals: ``w.points * score + w.hand_card * hand + w.energy *
     energy``, and ``w.elevation * lack`` (``parts``: scratch)."""
