@@ -9,7 +9,7 @@ from sims.core.bots import RandomBot
 from sims.core.planner import RolloutPlanner, branch_games
 from sims.core.play import play_batch, play_reference
 from sims.core.rng import game_seeds
-from sims.reforest import bots, kernels
+from sims.reforest import bot_kernels, bots, kernels
 from sims.reforest import config as reforest
 from sims.reforest import reference_bots
 from sims.reforest.rules import ReforestEngine
@@ -124,3 +124,14 @@ def test_restore_game_undoes_any_candidate_turn(cfg):
                 if name != "stats":
                     assert np.array_equal(getattr(scratch, name)[0], getattr(state, name)[game]), name
     assert rounds_ended > 0  # the whole-game copy back is exercised too
+
+
+@pytest.mark.parametrize("prune, expected", [(np.nan, [1, 3, 4]), (1.5, [3, 4])])
+def test_kept_candidates_are_the_best_in_ascending_order(prune, expected):
+    """The best three scored actions (values 5, 4, 3 at indices 3, 4, 1) kept by index, ascending; a prune of 1.5
+    drops the one 2 below the best."""
+    values = np.array([0.1, 3.0, 2.0, 5.0, 4.0])
+    noises = np.zeros(values.size)
+    keep = np.full(values.size, -1, dtype=np.int64)
+    kept = bot_kernels.kept_candidates(values, noises, values.size, 3, prune, keep)
+    assert keep[:kept].tolist() == expected

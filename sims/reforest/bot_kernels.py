@@ -109,20 +109,21 @@ def seat_terms(a, t, g, seat, weights, parts):
 
 
 @njit(cache=True, inline="always")
-def keep_seat_terms(a, t, g, weights, work):
-    """The :func:`seat_terms` of every seat of game ``g``, and each seat's measure of each contested visitor
+def keep_seat_terms(a, t, g, me, weights, work):
+    """The :func:`seat_terms` of every seat of game ``g`` but ``me``, and their measures of each contested visitor
     (:func:`contested_visitor`), into ``work`` (:func:`evaluation_buffers`)."""
     parts, terms, kept_measures = work[0], work[4], work[5]
     for seat in range(terms.shape[1]):
-        terms[0, seat], terms[1, seat] = seat_terms(a, t, g, seat, weights, parts)
+        if seat != me:
+            terms[0, seat], terms[1, seat] = seat_terms(a, t, g, seat, weights, parts)
     for k in range(kept_measures.shape[0]):
         visitor = contested_visitor(a, g, k)
         if visitor >= 0:
             for seat in range(terms.shape[1]):
-                kept_measures[k, seat] = measure(a, t, g, seat, visitor)
+                if seat != me:
+                    kept_measures[k, seat] = measure(a, t, g, seat, visitor)
 
 
-@helper
 def evaluate_one(a, t, g, me, weights, hand_value_share, work, kept):
     """``eval(me) - max over opponents eval(opponent)`` of game ``g`` (``work``: :func:`evaluation_buffers`).
 
@@ -152,6 +153,10 @@ def evaluate_one(a, t, g, me, weights, hand_value_share, work, kept):
     return mine - best
 
 
+evaluate_inline = njit(cache=True, inline="always")(evaluate_one)  # in the greedy scan: no call per action
+evaluate_one = helper(evaluate_one)
+
+
 @njit(cache=True, inline="always")
 def play_out_value(scratch, t, action, weights, hand_value_share, events, count, work, rounds_ended):
     """The greedy value of ``action`` in the game copied into slot 0 of ``scratch``: played there, the turn
@@ -161,8 +166,8 @@ def play_out_value(scratch, t, action, weights, hand_value_share, events, count,
     me, start_turn = scratch.to_move[slot], scratch.turn[slot]
     step_one(scratch, t, events, count, slot, action, np.int64(start_turn))  # to the end of the turn
     # me is int8 (to_move): as int64, the callers of evaluate_one share one compiled signature
-    return evaluate_one(scratch, t, slot, np.int64(me), weights, hand_value_share, work,
-                        scratch.rounds_ended[slot] == rounds_ended)
+    return evaluate_inline(scratch, t, slot, np.int64(me), weights, hand_value_share, work,
+                           scratch.rounds_ended[slot] == rounds_ended)
 
 
 @helper
@@ -184,7 +189,7 @@ def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, li
     stream = noise_stream(seed, purpose, a.decisions[g])
     best, best_value, best_noise = -1, -np.inf, -1.0
     copy_game(a, g, scratch, np.int64(0))
-    keep_seat_terms(a, t, g, weights, work)
+    keep_seat_terms(a, t, g, a.to_move[g], weights, work)
     for j in range(n):
         action = legal[j]
         if j:
