@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from sims.core.play import resolve_bot
@@ -44,3 +45,23 @@ def test_misplaced_or_misspelt_weights_are_named(game_name, override, key, fragm
     with pytest.raises(ConfigError) as error:
         game.load_config(overrides=[override])
     assert key in str(error.value) and fragment in str(error.value)
+
+
+@pytest.mark.parametrize("name", ["budget", "halving", "reply_planner"])
+def test_reforest_sends_a_weight_its_kernel_does_not_know_to_the_shared_plan(monkeypatch, name):
+    from sims.core.planner import RolloutPlanner
+    from sims.reforest.bots import PlannerBot
+
+    game = get_game("reforest")
+    config = game.load_config()
+    engine = game.batched(config, 2)
+    state = engine.init(np.arange(2, dtype=np.uint64))
+    shared = []
+    monkeypatch.setattr(RolloutPlanner, "act", lambda self, state, active: shared.append(name) or
+                        np.zeros(state.size, dtype=np.int64))
+    weights = dict(game.bot_weights(config, "planner"))
+    seat = int(state.to_move[0])
+    PlannerBot(engine, seat, weights).act(state, state.to_move == seat)
+    assert shared == []
+    PlannerBot(engine, seat, weights | {name: 4.0}).act(state, state.to_move == seat)
+    assert shared == [name]

@@ -100,6 +100,10 @@ class GreedyBot(BatchedBot):
         return self._scratch
 
 
+# the planner weights only the shared Python plan reads (the compiled one: candidates, depth, samples, prune)
+SHARED_PLAN_WEIGHTS = ("replies", "iterations", "halving", "budget", "reply_planner", "turns", "explore")
+
+
 class PlannerBot(RolloutPlanner, GreedyBot):
     """Rollouts: the best ``candidates`` greedy actions, each played on by greedy bots for ``depth`` turns.
 
@@ -121,9 +125,9 @@ class PlannerBot(RolloutPlanner, GreedyBot):
     _sample_keys: tuple[np.ndarray, np.ndarray] | None = None
 
     def act(self, state: ReforestState, active: np.ndarray) -> np.ndarray:
-        """The plan of :class:`RolloutPlanner`, each game's in one kernel (:func:`bot_kernels.choices`);
-        with ``replies`` or ``iterations``, the shared 2-ply plan or tree search."""
-        if self.reply_count or self.weight("iterations", 0):
+        """The plan of :class:`RolloutPlanner`, each game's in one kernel (:func:`bot_kernels.choices`); with a
+        search weight the kernel does not know (:data:`SHARED_PLAN_WEIGHTS`), the shared plan or tree search."""
+        if any(self.weight(name, 0) for name in SHARED_PLAN_WEIGHTS):
             return super().act(state, active)
         chosen = np.full(state.size, -1, dtype=np.int64)
         rows = np.flatnonzero(active & ~state.done)
