@@ -65,3 +65,18 @@ def test_reforest_sends_a_weight_its_kernel_does_not_know_to_the_shared_plan(mon
     assert shared == []
     PlannerBot(engine, seat, weights | {name: 4.0}).act(state, state.to_move == seat)
     assert shared == [name]
+
+
+def test_every_weight_a_planner_reads_is_one_a_config_accepts():
+    """A planner or search weight read in code (``self.weight("name", ...)``) must be in PLANNER_WEIGHTS or a
+    game's own planner weights, or no config could set it."""
+    from pathlib import Path
+    import re
+
+    from sims.vora.config import PLANNER_OWN
+
+    root = Path(__file__).resolve().parents[1] / "sims"
+    read = {name for path in root.rglob("*.py")
+            for name in re.findall(r"\bweight\(\"([a-z_]+)\"", path.read_text())}
+    assert {"samples", "budget", "iterations"} <= read
+    assert read <= set(PLANNER_WEIGHTS) | set(PLANNER_OWN)

@@ -6,7 +6,6 @@ for actions, enforce the turn cap and record the trace.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -24,7 +23,7 @@ from sims.core.engine import (
     ReferenceGame,
     Trace,
 )
-from sims.core.spec import ConfigError
+from sims.core.spec import ConfigError, base_weight
 
 
 STRONG = "strong"  # the top of the skill ladder (docs/bots.md)
@@ -72,7 +71,7 @@ def strong_description(game: GameDefinition) -> str:
     """What ``glade games`` says of a game's built-in ``strong`` bot."""
     weights = strong_weights(game)
     shown = ", ".join(f"{key} {value:g}" for key, value in weights.items())
-    used = {re.sub(r"_\d+p$", "", key) for key in weights}
+    used = {base_weight(key) for key in weights}
     glossed = "; ".join(f"{name}: {gloss}" for name, gloss in _STRONG_GLOSSES.items() if name in used)
     return f"the planner with {shown}" + (f" ({glossed})" if glossed else "")
 

@@ -214,14 +214,14 @@ def bot_tables(values: dict, source: str, required: dict[str, Sequence[str]],
     tables += [(f"personas.{name}", kind, table) for name, (kind, table) in personas.items()]
     planner_only = set(PLANNER_WEIGHTS) | set(planner_own)
     for key, kind, table in tables:
-        misplaced = [name for name in table if kind != "planner" and _base_weight(name) in planner_only]
+        misplaced = [name for name in table if kind != "planner" and base_weight(name) in planner_only]
         if misplaced:
             raise ConfigError(source, f"{key}.{misplaced[0]}", f"no planner weight on a {kind} bot (the planner "
                               f"weights {', '.join(sorted(planner_only))} belong to kind planner)", has_got=False)
     return weights, personas
 
 
-def _base_weight(name: str) -> str:
+def base_weight(name: str) -> str:
     """``depth_3p`` -> ``depth``."""
     match = _AT_PLAYERS.match(name)
     return match.group(1) if match else name
@@ -236,7 +236,7 @@ def validate(raw: Any, schema: Any, source: str, prefix: str = "") -> Any:
     out: dict[str, Any] = {}
     for name in raw:
         if name not in schema:
-            plain = [key for key in sorted(schema) if _base_weight(key) == key or _base_weight(key) not in schema]
+            plain = [key for key in sorted(schema) if base_weight(key) == key or base_weight(key) not in schema]
             at_players = ", or a planner weight as <name>_<P>p: its value at P players"
             at_players = at_players if len(plain) < len(schema) else ""
             raise ConfigError(source, _join(prefix, name), f"one of the known keys ({', '.join(plain)}{at_players})",
