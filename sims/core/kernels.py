@@ -28,6 +28,17 @@ def helper(function):
     return njit(cache=True, _nrt=False)(function)
 
 
+def inner(function):
+    """:func:`helper` for a function only compiled code calls: made without the CPython and C wrappers, which
+    would unpack every array of its argument tuples for a call that never comes (a long compile for nothing).
+    Called from Python, such a function crashes the interpreter.
+
+    numba compiles a helper once per argument types, and a constant argument is typed as its literal (``False``,
+    ``0``): callers pass constants as ``np.int64(...)`` or ``np.bool_(...)``, so each helper, and all it calls,
+    is compiled once."""
+    return njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)(function)
+
+
 _GOLDEN = rng._GOLDEN
 _MUL1 = rng._MUL1
 _MUL2 = rng._MUL2

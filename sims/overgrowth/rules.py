@@ -127,7 +127,7 @@ class OvergrowthEngine(BatchedEngine):
         """Rules §3.4 (``OvergrowthGame.apply``, then ``check_end``): :func:`kernels.step`."""
         kinds, points = kernels.step(state.stones, state.markers, state.supply, state.to_move, state.turn, state.done,
                              state.winner, state.end, state.actions_of_kind, state.placed, state.lost,
-                             np.ascontiguousarray(actions), self.tables, self.step_codes)
+                             np.ascontiguousarray(actions, dtype=np.int64), self.tables, self.step_codes)
         state.events.record(kind=kinds, points=points)
 
     def results(self, state: OvergrowthState) -> GameResults:

@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import helper, lowest_bit_index, noise, noise_stream
+from sims.core.kernels import helper, inner, lowest_bit_index, noise, noise_stream
 from sims.vora.kernels import (
     ACT_TAKER, COLLECT, DONE, F_DONE, F_TO_MOVE, F_TURN, FIELDS, I_CROW, I_K, I_MAIN_ACTIONS, I_PIG, I_WOLF,
     LOG_SLOTS, ONE, RECIPIENT_BLOCK, STEAL, Tables, advance, copy_into, family_scores, has_formation, legal_words,
@@ -57,7 +57,7 @@ def scratch_for(t: Tables, farms, stats) -> Scratch:
                    np.zeros(0))
 
 
-@helper
+@inner
 def seat_score(count_score, farm) -> float:
     """The family score of one farm, kinds summed in kind order."""
     top = count_score.size - 1
@@ -67,7 +67,7 @@ def seat_score(count_score, farm) -> float:
     return total
 
 
-@helper
+@inner
 def scored_features(t: Tables, farm):
     """``(family score, near, specials, cubes)`` of one farm in one pass: the score as :func:`seat_score`, then
     the greedy's features: kinds one cube short of more points, kinds with a from-farm special held (pig, crow,
@@ -99,7 +99,7 @@ def farm_features(t: Tables, farm):
     return found[1], found[2], found[3]
 
 
-@helper
+@inner
 def features_value(weights, near: int, specials: int, cubes: int, base) -> float:
     """``near * dnear + specials * dspecials + cubes * dcubes``: the weighed feature changes from the features
     ``base`` (:func:`farm_features`), summed in that order."""
@@ -107,7 +107,7 @@ def features_value(weights, near: int, specials: int, cubes: int, base) -> float
             + weights[CUBES_WEIGHT] * (cubes - base[2]))
 
 
-@helper
+@inner
 def other_seat(t: Tables, action: int) -> int:
     """The one seat besides the mover whose farm a decision (played to the next decision) can change: a push's
     taker, the recipient, a steal's victim; -1 for none."""
@@ -122,7 +122,7 @@ def other_seat(t: Tables, action: int) -> int:
     return -1
 
 
-@helper
+@inner
 def score_game(t: Tables, s: Scratch, farm, previous, weights, stream, actions, values, noises, first: int) -> int:
     """One ply for every legal action (flags ``s.words``) of the game loaded in ``s`` (farms ``farm``): each
     played on a copy without refill to its next decision or turn end, valued as ``score`` times my score change
@@ -167,12 +167,12 @@ def score_game(t: Tables, s: Scratch, farm, previous, weights, stream, actions, 
                                     action, entry)
                 if stage == COLLECT and not has_formation(g, trial):
                     stage = DONE  # the turn would end here, and a turn's end changes no farm
-                run_turn(g, trial, trial_farms, stats, trial_fields, bag, stage, False, entry, scratch)
+                run_turn(g, trial, trial_farms, stats, trial_fields, bag, stage, np.bool_(False), entry, scratch)
                 repeat = repeats_previous(trial, kinds, previous)
             else:
                 repeat = False
                 advance(g, act_int, act_word, act_fall, action_block, block_starts, trial, trial_farms, stats,
-                        trial_fields, bag, action, False, entry, scratch)
+                        trial_fields, bag, action, np.bool_(False), entry, scratch)
             other = other_seat(t, action)
             rival = 0.0 if players > 2 or other < 0 or other == me else -np.inf
             if other >= 0 and other != me:
@@ -218,7 +218,7 @@ def greedy_values(t: Tables, state, seeds, decisions, weights, key, rows, groups
                    actions, values, noises, first[i])
 
 
-@helper
+@inner
 def greedy_choice(t: Tables, s: Scratch, state, seeds, decisions, row: int, weights, key) -> int:
     """The greedy action of game ``row`` (:func:`score_game`), with the noise
     ``uniforms_at(seeds[row], purpose, decisions[row], action)``; -1 with no legal action."""
@@ -226,7 +226,7 @@ def greedy_choice(t: Tables, s: Scratch, state, seeds, decisions, row: int, weig
     load(state, row, s.kinds, s.fields)
     legal_words(t, s.kinds, farm, s.fields, s.words, s.scratch)
     return score_game(t, s, farm, state[15][row], weights, noise_stream(seeds[row], key, decisions[row]),
-                      s.no_actions, s.no_values, s.no_values, 0)
+                      s.no_actions, s.no_values, s.no_values, np.int64(0))
 
 
 @njit(cache=True)
@@ -255,13 +255,13 @@ def roll_out(t: Tables, state, seeds, decisions, weights, keys, me: int, stop_tu
             s.entry[:] = 0
             remember_turn_start(s.kinds, s.fields, state[15][row])
             advance(g, t.act_int, t.act_word, t.act_fall, t.action_block, t.block_starts, s.kinds, farms[row],
-                    stats[row], s.fields, bag[row], action, True, s.entry, s.scratch)
+                    stats[row], s.fields, bag[row], action, np.bool_(True), s.entry, s.scratch)
             store(state, row, s.kinds, s.fields)
             decisions[row] += 1
         worth[row] = seat_worth(t, weights, farms[row], me, state[13][row], win_bonus)
 
 
-@helper
+@inner
 def seat_worth(t: Tables, weights, farms, me: int, done: bool, win_bonus: float) -> float:
     """What a position is worth to seat ``me`` (farms ``farms[P, K]``): ``score`` times my family score minus
     ``rival`` times the opponents' (the best's, the mix ``weights[MEAN_WEIGHT]`` of it replaced by their mean),
@@ -287,7 +287,7 @@ def seat_worth(t: Tables, weights, farms, me: int, done: bool, win_bonus: float)
         bonus = ((1.0 - mix) * np.sign(mine - rival) + mix * signs / others) * win_bonus
     elif weights[NEAR_WEIGHT] != 0.0 or weights[SPECIALS_WEIGHT] != 0.0 or weights[CUBES_WEIGHT] != 0.0:
         near, specials, cubes = farm_features(t, farms[me])
-        value += features_value(weights, near, specials, cubes, (0, 0, 0))
+        value += features_value(weights, near, specials, cubes, (np.int64(0), np.int64(0), np.int64(0)))
     return bonus + value
 
 

@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import helper, kth_set_bit, lowest_bit_index, popcount
+from sims.core.kernels import inner, kth_set_bit, lowest_bit_index, popcount
 
 # Slots of Tables.g, the scalars: sizes and special kinds, then board masks (uint64 bits as int64), then
 # the fall shifts and movable cells towards each side
@@ -78,13 +78,13 @@ class Tables(NamedTuple):
 # --- bits -------------------------------------------------------------------------------------------
 
 
-@helper
+@njit(cache=True, inline="always")
 def word(g, slot: int) -> np.uint64:
     """A board mask of the scalars."""
     return np.uint64(g[slot])
 
 
-@helper
+@inner
 def occupied(kinds) -> np.uint64:
     found = ZERO
     for kind in range(kinds.shape[0]):
@@ -92,14 +92,14 @@ def occupied(kinds) -> np.uint64:
     return found
 
 
-@helper
+@inner
 def copy_into(source, target) -> None:
     """``target[:] = source`` for 1-d arrays (a slice assignment would need the reference-counted runtime)."""
     for i in range(source.size):
         target[i] = source[i]
 
 
-@helper
+@inner
 def kind_at(kinds, cell: int) -> int:
     """Kind of the cube on ``cell`` (-1 if empty)."""
     for kind in range(kinds.shape[0]):
@@ -108,14 +108,14 @@ def kind_at(kinds, cell: int) -> int:
     return -1
 
 
-@helper
+@inner
 def dilate(g, board: np.uint64) -> np.uint64:
     n = g[I_N]
     return (board | ((board & word(g, W_NOT_LAST_COL)) << 1) | ((board & word(g, W_NOT_FIRST_COL)) >> 1)
             | ((board << n) & word(g, W_FULL)) | (board >> n))
 
 
-@helper
+@inner
 def flood(seed: np.uint64, links_h: np.uint64, links_v: np.uint64, n: int) -> np.uint64:
     """Cells reached from ``seed`` through links (bit c of ``links_h``: c joined to c+1; ``links_v``: c to c+N)."""
     region = seed
@@ -130,7 +130,7 @@ def flood(seed: np.uint64, links_h: np.uint64, links_v: np.uint64, n: int) -> np
 # --- formations -------------------------------------------------------------------------------------
 
 
-@helper
+@inner
 def straight_runs(g, board: np.uint64):
     """Rules §6.1: Cells where a horizontal / vertical run of ``min_line`` of ``board`` starts."""
     n = g[I_N]
@@ -142,7 +142,7 @@ def straight_runs(g, board: np.uint64):
     return h, v
 
 
-@helper
+@inner
 def line_cells(g, board: np.uint64):
     """Rules §6.1: The cells of ``board`` in horizontal / vertical runs of at least ``min_line``."""
     n = g[I_N]
@@ -154,7 +154,7 @@ def line_cells(g, board: np.uint64):
     return across, down
 
 
-@helper
+@inner
 def liquid_core(g, water: np.uint64) -> np.uint64:
     """Rules §5.7: Non-zero exactly where some liquid group is big enough: with ``min_group`` 3 the cells with two
     neighbours in the water (every cell of a group of 3+ is one or next to one), else the groups."""
@@ -181,7 +181,7 @@ def liquid_core(g, water: np.uint64) -> np.uint64:
     return found
 
 
-@helper
+@inner
 def liquid_groups(g, water: np.uint64) -> np.uint64:
     """Rules §5.7: Cells of ``water`` in orthogonally connected groups of at least ``min_group``."""
     core = liquid_core(g, water)
@@ -190,7 +190,7 @@ def liquid_groups(g, water: np.uint64) -> np.uint64:
     return core
 
 
-@helper
+@inner
 def has_formation(g, kinds) -> bool:
     """Rules §6.1: Does the meadow hold anything to collect?
 
@@ -217,7 +217,7 @@ def has_formation(g, kinds) -> bool:
     return liquid >= 0 and liquid_core(g, kinds[liquid]) != 0
 
 
-@helper
+@inner
 def find_formations(g, kinds, collected):
     """Rules §5.6, §6.1 to §6.4: Fill ``collected[K]`` with what a collection takes; returns ``(extras, bigs)``,
     one combo per formation (runs joined by shared cubes; a liquid group) by its size."""
@@ -255,7 +255,7 @@ def find_formations(g, kinds, collected):
 # --- moves ------------------------------------------------------------------------------------------
 
 
-@helper
+@inner
 def fall(g, kinds, side: int, fixed: np.uint64) -> None:
     """Rules §6.5: Slide every cube towards ``side`` to close the gaps; the ``fixed`` cell (the wolf) stays."""
     left, right = g[FALL_LEFT + side], g[FALL_RIGHT + side]
@@ -271,7 +271,7 @@ def fall(g, kinds, side: int, fixed: np.uint64) -> None:
         taken = (taken & ~sources) | ((sources << left) >> right)
 
 
-@helper
+@inner
 def shift_lines(act_int, act_word, kinds, action: int) -> None:
     """Rules §4.1, §4.3: The line shift of a main action (none but for pushes) and the toggle of the action's own
     kind."""
@@ -282,7 +282,7 @@ def shift_lines(act_int, act_word, kinds, action: int) -> None:
     kinds[act_int[action, ACT_T1_KIND]] ^= act_word[action, WORD_T1_BITS]
 
 
-@helper
+@inner
 def steal_word(farms, me: int) -> np.uint64:
     """Rules §6.4, §8: The steals open to ``me`` (bit seat*K + kind), never a victim's last cube."""
     k = farms.shape[1]
@@ -298,7 +298,7 @@ def steal_word(farms, me: int) -> np.uint64:
 # --- legal actions ----------------------------------------------------------------------------------
 
 
-@helper
+@inner
 def legal_words(t: Tables, kinds, farms, fields, words, scratch) -> None:
     """Rules §3.1, §8: Fill ``words[groups]`` with the legal action flags of one game (groups as in
     ``tables.Geometry``)."""
@@ -321,7 +321,7 @@ def legal_words(t: Tables, kinds, farms, fields, words, scratch) -> None:
         words[g[I_G_DECLINE]] = ONE
 
 
-@helper
+@inner
 def main_words(t: Tables, kinds, farms, me: int, words, scratch) -> None:
     g = t.g
     k, lines = g[I_K], g[I_LINES]
@@ -371,7 +371,7 @@ def main_words(t: Tables, kinds, farms, me: int, words, scratch) -> None:
             moles &= moles - ONE
 
 
-@helper
+@inner
 def push_keeps_a_cube(t: Tables, kinds, me: int, first: int, scratch) -> np.uint64:
     """Rules §8: Lines (bit side*N + line) open to a push ``first + line`` of the last farm cube: onto your own or an
     unseated side, or when the push makes something to collect."""
@@ -387,7 +387,7 @@ def push_keeps_a_cube(t: Tables, kinds, me: int, first: int, scratch) -> np.uint
 # --- one decision -----------------------------------------------------------------------------------
 
 
-@helper
+@inner
 def advance(g, act_int, act_word, act_fall, action_block, block_starts, kinds, farms, stats, fields, bag,
             action: int, refill: bool, log, scratch) -> None:
     """Rules §3.1: Apply one decision and resolve everything that needs no decision, up to the next one."""
@@ -403,7 +403,7 @@ def advance(g, act_int, act_word, act_fall, action_block, block_starts, kinds, f
     run_turn(g, kinds, farms, stats, fields, bag, stage, refill, log, scratch)
 
 
-@helper
+@inner
 def main_action(g, act_int, act_word, act_fall, kinds, farms, stats, fields, action: int, log) -> int:
     """Rules §4, §5: A main action, from its row of the action tables (``tables.Geometry._action_tables``):
     the line shift, the cubes taken and given, the fallen cubes handed out; the stage the turn goes on with."""
@@ -443,7 +443,7 @@ def main_action(g, act_int, act_word, act_fall, kinds, farms, stats, fields, act
     return stage
 
 
-@helper
+@inner
 def give_fallen(farms, stats, fields, seat: int, log) -> int:
     """Rules §4.2: RECIPIENT: the first waiting fallen cube goes into ``seat``'s farm."""
     kind = fields[F_FALLEN0]
@@ -459,7 +459,7 @@ def give_fallen(farms, stats, fields, seat: int, log) -> int:
     return DONE
 
 
-@helper
+@inner
 def combo(g, kinds, farms, stats, fields, block: int, within: int, log) -> int:
     """Rules §6.4: An EXTRA or BIG decision: pick a meadow cube, steal from a farm, or decline."""
     me, k = fields[F_TO_MOVE], g[I_K]
@@ -488,7 +488,7 @@ def combo(g, kinds, farms, stats, fields, block: int, within: int, log) -> int:
     return COMBOS
 
 
-@helper
+@inner
 def run_turn(g, kinds, farms, stats, fields, bag, stage: int, refill: bool, log, scratch) -> None:
     """Rules §3.2, §6.6: Combos, falls and collections until a decision is due or the turn is over, one stage
     after the other (COMBOS -> FALL -> COLLECT -> COMBOS ... -> END)."""
@@ -505,7 +505,7 @@ def run_turn(g, kinds, farms, stats, fields, bag, stage: int, refill: bool, log,
             stage = DONE
 
 
-@helper
+@inner
 def fall_stage(g, kinds, fields) -> None:
     """Rules §5.2, §6.5: The turn's fall; the wolf placed this turn stays put while it is in the meadow."""
     wolf = fields[F_WOLF_CELL]
@@ -518,7 +518,7 @@ def fall_stage(g, kinds, fields) -> None:
     fall(g, kinds, fields[F_FALL_SIDE], fixed)
 
 
-@helper
+@inner
 def collect_stage(g, kinds, farms, stats, fields, log, scratch) -> int:
     """Rules §6.1, §6.6: Collect every formation (their combos come next: COMBOS); nothing to collect: END."""
     if not has_formation(g, kinds):
@@ -527,7 +527,7 @@ def collect_stage(g, kinds, farms, stats, fields, log, scratch) -> int:
     return COMBOS
 
 
-@helper
+@inner
 def passive_effects(g, kinds, collected) -> int:
     """Rules §5.7, §6.1: The kinds (bit k: kind k) whose passive special shaped the collection ``collected`` of
     meadow ``kinds``: the liquid kind when it took cubes outside straight runs of ``min_line``, the grazer when
@@ -549,7 +549,7 @@ def passive_effects(g, kinds, collected) -> int:
     return effects
 
 
-@helper
+@inner
 def collect(g, kinds, farms, stats, fields, me: int, log, collected) -> None:
     """Rules §6.1: Every formation into ``me``'s farm; the combos it earns become due."""
     extras, bigs = find_formations(g, kinds, collected)
@@ -572,7 +572,7 @@ def collect(g, kinds, farms, stats, fields, me: int, log, collected) -> None:
     log[L_BIGS] += bigs
 
 
-@helper
+@inner
 def next_combo(kinds, farms, fields) -> int:
     """Rules §3.2, §6.4: EXTRA decisions first, then BIG ones; one with nothing to take is dropped. FALL when
     none is due."""
@@ -590,7 +590,7 @@ def next_combo(kinds, farms, fields) -> int:
     return FALL
 
 
-@helper
+@inner
 def end_turn(g, kinds, fields, bag, refill: bool) -> None:
     """Rules §7.1, §7.2: Refill the empty cells in row-major order from the bag (short: the game ends), next
     seat."""
@@ -618,7 +618,7 @@ def end_turn(g, kinds, fields, bag, refill: bool) -> None:
 # --- loading and storing a game of a batch ----------------------------------------------------------
 
 
-@helper
+@inner
 def load(state, row: int, kinds, fields) -> None:
     """Game ``row`` of ``state`` (the tuple of ``rules.state_arrays``) into ``kinds`` and ``fields``."""
     (meadow, farms, stats, bag, pointer, phase, fallen, extra_left, big_left, fall_side, wolf_cell, to_move,
@@ -639,7 +639,7 @@ def load(state, row: int, kinds, fields) -> None:
     fields[F_POINTER] = pointer[row]
 
 
-@helper
+@inner
 def store(state, row: int, kinds, fields) -> None:
     (meadow, farms, stats, bag, pointer, phase, fallen, extra_left, big_left, fall_side, wolf_cell, to_move,
      turn, done, end, previous) = state
@@ -659,7 +659,7 @@ def store(state, row: int, kinds, fields) -> None:
     pointer[row] = fields[F_POINTER]
 
 
-@helper
+@inner
 def remember_turn_start(kinds, fields, previous) -> None:
     """Before a main action: keep the meadow it starts from in ``previous[0]``, the older ones one row further
     (the bots' no-loop rule, :func:`repeats_previous`, reads them)."""
@@ -671,7 +671,7 @@ def remember_turn_start(kinds, fields, previous) -> None:
             previous[0, kind] = kinds[kind]
 
 
-@helper
+@inner
 def seen_before(meadow, previous) -> bool:
     """Is ``meadow`` one of the remembered meadows ``previous``?"""
     for back in range(previous.shape[0]):
@@ -685,7 +685,7 @@ def seen_before(meadow, previous) -> bool:
     return False
 
 
-@helper
+@inner
 def repeats_previous(trial, kinds, previous) -> bool:
     """The bots' no-loop rule for a main action from meadow ``kinds`` that leaves ``trial`` (before any refill):
     a push-back (``trial`` is ``previous[0]``, the meadow the last main action found) is a loop only when
@@ -759,7 +759,7 @@ def step_games(t: Tables, state, quiet, actions, refill: bool, logging: bool, lo
             bits[1, row] = entry[L_PASSIVE]
 
 
-@helper
+@inner
 def score_change(count_score, before, after) -> float:
     """Rules §9.1: The family-score change of a farm from counts ``before`` to ``after`` (by kind), summed over
     the kinds whose count changed (a decision changes a few)."""
@@ -809,7 +809,7 @@ def choose_uniform(t: Tables, state, rows, u, chosen) -> None:
             k -= count
 
 
-@helper
+@inner
 def family_scores(count_score, farms, out) -> None:
     """Rules §9.1: ``out[seat]``: the family score of each farm, kinds summed in kind order."""
     top = count_score.size - 1
