@@ -177,9 +177,10 @@ class Board:
                     self.around_shift[s, k, j] = dr * self.grid_cols + dq
                     self.around_touches[s, k, j] = sum((dq + eq, dr + er) in rotated for eq, er in DIRECTIONS)
         # what the placement kernels read: playable hexes, neighbours, cells, boundary walks and their touches,
-        # the placements covering the centre and the grid (_grid)
+        # the placements covering the centre and the grid (_grid, _lanes)
         self.place_tables = (P, self.neighbours_ext, self.cells, self.boundary, self.boundary_touch,
-                             self.covers_centre, self.grid_hex, self.hex_grid, self.cell_shift, self.boundary_shift)
+                             self.covers_centre, self.grid_hex, self.hex_grid, self.cell_shift, self.boundary_shift,
+                             self.playable_lanes, self.direction_shift)
 
     def _grid(self, config: VorexConfig, shapes: list, walks: list) -> None:
         """The window on a rectangle of axial coordinates padded by the farthest boundary hex, so each cell and
@@ -219,6 +220,18 @@ class Board:
         on_playable = ((on_grid >= 0) & (on_grid < self.P)).all(axis=3)
         if not (on_grid == tables)[playable].all() or on_playable[~playable].any():
             raise AssertionError("grid shifts disagree with the placement tables")
+        self._lanes()
+
+    def _lanes(self) -> None:
+        """The grid as bitboards padded by zero words, so a word read any cell or boundary shift away stays in the
+        array: ``playable_lanes`` (bit x % 64 of word pad + x // 64 for grid position x: a playable hex; pad:
+        the words before the grid, as many after it) and ``direction_shift [6]`` (a neighbour's grid shift)."""
+        words = -(-self.grid_hex.size // 64)
+        pad = max(np.abs(self.boundary_shift).max(), np.abs(self.cell_shift).max()) // 64 + 2
+        self.playable_lanes = np.zeros(words + 2 * pad, dtype=np.uint64)
+        x = self.hex_grid[:self.P]
+        np.bitwise_or.at(self.playable_lanes, pad + x // 64, np.left_shift(np.uint64(1), (x % 64).astype(np.uint64)))
+        self.direction_shift = np.array([dr * self.grid_cols + dq for dq, dr in DIRECTIONS], dtype=np.int64)
 
 
 class TileTables:
