@@ -9,10 +9,12 @@ from numba import njit
 from sims.core.bots import RandomBot
 from sims.core.rng import game_seeds
 from sims.vorex import config
+from sims.vorex.config import ROTATIONS
 from sims.vorex.kernels import (EMPTY, RUIN, _hex_states, _open_hexes, _scan_placements, _setup_goes_on,
                                 legal_placements, new_grid)
+from sims.vorex.reference import VorexGame
 from sims.vorex.rules import SETUP, VorexEngine, VorexState
-from sims.vorex.tables import nonzero2
+from sims.vorex.tables import nonzero2, unpack_words
 
 CONFIG = config.load()
 
@@ -114,9 +116,26 @@ def assert_scans_agree(engine: VorexEngine, tile: np.ndarray, counts: np.ndarray
     return int(np.unpackbits(fast.view(np.uint8)).sum())
 
 
+def assert_reference_agrees(engine: VorexEngine, tile: np.ndarray, counts: np.ndarray, maps: list[int]) -> None:
+    """The lane scan finds the legal placements of the reference engine's reading (§3.1, §3.2) on played maps
+    ``maps`` (the reference's holes are searched from an open forest, as play keeps it)."""
+    cfg = engine.config
+    game = VorexGame(cfg, engine.players, 0)
+    tiles = [list(cfg.tile_shape).index(s) for s in range(len(cfg.shapes))]
+    games = np.repeat(np.array(maps, np.int64), len(tiles))
+    fast = legal_placements(games, np.tile(np.arange(len(tiles)), len(maps)), False, np.ascontiguousarray(tile),
+                            np.ascontiguousarray(counts), engine.place_tables, engine.board.place_rows // 64)
+    for i, g in enumerate(games):
+        game.tile_at = [int(x) for x in tile[g, :engine.board.H]]
+        game.placed_tiles = [0] * int(counts[g])
+        expected = [a * ROTATIONS + k for a in range(engine.P) for k in range(ROTATIONS)
+                    if game.placement_ruins(game.placement_cells(tiles[i % len(tiles)], a, k)) is not None]
+        assert np.flatnonzero(unpack_words(fast[i], engine.P * ROTATIONS)).tolist() == expected, (int(g), i)
+
+
 def test_lane_scan_finds_the_walked_placements_in_played_games():
     """Every map of seeded random games at 1 to 4 players (first tiles included), on the default table and on the
-    smallest one (radius 4, where the forest reaches the table's edge)."""
+    smallest one (radius 4, where the forest reaches the table's edge); some also against the reference engine."""
     for overrides in ((), ("map.radius=4",)):
         cfg = config.load(overrides=overrides)
         for players in (1, 2, 3, 4):
@@ -127,6 +146,7 @@ def test_lane_scan_finds_the_walked_placements_in_played_games():
                 ring = [h for h in range(engine.P) if config.distance(*cfg.hex_coords[h]) == cfg.radius]
                 assert (tile[:, ring] != EMPTY).any()
             assert assert_scans_agree(engine, tile, counts) > 1000
+            assert_reference_agrees(engine, tile, counts, [0, int(np.argmax(counts >= 8)), counts.size - 1])
 
 
 def test_lane_scan_finds_the_walked_placements_on_ragged_maps():

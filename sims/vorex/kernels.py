@@ -629,12 +629,12 @@ def new_lanes(place_tables):
 
 
 @njit(cache=True, inline="always")
-def _lane_word(board, i, shift):
-    """Padded word ``i`` of lane bitboard ``board`` read ``shift`` grid positions on (bit j: position
-    ``64 * i + j + shift``, less the padding)."""
-    q = i + (shift >> 6)
+def _lane_word(lanes, b, i, shift):
+    """Padded word ``i`` of lane bitboard ``lanes[b]`` read ``shift`` grid positions on (bit j: position
+    ``64 * i + j + shift``, less the padding). Unsigned indices: no check for negative ones."""
+    q = np.uint64(i + (shift >> 6))
     r = np.uint64(shift & 63)
-    return (board[q] >> r) | ((board[q + 1] << np.uint64(1)) << (np.uint64(63) - r))
+    return (lanes[b, q] >> r) | ((lanes[b, q + np.uint64(1)] << np.uint64(1)) << (np.uint64(63) - r))
 
 
 @helper
@@ -647,22 +647,21 @@ def _map_lanes(g, tile, place_tables, lanes):
     words = -(-place_tables[6].size // 64)
     pad = (playable.size - words) // 2
     lanes[:] = 0
-    covered = lanes[LANE_COVERED]
     for h in range(hex_grid.size - 2):  # the sentinels are not on the grid
         if tile[g, h] != EMPTY:
             x = hex_grid[h]
-            covered[pad + (x >> 6)] |= np.uint64(1) << np.uint64(x & 63)
+            lanes[LANE_COVERED, pad + (x >> 6)] |= np.uint64(1) << np.uint64(x & 63)
     for i in range(pad, pad + words):
         one = np.uint64(0)
         two = np.uint64(0)
         four = np.uint64(0)
         for d in range(6):
-            v = _lane_word(covered, i, direction_shift[d])
+            v = _lane_word(lanes, LANE_COVERED, i, direction_shift[d])
             carry = one & v
             one ^= v
             four |= two & carry
             two ^= carry
-        empty = ~covered[i]
+        empty = ~lanes[LANE_COVERED, i]
         free = playable[i] & empty
         lanes[LANE_FREE, i] = free
         lanes[LANE_EDGE, i] = free & (one | two | four)
@@ -684,40 +683,35 @@ def _scan_lanes(s, first, lanes, place_tables, row):
     cell_shift, boundary_shift = place_tables[8], place_tables[9]
     words = -(-grid_hex.size // 64)
     pad = (lanes.shape[1] - words) // 2
-    free, edge, covered = lanes[LANE_FREE], lanes[LANE_EDGE], lanes[LANE_COVERED]
     low, high = 0, words - 1
     if not first:
         low, high = words, -1
         for w in range(words):
-            if edge[pad + w]:
+            if lanes[LANE_EDGE, pad + w]:
                 low = min(low, w)
                 high = w
     none = np.uint64(0)
     found = False
     for k in range(ROTATIONS):
-        near, far = cell_shift[s, k, 0], cell_shift[s, k, 0]
-        for c in range(1, cell_shift.shape[2]):
-            near, far = min(near, cell_shift[s, k, c]), max(far, cell_shift[s, k, c])
+        c0, c1, c2, c3 = cell_shift[s, k, 0], cell_shift[s, k, 1], cell_shift[s, k, 2], cell_shift[s, k, 3]
         # the anchors whose cells can meet an edge hex lie in these words
-        start = max(0, (low * 64 - far) >> 6)
-        stop = min(words, ((high * 64 + 63 - near) >> 6) + 1)
+        start = max(0, (low * 64 - max(max(c0, c1), max(c2, c3))) >> 6)
+        stop = min(words, ((high * 64 + 63 - min(min(c0, c1), min(c2, c3))) >> 6) + 1)
         for w in range(start, stop):
             i = pad + w
-            fit = ~none
-            touch = none
-            for c in range(cell_shift.shape[2]):
-                fit &= _lane_word(free, i, cell_shift[s, k, c])
-                touch |= _lane_word(edge, i, cell_shift[s, k, c])
-            if not first:
-                fit &= touch
+            fit = (_lane_word(lanes, LANE_FREE, i, c0) & _lane_word(lanes, LANE_FREE, i, c1)
+                   & _lane_word(lanes, LANE_FREE, i, c2) & _lane_word(lanes, LANE_FREE, i, c3))
+            if fit and not first:
+                fit &= (_lane_word(lanes, LANE_EDGE, i, c0) | _lane_word(lanes, LANE_EDGE, i, c1)
+                        | _lane_word(lanes, LANE_EDGE, i, c2) | _lane_word(lanes, LANE_EDGE, i, c3))
             if not fit:
                 continue
             if not first:
                 seen, met, head, one, two, three = none, none, none, none, none, none
                 for j in range(boundary_shift.shape[2]):
                     shift = boundary_shift[s, k, j]
-                    hit = _lane_word(covered, i, shift)
-                    bad = ~(hit | _lane_word(lanes[LANE_OK + boundary_touch[s, k, j] - 1], i, shift))
+                    hit = _lane_word(lanes, LANE_COVERED, i, shift)
+                    bad = ~(hit | _lane_word(lanes, LANE_OK - 1 + boundary_touch[s, k, j], i, shift))
                     met |= hit
                     seen &= ~hit
                     new = bad & ~seen
