@@ -361,9 +361,14 @@ def _ready_grid(g, a, t, s):
 @helper
 def place_exists(g, tl, a, t, s):
     """Tile ``tl`` has a legal placement in game ``g``: its shape's legal placements (:func:`place_words`, kept for
-    the decision that follows, which reads them all)."""
+    the decision that follows, which reads them all, and the other face-up tile's too: scanned now, on the map's
+    bitboards at hand)."""
     shape = t.tile_shape[tl]
     place_words(g, shape, a, t, s)
+    if a.phase[g] != SETUP:
+        for k in range(2):
+            if a.face_up[g, k] >= 0:
+                place_words(g, t.tile_shape[a.face_up[g, k]], a, t, s)
     for w in range(a.place_cache.shape[2]):
         if a.place_cache[g, shape, w]:
             return True
