@@ -610,6 +610,127 @@ def _scan_placements(s, first, first_only, grid, free, edge, place_tables, row):
     return found
 
 
+# the lane bitboards of a map (:func:`_map_lanes`): LANE_OK + t - 1 holds the empty hexes with 6 - t covered neighbours
+LANE_FREE, LANE_EDGE, LANE_COVERED, LANE_OK = range(4)
+
+
+@njit(cache=True)
+def new_grid(place_tables):
+    """Scratch for :func:`_hex_states` and :func:`_open_hexes`: the hex states, the grid, ``free`` and ``edge``."""
+    size = place_tables[6].size
+    return (np.zeros(place_tables[1].shape[0], np.int64), np.zeros(size, np.int64),
+            np.zeros(-(-size // 64), np.uint64), np.zeros(-(-size // 64), np.uint64))
+
+
+@njit(cache=True)
+def new_lanes(place_tables):
+    """Scratch for :func:`_map_lanes`: uint64 ``[LANE_OK + most tile cells next to a boundary hex, padded words]``."""
+    return np.zeros((LANE_OK + place_tables[4].max(), place_tables[10].size), np.uint64)
+
+
+@njit(cache=True, inline="always")
+def _lane_word(lanes, b, i, shift):
+    """Padded word ``i`` of lane bitboard ``lanes[b]`` read ``shift`` grid positions on (bit j: position
+    ``64 * i + j + shift``, less the padding). Unsigned indices: no check for negative ones."""
+    q = np.uint64(i + (shift >> 6))
+    r = np.uint64(shift & 63)
+    return (lanes[b, q] >> r) | ((lanes[b, q + np.uint64(1)] << np.uint64(1)) << (np.uint64(63) - r))
+
+
+@helper
+def _map_lanes(g, tile, place_tables, lanes):
+    """``lanes`` (:func:`new_lanes`): the map of game row ``g`` as padded bitboards on the grid (bit x % 64 of
+    word pad + x // 64 for grid position x): its free hexes (empty and playable), those with a covered neighbour,
+    the covered hexes and the empty ones by their covered neighbours (LANE_OK + t - 1: exactly 6 - t). The
+    neighbours are counted 64 positions at a time, in three bit planes."""
+    hex_grid, playable, direction_shift = place_tables[7], place_tables[10], place_tables[11]
+    words = -(-place_tables[6].size // 64)
+    pad = (playable.size - words) // 2
+    lanes[:] = 0
+    for h in range(hex_grid.size - 2):  # the sentinels are not on the grid
+        if tile[g, h] != EMPTY:
+            x = hex_grid[h]
+            lanes[LANE_COVERED, pad + (x >> 6)] |= np.uint64(1) << np.uint64(x & 63)
+    for i in range(pad, pad + words):
+        one = np.uint64(0)
+        two = np.uint64(0)
+        four = np.uint64(0)
+        for d in range(6):
+            v = _lane_word(lanes, LANE_COVERED, i, direction_shift[d])
+            carry = one & v
+            one ^= v
+            four |= two & carry
+            two ^= carry
+        empty = ~lanes[LANE_COVERED, i]
+        free = playable[i] & empty
+        lanes[LANE_FREE, i] = free
+        lanes[LANE_EDGE, i] = free & (one | two | four)
+        for t in range(1, lanes.shape[0] - LANE_OK + 1):
+            n = 6 - t
+            lanes[LANE_OK + t - 1, i] = (empty & (one if n & 1 else ~one) & (two if n & 2 else ~two)
+                                         & (four if n & 4 else ~four))
+
+
+@helper
+def _scan_lanes(s, first, lanes, place_tables, row):
+    """Sets in ``row`` the legal placements of shape ``s`` (as :func:`_scan_placements`) on a map given by its
+    lane bitboards (:func:`_map_lanes`; ``first``: no tile is down yet); true if there is one.
+
+    Per rotation, 64 anchors at a time: their 4 cells free and one touching
+    the forest, then the boundary walk of :func:`_closes_one_region` taken in
+    every lane at once (its gap count saturating in three bits)."""
+    boundary_touch, covers_centre, grid_hex = place_tables[4], place_tables[5], place_tables[6]
+    cell_shift, boundary_shift = place_tables[8], place_tables[9]
+    words = -(-grid_hex.size // 64)
+    pad = (lanes.shape[1] - words) // 2
+    low, high = 0, words - 1
+    if not first:
+        low, high = words, -1
+        for w in range(words):
+            if lanes[LANE_EDGE, pad + w]:
+                low = min(low, w)
+                high = w
+    none = np.uint64(0)
+    found = False
+    for k in range(ROTATIONS):
+        c0, c1, c2, c3 = cell_shift[s, k, 0], cell_shift[s, k, 1], cell_shift[s, k, 2], cell_shift[s, k, 3]
+        # the anchors whose cells can meet an edge hex lie in these words
+        start = max(0, (low * 64 - max(max(c0, c1), max(c2, c3))) >> 6)
+        stop = min(words, ((high * 64 + 63 - min(min(c0, c1), min(c2, c3))) >> 6) + 1)
+        for w in range(start, stop):
+            i = pad + w
+            fit = (_lane_word(lanes, LANE_FREE, i, c0) & _lane_word(lanes, LANE_FREE, i, c1)
+                   & _lane_word(lanes, LANE_FREE, i, c2) & _lane_word(lanes, LANE_FREE, i, c3))
+            if fit and not first:
+                fit &= (_lane_word(lanes, LANE_EDGE, i, c0) | _lane_word(lanes, LANE_EDGE, i, c1)
+                        | _lane_word(lanes, LANE_EDGE, i, c2) | _lane_word(lanes, LANE_EDGE, i, c3))
+            if not fit:
+                continue
+            if not first:
+                seen, met, head, one, two, three = none, none, none, none, none, none
+                for j in range(boundary_shift.shape[2]):
+                    shift = boundary_shift[s, k, j]
+                    hit = _lane_word(lanes, LANE_COVERED, i, shift)
+                    bad = ~(hit | _lane_word(lanes, LANE_OK - 1 + boundary_touch[s, k, j], i, shift))
+                    met |= hit
+                    seen &= ~hit
+                    new = bad & ~seen
+                    three |= two & new
+                    two |= one & new
+                    one |= new
+                    head |= new & ~met
+                    seen |= new
+                fit &= ~two | (~three & head & seen)
+            while fit:
+                x = w * 64 + lowest_bit_index(fit)
+                fit &= fit - np.uint64(1)
+                p = grid_hex[x] * ROTATIONS + k
+                if not first or covers_centre[s, p]:
+                    row[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+                    found = True
+    return found
+
+
 @njit(cache=True)
 def legal_placements(games, shapes, first_only, tile, tiles_on_map, place_tables, words):
     """uint64 ``[m, words]``: the legal placements of shape ``shapes[i]`` on the map of game ``games[i]``, bit
@@ -617,23 +738,27 @@ def legal_placements(games, shapes, first_only, tile, tiles_on_map, place_tables
 
     The cells are free (playable and empty) and one touches the forest (the
     first tile covers the centre instead); the boundary walk closes no region
-    holding more than a single hex. ``first_only``: only the first one found
-    (to know whether there is one).
+    holding more than a single hex (:func:`_scan_lanes`). ``first_only``: only
+    the first one found (to know whether there is one; :func:`_scan_placements`).
     """
-    neighbours_ext, grid_hex = place_tables[1], place_tables[6]
+    neighbours_ext = place_tables[1]
     legal = np.zeros((games.size, words), np.uint64)
-    states = np.zeros(neighbours_ext.shape[0], np.int64)
-    positions = np.zeros(grid_hex.size, np.int64)
-    free = np.zeros(-(-grid_hex.size // 64), np.uint64)
-    edge = np.zeros(-(-grid_hex.size // 64), np.uint64)
+    states, positions, free, edge = new_grid(place_tables)
+    lanes = new_lanes(place_tables)
     last = -1
     for i in range(games.size):
         g = games[i]
-        if g != last:
-            _hex_states(g, tile, neighbours_ext, states)
-            _open_hexes(states, place_tables, positions, free, edge)
-            last = g
-        _scan_placements(shapes[i], tiles_on_map[g] == 0, first_only, positions, free, edge, place_tables, legal[i])
+        first = tiles_on_map[g] == 0
+        if first_only:  # the scan that stops at the first
+            if g != last:
+                _hex_states(g, tile, neighbours_ext, states)
+                _open_hexes(states, place_tables, positions, free, edge)
+            _scan_placements(shapes[i], first, True, positions, free, edge, place_tables, legal[i])
+        else:
+            if g != last:
+                _map_lanes(g, tile, place_tables, lanes)
+            _scan_lanes(shapes[i], first, lanes, place_tables, legal[i])
+        last = g
     return legal
 
 

@@ -177,41 +177,49 @@ class Board:
                     self.around_shift[s, k, j] = dr * self.grid_cols + dq
                     self.around_touches[s, k, j] = sum((dq + eq, dr + er) in rotated for eq, er in DIRECTIONS)
         # what the placement kernels read: playable hexes, neighbours, cells, boundary walks and their touches,
-        # the placements covering the centre and the grid (_grid)
+        # the placements covering the centre and the grid (_grid, _lanes)
         self.place_tables = (P, self.neighbours_ext, self.cells, self.boundary, self.boundary_touch,
-                             self.covers_centre, self.grid_hex, self.hex_grid, self.cell_shift, self.boundary_shift)
+                             self.covers_centre, self.grid_hex, self.hex_grid, self.cell_shift, self.boundary_shift,
+                             self.playable_lanes, self.direction_shift)
 
     def _grid(self, config: VorexConfig, shapes: list, walks: list) -> None:
-        """The window on a rectangle of axial coordinates padded by the farthest boundary hex, so each cell and
-        boundary hex of a (shape, rotation) is a fixed shift of grid positions from its anchor: ``grid_hex [G]``
-        (the hex at each position, -1 outside the window), ``hex_grid [H+2]`` (each hex's position; sentinels
-        -1), ``cell_shift [shapes, 6, 4]`` and ``boundary_shift [shapes, 6, L]`` (``walks [s][k]``: the boundary
-        walk's hexes relative to the anchor, as ``boundary``)."""
+        """The window on a rectangle of axial coordinates, each row padded on one side by as many columns as a
+        tile's cells reach across from its anchor, so each cell and boundary hex of a (shape, rotation) is a fixed
+        shift of grid positions from its anchor (a cell off the window lands on a padding column, never on another
+        row's hex; a placement on the playable hexes has its boundary on the window): ``grid_hex [G]`` (the hex at
+        each position, -1 outside the window), ``hex_grid [H+2]`` (each hex's position; sentinels -1),
+        ``cell_shift [shapes, 6, 4]`` and ``boundary_shift [shapes, 6, L]`` (``walks [s][k]``: the boundary walk's
+        hexes relative to the anchor, as ``boundary``)."""
         rotated = [[rotate(o, k) for o in offsets] for offsets in shapes for k in range(ROTATIONS)]
-        pad = max(max(abs(dq), abs(dr)) for walk in walks for hexes in walk for dq, dr in hexes)
+        reach = max(abs(dq) for cells in rotated for dq, _ in cells)
         qs, rs = zip(*config.hex_coords)
-        cols = max(qs) - min(qs) + 1 + 2 * pad
+        cols = max(qs) - min(qs) + 1 + reach
         self.grid_cols = cols
-        rows = max(rs) - min(rs) + 1 + 2 * pad
+        rows = max(rs) - min(rs) + 1
         self.grid_hex = np.full(rows * cols, -1, dtype=np.int64)
         self.hex_grid = np.full(self.H + 2, -1, dtype=np.int64)
         for h, (q, r) in enumerate(config.hex_coords):
-            position = (r - min(rs) + pad) * cols + q - min(qs) + pad
+            position = (r - min(rs)) * cols + q - min(qs) + reach
             self.grid_hex[position] = h
             self.hex_grid[h] = position
+
+        def hex_at(positions: np.ndarray) -> np.ndarray:
+            inside = (positions >= 0) & (positions < self.grid_hex.size)
+            return np.where(inside, self.grid_hex[np.where(inside, positions, 0)], -1)
+
         self.cell_shift = np.array([[dr * cols + dq for dq, dr in cells] for cells in rotated],
                                    dtype=np.int64).reshape(len(shapes), ROTATIONS, TILE_HEXES)
         self.boundary_shift = np.array([[[dr * cols + dq for dq, dr in walk] for walk in by_shape]
                                         for by_shape in walks], dtype=np.int64)
         placed = self.boundary.reshape(len(shapes), self.P, ROTATIONS, -1).transpose(1, 0, 2, 3)
-        found = self.grid_hex[self.hex_grid[:self.P, None, None, None] + self.boundary_shift[None]]
+        found = hex_at(self.hex_grid[:self.P, None, None, None] + self.boundary_shift[None])
         valid = (self.cells.reshape(len(shapes), self.P, ROTATIONS, TILE_HEXES).transpose(1, 0, 2, 3)
                  < self.SHUT).all(axis=3)
         if not (np.where(found < 0, self.OPEN, found) == placed)[valid].all():
             raise AssertionError("grid shifts disagree with the boundary walks")
         # the shifts name the placement tables' cells wherever a placement lies on the playable hexes
         anchors = self.hex_grid[:self.P, None, None, None] + self.cell_shift[None]  # [P, S, K, 4]
-        on_grid = self.grid_hex[anchors]
+        on_grid = hex_at(anchors)
         tables = self.cells.reshape(len(shapes), self.P, ROTATIONS, TILE_HEXES).transpose(1, 0, 2, 3)
         playable = (tables < self.P).all(axis=3)
         if (np.diff(self.hex_grid[:self.P]) <= 0).any():
@@ -219,6 +227,18 @@ class Board:
         on_playable = ((on_grid >= 0) & (on_grid < self.P)).all(axis=3)
         if not (on_grid == tables)[playable].all() or on_playable[~playable].any():
             raise AssertionError("grid shifts disagree with the placement tables")
+        self._lanes()
+
+    def _lanes(self) -> None:
+        """The grid as bitboards padded by zero words, so a word read any cell or boundary shift away stays in the
+        array: ``playable_lanes`` (bit x % 64 of word pad + x // 64 for grid position x: a playable hex; pad:
+        the words before the grid, as many after it) and ``direction_shift [6]`` (a neighbour's grid shift)."""
+        words = -(-self.grid_hex.size // 64)
+        pad = max(np.abs(self.boundary_shift).max(), np.abs(self.cell_shift).max()) // 64 + 2
+        self.playable_lanes = np.zeros(words + 2 * pad, dtype=np.uint64)
+        x = self.hex_grid[:self.P]
+        np.bitwise_or.at(self.playable_lanes, pad + x // 64, np.left_shift(np.uint64(1), (x % 64).astype(np.uint64)))
+        self.direction_shift = np.array([dr * self.grid_cols + dq for dq, dr in DIRECTIONS], dtype=np.int64)
 
 
 class TileTables:

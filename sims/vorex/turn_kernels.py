@@ -25,8 +25,7 @@ from numba import njit
 from sims.core.kernels import helper, kth_set_bit, popcount
 from sims.vorex.config import ARID, END_REASONS, HEX_KINDS, LIGHT, POINTS, PRODUCED_COLUMNS, TILE_HEXES
 from sims.vorex.kernels import (EMPTY, FIRST_PRODUCTION, LAST_PRODUCTION, POINT_COLUMNS, RUIN, _game_points,
-                                _hex_states, _open_hexes, _scan_placements, _sort_head, bloom_payment,
-                                legal_bloom_row)
+                                _map_lanes, _scan_lanes, _sort_head, bloom_payment, legal_bloom_row, new_lanes)
 
 SETUP, ACTION, BONUS_EXPAND, BONUS_BLOOM, WEED_BLOOM, WEED_EXPAND = range(6)
 CONTINUE = 6  # internal: the decision's effects are over, the turn goes on (never a decision)
@@ -63,8 +62,8 @@ Tables = namedtuple("Tables", (
 
 # Scratch of one kernel call.
 Scratch = namedtuple("Scratch", (
-    "hexes", "ruins", "owners", "got", "pay", "lines", "per_tile", "group_size", "group_prod", "states",
-    "positions", "free", "edge", "grid_of", "words", "tiles"))
+    "hexes", "ruins", "owners", "got", "pay", "lines", "per_tile", "group_size", "group_prod", "lanes", "grid_of",
+    "words", "tiles"))
 
 
 @njit(cache=True)
@@ -72,12 +71,10 @@ def scratch(a, t):
     """The scratch arrays of :func:`step_one` and the legal-action helpers for the arrays ``a`` and tables ``t``."""
     W = a.tile.shape[1]
     players = a.resources.shape[1]
-    G = t.place_tables[6].size
     return Scratch(np.zeros(max(t.around.shape[2], 6), np.int64), np.zeros(max(t.around.shape[2], 6), np.int64),
                    np.zeros(players, np.int64), np.zeros(4, np.int64), np.zeros(8, np.int64),
                    np.zeros((4, players), np.int64), np.zeros((players, t.tile_value.shape[0]), np.int64),
-                   np.zeros(W, np.int64), np.zeros(W, np.bool_), np.zeros(W, np.int64), np.zeros(G, np.int64),
-                   np.zeros(-(-G // 64), np.uint64), np.zeros(-(-G // 64), np.uint64), np.full(1, -1, np.int64),
+                   np.zeros(W, np.int64), np.zeros(W, np.bool_), new_lanes(t.place_tables), np.full(1, -1, np.int64),
                    np.zeros(a.place_cache.shape[2], np.uint64), np.zeros(3, np.int64))
 
 
@@ -355,19 +352,23 @@ def bloom(g, h, a, t, log, stump_log, logging, s):
 
 @helper
 def _ready_grid(g, a, t, s):
-    """The grid hex states and bitboards of game ``g``'s map in the scratch (kept until a tile lands)."""
+    """The lane bitboards of game ``g``'s map in the scratch (kept until a tile lands)."""
     if s.grid_of[0] != g:
-        _hex_states(g, a.tile, t.place_tables[1], s.states)
-        _open_hexes(s.states, t.place_tables, s.positions, s.free, s.edge)
+        _map_lanes(g, a.tile, t.place_tables, s.lanes)
         s.grid_of[0] = g
 
 
 @helper
 def place_exists(g, tl, a, t, s):
     """Tile ``tl`` has a legal placement in game ``g``: its shape's legal placements (:func:`place_words`, kept for
-    the decision that follows, which reads them all)."""
+    the decision that follows, which reads them all, and the other face-up tile's too: scanned now, on the map's
+    bitboards at hand)."""
     shape = t.tile_shape[tl]
     place_words(g, shape, a, t, s)
+    if a.phase[g] != SETUP:
+        for k in range(2):
+            if a.face_up[g, k] >= 0:
+                place_words(g, t.tile_shape[a.face_up[g, k]], a, t, s)
     for w in range(a.place_cache.shape[2]):
         if a.place_cache[g, shape, w]:
             return True
@@ -381,8 +382,7 @@ def place_words(g, shape, a, t, s):
     if not a.cache_valid[g, shape]:
         _ready_grid(g, a, t, s)
         a.place_cache[g, shape, :] = 0
-        _scan_placements(shape, a.tiles_on_map[g] == 0, False, s.positions, s.free, s.edge, t.place_tables,
-                         a.place_cache[g, shape])
+        _scan_lanes(shape, a.tiles_on_map[g] == 0, s.lanes, t.place_tables, a.place_cache[g, shape])
         a.cache_valid[g, shape] = True
 
 
