@@ -14,6 +14,7 @@ from sims.core.kernels import helper, noise, noise_stream
 from sims.reforest.kernels import (
     EVENT_FIELDS,
     POINTS,
+    Arrays,
     copy_game,
     restore_game,
     legal_actions,
@@ -77,18 +78,15 @@ def row_lack(a, t, g, seat):
     return lack
 
 
-@njit(cache=True)
-def evaluate(a, t, me, weights, hand_value_share):
-    """float64 ``[n]``: ``eval(me) - max over opponents eval(opponent)`` of each game (``me [n]``)."""
-    out = np.empty(a.hand.shape[0])
-    work = evaluation_buffers(a)
+@helper
+def evaluate(a, t, me, weights, hand_value_share, work, out):
+    """``eval(me) - max over opponents eval(opponent)`` of each game (``me [n]``) into ``out [n]`` (``work``:
+    :func:`evaluation_buffers`)."""
     for g in range(out.size):
         out[g] = evaluate_one(a, t, g, me[g], weights, hand_value_share, work, NOT_KEPT)
-    return out
 
 
-@njit(cache=True, inline="always")
-def evaluation_buffers(a):
+def evaluation_buffers(a: Arrays) -> tuple[np.ndarray, ...]:
     """Scratch of :func:`evaluate_one`: the score parts, then per seat the goals, the values, the measures, the
     :func:`seat_terms` of the position a decision starts from and its contested visitors' measures."""
     players = a.hand.shape[1]
@@ -205,18 +203,16 @@ def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, li
     return best, scored
 
 
-@njit(cache=True)
-def greedy_rollouts(a, scratch, t, seeds, horizon, purposes, weights, hand_value_share, me, win_bonus):
-    """float64 ``[n]``: every game of ``a`` played on by greedy bots (seat ``s`` with noise stream
+@helper
+def greedy_rollouts(a, scratch, t, seeds, horizon, purposes, weights, hand_value_share, me, win_bonus, lists, work,
+                    worth):
+    """Into ``worth [n]``: every game of ``a`` played on by greedy bots (seat ``s`` with noise stream
     ``purposes[s]``) until it is over or its turn reaches ``horizon``, then valued for seat ``me``:
-    :func:`evaluate_one`, plus ``sign(value) * win_bonus`` for a finished game of several players."""
-    lists = buffers(a)
-    work = evaluation_buffers(a)
-    worth = np.empty(a.hand.shape[0])
+    :func:`evaluate_one`, plus ``sign(value) * win_bonus`` for a finished game of several players (``lists,
+    work``: :func:`buffers`, :func:`evaluation_buffers`)."""
     for g in range(worth.size):
         worth[g] = roll_out_one(a, scratch, t, g, seeds[g], horizon[g], purposes, weights, hand_value_share, me,
                                 win_bonus, lists, work)
-    return worth
 
 
 @njit(cache=True, inline="always")
@@ -236,9 +232,9 @@ def roll_out_one(a, scratch, t, g, seed, horizon, purposes, weights, hand_value_
     return worth
 
 
-@njit(cache=True)
+@helper
 def choices(a, branch, scratch, t, seeds, rows, weights, hand_value_share, purpose, plan, deck_keys, rollout_keys,
-            me, win_bonus, chosen, games, actions, values, noises):
+            me, win_bonus, chosen, games, actions, values, noises, lists, work, worth, keep, deck_work):
     """The greedy (``plan[0]`` candidates 0) or the planner's (:class:`sims.reforest.bots.PlannerBot`) action of
     each game of ``rows`` into ``chosen [R]``, every step of it in this kernel; how many scored pairs greedy wrote.
 
@@ -250,13 +246,10 @@ def choices(a, branch, scratch, t, seeds, rows, weights, hand_value_share, purpo
     rolled out (:func:`roll_out_one`, seat streams ``rollout_keys[k]``) to turn ``start + 1 + depth``. A
     candidate is worth the mean of its samples; the most worth wins, ties to the greedy value, then the noise,
     then the lowest action. A game with fewer than two legal actions takes greedy's choice. ``plan``:
-    candidates, depth, prune (NaN: none)."""
-    lists = buffers(a)
+    candidates, depth, prune (NaN: none). Scratch: ``lists, work`` (:func:`buffers`, :func:`evaluation_buffers`),
+    ``worth, keep`` as long as ``values``, ``deck_work`` (:func:`deck_buffers`)."""
     events, count = lists[2], lists[3]
-    work = evaluation_buffers(a)
     candidates, depth, prune = int(plan[0]), int(plan[1]), plan[2]
-    worth, keep = np.empty(values.size), np.empty(values.size, dtype=np.int64)
-    deck_work = np.empty(a.deck.shape[1]), np.empty(a.deck.shape[1], dtype=np.int64)
     played, rolled = np.int64(0), np.int64(1)  # the branch's slots (not literals: callees would compile again)
     scored = np.int64(0)  # not the literal 0: greedy_choice would compile once more for it
     if candidates == 0:
@@ -305,7 +298,12 @@ def kept_candidates(values, noises, scored, candidates, prune, keep):
             if not taken and (best < 0 or (values[c], noises[c]) >= (values[best], noises[best])):
                 best = c
         keep[j] = best
-    keep[:kept].sort()
+    for j in range(1, kept):  # ascending, by insertion (numba's sort is not compiled without reference counting)
+        c, m = keep[j], j
+        while m > 0 and keep[m - 1] > c:
+            keep[m] = keep[m - 1]
+            m -= 1
+        keep[m] = c
     if prune != prune:
         return kept
     top = -np.inf
@@ -338,10 +336,14 @@ def reshuffle_deck(a, g, seed, key, deck_work):
         a.deck[g, top + i] = order[i]
 
 
-@njit(cache=True, inline="always")
-def buffers(a):
+def buffers(a: Arrays) -> tuple[np.ndarray, ...]:
     """Scratch of the greedy kernels: :func:`legal_buffers`, an event buffer that logs nothing, and empty lists of
     scored games and values (:func:`greedy_choice` keeps no scores)."""
     legal, spaces = legal_buffers(a.hand.shape[2])
     return (legal, spaces, np.zeros((0, len(EVENT_FIELDS)), dtype=np.int64), np.zeros(2, dtype=np.int64),
             np.empty(0, dtype=np.int64), np.empty(0))
+
+
+def deck_buffers(a: Arrays) -> tuple[np.ndarray, np.ndarray]:
+    """Scratch of :func:`reshuffle_deck`: a key and a card per deck position."""
+    return np.empty(a.deck.shape[1]), np.empty(a.deck.shape[1], dtype=np.int64)

@@ -372,8 +372,7 @@ def may_stop(a, t, g, sources):
     return a.picks_left[g] < t.gather_cards or sources == 0
 
 
-@njit(cache=True, inline="always")
-def legal_buffers(species_count):
+def legal_buffers(species_count: int) -> tuple[np.ndarray, np.ndarray]:
     """Scratch of :func:`legal_actions`: room for every legal action, and int64 ``[2, 6]`` for the spaces."""
     return np.empty(species_count * SPACES + 2, dtype=np.int64), np.empty((2, SPACES), dtype=np.int64)
 
@@ -479,17 +478,15 @@ def lowest_legal(a, t, g):
     return -1
 
 
-@njit(cache=True)
-def choose_uniform(a, t, rows, u):
-    """int64 ``[R]``: in each game of ``rows``, legal action number ``min(floor(u * n), n - 1)`` of its ``n``
-    legal actions in ascending order (-1 for none); ``BatchedEngine.choose_uniform``."""
-    chosen = np.empty(rows.size, dtype=np.int64)
-    plays, spaces = legal_buffers(a.hand.shape[2])
+@helper
+def choose_uniform(a, t, rows, u, chosen, plays, spaces):
+    """In each game of ``rows``, legal action number ``min(floor(u * n), n - 1)`` of its ``n`` legal actions in
+    ascending order (-1 for none) into ``chosen [R]`` (``plays, spaces``: :func:`legal_buffers`);
+    ``BatchedEngine.choose_uniform``. Compiled without reference counting, as :func:`step`."""
     for i in range(rows.size):
         n = legal_actions(a, t, rows[i], plays, spaces)
         k = min(int(u[i] * n), max(n - 1, 0))
         chosen[i] = plays[k] if n > k else -1
-    return chosen
 
 
 # --- decisions ------------------------------------------------------------------------------
@@ -780,18 +777,17 @@ def step_one(a, t, events, count, g, action, finish):
             return
 
 
-@njit(cache=True)
+@helper
 def step(a, t, events, count, rows, actions):
-    """:func:`step_one` for each game of ``rows`` with its action."""
+    """:func:`step_one` for each game of ``rows`` with its action. Compiled without reference counting (the caller
+    passes every array): counted, each call of ``step_one`` passing the state's arrays took about twice as long."""
     for i in range(rows.size):
         step_one(a, t, events, count, rows[i], actions[i], np.int64(-1))
 
 
-@njit(cache=True)
-def finish_turns(a, t, rows, start_turn):
-    """Play the lowest legal action in games ``rows`` until the turn ``start_turn`` (per row) is over (no log)."""
-    events = np.zeros((0, len(EVENT_FIELDS)), dtype=np.int64)
-    count = np.zeros(2, dtype=np.int64)
+@helper
+def finish_turns(a, t, events, count, rows, start_turn):
+    """Play the lowest legal action in games ``rows`` until the turn ``start_turn`` (per row) is over."""
     for i in range(rows.size):
         finish_turn(a, t, events, count, rows[i], start_turn[i])
 
