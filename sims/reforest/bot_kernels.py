@@ -6,6 +6,8 @@ the scores and measures it reads are the engine's kernels.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -17,11 +19,11 @@ from sims.reforest.kernels import (
     Arrays,
     copy_game,
     restore_game,
-    legal_actions,
+    choose_uniform,
     legal_buffers,
     measure,
     score_parts_one,
-    step_one,
+    step,
 )
 
 WEIGHT_NAMES = ("points", "hand_card", "energy", "visitor_goal", "elevation")
@@ -94,10 +96,28 @@ def evaluation_buffers(a: Arrays) -> tuple[np.ndarray, ...]:
         np.empty(players), np.empty((2, players)), np.empty((a.carried.shape[1] + 1, players))
 
 
-@helper
+# the arrays and tables :func:`seat_terms` reads: a call passing these instead of all of Arrays and Tables costs
+# a quarter as much (it runs for every seat of every scored action)
+SeatArrays = namedtuple("SeatArrays", ("hand", "stack", "stack_size", "canopy", "traits", "stored", "won",
+                                       "won_count"))
+SeatTables = namedtuple("SeatTables", ("value", "kind", "effect_n", "effect_trait", "row_of_space", "effect_row",
+                                       "effect_k", "visitor_points", "row_first", "row_last", "energy_points",
+                                       "elevation_per_plant", "hand_cards_per_point"))
+
+
+@njit(cache=True, inline="always")
 def seat_terms(a, t, g, seat, weights, parts):
     """The terms of a seat's evaluation but the goals: ``w.points * score + w.hand_card * hand + w.energy *
     energy``, and ``w.elevation * lack`` (``parts``: scratch)."""
+    return seat_terms_of(SeatArrays(a.hand, a.stack, a.stack_size, a.canopy, a.traits, a.stored, a.won, a.won_count),
+                         SeatTables(t.value, t.kind, t.effect_n, t.effect_trait, t.row_of_space, t.effect_row,
+                                    t.effect_k, t.visitor_points, t.row_first, t.row_last, t.energy_points,
+                                    t.elevation_per_plant, t.hand_cards_per_point), g, seat, weights, parts)
+
+
+@njit(cache=True, inline="always")
+def seat_terms_of(a, t, g, seat, weights, parts):
+    """:func:`seat_terms` of the arrays and tables it reads (:data:`SeatArrays`, :data:`SeatTables`)."""
     score_parts_one(a, t, g, seat, parts)
     energy = 0
     for x in range(SPACES):
@@ -156,13 +176,13 @@ evaluate_one = helper(evaluate_one)
 
 
 @njit(cache=True, inline="always")
-def play_out_value(scratch, t, action, weights, hand_value_share, events, count, work, rounds_ended):
+def play_out_value(scratch, t, action, weights, hand_value_share, lists, work, rounds_ended):
     """The greedy value of ``action`` in the game copied into slot 0 of ``scratch``: played there, the turn
     finished with the lowest legal actions, the position evaluated for the seat that moved (the opponents'
     terms kept in ``work`` unless a round ended: ``rounds_ended`` those of the copied game)."""
     slot = np.int64(0)  # not the literal 0: a call with a literal compiles the callee once more for it
     me, start_turn = scratch.to_move[slot], scratch.turn[slot]
-    step_one(scratch, t, events, count, slot, action, np.int64(start_turn))  # to the end of the turn
+    step_game(scratch, t, lists, slot, action, start_turn)  # to the end of the turn
     # me is int8 (to_move): as int64, the callers of evaluate_one share one compiled signature
     return evaluate_inline(scratch, t, slot, np.int64(me), weights, hand_value_share, work,
                            scratch.rounds_ended[slot] == rounds_ended)
@@ -180,8 +200,10 @@ def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, li
     non-empty ``games, actions, values, noises`` each scored pair is also
     written there from index ``scored`` on.
     """
-    legal, spaces, events, count = lists[0], lists[1], lists[2], lists[3]
-    n = legal_actions(a, t, g, legal, spaces)
+    legal, spaces = lists[0], lists[1]
+    one, u = lists[6], lists[7]
+    one[0, 0] = g
+    n = choose_uniform(a, t, one[0], u, one[1], legal, spaces)  # the legal actions of game g into legal
     if n < 2:
         return (legal[0] if n == 1 else -1), scored
     stream = noise_stream(seed, purpose, a.decisions[g])
@@ -192,7 +214,7 @@ def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, li
         action = legal[j]
         if j:
             restore_game(a, g, scratch, np.int64(0))
-        value = play_out_value(scratch, t, action, weights, hand_value_share, events, count, work,
+        value = play_out_value(scratch, t, action, weights, hand_value_share, lists, work,
                                a.rounds_ended[g])
         tie_break = noise(stream, action)
         if value > best_value or (value == best_value and tie_break > best_noise):
@@ -218,13 +240,13 @@ def greedy_rollouts(a, scratch, t, seeds, horizon, purposes, weights, hand_value
 @njit(cache=True, inline="always")
 def roll_out_one(a, scratch, t, g, seed, horizon, purposes, weights, hand_value_share, me, win_bonus, lists, work):
     """:func:`greedy_rollouts` of game ``g`` (``seed`` its seed, ``horizon`` its turn limit)."""
-    events, count, no_games, no_values = lists[2], lists[3], lists[4], lists[5]
+    no_games, no_values = lists[4], lists[5]
     while not a.done[g] and a.turn[g] < horizon:
         action, _ = greedy_choice(a, scratch, t, g, seed, purposes[a.to_move[g]], weights, hand_value_share,
                                   lists, work, no_games, no_games, no_values, no_values, np.int64(0))
         if action < 0:
             break
-        step_one(a, t, events, count, g, action, np.int64(-1))
+        step_game(a, t, lists, g, action, -1)
         a.decisions[g] += 1
     worth = evaluate_one(a, t, g, me, weights, hand_value_share, work, NOT_KEPT)
     if a.done[g] and a.hand.shape[1] > 1:
@@ -248,7 +270,6 @@ def choices(a, branch, scratch, t, seeds, rows, weights, hand_value_share, purpo
     then the lowest action. A game with fewer than two legal actions takes greedy's choice. ``plan``:
     candidates, depth, prune (NaN: none). Scratch: ``lists, work`` (:func:`buffers`, :func:`evaluation_buffers`),
     ``worth, keep`` as long as ``values``, ``deck_work`` (:func:`deck_buffers`)."""
-    events, count = lists[2], lists[3]
     candidates, depth, prune = int(plan[0]), int(plan[1]), plan[2]
     played, rolled = np.int64(0), np.int64(1)  # the branch's slots (not literals: callees would compile again)
     scored = np.int64(0)  # not the literal 0: greedy_choice would compile once more for it
@@ -270,7 +291,7 @@ def choices(a, branch, scratch, t, seeds, rows, weights, hand_value_share, purpo
         for j in range(kept):
             c = keep[j]
             copy_game(a, g, branch, played)
-            step_one(branch, t, events, count, played, actions[c], np.int64(start_turn))  # to the end of the turn
+            step_game(branch, t, lists, played, actions[c], start_turn)  # to the end of the turn
             total = 0.0
             for k in range(deck_keys.size):
                 copy_game(branch, played, branch, rolled)
@@ -337,11 +358,20 @@ def reshuffle_deck(a, g, seed, key, deck_work):
 
 
 def buffers(a: Arrays) -> tuple[np.ndarray, ...]:
-    """Scratch of the greedy kernels: :func:`legal_buffers`, an event buffer that logs nothing, and empty lists of
-    scored games and values (:func:`greedy_choice` keeps no scores)."""
+    """Scratch of the greedy kernels: :func:`legal_buffers`, an event buffer that logs nothing, empty lists of
+    scored games and values (:func:`greedy_choice` keeps no scores), the game, action and turn of
+    :func:`step_game` (the game and a uniform of :func:`kernels.choose_uniform` in :func:`greedy_choice`)."""
     legal, spaces = legal_buffers(a.hand.shape[2])
     return (legal, spaces, np.zeros((0, len(EVENT_FIELDS)), dtype=np.int64), np.zeros(2, dtype=np.int64),
-            np.empty(0, dtype=np.int64), np.empty(0))
+            np.empty(0, dtype=np.int64), np.empty(0), np.zeros((3, 1), dtype=np.int64), np.zeros(1))
+
+
+@njit(cache=True, inline="always")
+def step_game(a, t, lists, g, action, finish):
+    """:func:`kernels.step` of game ``g`` with ``action`` (``finish``: its turn to play to the end of, -1 none)."""
+    one = lists[6]
+    one[0, 0], one[1, 0], one[2, 0] = g, action, finish
+    step(a, t, lists[2], lists[3], one[0], one[1], one[2])
 
 
 def deck_buffers(a: Arrays) -> tuple[np.ndarray, np.ndarray]:

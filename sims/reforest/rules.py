@@ -455,14 +455,15 @@ class ReforestEngine(BatchedEngine):
         if rows.size == 0:
             return
         events, count = state.events.buffer(rows.size * self.events_per_step)
-        kernels.step(self.arrays(state), self.tables, events, count, rows, actions[rows])
+        kernels.step(self.arrays(state), self.tables, events, count, rows, actions[rows],
+                     np.full(rows.size, -1, dtype=np.int64))
         state.events.keep(events, count)
 
     def finish_turns(self, state: ReforestState, rows: np.ndarray, start_turn: np.ndarray) -> None:
         """Play the lowest legal action in games ``rows`` until their turn ``start_turn`` is over (no log)."""
         events, count = np.zeros((0, len(kernels.EVENT_FIELDS)), dtype=np.int64), np.zeros(2, dtype=np.int64)
         kernels.finish_turns(self.arrays(state), self.tables, events, count, rows.astype(np.int64),
-                             start_turn.astype(np.int64))
+                             start_turn.astype(np.int64), np.empty(rows.size, dtype=np.int64))
 
     def arrays(self, state: ReforestState) -> kernels.Arrays:
         """The state's arrays, as the kernels take them."""
