@@ -6,8 +6,6 @@ the scores and measures it reads are the engine's kernels.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 from numba import njit
 
@@ -96,28 +94,11 @@ def evaluation_buffers(a: Arrays) -> tuple[np.ndarray, ...]:
         np.empty(players), np.empty((2, players)), np.empty((a.carried.shape[1] + 1, players))
 
 
-# the arrays and tables :func:`seat_terms` reads: a call passing these instead of all of Arrays and Tables costs
-# a quarter as much (it runs for every seat of every scored action)
-SeatArrays = namedtuple("SeatArrays", ("hand", "stack", "stack_size", "canopy", "traits", "stored", "won",
-                                       "won_count"))
-SeatTables = namedtuple("SeatTables", ("value", "kind", "effect_n", "effect_trait", "row_of_space", "effect_row",
-                                       "effect_k", "visitor_points", "row_first", "row_last", "energy_points",
-                                       "elevation_per_plant", "hand_cards_per_point"))
-
-
 @njit(cache=True, inline="always")
 def seat_terms(a, t, g, seat, weights, parts):
     """The terms of a seat's evaluation but the goals: ``w.points * score + w.hand_card * hand + w.energy *
-    energy``, and ``w.elevation * lack`` (``parts``: scratch)."""
-    return seat_terms_of(SeatArrays(a.hand, a.stack, a.stack_size, a.canopy, a.traits, a.stored, a.won, a.won_count),
-                         SeatTables(t.value, t.kind, t.effect_n, t.effect_trait, t.row_of_space, t.effect_row,
-                                    t.effect_k, t.visitor_points, t.row_first, t.row_last, t.energy_points,
-                                    t.elevation_per_plant, t.hand_cards_per_point), g, seat, weights, parts)
-
-
-@njit(cache=True, inline="always")
-def seat_terms_of(a, t, g, seat, weights, parts):
-    """:func:`seat_terms` of the arrays and tables it reads (:data:`SeatArrays`, :data:`SeatTables`)."""
+    energy``, and ``w.elevation * lack`` (``parts``: scratch). Inlined: a call passing the state's arrays
+    costs more than the terms (it runs for every seat of every scored action)."""
     score_parts_one(a, t, g, seat, parts)
     energy = 0
     for x in range(SPACES):
