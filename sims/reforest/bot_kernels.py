@@ -14,13 +14,14 @@ from sims.core.kernels import helper, noise, noise_stream
 from sims.reforest.kernels import (
     EVENT_FIELDS,
     POINTS,
+    Arrays,
     copy_game,
     restore_game,
-    legal_actions,
+    choose_uniform,
     legal_buffers,
     measure,
     score_parts_one,
-    step_one,
+    step,
 )
 
 WEIGHT_NAMES = ("points", "hand_card", "energy", "visitor_goal", "elevation")
@@ -77,18 +78,15 @@ def row_lack(a, t, g, seat):
     return lack
 
 
-@njit(cache=True)
-def evaluate(a, t, me, weights, hand_value_share):
-    """float64 ``[n]``: ``eval(me) - max over opponents eval(opponent)`` of each game (``me [n]``)."""
-    out = np.empty(a.hand.shape[0])
-    work = evaluation_buffers(a)
+@helper
+def evaluate(a, t, me, weights, hand_value_share, work, out):
+    """``eval(me) - max over opponents eval(opponent)`` of each game (``me [n]``) into ``out [n]`` (``work``:
+    :func:`evaluation_buffers`)."""
     for g in range(out.size):
         out[g] = evaluate_one(a, t, g, me[g], weights, hand_value_share, work, NOT_KEPT)
-    return out
 
 
-@njit(cache=True, inline="always")
-def evaluation_buffers(a):
+def evaluation_buffers(a: Arrays) -> tuple[np.ndarray, ...]:
     """Scratch of :func:`evaluate_one`: the score parts, then per seat the goals, the values, the measures, the
     :func:`seat_terms` of the position a decision starts from and its contested visitors' measures."""
     players = a.hand.shape[1]
@@ -96,10 +94,11 @@ def evaluation_buffers(a):
         np.empty(players), np.empty((2, players)), np.empty((a.carried.shape[1] + 1, players))
 
 
-@helper
+@njit(cache=True, inline="always")
 def seat_terms(a, t, g, seat, weights, parts):
     """The terms of a seat's evaluation but the goals: ``w.points * score + w.hand_card * hand + w.energy *
-    energy``, and ``w.elevation * lack`` (``parts``: scratch)."""
+    energy``, and ``w.elevation * lack`` (``parts``: scratch). Inlined: a call passing the state's arrays
+    costs more than the terms (it runs for every seat of every scored action)."""
     score_parts_one(a, t, g, seat, parts)
     energy = 0
     for x in range(SPACES):
@@ -158,13 +157,13 @@ evaluate_one = helper(evaluate_one)
 
 
 @njit(cache=True, inline="always")
-def play_out_value(scratch, t, action, weights, hand_value_share, events, count, work, rounds_ended):
+def play_out_value(scratch, t, action, weights, hand_value_share, lists, work, rounds_ended):
     """The greedy value of ``action`` in the game copied into slot 0 of ``scratch``: played there, the turn
     finished with the lowest legal actions, the position evaluated for the seat that moved (the opponents'
     terms kept in ``work`` unless a round ended: ``rounds_ended`` those of the copied game)."""
     slot = np.int64(0)  # not the literal 0: a call with a literal compiles the callee once more for it
     me, start_turn = scratch.to_move[slot], scratch.turn[slot]
-    step_one(scratch, t, events, count, slot, action, np.int64(start_turn))  # to the end of the turn
+    step_game(scratch, t, lists, slot, action, start_turn)  # to the end of the turn
     # me is int8 (to_move): as int64, the callers of evaluate_one share one compiled signature
     return evaluate_inline(scratch, t, slot, np.int64(me), weights, hand_value_share, work,
                            scratch.rounds_ended[slot] == rounds_ended)
@@ -182,8 +181,10 @@ def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, li
     non-empty ``games, actions, values, noises`` each scored pair is also
     written there from index ``scored`` on.
     """
-    legal, spaces, events, count = lists[0], lists[1], lists[2], lists[3]
-    n = legal_actions(a, t, g, legal, spaces)
+    legal, spaces = lists[0], lists[1]
+    one, u = lists[6], lists[7]
+    one[0, 0] = g
+    n = choose_uniform(a, t, one[0], u, one[1], legal, spaces)  # the legal actions of game g into legal
     if n < 2:
         return (legal[0] if n == 1 else -1), scored
     stream = noise_stream(seed, purpose, a.decisions[g])
@@ -194,7 +195,7 @@ def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, li
         action = legal[j]
         if j:
             restore_game(a, g, scratch, np.int64(0))
-        value = play_out_value(scratch, t, action, weights, hand_value_share, events, count, work,
+        value = play_out_value(scratch, t, action, weights, hand_value_share, lists, work,
                                a.rounds_ended[g])
         tie_break = noise(stream, action)
         if value > best_value or (value == best_value and tie_break > best_noise):
@@ -205,30 +206,28 @@ def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, li
     return best, scored
 
 
-@njit(cache=True)
-def greedy_rollouts(a, scratch, t, seeds, horizon, purposes, weights, hand_value_share, me, win_bonus):
-    """float64 ``[n]``: every game of ``a`` played on by greedy bots (seat ``s`` with noise stream
+@helper
+def greedy_rollouts(a, scratch, t, seeds, horizon, purposes, weights, hand_value_share, me, win_bonus, lists, work,
+                    worth):
+    """Into ``worth [n]``: every game of ``a`` played on by greedy bots (seat ``s`` with noise stream
     ``purposes[s]``) until it is over or its turn reaches ``horizon``, then valued for seat ``me``:
-    :func:`evaluate_one`, plus ``sign(value) * win_bonus`` for a finished game of several players."""
-    lists = buffers(a)
-    work = evaluation_buffers(a)
-    worth = np.empty(a.hand.shape[0])
+    :func:`evaluate_one`, plus ``sign(value) * win_bonus`` for a finished game of several players (``lists,
+    work``: :func:`buffers`, :func:`evaluation_buffers`)."""
     for g in range(worth.size):
         worth[g] = roll_out_one(a, scratch, t, g, seeds[g], horizon[g], purposes, weights, hand_value_share, me,
                                 win_bonus, lists, work)
-    return worth
 
 
 @njit(cache=True, inline="always")
 def roll_out_one(a, scratch, t, g, seed, horizon, purposes, weights, hand_value_share, me, win_bonus, lists, work):
     """:func:`greedy_rollouts` of game ``g`` (``seed`` its seed, ``horizon`` its turn limit)."""
-    events, count, no_games, no_values = lists[2], lists[3], lists[4], lists[5]
+    no_games, no_values = lists[4], lists[5]
     while not a.done[g] and a.turn[g] < horizon:
         action, _ = greedy_choice(a, scratch, t, g, seed, purposes[a.to_move[g]], weights, hand_value_share,
                                   lists, work, no_games, no_games, no_values, no_values, np.int64(0))
         if action < 0:
             break
-        step_one(a, t, events, count, g, action, np.int64(-1))
+        step_game(a, t, lists, g, action, -1)
         a.decisions[g] += 1
     worth = evaluate_one(a, t, g, me, weights, hand_value_share, work, NOT_KEPT)
     if a.done[g] and a.hand.shape[1] > 1:
@@ -236,9 +235,9 @@ def roll_out_one(a, scratch, t, g, seed, horizon, purposes, weights, hand_value_
     return worth
 
 
-@njit(cache=True)
+@helper
 def choices(a, branch, scratch, t, seeds, rows, weights, hand_value_share, purpose, plan, deck_keys, rollout_keys,
-            me, win_bonus, chosen, games, actions, values, noises):
+            me, win_bonus, chosen, games, actions, values, noises, lists, work, worth, keep, deck_work):
     """The greedy (``plan[0]`` candidates 0) or the planner's (:class:`sims.reforest.bots.PlannerBot`) action of
     each game of ``rows`` into ``chosen [R]``, every step of it in this kernel; how many scored pairs greedy wrote.
 
@@ -250,13 +249,9 @@ def choices(a, branch, scratch, t, seeds, rows, weights, hand_value_share, purpo
     rolled out (:func:`roll_out_one`, seat streams ``rollout_keys[k]``) to turn ``start + 1 + depth``. A
     candidate is worth the mean of its samples; the most worth wins, ties to the greedy value, then the noise,
     then the lowest action. A game with fewer than two legal actions takes greedy's choice. ``plan``:
-    candidates, depth, prune (NaN: none)."""
-    lists = buffers(a)
-    events, count = lists[2], lists[3]
-    work = evaluation_buffers(a)
+    candidates, depth, prune (NaN: none). Scratch: ``lists, work`` (:func:`buffers`, :func:`evaluation_buffers`),
+    ``worth, keep`` as long as ``values``, ``deck_work`` (:func:`deck_buffers`)."""
     candidates, depth, prune = int(plan[0]), int(plan[1]), plan[2]
-    worth, keep = np.empty(values.size), np.empty(values.size, dtype=np.int64)
-    deck_work = np.empty(a.deck.shape[1]), np.empty(a.deck.shape[1], dtype=np.int64)
     played, rolled = np.int64(0), np.int64(1)  # the branch's slots (not literals: callees would compile again)
     scored = np.int64(0)  # not the literal 0: greedy_choice would compile once more for it
     if candidates == 0:
@@ -277,7 +272,7 @@ def choices(a, branch, scratch, t, seeds, rows, weights, hand_value_share, purpo
         for j in range(kept):
             c = keep[j]
             copy_game(a, g, branch, played)
-            step_one(branch, t, events, count, played, actions[c], np.int64(start_turn))  # to the end of the turn
+            step_game(branch, t, lists, played, actions[c], start_turn)  # to the end of the turn
             total = 0.0
             for k in range(deck_keys.size):
                 copy_game(branch, played, branch, rolled)
@@ -305,7 +300,12 @@ def kept_candidates(values, noises, scored, candidates, prune, keep):
             if not taken and (best < 0 or (values[c], noises[c]) >= (values[best], noises[best])):
                 best = c
         keep[j] = best
-    keep[:kept].sort()
+    for j in range(1, kept):  # ascending, by insertion (numba's sort is not compiled without reference counting)
+        c, m = keep[j], j
+        while m > 0 and keep[m - 1] > c:
+            keep[m] = keep[m - 1]
+            m -= 1
+        keep[m] = c
     if prune != prune:
         return kept
     top = -np.inf
@@ -338,10 +338,23 @@ def reshuffle_deck(a, g, seed, key, deck_work):
         a.deck[g, top + i] = order[i]
 
 
-@njit(cache=True, inline="always")
-def buffers(a):
-    """Scratch of the greedy kernels: :func:`legal_buffers`, an event buffer that logs nothing, and empty lists of
-    scored games and values (:func:`greedy_choice` keeps no scores)."""
+def buffers(a: Arrays) -> tuple[np.ndarray, ...]:
+    """Scratch of the greedy kernels: :func:`legal_buffers`, an event buffer that logs nothing, empty lists of
+    scored games and values (:func:`greedy_choice` keeps no scores), the game, action and turn of
+    :func:`step_game` (the game and a uniform of :func:`kernels.choose_uniform` in :func:`greedy_choice`)."""
     legal, spaces = legal_buffers(a.hand.shape[2])
     return (legal, spaces, np.zeros((0, len(EVENT_FIELDS)), dtype=np.int64), np.zeros(2, dtype=np.int64),
-            np.empty(0, dtype=np.int64), np.empty(0))
+            np.empty(0, dtype=np.int64), np.empty(0), np.zeros((3, 1), dtype=np.int64), np.zeros(1))
+
+
+@njit(cache=True, inline="always")
+def step_game(a, t, lists, g, action, finish):
+    """:func:`kernels.step` of game ``g`` with ``action`` (``finish``: its turn to play to the end of, -1 none)."""
+    one = lists[6]
+    one[0, 0], one[1, 0], one[2, 0] = g, action, finish
+    step(a, t, lists[2], lists[3], one[0], one[1], one[2])
+
+
+def deck_buffers(a: Arrays) -> tuple[np.ndarray, np.ndarray]:
+    """Scratch of :func:`reshuffle_deck`: a key and a card per deck position."""
+    return np.empty(a.deck.shape[1]), np.empty(a.deck.shape[1], dtype=np.int64)

@@ -51,8 +51,10 @@ def finish_turn(engine: ReforestEngine, branch: ReforestState, start_turn: np.nd
 def evaluate(engine: ReforestEngine, state: ReforestState, me: np.ndarray, weights: Mapping[str, float]) -> np.ndarray:
     """float64 ``[n]``: ``eval(me) - max over opponents eval(opponent)`` of each game (module docstring)."""
     weight_values = np.array([weights[name] for name in WEIGHT_NAMES], dtype=np.float64)
-    return bot_kernels.evaluate(engine.arrays(state), engine.tables, np.asarray(me, dtype=np.int64), weight_values,
-                                HAND_VALUE_SHARE)
+    arrays, out = engine.arrays(state), np.empty(state.size)
+    bot_kernels.evaluate(arrays, engine.tables, np.asarray(me, dtype=np.int64), weight_values, HAND_VALUE_SHARE,
+                         bot_kernels.evaluation_buffers(arrays), out)
+    return out
 
 
 class GreedyBot(BatchedBot):
@@ -69,6 +71,7 @@ class GreedyBot(BatchedBot):
         self.purpose = purpose_key(self.stream)
         self.weight_values = np.array([self.weights[name] for name in WEIGHT_NAMES], dtype=np.float64)
         self._scratch: kernels.Arrays | None = None  # a one-game copy the kernel plays candidates on
+        self._buffers: tuple[tuple[np.ndarray, ...], ...] | None = None
 
     def greedy_choices(self, state: ReforestState, rows: np.ndarray, keep_scores: bool = False
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -83,7 +86,7 @@ class GreedyBot(BatchedBot):
         scored = bot_kernels.choices(engine.arrays(state), self.scratch(state), self.scratch(state), engine.tables,
                                      state.seeds, rows.astype(np.int64), self.weight_values, HAND_VALUE_SHARE,
                                      self.purpose, plan, NO_SAMPLES[0], NO_SAMPLES[1], self.seat, WIN_BONUS, chosen, games,
-                                     actions, value, noise)
+                                     actions, value, noise, *self.buffers(state))
         return chosen, games[:scored], actions[:scored], value[:scored], noise[:scored]
 
     def act(self, state: ReforestState, active: np.ndarray) -> np.ndarray:
@@ -92,6 +95,16 @@ class GreedyBot(BatchedBot):
         if rows.size:
             chosen[rows] = self.greedy_choices(state, rows)[0]
         return chosen
+
+    def buffers(self, state: ReforestState) -> tuple[tuple[np.ndarray, ...], ...]:
+        """The kernels' scratch (made once): :func:`bot_kernels.buffers`, :func:`bot_kernels.evaluation_buffers`,
+        the planner's worth and kept candidates (room for one game's legal actions) and
+        :func:`bot_kernels.deck_buffers`."""
+        if self._buffers is None:
+            arrays, room = self.scratch(state), self.engine.config.num_species * SPACES + 2
+            self._buffers = (bot_kernels.buffers(arrays), bot_kernels.evaluation_buffers(arrays), np.empty(room),
+                             np.empty(room, dtype=np.int64), bot_kernels.deck_buffers(arrays))
+        return self._buffers
 
     def scratch(self, state: ReforestState) -> kernels.Arrays:
         """A one-game copy (made once) the kernels play candidates on."""
@@ -144,7 +157,7 @@ class PlannerBot(RolloutPlanner, GreedyBot):
         bot_kernels.choices(self.engine.arrays(state), self._branch, self.scratch(state), self.engine.tables,
                             state.seeds, rows.astype(np.int64), self.weight_values, HAND_VALUE_SHARE, self.purpose,
                             plan, deck_keys, rollout_keys, self.seat, WIN_BONUS, plans, games, actions,
-                            np.empty(room), np.empty(room))
+                            np.empty(room), np.empty(room), *self.buffers(state))
         chosen[rows] = plans
         return chosen
 
@@ -189,9 +202,12 @@ class PlannerBot(RolloutPlanner, GreedyBot):
         """The shared rollout (greedy bots in every seat until :meth:`at_horizon`, then :meth:`worth`),
         every branch played to its horizon in one kernel call."""
         horizon = (start_turn + 1 + self.depth).astype(np.int64)
-        return bot_kernels.greedy_rollouts(self.engine.arrays(branch), self.scratch(branch), self.engine.tables,
-                                           branch.seeds, horizon, self.rollout_keys(), self.weight_values,
-                                           HAND_VALUE_SHARE, self.seat, WIN_BONUS)
+        worth = np.empty(branch.size)
+        lists, work = self.buffers(branch)[:2]
+        bot_kernels.greedy_rollouts(self.engine.arrays(branch), self.scratch(branch), self.engine.tables,
+                                    branch.seeds, horizon, self.rollout_keys(), self.weight_values, HAND_VALUE_SHARE,
+                                    self.seat, WIN_BONUS, lists, work, worth)
+        return worth
 
     def worth(self, branch: ReforestState) -> np.ndarray:
         me = np.full(branch.size, self.seat, dtype=np.int64)

@@ -372,13 +372,12 @@ def may_stop(a, t, g, sources):
     return a.picks_left[g] < t.gather_cards or sources == 0
 
 
-@njit(cache=True, inline="always")
-def legal_buffers(species_count):
+def legal_buffers(species_count: int) -> tuple[np.ndarray, np.ndarray]:
     """Scratch of :func:`legal_actions`: room for every legal action, and int64 ``[2, 6]`` for the spaces."""
     return np.empty(species_count * SPACES + 2, dtype=np.int64), np.empty((2, SPACES), dtype=np.int64)
 
 
-@helper
+@njit(cache=True, inline="always")
 def legal_actions(a, t, g, out, spaces):
     """Every legal action of game ``g``, ascending, into ``out [S * 6 + 2]``; how many (0: a finished game).
 
@@ -479,17 +478,18 @@ def lowest_legal(a, t, g):
     return -1
 
 
-@njit(cache=True)
-def choose_uniform(a, t, rows, u):
-    """int64 ``[R]``: in each game of ``rows``, legal action number ``min(floor(u * n), n - 1)`` of its ``n``
-    legal actions in ascending order (-1 for none); ``BatchedEngine.choose_uniform``."""
-    chosen = np.empty(rows.size, dtype=np.int64)
-    plays, spaces = legal_buffers(a.hand.shape[2])
+@helper
+def choose_uniform(a, t, rows, u, chosen, plays, spaces):
+    """In each game of ``rows``, legal action number ``min(floor(u * n), n - 1)`` of its ``n`` legal actions in
+    ascending order (-1 for none) into ``chosen [R]`` (``plays, spaces``: :func:`legal_buffers`);
+    ``BatchedEngine.choose_uniform``. The last game's ``n``, its legal actions left in ``plays``: the only
+    compiled copy of :func:`legal_actions`, which the bots call with one game, as :func:`step`."""
+    n = 0
     for i in range(rows.size):
         n = legal_actions(a, t, rows[i], plays, spaces)
         k = min(int(u[i] * n), max(n - 1, 0))
         chosen[i] = plays[k] if n > k else -1
-    return chosen
+    return n
 
 
 # --- decisions ------------------------------------------------------------------------------
@@ -747,62 +747,50 @@ def end_turn(a, t, events, count, g):
 
 
 @helper
-def step_one(a, t, events, count, g, action, finish):
-    """One decision of game ``g`` and everything that follows it, until the game waits on a decision.
+def step(a, t, events, count, rows, actions, finish):
+    """Each game ``g = rows[i]``: decision ``actions[i]`` (none if below 0) and everything that follows it, until
+    the game waits on a decision (int64 arrays). With ``finish[i]`` >= 0 the decision is counted (``decisions``)
+    and the lowest legal action played and counted after it while the game runs at turn ``finish[i]``: the bots
+    play a candidate to the end of its turn in one call.
 
-    With ``finish`` >= 0 (int64 in every call: one compiled signature; -1: none) the decision is counted
-    (``decisions``) and the lowest legal action played and counted after it while the game runs at turn
-    ``finish``: one call plays a bot's candidate to the end of its turn."""
-    while True:
-        todo = decide(a, t, events, count, g, t.block_of[action], t.field_of[action])
-        while todo != DECIDE:
-            if todo == PLACE:
-                todo = place(a, t, events, count, g)
-            elif todo == FINISH_GATHER:
-                if t.solo and any_card(a, g):
-                    a.phase[g] = SOLO_DISCARD
-                    todo = DECIDE
+    The only compiled copy of a step: the bots call it with one game (:func:`sims.reforest.bot_kernels.step_game`)
+    and a batch pays one call, not one per game (a call passes every array of the state and the tables). Compiled
+    without reference counting (the caller passes every array)."""
+    for i in range(rows.size):
+        g, action = rows[i], actions[i]
+        while action >= 0:
+            todo = decide(a, t, events, count, g, t.block_of[action], t.field_of[action])
+            while todo != DECIDE:
+                if todo == PLACE:
+                    todo = place(a, t, events, count, g)
+                elif todo == FINISH_GATHER:
+                    if t.solo and any_card(a, g):
+                        a.phase[g] = SOLO_DISCARD
+                        todo = DECIDE
+                    else:
+                        todo = AFTER_GATHER
+                elif todo == AFTER_GATHER:
+                    todo = after_gather(a, t, g)
+                elif todo == QUEUE:
+                    todo = next_effect(a, t, g)
                 else:
-                    todo = AFTER_GATHER
-            elif todo == AFTER_GATHER:
-                todo = after_gather(a, t, g)
-            elif todo == QUEUE:
-                todo = next_effect(a, t, g)
-            else:
-                todo = end_turn(a, t, events, count, g)
-        if finish < 0:
-            return
-        a.decisions[g] += 1
-        if a.done[g] or a.turn[g] != finish:
-            return
-        action = lowest_legal(a, t, g)
-        if action < 0:
-            return
+                    todo = end_turn(a, t, events, count, g)
+            if finish[i] < 0:
+                break
+            a.decisions[g] += 1
+            if a.done[g] or a.turn[g] != finish[i]:
+                break
+            action = lowest_legal(a, t, g)
 
 
-@njit(cache=True)
-def step(a, t, events, count, rows, actions):
-    """:func:`step_one` for each game of ``rows`` with its action."""
+@helper
+def finish_turns(a, t, events, count, rows, start_turn, actions):
+    """Play the lowest legal action in games ``rows`` until the turn ``start_turn`` (per row) is over
+    (``actions``: int64 scratch as long as ``rows``)."""
     for i in range(rows.size):
-        step_one(a, t, events, count, rows[i], actions[i], np.int64(-1))
-
-
-@njit(cache=True)
-def finish_turns(a, t, rows, start_turn):
-    """Play the lowest legal action in games ``rows`` until the turn ``start_turn`` (per row) is over (no log)."""
-    events = np.zeros((0, len(EVENT_FIELDS)), dtype=np.int64)
-    count = np.zeros(2, dtype=np.int64)
-    for i in range(rows.size):
-        finish_turn(a, t, events, count, rows[i], start_turn[i])
-
-
-@njit(cache=True, inline="always")
-def finish_turn(a, t, events, count, g, start_turn):
-    """Play the lowest legal action in game ``g`` until the turn ``start_turn`` is over."""
-    if not a.done[g] and a.turn[g] == start_turn:
-        action = lowest_legal(a, t, g)
-        if action >= 0:
-            step_one(a, t, events, count, g, action, np.int64(start_turn))
+        g = rows[i]
+        actions[i] = -1 if a.done[g] or a.turn[g] != start_turn[i] else lowest_legal(a, t, g)
+    step(a, t, events, count, rows, actions, start_turn)
 
 
 # --- scores ---------------------------------------------------------------------------------

@@ -206,6 +206,7 @@ class ReforestEngine(BatchedEngine):
         self.event_fields = event_fields(config)
         self._build_fast_tables()
         self.tables = self._kernel_tables()
+        self.legal_buffers = kernels.legal_buffers(config.num_species)  # scratch of choose_uniform
         # events one decision can cause: its own few, the stores of one effect, three round ends
         self.events_per_step = 8 + int(self.effect_n.max()) + ROUNDS * (config.num_visitors + 2)
 
@@ -400,8 +401,11 @@ class ReforestEngine(BatchedEngine):
     def choose_uniform(self, state: ReforestState, rows: np.ndarray, u: np.ndarray) -> np.ndarray:
         """:meth:`BatchedEngine.choose_uniform`, compiled (:func:`kernels.choose_uniform`): each game's legal
         actions listed from the few its phase allows instead of the whole mask."""
-        return kernels.choose_uniform(self.arrays(state), self.tables, np.asarray(rows, dtype=np.int64),
-                                      np.ascontiguousarray(u, dtype=np.float64))
+        rows = np.asarray(rows, dtype=np.int64)
+        chosen = np.empty(rows.size, dtype=np.int64)
+        kernels.choose_uniform(self.arrays(state), self.tables, rows, np.ascontiguousarray(u, dtype=np.float64),
+                               chosen, *self.legal_buffers)
+        return chosen
 
     def legal_mask_rows(self, state: ReforestState, rows: np.ndarray) -> np.ndarray:
         """bool ``[R, A]``: the legal mask of games ``rows`` only (all False for finished games)."""
@@ -451,12 +455,15 @@ class ReforestEngine(BatchedEngine):
         if rows.size == 0:
             return
         events, count = state.events.buffer(rows.size * self.events_per_step)
-        kernels.step(self.arrays(state), self.tables, events, count, rows, actions[rows])
+        kernels.step(self.arrays(state), self.tables, events, count, rows, actions[rows],
+                     np.full(rows.size, -1, dtype=np.int64))
         state.events.keep(events, count)
 
     def finish_turns(self, state: ReforestState, rows: np.ndarray, start_turn: np.ndarray) -> None:
         """Play the lowest legal action in games ``rows`` until their turn ``start_turn`` is over (no log)."""
-        kernels.finish_turns(self.arrays(state), self.tables, rows.astype(np.int64), start_turn.astype(np.int64))
+        events, count = np.zeros((0, len(kernels.EVENT_FIELDS)), dtype=np.int64), np.zeros(2, dtype=np.int64)
+        kernels.finish_turns(self.arrays(state), self.tables, events, count, rows.astype(np.int64),
+                             start_turn.astype(np.int64), np.empty(rows.size, dtype=np.int64))
 
     def arrays(self, state: ReforestState) -> kernels.Arrays:
         """The state's arrays, as the kernels take them."""
