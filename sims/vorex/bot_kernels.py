@@ -123,8 +123,8 @@ def _copy_features(mover, one, tables, scratch, found):
     neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
     tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
     columns, per_tile, group_size, group_prod = scratch[0], scratch[1], scratch[2], scratch[3]
-    _seat_features(np.int64(0), mover, tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, neighbours,
-                   tile_value, tile_stumps, solo, found, columns, per_tile, group_size, group_prod)
+    _seat_features(np.int64(0), mover, tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1,
+                   neighbours, tile_value, tile_stumps, solo, found, columns, per_tile, group_size, group_prod)
 
 
 @inner

@@ -419,8 +419,8 @@ def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, covered, count, plac
     found = False
     for k in range(setup_tiles.shape[2]):
         other = setup_tiles[g, mover, k]
-        if k != slot and other >= 0 and _scan_placements(tile_shape[other], np.bool_(False), np.bool_(True), positions, free, edge,
-                                                          place_tables, row):
+        if k != slot and other >= 0 and _scan_placements(tile_shape[other], np.bool_(False), np.bool_(True), positions,
+                                                          free, edge, place_tables, row):
             found = True
             break
     while m > 0:
