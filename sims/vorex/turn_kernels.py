@@ -189,7 +189,7 @@ def resolve_ruins(g, hexes, count, a, t, log, logging, s):
         if complete:
             hexes[m] = h
             m += 1
-    _sort_head(hexes, m)
+    _sort_head(hexes, np.int64(m))
     owners = s.owners
     for k in range(m):
         if a.done[g]:  # a solo end is immediate: the ruins after the one that ended the game stay unsettled
