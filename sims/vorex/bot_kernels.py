@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import helper, lowest_bit_index, noise, noise_stream, popcount
+from sims.core.kernels import inner, lowest_bit_index, noise, noise_stream, popcount
 from sims.vorex.config import END_REASONS, LIGHT
 from sims.vorex.kernels import (
     _read_at,
@@ -26,7 +26,7 @@ from sims.vorex.turn_kernels import ACTION, legal_row, scratch, step_one
 END_STALL, END_SOLO_WIN = END_REASONS.index("stall"), END_REASONS.index("solo_win")
 
 
-@helper
+@inner
 def _copy_game(g, game, one):
     """Game row ``g`` of the map and the resources into the one-game copy ``one``."""
     tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled = game
@@ -48,7 +48,7 @@ def _copy_game(g, game, one):
         left1[s] = flowers_left[g, s]
 
 
-@helper
+@inner
 def _played_placement(g, s, p, t, slot, ends, mover, got, game, tables, place_tables, light_hex, open_nb, one,
                       scratch):
     """The one-game copy ``one`` of game row ``g`` after placement ``p`` of tile ``t`` (shape ``s``): the ruins
@@ -65,7 +65,7 @@ def _played_placement(g, s, p, t, slot, ends, mover, got, game, tables, place_ta
     tiles1[0] += 1
     count = _formed_ruins(g, s, p, tile, open_nb, around, around_touch, ruins)
     if count > 1:
-        _sort_head(ruins, count)
+        _sort_head(ruins, np.int64(count))
     for c in range(cells.shape[2]):
         h = cells[s, p, c]
         tile1[0, h] = t
@@ -75,7 +75,7 @@ def _played_placement(g, s, p, t, slot, ends, mover, got, game, tables, place_ta
         tile1[0, ruins[k]] = RUIN
     for r in range(4):
         resources1[0, mover, r] += got[r]
-    _settle_ruins(ruins, count, flower1, group1, kind1, settled1, left1, neighbours, solo, columns[0])
+    _settle_ruins(ruins, np.int64(count), flower1, group1, kind1, settled1, left1, neighbours, solo, columns[0])
     if slot >= 0 and ends:
         light = light_hex[g, mover]
         if slot == 0:  # the starting tile's (first) light hex
@@ -85,10 +85,10 @@ def _played_placement(g, s, p, t, slot, ends, mover, got, game, tables, place_ta
                     light = cells[s, p, c]
                     break
         if light >= 0:
-            _flower_and_ruins(light, mover, one, neighbours, solo, ruins, columns[0])
+            _flower_and_ruins(np.int64(light), mover, one, neighbours, solo, ruins, columns[0])
 
 
-@helper
+@inner
 def _ends_setup_apart(g, mover, slot, s, p, count, setup_tiles, light_hex, around):
     """Placement ``p`` (shape ``s``) of the mover's last setup tile, not the starting one (``slot`` > 0), forms no
     ruin (``count``) and does not touch the starting tile's light stump: it ends the setup, and the flower that
@@ -106,7 +106,7 @@ def _ends_setup_apart(g, mover, slot, s, p, count, setup_tiles, light_hex, aroun
     return True
 
 
-@helper
+@inner
 def _light_flower(g, mover, light, game, tables, one, scratch):
     """The one-game copy ``one`` of game row ``g`` once the ``mover``'s setup ends (no tile placed): a flower on
     the light stump ``light`` and the ruins next to it settled."""
@@ -114,20 +114,20 @@ def _light_flower(g, mover, light, game, tables, one, scratch):
     tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
     columns, per_tile, group_size, group_prod, states, grid, row, ruins = scratch
     _copy_game(g, game, one)
-    _flower_and_ruins(light, mover, one, neighbours, solo, ruins, columns[0])
+    _flower_and_ruins(np.int64(light), mover, one, neighbours, solo, ruins, columns[0])
 
 
-@helper
+@inner
 def _copy_features(mover, one, tables, scratch, found):
     """``found [6]``: the features for ``mover`` of the one-game copy ``one``."""
     neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
     tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
     columns, per_tile, group_size, group_prod = scratch[0], scratch[1], scratch[2], scratch[3]
-    _seat_features(0, mover, tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, neighbours,
-                   tile_value, tile_stumps, solo, found, columns, per_tile, group_size, group_prod)
+    _seat_features(np.int64(0), mover, tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1,
+                   neighbours, tile_value, tile_stumps, solo, found, columns, per_tile, group_size, group_prod)
 
 
-@helper
+@inner
 def _setup_certain(places, slot, tiles, tile_shape, cells, boundary, zone, stamp):
     """A legal placement of another setup tile (bits of ``places [slots, words]``, tiles ``tiles [slots]``, -1:
     none; not slot ``slot``) whose cells and boundary walk avoid the hexes marked ``zone[h] == stamp``: it stays
@@ -156,7 +156,7 @@ def _setup_certain(places, slot, tiles, tile_shape, cells, boundary, zone, stamp
     return False
 
 
-@helper
+@inner
 def _hot_hexes(g, tile, flower, objective, scorer, open_nb, arid_nb, hex_grid, hot):
     """``hot [T, grid words]``, grid bitboards (bit x % 64 of word x // 64 for grid position x): for each count
     ``t + 1`` of a placement's cells next to a hex, the hexes whose change a placement so touching them can value.
@@ -177,7 +177,7 @@ def _hot_hexes(g, tile, flower, objective, scorer, open_nb, arid_nb, hex_grid, h
                 hot[t, x >> 6] |= bit
 
 
-@helper
+@inner
 def _busy_word(s, k, w, hot, around_shift, around_touches):
     """Word ``w`` of the grid bitboard of the anchors whose placement of shape ``s`` in rotation ``k`` touches a
     hot hex (:func:`_hot_hexes`) with the matching count of its cells; the others form no ruin and change no
@@ -190,7 +190,7 @@ def _busy_word(s, k, w, hot, around_shift, around_touches):
     return found
 
 
-@helper
+@inner
 def _production_held(g, seat, flower, kind, out):
     """``out [4]``: the flowers of ``seat`` on production stumps in game row ``g``, by resource (light, mushroom,
     water, insect): what a draw gains before the supply's cap."""
@@ -200,7 +200,7 @@ def _production_held(g, seat, flower, kind, out):
             out[kind[g, h] - FIRST_PRODUCTION] += 1
 
 
-@helper
+@inner
 def _played_bloom(g, h, mover, pays, game, tables, production, tile_cost, supply, one, scratch, stock):
     """The one-game copy ``one`` of game row ``g`` after ``mover`` blooms stump ``h``: the payment (``pays``: not
     a weed bloom, :func:`bloom_payment`), the flower (groups merge), the complete ruins next to it settle
@@ -220,12 +220,12 @@ def _played_bloom(g, h, mover, pays, game, tables, production, tile_cost, supply
             supply_left[r] += stock[r]
     if _flower_and_ruins(h, mover, one, neighbours, solo, ruins, columns[0]):
         if pays and kind[g, h] == KIND_DRAW:
-            _production_held(0, mover, flower1, kind1, stock)
+            _production_held(np.int64(0), mover, flower1, kind1, stock)
             for r in range(4):
                 resources1[0, mover, r] += min(stock[r], supply_left[r])
 
 
-@helper
+@inner
 def _weigh(found, weights):
     """The value of features ``found``: ``sum(weights[c] * found[c])``, summed in feature order."""
     v = 0.0
@@ -234,7 +234,7 @@ def _weigh(found, weights):
     return v
 
 
-@helper
+@inner
 def _offer_value(i, a, v, stream, every, j, index, action, value, tie):
     """Action ``a`` of row ``i`` with value ``v``: the value and noise written at entry ``j`` (``every``; returns
     the next entry), or kept as row ``i``'s choice if it beats it (higher value, ties to the higher noise; an
@@ -249,7 +249,7 @@ def _offer_value(i, a, v, stream, every, j, index, action, value, tie):
     return j
 
 
-@helper
+@inner
 def _offer(i, a, found, weights, stream, every, j, index, action, value, tie):
     """:func:`_offer_value` of action ``a`` with features ``found``."""
     return _offer_value(i, a, _weigh(found, weights), stream, every, j, index, action, value, tie)
@@ -352,7 +352,7 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
     busy_at = np.zeros((6, grid[1].size), np.int64)
     busy_stamp = 0
     hex_grid = place_tables[7]
-    j = 0
+    j = np.int64(0)
     for i in range(n):
         g = rows[i]
         mover = np.int64(to_move[g])
@@ -470,7 +470,7 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
     return index, action, value, tie
 
 
-@helper
+@inner
 def _rank(g, seat, a, t, s):
     """Rules §8.5: ``seat``'s rank in finished game ``g`` (``engine.results``: solo 1 for a win of the player, 0
     for a stall), its points by score line left in ``s.lines``."""
@@ -536,7 +536,7 @@ def roll_out(a, t, extra, codes, seeds, decisions, weights, keys, seat, start_tu
                 a.supply, t.neighbours, t.tile_value, t.tile_stumps, t.solo, t.tile_shape, t.tile_kind,
                 t.tile_beetles, t.tile_cost, t.setup_beetles, arid_cells, t.around, t.around_touch, around_cell_bits,
                 around_shift, around_touches, t.place_tables)[1]
-            step_one(g, chosen[0], stamp, a, t, log, stump_log, False, s)
+            step_one(g, chosen[0], stamp, a, t, log, stump_log, np.bool_(False), s)
             decisions[g] += 1
             taken += 1
         _seat_features(g, seat, a.tile, a.part, a.kind, a.flower, a.group, a.green, a.brown, a.resources,

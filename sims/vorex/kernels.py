@@ -12,10 +12,11 @@ window, ``H + 1`` a covered one.
 
 from __future__ import annotations
 
+
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import helper, lowest_bit_index, popcount
+from sims.core.kernels import helper, inner, lowest_bit_index, popcount
 from sims.vorex.config import ARID, HEX_KINDS, POINTS, ROTATIONS
 
 EMPTY, RUIN = -1, -2
@@ -28,7 +29,7 @@ G1, G2, G3, G4, G5 = range(5)  # green objectives (GREEN order; -1: none)
 B1, B2, B3, B4, B5 = range(5)  # brown objectives (BROWN order)
 
 
-@helper
+@inner
 def _game_points(g, tile, part, kind, flower, group, green, brown, neighbours, tile_value, tile_stumps,
                  solo, out, per_tile, group_size, group_prod):
     """Point columns ``out [4, S]`` of game row ``g``; ``per_tile [S, T]``, ``group_size`` and ``group_prod``
@@ -134,7 +135,7 @@ def points(rows, tile, part, kind, flower, group, green, brown, neighbours, tile
     return out
 
 
-@helper
+@inner
 def _seat_features(g, seat, tile, part, kind, flower, group, green, brown, resources, tiles_on_map, neighbours,
                    tile_value, tile_stumps, solo, found, columns, per_tile, group_size, group_prod):
     """``found [6]``: the greedy evaluation's features of game row ``g`` for ``seat``; the rest is scratch."""
@@ -178,7 +179,7 @@ def seat_features(rows, seats, tile, part, kind, flower, group, green, brown, re
     return found
 
 
-@helper
+@inner
 def _neighbour_counts(g, tile, kind, neighbours_ext, open_nb, arid_nb):
     """The empty and the arid neighbours of every hex of game row ``g``."""
     for h in range(open_nb.size):
@@ -194,7 +195,7 @@ def _neighbour_counts(g, tile, kind, neighbours_ext, open_nb, arid_nb):
         arid_nb[h] = arid
 
 
-@helper
+@inner
 def _cell_index(h, s, p, cells):
     """Which cell of placement ``p`` of shape ``s`` hex ``h`` is (-1: none)."""
     for c in range(cells.shape[2]):
@@ -203,7 +204,7 @@ def _cell_index(h, s, p, cells):
     return -1
 
 
-@helper
+@inner
 def _ruin_takes_flower(g, h, s, p, t, tile_kind, kind, flower, flowers_left, cells, neighbours_ext, owners):
     """Ruin ``h`` formed by placement ``p`` of tile ``t`` (shape ``s``) is complete (every neighbour arid or with a
     flower) and a unique majority of the flowers around it has a flower left for it."""
@@ -228,7 +229,7 @@ def _ruin_takes_flower(g, h, s, p, t, tile_kind, kind, flower, flowers_left, cel
     return owners[winner] > 0 and flowers_left[g, winner] > 0
 
 
-@helper
+@inner
 def _formed_ruins(g, s, p, tile, open_nb, around, around_touch, out):
     """How many empty hexes placement ``p`` (shape ``s``) would ruin in game row ``g``, written to ``out``:
     those whose last empty neighbours the tile takes."""
@@ -241,7 +242,7 @@ def _formed_ruins(g, s, p, tile, open_nb, around, around_touch, out):
     return count
 
 
-@helper
+@inner
 def _placement_change(g, s, p, t, scorer, kind, flower, green, flowers_left, open_nb, arid_nb, tile_kind, cells,
                       around, around_touch, around_cell_bits, arid_cells, neighbours_ext, formed, count, seen, owners):
     """(needs playing, the scorer's point change) of placement ``p`` of tile ``t`` (shape ``s``) in game row ``g``,
@@ -297,7 +298,7 @@ def _placement_change(g, s, p, t, scorer, kind, flower, green, flowers_left, ope
     return False, delta
 
 
-@helper
+@inner
 def _sort_head(values, count):
     """``values[:count]`` sorted ascending in place."""
     for k in range(1, count):
@@ -309,7 +310,7 @@ def _sort_head(values, count):
         values[j + 1] = x
 
 
-@helper
+@inner
 def _put_flower(h, seat, flower, group, neighbours):
     """A flower of ``seat`` on hex ``h`` of a one-game map (row 0): the groups next to it merge under the smallest
     label (the group's smallest hex)."""
@@ -330,7 +331,7 @@ def _put_flower(h, seat, flower, group, neighbours):
     group[0, h] = new
 
 
-@helper
+@inner
 def _settle_ruins(ruins, count, flower, group, kind, settled, flowers_left, neighbours, solo, owners):
     """The complete unsettled ruins among ``ruins[:count]`` (hexes of a one-game map, ascending) settle: each takes
     a flower of the unique majority of the flowers around it (if that seat has one left); a solo game ends at a
@@ -360,7 +361,7 @@ def _settle_ruins(ruins, count, flower, group, kind, settled, flowers_left, neig
             if owners[s] == owners[winner]:
                 ties += 1
         if ties == 1 and owners[winner] > 0 and flowers_left[winner] > 0:
-            _put_flower(h, winner, flower, group, neighbours)
+            _put_flower(h, np.int64(winner), flower, group, neighbours)
             flowers_left[winner] -= 1
             if solo and flowers_left[winner] == 0:
                 return
@@ -406,8 +407,8 @@ def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, covered, count, plac
     found = False
     for k in range(setup_tiles.shape[2]):
         other = setup_tiles[g, mover, k]
-        if k != slot and other >= 0 and _scan_placements(tile_shape[other], False, True, positions, free, edge,
-                                                          place_tables, row):
+        if k != slot and other >= 0 and _scan_placements(tile_shape[other], np.bool_(False), np.bool_(True), positions,
+                                                          free, edge, place_tables, row):
             found = True
             break
     while m > 0:
@@ -416,12 +417,12 @@ def _setup_goes_on(g, mover, slot, setup_tiles, tile_shape, covered, count, plac
     return found
 
 
-@helper
+@inner
 def _flower_and_ruins(h, seat, one, neighbours, solo, ruins, owners):
     """A flower of ``seat`` on hex ``h`` of the one-game copy ``one``; unless that ends a solo game the complete
     ruins next to it settle (ascending; ``ruins`` and ``owners [P]`` are scratch). True if the game goes on."""
     tile1, part1, kind1, flower1, group1, green1, brown1, resources1, tiles1, left1, settled1 = one
-    _put_flower(h, seat, flower1, group1, neighbours)
+    _put_flower(np.int64(h), np.int64(seat), flower1, group1, neighbours)
     left1[seat] -= 1
     if solo and left1[seat] == 0:
         return False
@@ -432,12 +433,12 @@ def _flower_and_ruins(h, seat, one, neighbours, solo, ruins, owners):
             ruins[count] = n
             count += 1
     if count > 1:
-        _sort_head(ruins, count)
-    _settle_ruins(ruins, count, flower1, group1, kind1, settled1, left1, neighbours, solo, owners)
+        _sort_head(ruins, np.int64(count))
+    _settle_ruins(ruins, np.int64(count), flower1, group1, kind1, settled1, left1, neighbours, solo, owners)
     return not (solo and (left1[0] == 0 or left1[1] == 0))
 
 
-@helper
+@inner
 def bloom_payment(g, h, mover, flower, group, tile, part, resources, production, tile_cost, neighbours, pay):
     """``pay [8+]``: in ``pay[:4]`` (light, mushroom, water, insect) what blooming stump ``h`` of game row ``g``
     costs ``mover``: the cost less the production of the mover's groups next to it, each group once (its light
@@ -762,13 +763,13 @@ def legal_placements(games, shapes, first_only, tile, tiles_on_map, place_tables
     return legal
 
 
-@helper
+@inner
 def _cost_sum(tile_cost, t, p):
     """The cost of stump ``p`` of tile ``t`` in all resources."""
     return tile_cost[t, p, 0] + tile_cost[t, p, 1] + tile_cost[t, p, 2]
 
 
-@helper
+@inner
 def legal_bloom_row(g, free, to_move, stump, flower, group, tile, part, resources, production, flowers_left,
                     tile_cost, neighbours, legal, pay):
     """Rules §4.4, §5, §9.2: ``legal [P]``: the legal blooms of the mover of game row ``g``: the free stumps, if
@@ -780,7 +781,8 @@ def legal_bloom_row(g, free, to_move, stump, flower, group, tile, part, resource
         ok = can and stump[g, h] >= 0 and flower[g, h] < 0
         # the light taken is at most the whole cost: a mover holding that much light needs no payment worked out
         if ok and not free and resources[g, seat, 0] < _cost_sum(tile_cost, tile[g, h], part[g, h]):
-            bloom_payment(g, h, seat, flower, group, tile, part, resources, production, tile_cost, neighbours, pay)
+            bloom_payment(g, h, np.int64(seat), flower, group, tile, part, resources, production, tile_cost, neighbours,
+                          pay)
             ok = pay[0] <= resources[g, seat, 0]
         legal[h] = ok
 

@@ -22,7 +22,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import helper, kth_set_bit, popcount
+from sims.core.kernels import inner, kth_set_bit, popcount
 from sims.vorex.config import ARID, END_REASONS, HEX_KINDS, LIGHT, POINTS, PRODUCED_COLUMNS, TILE_HEXES
 from sims.vorex.kernels import (EMPTY, FIRST_PRODUCTION, LAST_PRODUCTION, POINT_COLUMNS, RUIN, _game_points,
                                 _map_lanes, _scan_lanes, _sort_head, bloom_payment, legal_bloom_row, new_lanes)
@@ -66,7 +66,7 @@ Scratch = namedtuple("Scratch", (
     "words", "tiles"))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def scratch(a, t):
     """The scratch arrays of :func:`step_one` and the legal-action helpers for the arrays ``a`` and tables ``t``."""
     W = a.tile.shape[1]
@@ -80,7 +80,7 @@ def scratch(a, t):
 
 # --- effects ----------------------------------------------------------------------------------------
 
-@helper
+@inner
 def gain(g, seat, a, log, logging, got):
     """Rules §1.3, §1.5: ``seat`` takes ``got [4]`` from the supply, each kind capped by what it has; ``got``
     becomes what it took."""
@@ -96,7 +96,7 @@ def gain(g, seat, a, log, logging, got):
         log[L_GAINED][g] += total
 
 
-@helper
+@inner
 def draw(g, bonus, a, log, logging, got):
     """Rules §4.2: the mover gains one resource per own flower on a production stump (``bonus``: §5.3), read from
     the kept production words of its groups (the 4 int16 counts of a word add up without carries)."""
@@ -115,7 +115,7 @@ def draw(g, bonus, a, log, logging, got):
     a.stats[g, seat, ST_BONUS_DRAWS if bonus else ST_DRAWS] += 1
 
 
-@helper
+@inner
 def put_flower(g, h, seat, a, t):
     """Rules §1.6, §7.1, §9.3: a flower of ``seat`` on hex ``h``: the groups next to it merge under the smallest
     label (and their production words into the label's); a last flower triggers the end (solo: ends the game)."""
@@ -161,7 +161,7 @@ def put_flower(g, h, seat, a, t):
             a.done[g] = True
 
 
-@helper
+@inner
 def resolve_ruins(g, hexes, count, a, t, log, logging, s):
     """Rules §6.1: settle the complete unsettled ruins among ``hexes[:count]`` (distinct) in ascending hex order; a
     unique majority of the flowers around one places a flower there. ``hexes`` is overwritten.
@@ -186,7 +186,7 @@ def resolve_ruins(g, hexes, count, a, t, log, logging, s):
         if complete:
             hexes[m] = h
             m += 1
-    _sort_head(hexes, m)
+    _sort_head(hexes, np.int64(m))
     owners = s.owners
     for k in range(m):
         if a.done[g]:  # a solo end is immediate: the ruins after the one that ended the game stay unsettled
@@ -210,19 +210,19 @@ def resolve_ruins(g, hexes, count, a, t, log, logging, s):
             a.stats[g, winner, ST_FLOWERS_RUINS] += 1
             if logging:
                 log[L_RUIN_FLOWERS][g] += 1
-            put_flower(g, h, winner, a, t)
+            put_flower(g, h, np.int64(winner), a, t)
 
 
-@helper
+@inner
 def _flower_beside(g, h, seat, a, t, log, logging, s):
     """A flower of ``seat`` on ``h``, then the ruins next to it settle."""
-    put_flower(g, h, seat, a, t)
+    put_flower(g, h, np.int64(seat), a, t)
     for d in range(6):
         s.hexes[d] = t.neighbours[h, d]
-    resolve_ruins(g, s.hexes, 6, a, t, log, logging, s)
+    resolve_ruins(g, s.hexes, np.int64(6), a, t, log, logging, s)
 
 
-@helper
+@inner
 def place_tile(g, slot, p, a, t, log, logging, s):
     """Rules §2.5, §3, §4.3: the mover lays the tile of ``slot`` (setup or face-up) at placement ``p`` (anchor * 6
     + rotation); enclosed single hexes become ruins; beetles are gained and the slot refilled."""
@@ -291,12 +291,12 @@ def place_tile(g, slot, p, a, t, log, logging, s):
             a.stats[g, seat, ST_EXPANDS] += 1
         elif phase == BONUS_EXPAND:
             a.stats[g, seat, ST_BONUS_EXPANDS] += 1
-    resolve_ruins(g, ruins, count, a, t, log, logging, s)
+    resolve_ruins(g, ruins, np.int64(count), a, t, log, logging, s)
     if not setup and not a.done[g]:
         a.phase[g] = CONTINUE
 
 
-@helper
+@inner
 def bloom(g, h, a, t, log, stump_log, logging, s):
     """Rules §4.4, §5.3, §6.2, §9.2: the mover pays (the weed does not), blooms ``h``, the ruins around settle,
     then the stump's bonus: a draw at once, an expand or bloom decision next."""
@@ -305,7 +305,7 @@ def bloom(g, h, a, t, log, stump_log, logging, s):
     weed = phase == WEED_BLOOM
     if not weed:
         pay = s.pay
-        bloom_payment(g, h, seat, a.flower, a.group, a.tile, a.part, a.resources, a.production, t.tile_cost,
+        bloom_payment(g, h, np.int64(seat), a.flower, a.group, a.tile, a.part, a.resources, a.production, t.tile_cost,
                       t.neighbours, pay)
         total = 0
         for r in range(4):
@@ -336,7 +336,7 @@ def bloom(g, h, a, t, log, stump_log, logging, s):
     a.extra[g] = False
     if not weed:
         if kind == KIND_DRAW:
-            draw(g, True, a, log, logging, s.got)
+            draw(g, np.bool_(True), a, log, logging, s.got)
         elif kind == KIND_EXPAND:
             a.phase[g] = BONUS_EXPAND
         elif kind == KIND_BLOOM:
@@ -350,7 +350,7 @@ def bloom(g, h, a, t, log, stump_log, logging, s):
 
 # --- legal actions --------------------------------------------------------------------------------------
 
-@helper
+@inner
 def _ready_grid(g, a, t, s):
     """The lane bitboards of game ``g``'s map in the scratch (kept until a tile lands)."""
     if s.grid_of[0] != g:
@@ -358,7 +358,7 @@ def _ready_grid(g, a, t, s):
         s.grid_of[0] = g
 
 
-@helper
+@inner
 def place_exists(g, tl, a, t, s):
     """Tile ``tl`` has a legal placement in game ``g``: its shape's legal placements (:func:`place_words`, kept for
     the decision that follows, which reads them all, and the other face-up tile's too: scanned now, on the map's
@@ -375,7 +375,7 @@ def place_exists(g, tl, a, t, s):
     return False
 
 
-@helper
+@inner
 def place_words(g, shape, a, t, s):
     """The legal placements of ``shape`` in game ``g`` into ``a.place_cache[g, shape]`` (bits), kept until the
     next tile lands."""
@@ -386,7 +386,7 @@ def place_words(g, shape, a, t, s):
         a.cache_valid[g, shape] = True
 
 
-@helper
+@inner
 def blooms(g, stamp, a, t, s):
     """The legal blooms of game ``g`` at a bloom decision (``a.bloom_cache[g]``, kept while ``a.bloom_stamp[g]``
     is ``stamp``); true if there is one."""
@@ -401,7 +401,7 @@ def blooms(g, stamp, a, t, s):
     return False
 
 
-@helper
+@inner
 def slot_tiles(g, a, tiles):
     """``tiles [3]``: the tile of each place slot of game ``g`` at its decision (-1: none)."""
     phase = a.phase[g]
@@ -416,7 +416,7 @@ def slot_tiles(g, a, tiles):
 
 # --- turn flow --------------------------------------------------------------------------------------
 
-@helper
+@inner
 def end_of_round(g, setup_round, a):
     """Rules §7.1, §7.2 (2-4 players): a round ends; a last flower placed ends the game, so does a normal round
     (``setup_round`` False) in which no decision offered a bloom or a place."""
@@ -429,7 +429,7 @@ def end_of_round(g, setup_round, a):
     a.offered[g] = False
 
 
-@helper
+@inner
 def end_turn(g, a, t):
     """Rules §4.1, §9.2: the mover's turn ends and the next seat's starts; at a round's end (2-4 players)
     :func:`end_of_round` checks first.
@@ -461,7 +461,7 @@ def end_turn(g, a, t):
     a.extra[g] = False
 
 
-@helper
+@inner
 def finish_setup_turn(g, a, t, log, logging, s):
     """Rules §2.5: set aside setup tiles without a legal placement; a turn with none left ends with the free
     flower on the starting tile's light stump. True if the game runs on (its turn ended)."""
@@ -478,14 +478,14 @@ def finish_setup_turn(g, a, t, log, logging, s):
         return False
     light = a.light_hex[g, seat]
     if light >= 0:
-        _flower_beside(g, light, seat, a, t, log, logging, s)
+        _flower_beside(g, np.int64(light), seat, a, t, log, logging, s)
     if a.done[g]:
         return False
     end_turn(g, a, t)
     return True
 
 
-@helper
+@inner
 def continue_turn(g, stamp, a, t, log, logging, s):
     """Rules §4.1, §5.3: run game ``g`` on until it waits on a real decision or is over (``stamp``: the bloom
     cache's stamp of this step)."""
@@ -528,7 +528,7 @@ def continue_turn(g, stamp, a, t, log, logging, s):
         return
 
 
-@helper
+@inner
 def _log_points(g, seat, a, t, log, s):
     """The deciding ``seat``'s score change by score line and in all, from ``a.scores[g]`` (before) to now;
     ``a.scores[g]`` updated."""
@@ -544,7 +544,7 @@ def _log_points(g, seat, a, t, log, s):
     log[L_POINTS][g] += total
 
 
-@helper
+@inner
 def step_one(g, action, stamp, a, t, log, stump_log, logging, s):
     """Rules §4: running game ``g`` takes ``action``, then goes on to its next decision (:func:`continue_turn`);
     with ``logging`` the decision's event fields (the seat's points where the map changed: tiles laid and flowers
@@ -563,7 +563,7 @@ def step_one(g, action, stamp, a, t, log, stump_log, logging, s):
         code = action - t.first_place
         place_tile(g, code // within, code % within, a, t, log, logging, s)
     elif action == t.draw_action:
-        draw(g, False, a, log, logging, s.got)
+        draw(g, np.bool_(False), a, log, logging, s.got)
         a.phase[g] = CONTINUE
     else:
         a.phase[g] = CONTINUE
@@ -576,7 +576,7 @@ def step_one(g, action, stamp, a, t, log, stump_log, logging, s):
             _log_points(g, seat, a, t, log, s)
 
 
-@helper
+@inner
 def legal_row(g, stamp, a, t, s):
     """The legal actions of running game ``g`` by block: the blooms in ``a.bloom_cache[g]`` (a bloom decision)
     and the placements of slot k in ``a.place_cache[g, shape of s.tiles[k]]`` (``s.tiles``: the slots' tiles,
@@ -592,7 +592,7 @@ def legal_row(g, stamp, a, t, s):
     return bloomer, phase == ACTION, phase == BONUS_EXPAND or phase == BONUS_BLOOM
 
 
-@helper
+@inner
 def choose_one(g, u, stamp, a, t, s):
     """Legal action number ``min(floor(u * n), n - 1)`` (ascending) of the ``n`` legal actions of running game
     ``g`` (``BatchedEngine.choose_uniform``)."""
