@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.setup-stamp
 
-.PHONY: setup test test-all demo bench golden clean report-check check-reports
+.PHONY: setup test test-all demo bench compile-profile golden clean report-check check-reports
 
 setup: $(STAMP)
 
@@ -81,6 +81,12 @@ report-check: check-reports
 
 bench: setup
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/glade bench --all --json  # one thread, as the README speed table is measured
+
+# Where a cold compile of one game's kernels goes (CPU s per function, functions compiled twice), from an empty
+# numba cache: make compile-profile GAME=vorex
+GAME ?= vorex
+compile-profile: setup
+	NUMBA_CACHE_DIR=$$(mktemp -d) $(BIN)/python -m sims.compile_profile $(GAME)
 
 # Rewrite the golden playthroughs after an intended rules or bot change; review the diff.
 golden: setup

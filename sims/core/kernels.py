@@ -14,13 +14,15 @@ replaces. Bit helpers act on one uint64 board.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numba import njit
 
 from sims.core import rng
 
 
-def helper(function):
+def helper(function: Callable) -> Callable:
     """``njit`` for the small helpers a kernel's loops call and that allocate no array: compiled without numba's
     reference counting of the arrays they are given (``_nrt=False``, an internal flag; the numba pin in
     ``pyproject.toml`` is there for it). A call passes tens of arrays, so counting costs more than the helper's work,
@@ -28,7 +30,7 @@ def helper(function):
     return njit(cache=True, _nrt=False)(function)
 
 
-def inner(function):
+def inner(function: Callable) -> Callable:
     """:func:`helper` for a function only compiled code calls: made without the CPython and C wrappers, which
     would unpack every array of its argument tuples for a call that never comes (a long compile for nothing).
     Called from Python, such a function crashes the interpreter.
