@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from sims.core.kernels import helper, inner, lowest_bit_index, popcount
-from sims.vorex.config import ARID, HEX_KINDS, POINTS, ROTATIONS
+from sims.vorex.config import ARID, HEX_KINDS, POINTS, ROTATIONS, TILE_HEXES
 
 EMPTY, RUIN = -1, -2
 FIRST_PRODUCTION, LAST_PRODUCTION = HEX_KINDS.index("light"), HEX_KINDS.index("insect")
@@ -764,9 +764,12 @@ def legal_placements(games, shapes, first_only, tile, tiles_on_map, place_tables
 
 
 @inner
-def _cost_sum(tile_cost, t, p):
-    """The cost of stump ``p`` of tile ``t`` in all resources."""
-    return tile_cost[t, p, 0] + tile_cost[t, p, 1] + tile_cost[t, p, 2]
+def _light_without_production(tile_cost, c, held1, held2, held3):
+    """The light a mover holding ``held1..3`` (mushroom, water, insect) pays for stump ``c`` (tile * TILE_HEXES + part) with
+    no production next to it: each kind it lacks, in light. With production, :func:`bloom_payment` asks no more."""
+    t, p = c // TILE_HEXES, c % TILE_HEXES
+    return (max(np.int64(tile_cost[t, p, 0]) - held1, 0) + max(np.int64(tile_cost[t, p, 1]) - held2, 0)
+            + max(np.int64(tile_cost[t, p, 2]) - held3, 0))
 
 
 @inner
@@ -774,17 +777,37 @@ def legal_bloom_row(g, free, to_move, stump, flower, group, tile, part, resource
                     tile_cost, neighbours, legal, pay):
     """Rules §4.4, §5, §9.2: ``legal [P]``: the legal blooms of the mover of game row ``g``: the free stumps, if
     the mover has a flower left and (``free``: a weed bloom, no cost) the light held covers what the payment
-    (:func:`bloom_payment`) takes in light. ``pay [8]`` is scratch."""
+    (:func:`bloom_payment`) takes in light. ``pay [8]`` is scratch.
+
+    The free stumps are marked in one pass, then only they are priced, 64 hexes a word: the light paid without
+    production (:func:`_light_without_production`) is the most any payment takes, and exactly what it takes when
+    none of the mover's flowers is next to the stump; only the others work out the payment."""
     seat = to_move[g]
     can = free or flowers_left[g, seat] > 0
     for h in range(legal.size):
-        ok = can and stump[g, h] >= 0 and flower[g, h] < 0
-        # the light taken is at most the whole cost: a mover holding that much light needs no payment worked out
-        if ok and not free and resources[g, seat, 0] < _cost_sum(tile_cost, tile[g, h], part[g, h]):
-            bloom_payment(g, h, np.int64(seat), flower, group, tile, part, resources, production, tile_cost, neighbours,
-                          pay)
-            ok = pay[0] <= resources[g, seat, 0]
-        legal[h] = ok
+        legal[h] = can & (stump[g, h] >= 0) & (flower[g, h] < 0)
+    if free or not can:
+        return
+    light = np.int64(resources[g, seat, 0])
+    held1, held2, held3 = np.int64(resources[g, seat, 1]), np.int64(resources[g, seat, 2]), np.int64(resources[g, seat, 3])
+    for w in range(-(-legal.size // 64)):
+        bits = np.uint64(0)
+        for j in range(min(64, legal.size - w * 64)):
+            bits |= np.uint64(legal[w * 64 + j]) << np.uint64(j)
+        while bits:
+            h = w * 64 + lowest_bit_index(bits)
+            bits &= bits - np.uint64(1)
+            if light >= _light_without_production(tile_cost, np.int64(stump[g, h]), held1, held2, held3):
+                continue
+            near = False
+            for d in range(6):
+                if flower[g, neighbours[h, d]] == seat:
+                    near = True
+            if near:
+                bloom_payment(g, h, np.int64(seat), flower, group, tile, part, resources, production, tile_cost,
+                              neighbours, pay)
+                near = pay[0] <= light
+            legal[h] = near
 
 
 @njit(cache=True)
