@@ -581,7 +581,7 @@ def _scan_placements(s, first, first_only, grid, free, edge, place_tables, row):
     low, high = _edge_words(edge, first)
     for k in range(ROTATIONS):
         near, far = cell_shift[s, k, 0], cell_shift[s, k, 0]
-        for c in range(1, cell_shift.shape[2]):
+        for c in range(1, TILE_HEXES):
             near, far = min(near, cell_shift[s, k, c]), max(far, cell_shift[s, k, c])
         # the anchors whose cells can meet an edge hex lie in these words
         start = max(0, (low * 64 - far) >> 6)
@@ -589,7 +589,7 @@ def _scan_placements(s, first, first_only, grid, free, edge, place_tables, row):
         for w in range(start, stop):
             fit = np.uint64(0xFFFFFFFFFFFFFFFF)
             touch = np.uint64(0)
-            for c in range(cell_shift.shape[2]):
+            for c in range(TILE_HEXES):
                 fit &= _read_at(free, w, cell_shift[s, k, c])
                 if not first:
                     touch |= _read_at(edge, w, cell_shift[s, k, c])
@@ -613,6 +613,8 @@ def _scan_placements(s, first, first_only, grid, free, edge, place_tables, row):
 
 # the lane bitboards of a map (:func:`_map_lanes`): LANE_OK + t - 1 holds the empty hexes with 6 - t covered neighbours
 LANE_FREE, LANE_EDGE, LANE_COVERED, LANE_OK = range(4)
+# the cell shifts' columns after the cells: the earlier rotation covering the same hexes (-1: none), and the shift
+SAME_ROTATION, SAME_SHIFT = TILE_HEXES, TILE_HEXES + 1
 
 
 @njit(cache=True)
@@ -625,8 +627,9 @@ def new_grid(place_tables):
 
 @njit(cache=True)
 def new_lanes(place_tables):
-    """Scratch for :func:`_map_lanes`: uint64 ``[LANE_OK + most tile cells next to a boundary hex, padded words]``."""
-    return np.zeros((LANE_OK + place_tables[4].max(), place_tables[10].size), np.uint64)
+    """Scratch for :func:`_map_lanes` and :func:`_scan_lanes`: uint64 ``[LANE_OK + most tile cells next to a boundary
+    hex + ROTATIONS, padded words]``, the last ROTATIONS rows the legal anchors of each rotation of a scan."""
+    return np.zeros((LANE_OK + place_tables[4].max() + ROTATIONS, place_tables[10].size), np.uint64)
 
 
 @njit(cache=True, inline="always")
@@ -647,7 +650,7 @@ def _map_lanes(g, tile, place_tables, lanes):
     hex_grid, playable, direction_shift = place_tables[7], place_tables[10], place_tables[11]
     words = -(-place_tables[6].size // 64)
     pad = (playable.size - words) // 2
-    lanes[:] = 0
+    lanes[LANE_COVERED, :] = 0
     for h in range(hex_grid.size - 2):  # the sentinels are not on the grid
         if tile[g, h] != EMPTY:
             x = hex_grid[h]
@@ -666,7 +669,7 @@ def _map_lanes(g, tile, place_tables, lanes):
         free = playable[i] & empty
         lanes[LANE_FREE, i] = free
         lanes[LANE_EDGE, i] = free & (one | two | four)
-        for t in range(1, lanes.shape[0] - LANE_OK + 1):
+        for t in range(1, lanes.shape[0] - LANE_OK - ROTATIONS + 1):
             n = 6 - t
             lanes[LANE_OK + t - 1, i] = (empty & (one if n & 1 else ~one) & (two if n & 2 else ~two)
                                          & (four if n & 4 else ~four))
@@ -679,11 +682,16 @@ def _scan_lanes(s, first, lanes, place_tables, row):
 
     Per rotation, 64 anchors at a time: their 4 cells free and one touching
     the forest, then the boundary walk of :func:`_closes_one_region` taken in
-    every lane at once (its gap count saturating in three bits)."""
+    every lane at once (its gap count saturating in three bits). A rotation
+    covering the hexes of an earlier one (a symmetric shape: the cell shifts'
+    columns SAME_ROTATION and SAME_SHIFT, :class:`sims.vorex.tables.Board`)
+    reads that rotation's legal anchors, kept in the last rows of ``lanes``,
+    shifted."""
     boundary_touch, covers_centre, grid_hex = place_tables[4], place_tables[5], place_tables[6]
     cell_shift, boundary_shift = place_tables[8], place_tables[9]
     words = -(-grid_hex.size // 64)
     pad = (lanes.shape[1] - words) // 2
+    kept = lanes.shape[0] - ROTATIONS
     low, high = 0, words - 1
     if not first:
         low, high = words, -1
@@ -698,30 +706,35 @@ def _scan_lanes(s, first, lanes, place_tables, row):
         # the anchors whose cells can meet an edge hex lie in these words
         start = max(0, (low * 64 - max(max(c0, c1), max(c2, c3))) >> 6)
         stop = min(words, ((high * 64 + 63 - min(min(c0, c1), min(c2, c3))) >> 6) + 1)
+        same = cell_shift[s, k, SAME_ROTATION] if not first else -1
+        if same < 0:
+            lanes[kept + k, :] = 0
         for w in range(start, stop):
             i = pad + w
-            fit = (_lane_word(lanes, LANE_FREE, i, c0) & _lane_word(lanes, LANE_FREE, i, c1)
-                   & _lane_word(lanes, LANE_FREE, i, c2) & _lane_word(lanes, LANE_FREE, i, c3))
-            if fit and not first:
-                fit &= (_lane_word(lanes, LANE_EDGE, i, c0) | _lane_word(lanes, LANE_EDGE, i, c1)
-                        | _lane_word(lanes, LANE_EDGE, i, c2) | _lane_word(lanes, LANE_EDGE, i, c3))
-            if not fit:
-                continue
-            if not first:
-                seen, met, head, one, two, three = none, none, none, none, none, none
-                for j in range(boundary_shift.shape[2]):
-                    shift = boundary_shift[s, k, j]
-                    hit = _lane_word(lanes, LANE_COVERED, i, shift)
-                    bad = ~(hit | _lane_word(lanes, LANE_OK - 1 + boundary_touch[s, k, j], i, shift))
-                    met |= hit
-                    seen &= ~hit
-                    new = bad & ~seen
-                    three |= two & new
-                    two |= one & new
-                    one |= new
-                    head |= new & ~met
-                    seen |= new
-                fit &= ~two | (~three & head & seen)
+            if same >= 0:
+                fit = _lane_word(lanes, kept + same, i, cell_shift[s, k, SAME_SHIFT])
+            else:
+                fit = (_lane_word(lanes, LANE_FREE, i, c0) & _lane_word(lanes, LANE_FREE, i, c1)
+                       & _lane_word(lanes, LANE_FREE, i, c2) & _lane_word(lanes, LANE_FREE, i, c3))
+                if fit and not first:
+                    fit &= (_lane_word(lanes, LANE_EDGE, i, c0) | _lane_word(lanes, LANE_EDGE, i, c1)
+                            | _lane_word(lanes, LANE_EDGE, i, c2) | _lane_word(lanes, LANE_EDGE, i, c3))
+                if fit and not first:
+                    seen, met, head, one, two, three = none, none, none, none, none, none
+                    for j in range(boundary_shift.shape[2]):
+                        shift = boundary_shift[s, k, j]
+                        hit = _lane_word(lanes, LANE_COVERED, i, shift)
+                        bad = ~(hit | _lane_word(lanes, LANE_OK - 1 + boundary_touch[s, k, j], i, shift))
+                        met |= hit
+                        seen &= ~hit
+                        new = bad & ~seen
+                        three |= two & new
+                        two |= one & new
+                        one |= new
+                        head |= new & ~met
+                        seen |= new
+                    fit &= ~two | (~three & head & seen)
+                lanes[kept + k, i] = fit
             while fit:
                 x = w * 64 + lowest_bit_index(fit)
                 fit &= fit - np.uint64(1)
