@@ -10,7 +10,7 @@ from sims.core.bots import RandomBot
 from sims.core.rng import game_seeds
 from sims.vorex import config
 from sims.vorex.config import ROTATIONS
-from sims.vorex.kernels import (EMPTY, RUIN, _hex_states, _open_hexes, _scan_placements, _setup_goes_on,
+from sims.vorex.kernels import (EMPTY, RUIN, _hex_states, _open_hexes, _scan_placements, _setup_goes_on, bloom_payment,
                                 legal_placements, new_grid)
 from sims.vorex.reference import VorexGame
 from sims.vorex.rules import SETUP, VorexEngine, VorexState
@@ -162,3 +162,44 @@ def test_lane_scan_finds_the_walked_placements_on_ragged_maps():
     tile[:, cfg.centre] = 0
     counts = np.ones(400, np.int16)
     assert assert_scans_agree(engine, tile, counts) > 10000
+
+
+@njit(cache=True)
+def paid_blooms(rows, free, to_move, stump, flower, group, tile, part, resources, production, flowers_left,
+                tile_cost, neighbours, legal):
+    """:func:`legal_blooms` the plain way: every free stump priced by :func:`bloom_payment`."""
+    pay = np.zeros(8, np.int64)
+    for i in range(rows.size):
+        g = rows[i]
+        seat = to_move[g]
+        for h in range(legal.shape[1]):
+            ok = (free[i] or flowers_left[g, seat] > 0) and stump[g, h] >= 0 and flower[g, h] < 0
+            if ok and not free[i]:
+                bloom_payment(g, h, np.int64(seat), flower, group, tile, part, resources, production, tile_cost,
+                              neighbours, pay)
+                ok = pay[0] <= resources[g, seat, 0]
+            legal[i, h] = ok
+
+
+def test_legal_blooms_price_every_free_stump_as_the_payment_does():
+    """On the states of seeded random games at 1 to 4 players, the legal blooms of every running game's mover, paid
+    and free (a weed bloom), are the free stumps whose payment's light the mover holds, each priced in full."""
+    for players in (1, 2, 3, 4):
+        engine = VorexEngine(CONFIG, players)
+        state = engine.init(game_seeds(60 + players, np.arange(6)))
+        movers = [RandomBot(engine, seat) for seat in range(engine.players)]
+        counted = {False: 0, True: 0}  # legal blooms seen where some stump was refused for its price, and others
+        while not state.done.all():
+            rows = np.flatnonzero(~state.done)
+            for free in (False, True):
+                flags = np.full(rows.size, free)
+                fast = engine.bloom_options(state, rows, flags)
+                plain = np.zeros_like(fast)
+                paid_blooms(rows, flags, state.to_move, state.stump, state.flower, state.group, state.tile, state.part,
+                            state.resources, state.production, state.flowers_left, engine.tile_cost,
+                            engine.board.neighbours, plain)
+                assert np.array_equal(fast, plain), (players, free)
+                stumps = (state.stump[rows, :engine.P] >= 0) & (state.flower[rows, :engine.P] < 0)
+                counted[bool((stumps & ~fast).any())] += int(fast.sum())
+            random_step(engine, state, movers)
+        assert counted[True] > 20 and counted[False] > 20, (players, counted)

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from sims.core.kernels import helper, inner, lowest_bit_index, popcount
-from sims.vorex.config import ARID, HEX_KINDS, POINTS, ROTATIONS
+from sims.vorex.config import ARID, HEX_KINDS, POINTS, ROTATIONS, TILE_HEXES
 
 EMPTY, RUIN = -1, -2
 FIRST_PRODUCTION, LAST_PRODUCTION = HEX_KINDS.index("light"), HEX_KINDS.index("insect")
@@ -581,7 +581,7 @@ def _scan_placements(s, first, first_only, grid, free, edge, place_tables, row):
     low, high = _edge_words(edge, first)
     for k in range(ROTATIONS):
         near, far = cell_shift[s, k, 0], cell_shift[s, k, 0]
-        for c in range(1, cell_shift.shape[2]):
+        for c in range(1, TILE_HEXES):
             near, far = min(near, cell_shift[s, k, c]), max(far, cell_shift[s, k, c])
         # the anchors whose cells can meet an edge hex lie in these words
         start = max(0, (low * 64 - far) >> 6)
@@ -589,7 +589,7 @@ def _scan_placements(s, first, first_only, grid, free, edge, place_tables, row):
         for w in range(start, stop):
             fit = np.uint64(0xFFFFFFFFFFFFFFFF)
             touch = np.uint64(0)
-            for c in range(cell_shift.shape[2]):
+            for c in range(TILE_HEXES):
                 fit &= _read_at(free, w, cell_shift[s, k, c])
                 if not first:
                     touch |= _read_at(edge, w, cell_shift[s, k, c])
@@ -613,6 +613,8 @@ def _scan_placements(s, first, first_only, grid, free, edge, place_tables, row):
 
 # the lane bitboards of a map (:func:`_map_lanes`): LANE_OK + t - 1 holds the empty hexes with 6 - t covered neighbours
 LANE_FREE, LANE_EDGE, LANE_COVERED, LANE_OK = range(4)
+# the cell shifts' columns after the cells: the earlier rotation covering the same hexes (-1: none), and the shift
+SAME_ROTATION, SAME_SHIFT = TILE_HEXES, TILE_HEXES + 1
 
 
 @njit(cache=True)
@@ -625,8 +627,9 @@ def new_grid(place_tables):
 
 @njit(cache=True)
 def new_lanes(place_tables):
-    """Scratch for :func:`_map_lanes`: uint64 ``[LANE_OK + most tile cells next to a boundary hex, padded words]``."""
-    return np.zeros((LANE_OK + place_tables[4].max(), place_tables[10].size), np.uint64)
+    """Scratch for :func:`_map_lanes` and :func:`_scan_lanes`: uint64 ``[LANE_OK + most tile cells next to a boundary
+    hex + ROTATIONS, padded words]``, the last ROTATIONS rows the legal anchors of each rotation of a scan."""
+    return np.zeros((LANE_OK + place_tables[4].max() + ROTATIONS, place_tables[10].size), np.uint64)
 
 
 @njit(cache=True, inline="always")
@@ -647,7 +650,7 @@ def _map_lanes(g, tile, place_tables, lanes):
     hex_grid, playable, direction_shift = place_tables[7], place_tables[10], place_tables[11]
     words = -(-place_tables[6].size // 64)
     pad = (playable.size - words) // 2
-    lanes[:] = 0
+    lanes[LANE_COVERED, :] = 0
     for h in range(hex_grid.size - 2):  # the sentinels are not on the grid
         if tile[g, h] != EMPTY:
             x = hex_grid[h]
@@ -666,7 +669,7 @@ def _map_lanes(g, tile, place_tables, lanes):
         free = playable[i] & empty
         lanes[LANE_FREE, i] = free
         lanes[LANE_EDGE, i] = free & (one | two | four)
-        for t in range(1, lanes.shape[0] - LANE_OK + 1):
+        for t in range(1, lanes.shape[0] - LANE_OK - ROTATIONS + 1):
             n = 6 - t
             lanes[LANE_OK + t - 1, i] = (empty & (one if n & 1 else ~one) & (two if n & 2 else ~two)
                                          & (four if n & 4 else ~four))
@@ -679,11 +682,16 @@ def _scan_lanes(s, first, lanes, place_tables, row):
 
     Per rotation, 64 anchors at a time: their 4 cells free and one touching
     the forest, then the boundary walk of :func:`_closes_one_region` taken in
-    every lane at once (its gap count saturating in three bits)."""
+    every lane at once (its gap count saturating in three bits). A rotation
+    covering the hexes of an earlier one (a symmetric shape: the cell shifts'
+    columns SAME_ROTATION and SAME_SHIFT, :class:`sims.vorex.tables.Board`)
+    reads that rotation's legal anchors, kept in the last rows of ``lanes``,
+    shifted."""
     boundary_touch, covers_centre, grid_hex = place_tables[4], place_tables[5], place_tables[6]
     cell_shift, boundary_shift = place_tables[8], place_tables[9]
     words = -(-grid_hex.size // 64)
     pad = (lanes.shape[1] - words) // 2
+    kept = lanes.shape[0] - ROTATIONS
     low, high = 0, words - 1
     if not first:
         low, high = words, -1
@@ -698,30 +706,35 @@ def _scan_lanes(s, first, lanes, place_tables, row):
         # the anchors whose cells can meet an edge hex lie in these words
         start = max(0, (low * 64 - max(max(c0, c1), max(c2, c3))) >> 6)
         stop = min(words, ((high * 64 + 63 - min(min(c0, c1), min(c2, c3))) >> 6) + 1)
+        same = cell_shift[s, k, SAME_ROTATION] if not first else -1
+        if same < 0:
+            lanes[kept + k, :] = 0
         for w in range(start, stop):
             i = pad + w
-            fit = (_lane_word(lanes, LANE_FREE, i, c0) & _lane_word(lanes, LANE_FREE, i, c1)
-                   & _lane_word(lanes, LANE_FREE, i, c2) & _lane_word(lanes, LANE_FREE, i, c3))
-            if fit and not first:
-                fit &= (_lane_word(lanes, LANE_EDGE, i, c0) | _lane_word(lanes, LANE_EDGE, i, c1)
-                        | _lane_word(lanes, LANE_EDGE, i, c2) | _lane_word(lanes, LANE_EDGE, i, c3))
-            if not fit:
-                continue
-            if not first:
-                seen, met, head, one, two, three = none, none, none, none, none, none
-                for j in range(boundary_shift.shape[2]):
-                    shift = boundary_shift[s, k, j]
-                    hit = _lane_word(lanes, LANE_COVERED, i, shift)
-                    bad = ~(hit | _lane_word(lanes, LANE_OK - 1 + boundary_touch[s, k, j], i, shift))
-                    met |= hit
-                    seen &= ~hit
-                    new = bad & ~seen
-                    three |= two & new
-                    two |= one & new
-                    one |= new
-                    head |= new & ~met
-                    seen |= new
-                fit &= ~two | (~three & head & seen)
+            if same >= 0:
+                fit = _lane_word(lanes, kept + same, i, cell_shift[s, k, SAME_SHIFT])
+            else:
+                fit = (_lane_word(lanes, LANE_FREE, i, c0) & _lane_word(lanes, LANE_FREE, i, c1)
+                       & _lane_word(lanes, LANE_FREE, i, c2) & _lane_word(lanes, LANE_FREE, i, c3))
+                if fit and not first:
+                    fit &= (_lane_word(lanes, LANE_EDGE, i, c0) | _lane_word(lanes, LANE_EDGE, i, c1)
+                            | _lane_word(lanes, LANE_EDGE, i, c2) | _lane_word(lanes, LANE_EDGE, i, c3))
+                if fit and not first:
+                    seen, met, head, one, two, three = none, none, none, none, none, none
+                    for j in range(boundary_shift.shape[2]):
+                        shift = boundary_shift[s, k, j]
+                        hit = _lane_word(lanes, LANE_COVERED, i, shift)
+                        bad = ~(hit | _lane_word(lanes, LANE_OK - 1 + boundary_touch[s, k, j], i, shift))
+                        met |= hit
+                        seen &= ~hit
+                        new = bad & ~seen
+                        three |= two & new
+                        two |= one & new
+                        one |= new
+                        head |= new & ~met
+                        seen |= new
+                    fit &= ~two | (~three & head & seen)
+                lanes[kept + k, i] = fit
             while fit:
                 x = w * 64 + lowest_bit_index(fit)
                 fit &= fit - np.uint64(1)
@@ -764,9 +777,12 @@ def legal_placements(games, shapes, first_only, tile, tiles_on_map, place_tables
 
 
 @inner
-def _cost_sum(tile_cost, t, p):
-    """The cost of stump ``p`` of tile ``t`` in all resources."""
-    return tile_cost[t, p, 0] + tile_cost[t, p, 1] + tile_cost[t, p, 2]
+def _light_without_production(tile_cost, c, held1, held2, held3):
+    """The light a mover holding ``held1..3`` (mushroom, water, insect) pays for stump ``c`` (tile * TILE_HEXES + part) with
+    no production next to it: each kind it lacks, in light. With production, :func:`bloom_payment` asks no more."""
+    t, p = c // TILE_HEXES, c % TILE_HEXES
+    return (max(np.int64(tile_cost[t, p, 0]) - held1, 0) + max(np.int64(tile_cost[t, p, 1]) - held2, 0)
+            + max(np.int64(tile_cost[t, p, 2]) - held3, 0))
 
 
 @inner
@@ -774,17 +790,37 @@ def legal_bloom_row(g, free, to_move, stump, flower, group, tile, part, resource
                     tile_cost, neighbours, legal, pay):
     """Rules §4.4, §5, §9.2: ``legal [P]``: the legal blooms of the mover of game row ``g``: the free stumps, if
     the mover has a flower left and (``free``: a weed bloom, no cost) the light held covers what the payment
-    (:func:`bloom_payment`) takes in light. ``pay [8]`` is scratch."""
+    (:func:`bloom_payment`) takes in light. ``pay [8]`` is scratch.
+
+    The free stumps are marked in one pass, then only they are priced, 64 hexes a word: the light paid without
+    production (:func:`_light_without_production`) is the most any payment takes, and exactly what it takes when
+    none of the mover's flowers is next to the stump; only the others work out the payment."""
     seat = to_move[g]
     can = free or flowers_left[g, seat] > 0
     for h in range(legal.size):
-        ok = can and stump[g, h] >= 0 and flower[g, h] < 0
-        # the light taken is at most the whole cost: a mover holding that much light needs no payment worked out
-        if ok and not free and resources[g, seat, 0] < _cost_sum(tile_cost, tile[g, h], part[g, h]):
-            bloom_payment(g, h, np.int64(seat), flower, group, tile, part, resources, production, tile_cost, neighbours,
-                          pay)
-            ok = pay[0] <= resources[g, seat, 0]
-        legal[h] = ok
+        legal[h] = can & (stump[g, h] >= 0) & (flower[g, h] < 0)
+    if free or not can:
+        return
+    light = np.int64(resources[g, seat, 0])
+    held1, held2, held3 = np.int64(resources[g, seat, 1]), np.int64(resources[g, seat, 2]), np.int64(resources[g, seat, 3])
+    for w in range(-(-legal.size // 64)):
+        bits = np.uint64(0)
+        for j in range(min(64, legal.size - w * 64)):
+            bits |= np.uint64(legal[w * 64 + j]) << np.uint64(j)
+        while bits:
+            h = w * 64 + lowest_bit_index(bits)
+            bits &= bits - np.uint64(1)
+            if light >= _light_without_production(tile_cost, np.int64(stump[g, h]), held1, held2, held3):
+                continue
+            near = False
+            for d in range(6):
+                if flower[g, neighbours[h, d]] == seat:
+                    near = True
+            if near:
+                bloom_payment(g, h, np.int64(seat), flower, group, tile, part, resources, production, tile_cost,
+                              neighbours, pay)
+                near = pay[0] <= light
+            legal[h] = near
 
 
 @njit(cache=True)

@@ -176,10 +176,13 @@ class Board:
                 for j, (dq, dr) in enumerate(distinct[s, k]):
                     self.around_shift[s, k, j] = dr * self.grid_cols + dq
                     self.around_touches[s, k, j] = sum((dq + eq, dr + er) in rotated for eq, er in DIRECTIONS)
+        # the cell shifts, then the symmetric rotations' columns (in one array: the kernels are passed fewer)
+        self.shifts = np.concatenate([self.cell_shift, self.same_rotation[:, :, None], self.same_shift[:, :, None]],
+                                     axis=2)
         # what the placement kernels read: playable hexes, neighbours, cells, boundary walks and their touches,
         # the placements covering the centre and the grid (_grid, _lanes)
         self.place_tables = (P, self.neighbours_ext, self.cells, self.boundary, self.boundary_touch,
-                             self.covers_centre, self.grid_hex, self.hex_grid, self.cell_shift, self.boundary_shift,
+                             self.covers_centre, self.grid_hex, self.hex_grid, self.shifts, self.boundary_shift,
                              self.playable_lanes, self.direction_shift)
 
     def _grid(self, config: VorexConfig, shapes: list, walks: list) -> None:
@@ -227,14 +230,44 @@ class Board:
         on_playable = ((on_grid >= 0) & (on_grid < self.P)).all(axis=3)
         if not (on_grid == tables)[playable].all() or on_playable[~playable].any():
             raise AssertionError("grid shifts disagree with the placement tables")
+        self._same_rotations(tables, playable)
         self._lanes()
+
+    def _same_rotations(self, tables: np.ndarray, playable: np.ndarray) -> None:
+        """A shape's rotation that covers the same hexes as an earlier one from another anchor (a symmetric shape):
+        ``same_rotation [shapes, 6]`` (that earlier rotation, -1: none) and ``same_shift [shapes, 6]`` (the grid
+        shift from an anchor to the earlier rotation's anchor), so its placements are legal where the earlier
+        rotation's are, read shifted. Only where the anchor is one of the tile's cells (then each of the two
+        placements lies on the playable hexes exactly when the other does: ``tables [P, shapes, 6, 4]`` and
+        ``playable`` from :meth:`_grid`, checked)."""
+        shapes = self.cell_shift.shape[0]
+        self.same_rotation = np.full((shapes, ROTATIONS), -1, dtype=np.int64)
+        self.same_shift = np.zeros((shapes, ROTATIONS), dtype=np.int64)
+        for s in range(shapes):
+            if not (self.cell_shift[s] == 0).any(axis=1).all():
+                continue
+            for k in range(ROTATIONS):
+                for k0 in range(k):
+                    d = self.cell_shift[s, k].min() - self.cell_shift[s, k0].min()
+                    if sorted(self.cell_shift[s, k]) == sorted(self.cell_shift[s, k0] + d):
+                        self.same_rotation[s, k], self.same_shift[s, k] = k0, d
+                        break
+        for s, k in zip(*np.nonzero(self.same_rotation >= 0)):
+            k0 = self.same_rotation[s, k]
+            moved = self.grid_hex[self.hex_grid[:self.P] + self.same_shift[s, k]]  # the earlier rotation's anchors
+            anchor = (moved >= 0) & (moved < self.P)
+            if not np.array_equal(playable[:, s, k], anchor & playable[np.where(anchor, moved, 0), s, k0]):
+                raise AssertionError("a symmetric rotation's placements disagree with the placement tables")
+            on = np.nonzero(playable[:, s, k])[0]
+            if not np.array_equal(np.sort(tables[on, s, k], axis=1), np.sort(tables[moved[on], s, k0], axis=1)):
+                raise AssertionError("a symmetric rotation covers other hexes than the placement tables say")
 
     def _lanes(self) -> None:
         """The grid as bitboards padded by zero words, so a word read any cell or boundary shift away stays in the
         array: ``playable_lanes`` (bit x % 64 of word pad + x // 64 for grid position x: a playable hex; pad:
         the words before the grid, as many after it) and ``direction_shift [6]`` (a neighbour's grid shift)."""
         words = -(-self.grid_hex.size // 64)
-        pad = max(np.abs(self.boundary_shift).max(), np.abs(self.cell_shift).max()) // 64 + 2
+        pad = max(np.abs(self.boundary_shift).max(), np.abs(self.cell_shift).max(), np.abs(self.same_shift).max()) // 64 + 2
         self.playable_lanes = np.zeros(words + 2 * pad, dtype=np.uint64)
         x = self.hex_grid[:self.P]
         np.bitwise_or.at(self.playable_lanes, pad + x // 64, np.left_shift(np.uint64(1), (x % 64).astype(np.uint64)))

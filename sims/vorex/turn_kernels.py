@@ -63,7 +63,7 @@ Tables = namedtuple("Tables", (
 # Scratch of one kernel call.
 Scratch = namedtuple("Scratch", (
     "hexes", "ruins", "owners", "got", "pay", "lines", "per_tile", "group_size", "group_prod", "lanes", "grid_of",
-    "words", "tiles"))
+    "tiles"))
 
 
 @njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -75,7 +75,7 @@ def scratch(a, t):
                    np.zeros(players, np.int64), np.zeros(4, np.int64), np.zeros(8, np.int64),
                    np.zeros((4, players), np.int64), np.zeros((players, t.tile_value.shape[0]), np.int64),
                    np.zeros(W, np.int64), np.zeros(W, np.bool_), new_lanes(t.place_tables), np.full(1, -1, np.int64),
-                   np.zeros(a.place_cache.shape[2], np.uint64), np.zeros(3, np.int64))
+                   np.zeros(3, np.int64))
 
 
 # --- effects ----------------------------------------------------------------------------------------
