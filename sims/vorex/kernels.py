@@ -439,6 +439,20 @@ def _flower_and_ruins(h, seat, one, neighbours, solo, ruins, owners):
 
 
 @inner
+def _group_first(g, h, d, seat, flower, group, neighbours):
+    """Neighbour ``d`` of hex ``h`` in game row ``g`` holds a flower of ``seat``, the first of its group among the
+    neighbours of ``h``."""
+    n = neighbours[h, d]
+    if flower[g, n] != seat:
+        return False
+    for e in range(d):
+        m = neighbours[h, e]
+        if flower[g, m] == seat and group[g, m] == group[g, n]:
+            return False
+    return True
+
+
+@inner
 def bloom_payment(g, h, mover, flower, group, tile, part, resources, production, tile_cost, neighbours, pay):
     """``pay [8+]``: in ``pay[:4]`` (light, mushroom, water, insect) what blooming stump ``h`` of game row ``g``
     costs ``mover``: the cost less the production of the mover's groups next to it, each group once (its light
@@ -446,17 +460,8 @@ def bloom_payment(g, h, mover, flower, group, tile, part, resources, production,
     ``pay[4:8]`` is scratch."""
     pay[:8] = 0
     for d in range(6):
-        n = neighbours[h, d]
-        if flower[g, n] != mover:
-            continue
-        label = group[g, n]
-        first = True
-        for e in range(d):
-            m = neighbours[h, e]
-            if flower[g, m] == mover and group[g, m] == label:
-                first = False
-        if first:
-            word = production[g, label]
+        if _group_first(g, h, d, mover, flower, group, neighbours):
+            word = production[g, group[g, neighbours[h, d]]]
             for r in range(4):
                 pay[4 + r] += np.int64((word >> np.uint64(16 * r)) & np.uint64(0xFFFF))
     wild = pay[4]
