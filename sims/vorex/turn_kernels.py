@@ -26,7 +26,7 @@ from sims.core.kernels import inner, kth_set_bit, popcount
 from sims.vorex.config import ARID, END_REASONS, HEX_KINDS, LIGHT, POINTS, PRODUCED_COLUMNS, TILE_HEXES
 from sims.vorex.kernels import (B1, B2, B3, B4, B5, EMPTY, FIRST_PRODUCTION, G1, G2, G3, G4, G5, LAST_PRODUCTION,
                                 POINT_COLUMNS, RUIN, _group_first, _map_lanes, _scan_lanes, _sort_head, bloom_payment,
-                                legal_bloom_row, new_lanes)
+                                called, inlined, legal_bloom_row, new_lanes)
 
 SETUP, ACTION, BONUS_EXPAND, BONUS_BLOOM, WEED_BLOOM, WEED_EXPAND = range(6)
 CONTINUE = 6  # internal: the decision's effects are over, the turn goes on (never a decision)
@@ -81,7 +81,7 @@ def scratch(a, t):
 
 # --- effects ----------------------------------------------------------------------------------------
 
-@inner
+@inlined
 def gain(g, seat, a, log, logging, got):
     """Rules §1.3, §1.5: ``seat`` takes ``got [4]`` from the supply, each kind capped by what it has; ``got``
     becomes what it took."""
@@ -97,7 +97,7 @@ def gain(g, seat, a, log, logging, got):
         log[L_GAINED][g] += total
 
 
-@inner
+@inlined
 def draw(g, bonus, a, log, logging, got):
     """Rules §4.2: the mover gains one resource per own flower on a production stump (``bonus``: §5.3), read from
     the kept production words of its groups (the 4 int16 counts of a word add up without carries)."""
@@ -116,14 +116,14 @@ def draw(g, bonus, a, log, logging, got):
     a.stats[g, seat, ST_BONUS_DRAWS if bonus else ST_DRAWS] += 1
 
 
-@inner
+@inlined
 def _add_points(g, line, seat, x, a, t):
     """``x`` points more on score ``line`` of ``seat`` in ``a.scores[g]`` (the solo weed scores nothing)."""
     if not (t.solo and seat == WEED):
         a.scores[g, line, seat] += x
 
 
-@inner
+@inlined
 def _tile_flowers(g, h, seat, a, t, found):
     """The flowers of ``seat`` on the tile of hex ``h`` (its cells found from ``h`` through neighbours of the
     same tile; ``found [TILE_HEXES+]`` is scratch)."""
@@ -151,7 +151,7 @@ def _tile_flowers(g, h, seat, a, t, found):
     return mine
 
 
-@inner
+@inlined
 def _score_groups(g, h, seat, a, t):
     """The brown line of objectives B1, B3, B5 in ``a.scores[g]`` as a flower of ``seat`` about to land on ``h``
     joins the groups next to it."""
@@ -178,11 +178,11 @@ def _score_groups(g, h, seat, a, t):
             size_after += size
             big_before += size >= 3
     if rule == B3:
-        _add_points(g, 3, seat, 2 * (np.int64(prod_after) - prod_before), a, t)
+        _add_points(g, np.int64(3), np.int64(seat), np.int64(2 * (np.int64(prod_after) - prod_before)), a, t)
     elif rule == B5:
-        _add_points(g, 3, seat, 3 * (np.int64(size_after >= 3) - big_before), a, t)
+        _add_points(g, np.int64(3), np.int64(seat), np.int64(3 * (np.int64(size_after >= 3) - big_before)), a, t)
     elif t.solo:
-        _add_points(g, 3, seat, 1 - k, a, t)  # the player's +2 is for good
+        _add_points(g, np.int64(3), np.int64(seat), np.int64(1 - k), a, t)  # the player's +2 is for good
     else:  # groups, +2 for the most: the seats at the highest line hold the +2
         for bonus in (-2, 2):
             most = a.scores[g, 3, 0]
@@ -195,27 +195,27 @@ def _score_groups(g, h, seat, a, t):
                 a.scores[g, 3, seat] += 1 - k
 
 
-@inner
+@inlined
 def _score_flower(g, h, seat, a, t, s):
     """Rules §8: the score lines ``a.scores[g]`` as a flower of ``seat`` is about to land on hex ``h``: its own
     points, and those of the ruins and flowers next to it (only their counts near ``h`` change)."""
     neighbours = t.neighbours
     kind = a.kind[g, h]
-    _add_points(g, 0, seat, 1, a, t)
+    _add_points(g, np.int64(0), np.int64(seat), np.int64(1), a, t)
     if kind == POINTS:
-        _add_points(g, 1, seat, t.tile_value[a.tile[g, h], a.part[g, h]], a, t)
+        _add_points(g, np.int64(1), np.int64(seat), np.int64(t.tile_value[a.tile[g, h], a.part[g, h]]), a, t)
     objective = a.green[g]
     if objective == G1:  # on the edge
         for d in range(6):
             if a.tile[g, neighbours[h, d]] == EMPTY:
-                _add_points(g, 2, seat, 1, a, t)
+                _add_points(g, np.int64(2), np.int64(seat), np.int64(1), a, t)
                 break
     elif objective == G3:  # 2 arid neighbours
         arid = 0
         for d in range(6):
             arid += a.kind[g, neighbours[h, d]] == ARID
         if arid >= 2:
-            _add_points(g, 2, seat, 1, a, t)
+            _add_points(g, np.int64(2), np.int64(seat), np.int64(1), a, t)
     elif objective == G4:  # the ruins next to it that had no flower of the seat
         for d in range(6):
             r = neighbours[h, d]
@@ -225,13 +225,13 @@ def _score_flower(g, h, seat, a, t, s):
                     if a.flower[g, neighbours[r, e]] == seat:
                         had = True
                 if not had:
-                    _add_points(g, 2, seat, 1, a, t)
+                    _add_points(g, np.int64(2), np.int64(seat), np.int64(1), a, t)
     elif (objective == G2 or objective == G5) and a.tile[g, h] >= 0:
         mine = _tile_flowers(g, h, seat, a, t, s.pay)
         if objective == G5 and mine == 0:
-            _add_points(g, 2, seat, 1, a, t)
+            _add_points(g, np.int64(2), np.int64(seat), np.int64(1), a, t)
         elif objective == G2 and mine + 1 == t.tile_stumps[a.tile[g, h]]:
-            _add_points(g, 2, seat, 2, a, t)
+            _add_points(g, np.int64(2), np.int64(seat), np.int64(2), a, t)
     rule = a.brown[g]
     if rule == B2:  # next to 2 others' flowers, and the others' flowers next to it
         others = 0
@@ -246,9 +246,9 @@ def _score_flower(g, h, seat, a, t, s):
                 x = a.flower[g, neighbours[n, e]]
                 theirs += x >= 0 and x != f
             if theirs == 1:
-                _add_points(g, 3, f, 2, a, t)
+                _add_points(g, np.int64(3), np.int64(f), np.int64(2), a, t)
         if others >= 2:
-            _add_points(g, 3, seat, 2, a, t)
+            _add_points(g, np.int64(3), np.int64(seat), np.int64(2), a, t)
     elif rule == B4:  # touching at most 2 own flowers, and the own flowers next to it
         own = 0
         for d in range(6):
@@ -260,14 +260,14 @@ def _score_flower(g, h, seat, a, t, s):
             for e in range(6):
                 mine += a.flower[g, neighbours[n, e]] == seat
             if mine == 2:
-                _add_points(g, 3, seat, -1, a, t)
+                _add_points(g, np.int64(3), np.int64(seat), np.int64(-1), a, t)
         if own <= 2:
-            _add_points(g, 3, seat, 1, a, t)
+            _add_points(g, np.int64(3), np.int64(seat), np.int64(1), a, t)
     else:
         _score_groups(g, h, seat, a, t)
 
 
-@inner
+@inlined
 def _new_hex(n, shape, p, ruins, count, t):
     """Hex ``n`` is a cell of placement ``p`` of ``shape`` (1), one of the ``ruins[:count]`` it formed (2), or
     neither (0)."""
@@ -280,7 +280,7 @@ def _new_hex(n, shape, p, ruins, count, t):
     return 0
 
 
-@inner
+@inlined
 def _score_tile(g, shape, p, ruins, count, a, t):
     """Rules §8: the green line in ``a.scores[g]`` after the cells of placement ``p`` (``shape``) and the ruins
     ``ruins[:count]`` it formed are written: flowers next to the new hexes lose their last empty neighbour (G1)
@@ -295,7 +295,7 @@ def _score_tile(g, shape, p, ruins, count, a, t):
             for seat in range(a.scores.shape[2]):
                 for d in range(6):
                     if a.flower[g, neighbours[r, d]] == seat:
-                        _add_points(g, 2, seat, 1, a, t)
+                        _add_points(g, np.int64(2), np.int64(seat), np.int64(1), a, t)
                         break
     elif objective == G1 or objective == G3:
         for j in range(cells + count if objective == G1 else cells):
@@ -326,12 +326,12 @@ def _score_tile(g, shape, p, ruins, count, a, t):
                 if first != c:
                     continue
                 if objective == G1 and not empty:
-                    _add_points(g, 2, seat, -1, a, t)
+                    _add_points(g, np.int64(2), np.int64(seat), np.int64(-1), a, t)
                 elif objective == G3 and arid >= 2 and arid - new_arid < 2:
-                    _add_points(g, 2, seat, 1, a, t)
+                    _add_points(g, np.int64(2), np.int64(seat), np.int64(1), a, t)
 
 
-@inner
+@inlined
 def put_flower(g, h, seat, a, t):
     """Rules §1.6, §7.1, §9.3: a flower of ``seat`` on hex ``h``: the groups next to it merge under the smallest
     label (and their production words into the label's); a last flower triggers the end (solo: ends the game)."""
@@ -369,7 +369,7 @@ def put_flower(g, h, seat, a, t):
             a.done[g] = True
 
 
-@inner
+@inlined
 def resolve_ruins(g, hexes, count, a, t, log, logging, s):
     """Rules §6.1: settle the complete unsettled ruins among ``hexes[:count]`` (distinct) in ascending hex order; a
     unique majority of the flowers around one places a flower there. ``hexes`` is overwritten.
@@ -422,7 +422,7 @@ def resolve_ruins(g, hexes, count, a, t, log, logging, s):
             put_flower(g, h, np.int64(winner), a, t)
 
 
-@inner
+@inlined
 def _flower_beside(g, h, seat, a, t, log, logging, s):
     """A flower of ``seat`` on ``h``, then the ruins next to it settle (``logging``: the scores kept)."""
     if logging:
@@ -433,7 +433,7 @@ def _flower_beside(g, h, seat, a, t, log, logging, s):
     resolve_ruins(g, s.hexes, np.int64(6), a, t, log, logging, s)
 
 
-@inner
+@inlined
 def place_tile(g, slot, p, a, t, log, logging, s):
     """Rules §2.5, §3, §4.3: the mover lays the tile of ``slot`` (setup or face-up) at placement ``p`` (anchor * 6
     + rotation); enclosed single hexes become ruins; beetles are gained and the slot refilled."""
@@ -508,7 +508,7 @@ def place_tile(g, slot, p, a, t, log, logging, s):
         a.phase[g] = CONTINUE
 
 
-@inner
+@inlined
 def bloom(g, h, a, t, log, stump_log, logging, s):
     """Rules §4.4, §5.3, §6.2, §9.2: the mover pays (the weed does not), blooms ``h``, the ruins around settle,
     then the stump's bonus: a draw at once, an expand or bloom decision next."""
@@ -628,7 +628,7 @@ def slot_tiles(g, a, tiles):
 
 # --- turn flow --------------------------------------------------------------------------------------
 
-@inner
+@inlined
 def end_of_round(g, setup_round, a):
     """Rules §7.1, §7.2 (2-4 players): a round ends; a last flower placed ends the game, so does a normal round
     (``setup_round`` False) in which no decision offered a bloom or a place."""
@@ -641,7 +641,7 @@ def end_of_round(g, setup_round, a):
     a.offered[g] = False
 
 
-@inner
+@inlined
 def end_turn(g, a, t):
     """Rules §4.1, §9.2: the mover's turn ends and the next seat's starts; at a round's end (2-4 players)
     :func:`end_of_round` checks first.
@@ -697,7 +697,7 @@ def finish_setup_turn(g, a, t, log, logging, s):
     return True
 
 
-@inner
+@called
 def continue_turn(g, stamp, a, t, log, logging, s):
     """Rules §4.1, §5.3: run game ``g`` on until it waits on a real decision or is over (``stamp``: the bloom
     cache's stamp of this step)."""
@@ -740,7 +740,7 @@ def continue_turn(g, stamp, a, t, log, logging, s):
         return
 
 
-@inner
+@inlined
 def step_one(g, action, stamp, a, t, log, stump_log, logging, s):
     """Rules §4: running game ``g`` takes ``action``, then goes on to its next decision (:func:`continue_turn`);
     with ``logging`` the decision's event fields, among them the deciding seat's points gained by score line
