@@ -697,10 +697,30 @@ def finish_setup_turn(g, a, t, log, logging, s):
     return True
 
 
-@called
+@inlined
 def continue_turn(g, stamp, a, t, log, logging, s):
     """Rules §4.1, §5.3: run game ``g`` on until it waits on a real decision or is over (``stamp``: the bloom
-    cache's stamp of this step)."""
+    cache's stamp of this step): the turn's next action or the next seat's turn here, in the caller, up to an
+    ACTION decision of a round that offered one already (most decisions); the rest in :func:`_continue_checks`."""
+    while not a.done[g]:
+        phase = a.phase[g]
+        if phase == CONTINUE:
+            if a.actions_left[g] > 0:
+                a.phase[g] = WEED_BLOOM if t.solo and a.to_move[g] == WEED else ACTION
+                a.extra[g] = False
+            else:
+                end_turn(g, a, t)
+        elif phase == ACTION and a.offered[g]:
+            a.bloom_stamp[g] = -1
+            return
+        else:
+            _continue_checks(g, stamp, a, t, log, logging, s)
+            return
+
+
+@called
+def _continue_checks(g, stamp, a, t, log, logging, s):
+    """:func:`continue_turn` from a decision that needs a look at the legal actions (or a setup turn's end)."""
     while not a.done[g]:
         phase = a.phase[g]
         if phase == CONTINUE:
