@@ -10,8 +10,8 @@ from sims.core.rng import game_seeds
 from sims.vorex import config
 from sims.vorex.config import BROWN, GREEN
 from sims.vorex.kernels import POINT_COLUMNS
-from sims.vorex.rules import RUIN, VorexEngine
-from tests.test_vorex_rules import empty_action_position, flowers, hexes, last_logged, paint
+from sims.vorex.rules import VorexEngine
+from tests.test_vorex_rules import last_logged, ruin_ring_position
 
 CONFIG = config.load()
 PAIRS = [(green, brown) for green in range(-1, len(GREEN)) for brown in range(len(BROWN))]  # -1: no green
@@ -55,14 +55,7 @@ def test_a_ruin_flower_scores_for_both_seats_next_to_it():
     """Seat 0 fills the last stump around a ruin and takes it (4 flowers to 2): with G4 and B2 its step logs 2
     flowers and 2 brown points (the ruin's flower has 2 of seat 1's next to it), and seat 1's brown line gains 4
     (both its flowers now touch 2 of seat 0's); G4 is unchanged (each seat already touched the ruin)."""
-    engine, state = empty_action_position()
-    x = CONFIG.hex_number[(0, 0)]
-    ring = hexes((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))
-    paint(engine, state, 0, ring, tile=9, part=3)  # water stumps (cost insect)
-    state.tile[0, x] = RUIN
-    flowers(engine, state, 0, 0, ring[:3])
-    flowers(engine, state, 0, 1, ring[3:5])
-    state.resources[0, 0] = [0, 0, 0, 5]
+    engine, state, x, ring = ruin_ring_position()
     state.green[0], state.brown[0] = GREEN.index("G4"), BROWN.index("B2")
     engine.forget_cache(state)
     np.testing.assert_array_equal(state.scores[0], [[3, 2], [0, 0], [1, 1], [0, 0]])

@@ -698,6 +698,16 @@ def finish_setup_turn(g, a, t, log, logging, s):
 
 
 @inlined
+def next_action(g, a, t):
+    """Rules §4.1: the mover's next action of the turn (ACTION, or the weed's WEED_BLOOM), or the next turn."""
+    if a.actions_left[g] > 0:
+        a.phase[g] = WEED_BLOOM if t.solo and a.to_move[g] == WEED else ACTION
+        a.extra[g] = False
+    else:
+        end_turn(g, a, t)
+
+
+@inlined
 def continue_turn(g, stamp, a, t, log, logging, s):
     """Rules §4.1, §5.3: run game ``g`` on until it waits on a real decision or is over (``stamp``: the bloom
     cache's stamp of this step): the turn's next action or the next seat's turn here, in the caller, up to an
@@ -705,11 +715,7 @@ def continue_turn(g, stamp, a, t, log, logging, s):
     while not a.done[g]:
         phase = a.phase[g]
         if phase == CONTINUE:
-            if a.actions_left[g] > 0:
-                a.phase[g] = WEED_BLOOM if t.solo and a.to_move[g] == WEED else ACTION
-                a.extra[g] = False
-            else:
-                end_turn(g, a, t)
+            next_action(g, a, t)
         elif phase == ACTION and a.offered[g]:
             a.bloom_stamp[g] = -1
             return
@@ -724,11 +730,7 @@ def _continue_checks(g, stamp, a, t, log, logging, s):
     while not a.done[g]:
         phase = a.phase[g]
         if phase == CONTINUE:
-            if a.actions_left[g] > 0:
-                a.phase[g] = WEED_BLOOM if t.solo and a.to_move[g] == WEED else ACTION
-                a.extra[g] = False
-            else:
-                end_turn(g, a, t)
+            next_action(g, a, t)
             continue
         if phase == SETUP:
             if finish_setup_turn(g, a, t, log, logging, s):
