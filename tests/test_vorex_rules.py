@@ -183,15 +183,22 @@ def test_bloom_without_enough_light_is_illegal():
     assert legal(engine, state)[0, CONFIG.encode_bloom(target)]
 
 
-def test_completed_ruin_goes_to_the_unique_majority():
+def ruin_ring_position():
+    """A ruin at the centre inside a ring of water stumps (cost insect): seat 0's flowers on its first 3, seat 1's
+    on the next 2, the last one free; seat 0 holds 5 insects. Returns engine, state, the ruin, the ring."""
     engine, state = empty_action_position()
     x = CONFIG.hex_number[(0, 0)]
     ring = hexes((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))
-    paint(engine, state, 0, ring, tile=9, part=3)  # water stumps (cost insect)
+    paint(engine, state, 0, ring, tile=9, part=3)
     state.tile[0, x] = RUIN
     flowers(engine, state, 0, 0, ring[:3])
     flowers(engine, state, 0, 1, ring[3:5])
     state.resources[0, 0] = [0, 0, 0, 5]
+    return engine, state, x, ring
+
+
+def test_completed_ruin_goes_to_the_unique_majority():
+    engine, state, x, ring = ruin_ring_position()
     engine.step(state, np.array([CONFIG.encode_bloom(ring[5])]))  # seat 0 fills the last stump: 4 to 2
     assert state.flower[0, x] == 0 and state.settled[0, x]
     assert last_logged(state, "ruin_flowers") == 1

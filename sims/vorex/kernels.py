@@ -12,6 +12,7 @@ window, ``H + 1`` a covered one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 
 import numpy as np
 from numba import njit
@@ -27,6 +28,19 @@ POINT_COLUMNS = ("points_flowers", "points_stumps", "points_green", "points_brow
 SCORE, FLOWERS, PRODUCTION, RESOURCES, LIGHT_HELD, TILES = range(6)
 G1, G2, G3, G4, G5 = range(5)  # green objectives (GREEN order; -1: none)
 B1, B2, B3, B4, B5 = range(5)  # brown objectives (BROWN order)
+
+
+def inlined(function: Callable) -> Callable:
+    """:func:`~sims.core.kernels.inner` that LLVM always inlines where it is called (``forceinline``): a call of the
+    step's functions pushes every array of the state, tables, log and scratch tuples (5-6 KB), costlier than their
+    work. A function they call that should stay a call says so (``forceinline=False``): numba compiles a callee
+    with its caller's flags unless it sets them."""
+    return njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True, forceinline=True)(function)
+
+
+def called(function: Callable) -> Callable:
+    """:func:`~sims.core.kernels.inner` that stays a call even from an :func:`inlined` function."""
+    return njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True, forceinline=False)(function)
 
 
 @inner
@@ -298,7 +312,7 @@ def _placement_change(g, s, p, t, scorer, kind, flower, green, flowers_left, ope
     return False, delta
 
 
-@inner
+@inlined
 def _sort_head(values, count):
     """``values[:count]`` sorted ascending in place."""
     for k in range(1, count):
@@ -438,7 +452,21 @@ def _flower_and_ruins(h, seat, one, neighbours, solo, ruins, owners):
     return not (solo and (left1[0] == 0 or left1[1] == 0))
 
 
-@inner
+@inlined
+def _group_first(g, h, d, seat, flower, group, neighbours):
+    """Neighbour ``d`` of hex ``h`` in game row ``g`` holds a flower of ``seat``, the first of its group among the
+    neighbours of ``h``."""
+    n = neighbours[h, d]
+    if flower[g, n] != seat:
+        return False
+    for e in range(d):
+        m = neighbours[h, e]
+        if flower[g, m] == seat and group[g, m] == group[g, n]:
+            return False
+    return True
+
+
+@called
 def bloom_payment(g, h, mover, flower, group, tile, part, resources, production, tile_cost, neighbours, pay):
     """``pay [8+]``: in ``pay[:4]`` (light, mushroom, water, insect) what blooming stump ``h`` of game row ``g``
     costs ``mover``: the cost less the production of the mover's groups next to it, each group once (its light
@@ -446,17 +474,8 @@ def bloom_payment(g, h, mover, flower, group, tile, part, resources, production,
     ``pay[4:8]`` is scratch."""
     pay[:8] = 0
     for d in range(6):
-        n = neighbours[h, d]
-        if flower[g, n] != mover:
-            continue
-        label = group[g, n]
-        first = True
-        for e in range(d):
-            m = neighbours[h, e]
-            if flower[g, m] == mover and group[g, m] == label:
-                first = False
-        if first:
-            word = production[g, label]
+        if _group_first(g, h, d, mover, flower, group, neighbours):
+            word = production[g, group[g, neighbours[h, d]]]
             for r in range(4):
                 pay[4 + r] += np.int64((word >> np.uint64(16 * r)) & np.uint64(0xFFFF))
     wild = pay[4]

@@ -24,8 +24,9 @@ from numba import njit
 
 from sims.core.kernels import inner, kth_set_bit, popcount
 from sims.vorex.config import ARID, END_REASONS, HEX_KINDS, LIGHT, POINTS, PRODUCED_COLUMNS, TILE_HEXES
-from sims.vorex.kernels import (EMPTY, FIRST_PRODUCTION, LAST_PRODUCTION, POINT_COLUMNS, RUIN, _game_points,
-                                _map_lanes, _scan_lanes, _sort_head, bloom_payment, legal_bloom_row, new_lanes)
+from sims.vorex.kernels import (B1, B2, B3, B4, B5, EMPTY, FIRST_PRODUCTION, G1, G2, G3, G4, G5, LAST_PRODUCTION,
+                                POINT_COLUMNS, RUIN, _group_first, _map_lanes, _scan_lanes, _sort_head, bloom_payment,
+                                called, inlined, legal_bloom_row, new_lanes)
 
 SETUP, ACTION, BONUS_EXPAND, BONUS_BLOOM, WEED_BLOOM, WEED_EXPAND = range(6)
 CONTINUE = 6  # internal: the decision's effects are over, the turn goes on (never a decision)
@@ -80,7 +81,7 @@ def scratch(a, t):
 
 # --- effects ----------------------------------------------------------------------------------------
 
-@inner
+@inlined
 def gain(g, seat, a, log, logging, got):
     """Rules §1.3, §1.5: ``seat`` takes ``got [4]`` from the supply, each kind capped by what it has; ``got``
     becomes what it took."""
@@ -96,7 +97,7 @@ def gain(g, seat, a, log, logging, got):
         log[L_GAINED][g] += total
 
 
-@inner
+@inlined
 def draw(g, bonus, a, log, logging, got):
     """Rules §4.2: the mover gains one resource per own flower on a production stump (``bonus``: §5.3), read from
     the kept production words of its groups (the 4 int16 counts of a word add up without carries)."""
@@ -115,7 +116,222 @@ def draw(g, bonus, a, log, logging, got):
     a.stats[g, seat, ST_BONUS_DRAWS if bonus else ST_DRAWS] += 1
 
 
-@inner
+@inlined
+def _add_points(g, line, seat, x, a, t):
+    """``x`` points more on score ``line`` of ``seat`` in ``a.scores[g]`` (the solo weed scores nothing)."""
+    if not (t.solo and seat == WEED):
+        a.scores[g, line, seat] += x
+
+
+@inlined
+def _tile_flowers(g, h, seat, a, t, found):
+    """The flowers of ``seat`` on the tile of hex ``h`` (its cells found from ``h`` through neighbours of the
+    same tile; ``found [TILE_HEXES+]`` is scratch)."""
+    tl = a.tile[g, h]
+    found[0] = h
+    m = 1
+    i = 0
+    while i < m:
+        x = found[i]
+        for d in range(6):
+            n = t.neighbours[x, d]
+            if a.tile[g, n] == tl and m < TILE_HEXES:
+                new = True
+                for k in range(m):
+                    if found[k] == n:
+                        new = False
+                if new:
+                    found[m] = n
+                    m += 1
+        i += 1
+    mine = 0
+    for k in range(m):
+        if a.flower[g, found[k]] == seat:
+            mine += 1
+    return mine
+
+
+@inlined
+def _score_groups(g, h, seat, a, t):
+    """The brown line of objectives B1, B3, B5 in ``a.scores[g]`` as a flower of ``seat`` about to land on ``h``
+    joins the groups next to it."""
+    rule = a.brown[g]
+    neighbours = t.neighbours
+    k = 0
+    prod_before = 0
+    prod_after = FIRST_PRODUCTION <= a.kind[g, h] <= LAST_PRODUCTION
+    big_before = 0
+    size_after = 1
+    for d in range(6):
+        if not _group_first(g, h, d, seat, a.flower, a.group, neighbours):
+            continue
+        label = a.group[g, neighbours[h, d]]
+        k += 1
+        if rule == B3:
+            produces = a.production[g, label] != 0
+            prod_before += produces
+            prod_after |= produces
+        elif rule == B5:
+            size = 0
+            for x in range(neighbours.shape[0]):
+                size += a.group[g, x] == label
+            size_after += size
+            big_before += size >= 3
+    if rule == B3:
+        _add_points(g, np.int64(3), np.int64(seat), np.int64(2 * (np.int64(prod_after) - prod_before)), a, t)
+    elif rule == B5:
+        _add_points(g, np.int64(3), np.int64(seat), np.int64(3 * (np.int64(size_after >= 3) - big_before)), a, t)
+    elif t.solo:
+        _add_points(g, np.int64(3), np.int64(seat), np.int64(1 - k), a, t)  # the player's +2 is for good
+    else:  # groups, +2 for the most: the seats at the highest line hold the +2
+        for bonus in (-2, 2):
+            most = a.scores[g, 3, 0]
+            for x in range(1, a.scores.shape[2]):
+                most = max(most, a.scores[g, 3, x])
+            for x in range(a.scores.shape[2]):
+                if a.scores[g, 3, x] == most:
+                    a.scores[g, 3, x] += bonus
+            if bonus < 0:
+                a.scores[g, 3, seat] += 1 - k
+
+
+@inlined
+def _score_flower(g, h, seat, a, t, s):
+    """Rules §8: the score lines ``a.scores[g]`` as a flower of ``seat`` is about to land on hex ``h``: its own
+    points, and those of the ruins and flowers next to it (only their counts near ``h`` change)."""
+    neighbours = t.neighbours
+    kind = a.kind[g, h]
+    _add_points(g, np.int64(0), np.int64(seat), np.int64(1), a, t)
+    if kind == POINTS:
+        _add_points(g, np.int64(1), np.int64(seat), np.int64(t.tile_value[a.tile[g, h], a.part[g, h]]), a, t)
+    objective = a.green[g]
+    if objective == G1:  # on the edge
+        for d in range(6):
+            if a.tile[g, neighbours[h, d]] == EMPTY:
+                _add_points(g, np.int64(2), np.int64(seat), np.int64(1), a, t)
+                break
+    elif objective == G3:  # 2 arid neighbours
+        arid = 0
+        for d in range(6):
+            arid += a.kind[g, neighbours[h, d]] == ARID
+        if arid >= 2:
+            _add_points(g, np.int64(2), np.int64(seat), np.int64(1), a, t)
+    elif objective == G4:  # the ruins next to it that had no flower of the seat
+        for d in range(6):
+            r = neighbours[h, d]
+            if r < neighbours.shape[0] and a.tile[g, r] == RUIN:
+                had = False
+                for e in range(6):
+                    if a.flower[g, neighbours[r, e]] == seat:
+                        had = True
+                if not had:
+                    _add_points(g, np.int64(2), np.int64(seat), np.int64(1), a, t)
+    elif (objective == G2 or objective == G5) and a.tile[g, h] >= 0:
+        mine = _tile_flowers(g, h, seat, a, t, s.pay)
+        if objective == G5 and mine == 0:
+            _add_points(g, np.int64(2), np.int64(seat), np.int64(1), a, t)
+        elif objective == G2 and mine + 1 == t.tile_stumps[a.tile[g, h]]:
+            _add_points(g, np.int64(2), np.int64(seat), np.int64(2), a, t)
+    rule = a.brown[g]
+    if rule == B2:  # next to 2 others' flowers, and the others' flowers next to it
+        others = 0
+        for d in range(6):
+            n = neighbours[h, d]
+            f = a.flower[g, n]
+            if f < 0 or f == seat:
+                continue
+            others += 1
+            theirs = 0
+            for e in range(6):
+                x = a.flower[g, neighbours[n, e]]
+                theirs += x >= 0 and x != f
+            if theirs == 1:
+                _add_points(g, np.int64(3), np.int64(f), np.int64(2), a, t)
+        if others >= 2:
+            _add_points(g, np.int64(3), np.int64(seat), np.int64(2), a, t)
+    elif rule == B4:  # touching at most 2 own flowers, and the own flowers next to it
+        own = 0
+        for d in range(6):
+            n = neighbours[h, d]
+            if a.flower[g, n] != seat:
+                continue
+            own += 1
+            mine = 0
+            for e in range(6):
+                mine += a.flower[g, neighbours[n, e]] == seat
+            if mine == 2:
+                _add_points(g, np.int64(3), np.int64(seat), np.int64(-1), a, t)
+        if own <= 2:
+            _add_points(g, np.int64(3), np.int64(seat), np.int64(1), a, t)
+    else:
+        _score_groups(g, h, seat, a, t)
+
+
+@inlined
+def _new_hex(n, shape, p, ruins, count, t):
+    """Hex ``n`` is a cell of placement ``p`` of ``shape`` (1), one of the ``ruins[:count]`` it formed (2), or
+    neither (0)."""
+    for c in range(t.cells.shape[2]):
+        if t.cells[shape, p, c] == n:
+            return 1
+    for k in range(count):
+        if ruins[k] == n:
+            return 2
+    return 0
+
+
+@inlined
+def _score_tile(g, shape, p, ruins, count, a, t):
+    """Rules §8: the green line in ``a.scores[g]`` after the cells of placement ``p`` (``shape``) and the ruins
+    ``ruins[:count]`` it formed are written: flowers next to the new hexes lose their last empty neighbour (G1)
+    or reach 2 arid neighbours (G3); each new ruin scores for the seats with a flower next to it (G4). A flower
+    next to several new hexes counts at the first of them among its neighbours."""
+    objective = a.green[g]
+    neighbours = t.neighbours
+    cells = t.cells.shape[2]
+    if objective == G4:
+        for k in range(count):
+            r = ruins[k]
+            for seat in range(a.scores.shape[2]):
+                for d in range(6):
+                    if a.flower[g, neighbours[r, d]] == seat:
+                        _add_points(g, np.int64(2), np.int64(seat), np.int64(1), a, t)
+                        break
+    elif objective == G1 or objective == G3:
+        for j in range(cells + count if objective == G1 else cells):
+            c = t.cells[shape, p, j] if j < cells else ruins[j - cells]
+            if objective == G3 and a.kind[g, c] != ARID:
+                continue
+            for d in range(6):
+                x = neighbours[c, d]
+                seat = a.flower[g, x]
+                if seat < 0:
+                    continue
+                first = -1
+                empty = False
+                arid = 0
+                new_arid = 0
+                for e in range(6):
+                    n = neighbours[x, e]
+                    if objective == G1:
+                        empty |= a.tile[g, n] == EMPTY
+                        if first < 0 and _new_hex(n, shape, p, ruins, count, t) > 0:
+                            first = n
+                    elif a.kind[g, n] == ARID:
+                        arid += 1
+                        if _new_hex(n, shape, p, ruins, count, t) == 1:
+                            new_arid += 1
+                            if first < 0:
+                                first = n
+                if first != c:
+                    continue
+                if objective == G1 and not empty:
+                    _add_points(g, np.int64(2), np.int64(seat), np.int64(-1), a, t)
+                elif objective == G3 and arid >= 2 and arid - new_arid < 2:
+                    _add_points(g, np.int64(2), np.int64(seat), np.int64(1), a, t)
+
+
+@inlined
 def put_flower(g, h, seat, a, t):
     """Rules §1.6, §7.1, §9.3: a flower of ``seat`` on hex ``h``: the groups next to it merge under the smallest
     label (and their production words into the label's); a last flower triggers the end (solo: ends the game)."""
@@ -128,16 +344,8 @@ def put_flower(g, h, seat, a, t):
             new = a.group[g, n]
     words = np.uint64(0)
     for d in range(6):  # each neighbouring group once: its production joins, its flowers take the new label
-        n = neighbours[h, d]
-        if a.flower[g, n] != seat:
-            continue
-        old = a.group[g, n]
-        first = True
-        for e in range(d):
-            m = neighbours[h, e]
-            if a.flower[g, m] == seat and a.group[g, m] == old:
-                first = False
-        if first:
+        if _group_first(g, h, d, seat, a.flower, a.group, neighbours):
+            old = a.group[g, neighbours[h, d]]
             words += a.production[g, old]
             a.production[g, old] = 0
     for d in range(6):
@@ -161,7 +369,7 @@ def put_flower(g, h, seat, a, t):
             a.done[g] = True
 
 
-@inner
+@inlined
 def resolve_ruins(g, hexes, count, a, t, log, logging, s):
     """Rules §6.1: settle the complete unsettled ruins among ``hexes[:count]`` (distinct) in ascending hex order; a
     unique majority of the flowers around one places a flower there. ``hexes`` is overwritten.
@@ -210,19 +418,22 @@ def resolve_ruins(g, hexes, count, a, t, log, logging, s):
             a.stats[g, winner, ST_FLOWERS_RUINS] += 1
             if logging:
                 log[L_RUIN_FLOWERS][g] += 1
+                _score_flower(g, h, np.int64(winner), a, t, s)
             put_flower(g, h, np.int64(winner), a, t)
 
 
-@inner
+@inlined
 def _flower_beside(g, h, seat, a, t, log, logging, s):
-    """A flower of ``seat`` on ``h``, then the ruins next to it settle."""
+    """A flower of ``seat`` on ``h``, then the ruins next to it settle (``logging``: the scores kept)."""
+    if logging:
+        _score_flower(g, h, np.int64(seat), a, t, s)
     put_flower(g, h, np.int64(seat), a, t)
     for d in range(6):
         s.hexes[d] = t.neighbours[h, d]
     resolve_ruins(g, s.hexes, np.int64(6), a, t, log, logging, s)
 
 
-@inner
+@inlined
 def place_tile(g, slot, p, a, t, log, logging, s):
     """Rules §2.5, §3, §4.3: the mover lays the tile of ``slot`` (setup or face-up) at placement ``p`` (anchor * 6
     + rotation); enclosed single hexes become ruins; beetles are gained and the slot refilled."""
@@ -263,6 +474,7 @@ def place_tile(g, slot, p, a, t, log, logging, s):
     if logging:
         log[L_TILE][g] = tl
         log[L_RUINS_FORMED][g] = count
+        _score_tile(g, shape, p, ruins, np.int64(count), a, t)
     got = s.got
     if setup:
         a.setup_tiles[g, seat, slot] = -1
@@ -296,7 +508,7 @@ def place_tile(g, slot, p, a, t, log, logging, s):
         a.phase[g] = CONTINUE
 
 
-@inner
+@inlined
 def bloom(g, h, a, t, log, stump_log, logging, s):
     """Rules §4.4, §5.3, §6.2, §9.2: the mover pays (the weed does not), blooms ``h``, the ruins around settle,
     then the stump's bonus: a draw at once, an expand or bloom decision next."""
@@ -416,7 +628,7 @@ def slot_tiles(g, a, tiles):
 
 # --- turn flow --------------------------------------------------------------------------------------
 
-@inner
+@inlined
 def end_of_round(g, setup_round, a):
     """Rules §7.1, §7.2 (2-4 players): a round ends; a last flower placed ends the game, so does a normal round
     (``setup_round`` False) in which no decision offered a bloom or a place."""
@@ -429,7 +641,7 @@ def end_of_round(g, setup_round, a):
     a.offered[g] = False
 
 
-@inner
+@inlined
 def end_turn(g, a, t):
     """Rules §4.1, §9.2: the mover's turn ends and the next seat's starts; at a round's end (2-4 players)
     :func:`end_of_round` checks first.
@@ -485,18 +697,40 @@ def finish_setup_turn(g, a, t, log, logging, s):
     return True
 
 
-@inner
+@inlined
+def next_action(g, a, t):
+    """Rules §4.1: the mover's next action of the turn (ACTION, or the weed's WEED_BLOOM), or the next turn."""
+    if a.actions_left[g] > 0:
+        a.phase[g] = WEED_BLOOM if t.solo and a.to_move[g] == WEED else ACTION
+        a.extra[g] = False
+    else:
+        end_turn(g, a, t)
+
+
+@inlined
 def continue_turn(g, stamp, a, t, log, logging, s):
     """Rules §4.1, §5.3: run game ``g`` on until it waits on a real decision or is over (``stamp``: the bloom
-    cache's stamp of this step)."""
+    cache's stamp of this step): the turn's next action or the next seat's turn here, in the caller, up to an
+    ACTION decision of a round that offered one already (most decisions); the rest in :func:`_continue_checks`."""
     while not a.done[g]:
         phase = a.phase[g]
         if phase == CONTINUE:
-            if a.actions_left[g] > 0:
-                a.phase[g] = WEED_BLOOM if t.solo and a.to_move[g] == WEED else ACTION
-                a.extra[g] = False
-            else:
-                end_turn(g, a, t)
+            next_action(g, a, t)
+        elif phase == ACTION and a.offered[g]:
+            a.bloom_stamp[g] = -1
+            return
+        else:
+            _continue_checks(g, stamp, a, t, log, logging, s)
+            return
+
+
+@called
+def _continue_checks(g, stamp, a, t, log, logging, s):
+    """:func:`continue_turn` from a decision that needs a look at the legal actions (or a setup turn's end)."""
+    while not a.done[g]:
+        phase = a.phase[g]
+        if phase == CONTINUE:
+            next_action(g, a, t)
             continue
         if phase == SETUP:
             if finish_setup_turn(g, a, t, log, logging, s):
@@ -528,31 +762,17 @@ def continue_turn(g, stamp, a, t, log, logging, s):
         return
 
 
-@inner
-def _log_points(g, seat, a, t, log, s):
-    """The deciding ``seat``'s score change by score line and in all, from ``a.scores[g]`` (before) to now;
-    ``a.scores[g]`` updated."""
-    _game_points(g, a.tile, a.part, a.kind, a.flower, a.group, a.green, a.brown, t.neighbours, t.tile_value,
-                 t.tile_stumps, t.solo, s.lines, s.per_tile, s.group_size, s.group_prod)
-    total = 0
-    for c in range(4):
-        change = s.lines[c, seat] - a.scores[g, c, seat]
-        log[L_POINT_LINES + c][g] += change
-        total += change
-        for x in range(s.lines.shape[1]):
-            a.scores[g, c, x] = s.lines[c, x]
-    log[L_POINTS][g] += total
-
-
-@inner
+@inlined
 def step_one(g, action, stamp, a, t, log, stump_log, logging, s):
     """Rules §4: running game ``g`` takes ``action``, then goes on to its next decision (:func:`continue_turn`);
-    with ``logging`` the decision's event fields (the seat's points where the map changed: tiles laid and flowers
-    placed are only ever added, and ruins form only with a tile, so an unchanged count changes no point)."""
+    with ``logging`` the decision's event fields, among them the deciding seat's points gained by score line
+    (``a.scores[g]``, every seat's lines, kept up to date where the map changes: :func:`_score_tile`,
+    :func:`_score_flower`)."""
     seat = a.to_move[g]
-    moves = np.int64(a.tiles_on_map[g])
-    for x in range(a.flowers_left.shape[1]):
-        moves -= a.flowers_left[g, x]
+    if logging:
+        for c in range(4):
+            log[L_POINT_LINES + c][g] -= a.scores[g, c, seat]
+            log[L_POINTS][g] -= a.scores[g, c, seat]
     phase = a.phase[g]
     if phase == ACTION or (phase == WEED_BLOOM and not a.extra[g]):
         a.actions_left[g] -= 1
@@ -569,11 +789,9 @@ def step_one(g, action, stamp, a, t, log, stump_log, logging, s):
         a.phase[g] = CONTINUE
     continue_turn(g, stamp, a, t, log, logging, s)
     if logging:
-        after = np.int64(a.tiles_on_map[g])
-        for x in range(a.flowers_left.shape[1]):
-            after -= a.flowers_left[g, x]
-        if after != moves:
-            _log_points(g, seat, a, t, log, s)
+        for c in range(4):
+            log[L_POINT_LINES + c][g] += a.scores[g, c, seat]
+            log[L_POINTS][g] += a.scores[g, c, seat]
 
 
 @inner
