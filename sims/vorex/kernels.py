@@ -12,12 +12,10 @@ window, ``H + 1`` a covered one.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import helper, inner, lowest_bit_index, popcount
+from sims.core.kernels import called, helper, inlined, inner, lowest_bit_index, popcount
 from sims.vorex.config import ARID, HEX_KINDS, POINTS, ROTATIONS, TILE_HEXES
 
 EMPTY, RUIN = -1, -2
@@ -28,19 +26,6 @@ POINT_COLUMNS = ("points_flowers", "points_stumps", "points_green", "points_brow
 SCORE, FLOWERS, PRODUCTION, RESOURCES, LIGHT_HELD, TILES = range(6)
 G1, G2, G3, G4, G5 = range(5)  # green objectives (GREEN order; -1: none)
 B1, B2, B3, B4, B5 = range(5)  # brown objectives (BROWN order)
-
-
-def inlined(function: Callable) -> Callable:
-    """:func:`~sims.core.kernels.inner` that LLVM always inlines where it is called (``forceinline``): a call of the
-    step's functions pushes every array of the state, tables, log and scratch tuples (5-6 KB), costlier than their
-    work. A function they call that should stay a call says so (``forceinline=False``): numba compiles a callee
-    with its caller's flags unless it sets them."""
-    return njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True, forceinline=True)(function)
-
-
-def called(function: Callable) -> Callable:
-    """:func:`~sims.core.kernels.inner` that stays a call even from an :func:`inlined` function."""
-    return njit(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True, forceinline=False)(function)
 
 
 @inner

@@ -22,11 +22,11 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import inner, kth_set_bit, popcount
+from sims.core.kernels import called, inlined, inner, kth_set_bit, popcount
 from sims.vorex.config import ARID, END_REASONS, HEX_KINDS, LIGHT, POINTS, PRODUCED_COLUMNS, TILE_HEXES
 from sims.vorex.kernels import (B1, B2, B3, B4, B5, EMPTY, FIRST_PRODUCTION, G1, G2, G3, G4, G5, LAST_PRODUCTION,
                                 POINT_COLUMNS, RUIN, _group_first, _map_lanes, _scan_lanes, _sort_head, bloom_payment,
-                                called, inlined, legal_bloom_row, new_lanes)
+                                legal_bloom_row, new_lanes)
 
 SETUP, ACTION, BONUS_EXPAND, BONUS_BLOOM, WEED_BLOOM, WEED_EXPAND = range(6)
 CONTINUE = 6  # internal: the decision's effects are over, the turn goes on (never a decision)
