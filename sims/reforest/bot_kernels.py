@@ -171,39 +171,47 @@ def play_out_value(scratch, t, action, weights, hand_value_share, lists, work, r
 
 @helper
 def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, lists, work,
-                  games, actions, values, noises, scored):
-    """The greedy action of game ``g`` (-1: none) and the count of scored pairs after it.
+                  games, actions, values, noises, scored, known):
+    """The greedy action of game ``g`` (-1: none), the count of scored pairs after it and the value of the
+    action (``known`` for an unscored one).
 
     A game with one legal action takes it unscored. Otherwise every legal
     action, ascending, gets its :func:`play_out_value` and its noise
     ``uniforms_at(seed, purpose, decisions, action)``; the highest value wins,
     equal values go to the highest noise, then to the lowest action. With
     non-empty ``games, actions, values, noises`` each scored pair is also
-    written there from index ``scored`` on.
+    written there from index ``scored`` on. ``known`` (NaN: unknown) is the
+    value of the lowest legal action, which is not played again: the value of
+    the turn's earlier decision, whose play-out went on with the lowest
+    actions (:func:`roll_out_one`).
     """
     legal, spaces = lists[0], lists[1]
     one, u = lists[6], lists[7]
     one[0, 0] = g
     n = choose_uniform(a, t, one[0], u, one[1], legal, spaces)  # the legal actions of game g into legal
     if n < 2:
-        return (legal[0] if n == 1 else -1), scored
+        return (legal[0] if n == 1 else -1), scored, known
     stream = noise_stream(seed, purpose, a.decisions[g])
     best, best_value, best_noise = -1, -np.inf, -1.0
     copy_game(a, g, scratch, np.int64(0))
     keep_seat_terms(a, t, g, a.to_move[g], weights, work)
+    first = 0 if np.isnan(known) else 1  # the first action played on the fresh copy
     for j in range(n):
         action = legal[j]
-        if j:
-            restore_game(a, g, scratch, np.int64(0))
-        value = play_out_value(scratch, t, action, weights, hand_value_share, lists, work,
-                               a.rounds_ended[g])
+        if j < first:
+            value = known
+        else:
+            if j > first:
+                restore_game(a, g, scratch, np.int64(0))
+            value = play_out_value(scratch, t, action, weights, hand_value_share, lists, work,
+                                   a.rounds_ended[g])
         tie_break = noise(stream, action)
         if value > best_value or (value == best_value and tie_break > best_noise):
             best, best_value, best_noise = action, value, tie_break
         if games.size:
             games[scored], actions[scored], values[scored], noises[scored] = g, action, value, tie_break
             scored += 1
-    return best, scored
+    return best, scored, best_value
 
 
 @helper
@@ -222,13 +230,16 @@ def greedy_rollouts(a, scratch, t, seeds, horizon, purposes, weights, hand_value
 def roll_out_one(a, scratch, t, g, seed, horizon, purposes, weights, hand_value_share, me, win_bonus, lists, work):
     """:func:`greedy_rollouts` of game ``g`` (``seed`` its seed, ``horizon`` its turn limit)."""
     no_games, no_values = lists[4], lists[5]
+    known = np.nan  # the value of the lowest legal action (greedy_choice): the decisions of a turn after its first
     while not a.done[g] and a.turn[g] < horizon:
-        action, _ = greedy_choice(a, scratch, t, g, seed, purposes[a.to_move[g]], weights, hand_value_share,
-                                  lists, work, no_games, no_games, no_values, no_values, np.int64(0))
+        turn = a.turn[g]
+        action, _, value = greedy_choice(a, scratch, t, g, seed, purposes[a.to_move[g]], weights, hand_value_share,
+                                         lists, work, no_games, no_games, no_values, no_values, np.int64(0), known)
         if action < 0:
             break
         step_game(a, t, lists, g, action, -1)
         a.decisions[g] += 1
+        known = value if a.turn[g] == turn else np.nan
     worth = evaluate_one(a, t, g, me, weights, hand_value_share, work, NOT_KEPT)
     if a.done[g] and a.hand.shape[1] > 1:
         worth += np.sign(worth) * win_bonus
@@ -257,13 +268,13 @@ def choices(a, branch, scratch, t, seeds, rows, weights, hand_value_share, purpo
     if candidates == 0:
         for i in range(rows.size):
             g = rows[i]
-            chosen[i], scored = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share, lists,
-                                              work, games, actions, values, noises, scored)
+            chosen[i], scored, _ = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share,
+                                                 lists, work, games, actions, values, noises, scored, np.nan)
         return scored
     for i in range(rows.size):
         g = rows[i]
-        chosen[i], scored = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share, lists,
-                                          work, games, actions, values, noises, np.int64(0))
+        chosen[i], scored, _ = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share, lists,
+                                             work, games, actions, values, noises, np.int64(0), np.nan)
         if scored == 0:
             continue
         kept = kept_candidates(values, noises, scored, candidates, prune, keep)
