@@ -9,18 +9,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sims.reforest.config import ROUNDS, SPACES
+from sims.reforest.config import ROUNDS
 from sims.core.kernels import helper, noise, noise_stream
 from sims.reforest.kernels import (
     EVENT_FIELDS,
-    POINTS,
     Arrays,
     copy_game,
     restore_game,
     choose_uniform,
     legal_buffers,
     measure,
-    score_parts_one,
+    seat_points,
     step,
 )
 
@@ -87,34 +86,31 @@ def evaluate(a, t, me, weights, hand_value_share, work, out):
 
 
 def evaluation_buffers(a: Arrays) -> tuple[np.ndarray, ...]:
-    """Scratch of :func:`evaluate_one`: the score parts, then per seat the goals, the values, the measures, the
-    :func:`seat_terms` of the position a decision starts from and its contested visitors' measures."""
+    """Scratch of :func:`evaluate_one`: per seat the goals, the values, the measures, the :func:`seat_terms` of
+    the position a decision starts from and its contested visitors' measures."""
     players = a.hand.shape[1]
-    return np.empty(len(POINTS), dtype=np.int64), np.empty(players, dtype=np.int64), np.empty(players), \
-        np.empty(players), np.empty((2, players)), np.empty((a.carried.shape[1] + 1, players))
+    return np.empty(players, dtype=np.int64), np.empty(players), np.empty(players), np.empty((2, players)), \
+        np.empty((a.carried.shape[1] + 1, players))
 
 
 @njit(cache=True, inline="always")
-def seat_terms(a, t, g, seat, weights, parts):
+def seat_terms(a, t, g, seat, weights):
     """The terms of a seat's evaluation but the goals: ``w.points * score + w.hand_card * hand + w.energy *
-    energy``, and ``w.elevation * lack`` (``parts``: scratch). Inlined: a call passing the state's arrays
-    costs more than the terms (it runs for every seat of every scored action)."""
-    score_parts_one(a, t, g, seat, parts)
-    energy = 0
-    for x in range(SPACES):
-        energy += a.stored[g, seat, x]
-    return (weights[0] * parts.sum() + weights[1] * a.hand[g, seat].sum() + weights[2] * energy,
-            weights[4] * row_lack(a, t, g, seat))
+    energy``, and ``w.elevation * lack``. Inlined: a call passing the state's arrays costs more than the terms
+    (it runs for every seat of every scored action)."""
+    points, energy, hand = seat_points(a, t, g, seat)
+    score = points[0] + points[1] + points[2] + points[3] + points[4] + points[5]
+    return weights[0] * score + weights[1] * hand + weights[2] * energy, weights[4] * row_lack(a, t, g, seat)
 
 
 @njit(cache=True, inline="always")
 def keep_seat_terms(a, t, g, me, weights, work):
     """The :func:`seat_terms` of every seat of game ``g`` but ``me``, and their measures of each contested visitor
     (:func:`contested_visitor`), into ``work`` (:func:`evaluation_buffers`)."""
-    parts, terms, kept_measures = work[0], work[4], work[5]
+    terms, kept_measures = work[3], work[4]
     for seat in range(terms.shape[1]):
         if seat != me:
-            terms[0, seat], terms[1, seat] = seat_terms(a, t, g, seat, weights, parts)
+            terms[0, seat], terms[1, seat] = seat_terms(a, t, g, seat, weights)
     for k in range(kept_measures.shape[0]):
         visitor = contested_visitor(a, g, k)
         if visitor >= 0:
@@ -131,13 +127,13 @@ def evaluate_one(a, t, g, me, weights, hand_value_share, work, kept):
     ended."""
     players, species_count = a.hand.shape[1], a.hand.shape[2]
     w_hand, w_goal = weights[1], weights[3]
-    parts, goals, values, measures, terms, kept_measures = work
+    goals, values, measures, terms, kept_measures = work
     visitor_goals(a, t, g, goals, measures, me, kept, kept_measures)
     for seat in range(players):
         if kept and seat != me:
             base, lack = terms[0, seat], terms[1, seat]
         else:
-            base, lack = seat_terms(a, t, g, seat, weights, parts)
+            base, lack = seat_terms(a, t, g, seat, weights)
         values[seat] = base + w_goal * goals[seat] - lack
     held_value = 0
     for s in range(species_count):
