@@ -24,7 +24,7 @@ from sims.reforest.kernels import (
 )
 
 WEIGHT_NAMES = ("points", "hand_card", "energy", "visitor_goal", "elevation")
-NOT_KEPT = np.bool_(False)  # not the literal False: evaluate_one would compile once more for it
+NOT_KEPT = NO_REUSE = np.bool_(False)  # not the literal False: evaluate_one would compile once more for it
 
 
 @njit(cache=True, inline="always")
@@ -167,9 +167,9 @@ def play_out_value(scratch, t, action, weights, hand_value_share, lists, work, r
 
 @helper
 def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, lists, work,
-                  games, actions, values, noises, scored, known):
-    """The greedy action of game ``g`` (-1: none), the count of scored pairs after it and the value of the
-    action (``known`` for an unscored one).
+                  games, actions, values, noises, scored, known, reuse):
+    """The greedy action of game ``g`` (-1: none), the count of scored pairs after it, the value of the
+    action (``known`` for an unscored one) and the count of legal actions.
 
     A game with one legal action takes it unscored. Otherwise every legal
     action, ascending, gets its :func:`play_out_value` and its noise
@@ -179,26 +179,31 @@ def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, li
     written there from index ``scored`` on. ``known`` (NaN: unknown) is the
     value of the lowest legal action, which is not played again: the value of
     the turn's earlier decision, whose play-out went on with the lowest
-    actions (:func:`roll_out_one`).
+    actions (:func:`roll_out_one`). With ``reuse`` slot 0 of ``scratch`` and
+    the kept terms in ``work`` are those of a scan of game ``g`` earlier in
+    this turn, and no round ended since: the slot is restored, not copied
+    (:func:`restore_game`), and the opponents' terms are kept.
     """
     legal, spaces = lists[0], lists[1]
     one, u = lists[6], lists[7]
     one[0, 0] = g
     n = choose_uniform(a, t, one[0], u, one[1], legal, spaces)  # the legal actions of game g into legal
     if n < 2:
-        return (legal[0] if n == 1 else -1), scored, known
+        return (legal[0] if n == 1 else -1), scored, known, n
     stream = noise_stream(seed, purpose, a.decisions[g])
     best, best_value, best_noise = -1, -np.inf, -1.0
-    copy_game(a, g, scratch, np.int64(0))
-    keep_seat_terms(a, t, g, a.to_move[g], weights, work)
-    first = 0 if np.isnan(known) else 1  # the first action played on the fresh copy
+    fresh = not reuse  # slot 0 of scratch is game g as it is
+    if fresh:
+        copy_game(a, g, scratch, np.int64(0))
+        keep_seat_terms(a, t, g, a.to_move[g], weights, work)
     for j in range(n):
         action = legal[j]
-        if j < first:
+        if j == 0 and not np.isnan(known):
             value = known
         else:
-            if j > first:
+            if not fresh:
                 restore_game(a, g, scratch, np.int64(0))
+            fresh = False
             value = play_out_value(scratch, t, action, weights, hand_value_share, lists, work,
                                    a.rounds_ended[g])
         tie_break = noise(stream, action)
@@ -207,7 +212,7 @@ def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, li
         if games.size:
             games[scored], actions[scored], values[scored], noises[scored] = g, action, value, tie_break
             scored += 1
-    return best, scored, best_value
+    return best, scored, best_value, n
 
 
 @helper
@@ -227,12 +232,16 @@ def roll_out_one(a, scratch, t, g, seed, horizon, purposes, weights, hand_value_
     """:func:`greedy_rollouts` of game ``g`` (``seed`` its seed, ``horizon`` its turn limit)."""
     no_games, no_values = lists[4], lists[5]
     known = np.nan  # the value of the lowest legal action (greedy_choice): the decisions of a turn after its first
+    scanned, resets = -1, -1  # the turn and deck resets of the last scan (greedy_choice's reuse)
     while not a.done[g] and a.turn[g] < horizon:
         turn = a.turn[g]
-        action, _, value = greedy_choice(a, scratch, t, g, seed, purposes[a.to_move[g]], weights, hand_value_share,
-                                         lists, work, no_games, no_games, no_values, no_values, np.int64(0), known)
+        action, _, value, n = greedy_choice(a, scratch, t, g, seed, purposes[a.to_move[g]], weights,
+                                            hand_value_share, lists, work, no_games, no_games, no_values, no_values,
+                                            np.int64(0), known, scanned == turn and resets == a.resets[g])
         if action < 0:
             break
+        if n > 1:
+            scanned, resets = turn, a.resets[g]
         step_game(a, t, lists, g, action, -1)
         a.decisions[g] += 1
         known = value if a.turn[g] == turn else np.nan
@@ -264,13 +273,15 @@ def choices(a, branch, scratch, t, seeds, rows, weights, hand_value_share, purpo
     if candidates == 0:
         for i in range(rows.size):
             g = rows[i]
-            chosen[i], scored, _ = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share,
-                                                 lists, work, games, actions, values, noises, scored, np.nan)
+            chosen[i], scored, _, _ = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share,
+                                                    lists, work, games, actions, values, noises, scored, np.nan,
+                                                    NO_REUSE)
         return scored
     for i in range(rows.size):
         g = rows[i]
-        chosen[i], scored, _ = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share, lists,
-                                             work, games, actions, values, noises, np.int64(0), np.nan)
+        chosen[i], scored, _, _ = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share,
+                                                lists, work, games, actions, values, noises, np.int64(0), np.nan,
+                                                NO_REUSE)
         if scored == 0:
             continue
         kept = kept_candidates(values, noises, scored, candidates, prune, keep)
