@@ -15,6 +15,7 @@ from sims.reforest.kernels import (
     EVENT_FIELDS,
     Arrays,
     copy_game,
+    copy_game_inline,
     restore_game,
     choose_uniform,
     legal_buffers,
@@ -194,7 +195,7 @@ def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, li
     best, best_value, best_noise = -1, -np.inf, -1.0
     fresh = not reuse  # slot 0 of scratch is game g as it is
     if fresh:
-        copy_game(a, g, scratch, np.int64(0))
+        copy_game_inline(a, g, scratch, np.int64(0))
         keep_seat_terms(a, t, g, a.to_move[g], weights, work)
     for j in range(n):
         action = legal[j]

@@ -869,7 +869,6 @@ def copy_row(source, g, to, h):
         into.flat[i] = row.flat[i]
 
 
-@helper
 def copy_game(source, g, to, h):
     """Game ``g`` of ``source`` into slot ``h`` of ``to`` (all of :class:`Arrays`; compiled once for the bots'
     three uses: pass ``g`` and ``h`` as int64, not literals)."""
@@ -878,6 +877,10 @@ def copy_game(source, g, to, h):
     copy_row(source.round_visitors, g, to.round_visitors, h)
     copy_row(source.reset_order, g, to.reset_order, h)
     copy_row(source.stats, g, to.stats, h)
+
+
+copy_game_inline = njit(cache=True, inline="always")(copy_game)  # the greedy scan's copy: no call passing two states
+copy_game = helper(copy_game)
 
 
 @njit(cache=True, inline="always")
