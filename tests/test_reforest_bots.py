@@ -126,6 +126,57 @@ def test_restore_game_undoes_any_candidate_turn(cfg):
     assert rounds_ended > 0  # the whole-game copy back is exercised too
 
 
+def test_a_turns_later_decision_values_its_lowest_action_as_the_chosen_one_before(cfg):
+    """The rollouts' known value (greedy_choice): after greedy's choice, at the next decision of the same turn the
+    lowest legal action's value (its play-out to the end of the turn) is the value the choice had."""
+    engine = ReforestEngine(cfg, 3)
+    state = random_midgame(engine, game_seeds(14, np.arange(64)), 60)
+    checked = 0
+    for _ in range(6):
+        seat = np.bincount(state.to_move[~state.done], minlength=3).argmax()
+        greedy = bots.GreedyBot(engine, int(seat))
+        rows = np.flatnonzero(~state.done & (state.to_move == seat))
+        chosen, games, actions, values, _ = greedy.greedy_choices(state, rows, keep_scores=True)
+        turn = state.turn.copy()
+        step = np.full(state.size, -1)
+        step[rows] = chosen
+        engine.step(state, step)
+        state.decisions[rows] += 1
+        later = rows[(state.turn[rows] == turn[rows]) & ~state.done[rows]]
+        _, games_after, actions_after, values_after, _ = greedy.greedy_choices(state, later, keep_scores=True)
+        for game in np.unique(games_after):
+            before = (games == game) & (actions == step[game])
+            if before.any():  # its choice was scored
+                assert values_after[games_after == game][0] == values[before][0]
+                checked += 1
+    assert checked > 20
+
+
+def test_restore_game_undoes_a_play_out_from_earlier_in_the_turn(cfg):
+    """The rollouts' reuse (greedy_choice): a scratch copy played out from an earlier decision of the turn is put
+    back to the game as it is now, when no round ended since; every field but the stats."""
+    engine = ReforestEngine(cfg, 3)
+    state = random_midgame(engine, game_seeds(15, np.arange(48)), 120)
+    restored = 0
+    for game in np.flatnonzero(~state.done):
+        legal = engine.legal_pairs(state, np.array([game]))[1]
+        now = engine.branch(state, np.array([game]))
+        engine.step(now, legal[-1:])
+        now.decisions += 1
+        if now.done[0] or now.turn[0] != state.turn[game] or now.resets[0] != state.resets[game]:
+            continue
+        scratch = engine.branch(state, np.array([game]))
+        engine.step(scratch, legal[:1])
+        scratch.decisions += 1
+        engine.finish_turns(scratch, np.zeros(1, dtype=np.int64), state.turn[[game]])
+        kernels.restore_game(engine.arrays(now), 0, engine.arrays(scratch), 0)
+        for name in kernels.Arrays._fields:
+            if name != "stats":
+                assert np.array_equal(getattr(scratch, name), getattr(now, name)), name
+        restored += 1
+    assert restored > 10
+
+
 @pytest.mark.parametrize("prune, expected", [(np.nan, [1, 3, 4]), (1.5, [3, 4])])
 def test_kept_candidates_are_the_best_in_ascending_order(prune, expected):
     """The best three scored actions (values 5, 4, 3 at indices 3, 4, 1) kept by index, ascending; a prune of 1.5

@@ -9,23 +9,23 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sims.reforest.config import ROUNDS, SPACES
+from sims.reforest.config import ROUNDS
 from sims.core.kernels import helper, noise, noise_stream
 from sims.reforest.kernels import (
     EVENT_FIELDS,
-    POINTS,
     Arrays,
     copy_game,
+    copy_game_inline,
     restore_game,
     choose_uniform,
     legal_buffers,
     measure,
-    score_parts_one,
+    seat_points,
     step,
 )
 
 WEIGHT_NAMES = ("points", "hand_card", "energy", "visitor_goal", "elevation")
-NOT_KEPT = np.bool_(False)  # not the literal False: evaluate_one would compile once more for it
+NOT_KEPT = NO_REUSE = np.bool_(False)  # not the literal False: evaluate_one would compile once more for it
 
 
 @njit(cache=True, inline="always")
@@ -87,34 +87,31 @@ def evaluate(a, t, me, weights, hand_value_share, work, out):
 
 
 def evaluation_buffers(a: Arrays) -> tuple[np.ndarray, ...]:
-    """Scratch of :func:`evaluate_one`: the score parts, then per seat the goals, the values, the measures, the
-    :func:`seat_terms` of the position a decision starts from and its contested visitors' measures."""
+    """Scratch of :func:`evaluate_one`: per seat the goals, the values, the measures, the :func:`seat_terms` of
+    the position a decision starts from and its contested visitors' measures."""
     players = a.hand.shape[1]
-    return np.empty(len(POINTS), dtype=np.int64), np.empty(players, dtype=np.int64), np.empty(players), \
-        np.empty(players), np.empty((2, players)), np.empty((a.carried.shape[1] + 1, players))
+    return np.empty(players, dtype=np.int64), np.empty(players), np.empty(players), np.empty((2, players)), \
+        np.empty((a.carried.shape[1] + 1, players))
 
 
 @njit(cache=True, inline="always")
-def seat_terms(a, t, g, seat, weights, parts):
+def seat_terms(a, t, g, seat, weights):
     """The terms of a seat's evaluation but the goals: ``w.points * score + w.hand_card * hand + w.energy *
-    energy``, and ``w.elevation * lack`` (``parts``: scratch). Inlined: a call passing the state's arrays
-    costs more than the terms (it runs for every seat of every scored action)."""
-    score_parts_one(a, t, g, seat, parts)
-    energy = 0
-    for x in range(SPACES):
-        energy += a.stored[g, seat, x]
-    return (weights[0] * parts.sum() + weights[1] * a.hand[g, seat].sum() + weights[2] * energy,
-            weights[4] * row_lack(a, t, g, seat))
+    energy``, and ``w.elevation * lack``. Inlined: a call passing the state's arrays costs more than the terms
+    (it runs for every seat of every scored action)."""
+    points, energy, hand = seat_points(a, t, g, seat)
+    score = points[0] + points[1] + points[2] + points[3] + points[4] + points[5]
+    return weights[0] * score + weights[1] * hand + weights[2] * energy, weights[4] * row_lack(a, t, g, seat)
 
 
 @njit(cache=True, inline="always")
 def keep_seat_terms(a, t, g, me, weights, work):
     """The :func:`seat_terms` of every seat of game ``g`` but ``me``, and their measures of each contested visitor
     (:func:`contested_visitor`), into ``work`` (:func:`evaluation_buffers`)."""
-    parts, terms, kept_measures = work[0], work[4], work[5]
+    terms, kept_measures = work[3], work[4]
     for seat in range(terms.shape[1]):
         if seat != me:
-            terms[0, seat], terms[1, seat] = seat_terms(a, t, g, seat, weights, parts)
+            terms[0, seat], terms[1, seat] = seat_terms(a, t, g, seat, weights)
     for k in range(kept_measures.shape[0]):
         visitor = contested_visitor(a, g, k)
         if visitor >= 0:
@@ -131,13 +128,13 @@ def evaluate_one(a, t, g, me, weights, hand_value_share, work, kept):
     ended."""
     players, species_count = a.hand.shape[1], a.hand.shape[2]
     w_hand, w_goal = weights[1], weights[3]
-    parts, goals, values, measures, terms, kept_measures = work
+    goals, values, measures, terms, kept_measures = work
     visitor_goals(a, t, g, goals, measures, me, kept, kept_measures)
     for seat in range(players):
         if kept and seat != me:
             base, lack = terms[0, seat], terms[1, seat]
         else:
-            base, lack = seat_terms(a, t, g, seat, weights, parts)
+            base, lack = seat_terms(a, t, g, seat, weights)
         values[seat] = base + w_goal * goals[seat] - lack
     held_value = 0
     for s in range(species_count):
@@ -171,39 +168,52 @@ def play_out_value(scratch, t, action, weights, hand_value_share, lists, work, r
 
 @helper
 def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, lists, work,
-                  games, actions, values, noises, scored):
-    """The greedy action of game ``g`` (-1: none) and the count of scored pairs after it.
+                  games, actions, values, noises, scored, known, reuse):
+    """The greedy action of game ``g`` (-1: none), the count of scored pairs after it, the value of the
+    action (``known`` for an unscored one) and the count of legal actions.
 
     A game with one legal action takes it unscored. Otherwise every legal
     action, ascending, gets its :func:`play_out_value` and its noise
     ``uniforms_at(seed, purpose, decisions, action)``; the highest value wins,
     equal values go to the highest noise, then to the lowest action. With
     non-empty ``games, actions, values, noises`` each scored pair is also
-    written there from index ``scored`` on.
+    written there from index ``scored`` on. ``known`` (NaN: unknown) is the
+    value of the lowest legal action, which is not played again: the value of
+    the turn's earlier decision, whose play-out went on with the lowest
+    actions (:func:`roll_out_one`). With ``reuse`` slot 0 of ``scratch`` and
+    the kept terms in ``work`` are those of a scan of game ``g`` earlier in
+    this turn, and no round ended since: the slot is restored, not copied
+    (:func:`restore_game`), and the opponents' terms are kept.
     """
     legal, spaces = lists[0], lists[1]
     one, u = lists[6], lists[7]
     one[0, 0] = g
     n = choose_uniform(a, t, one[0], u, one[1], legal, spaces)  # the legal actions of game g into legal
     if n < 2:
-        return (legal[0] if n == 1 else -1), scored
+        return (legal[0] if n == 1 else -1), scored, known, n
     stream = noise_stream(seed, purpose, a.decisions[g])
     best, best_value, best_noise = -1, -np.inf, -1.0
-    copy_game(a, g, scratch, np.int64(0))
-    keep_seat_terms(a, t, g, a.to_move[g], weights, work)
+    fresh = not reuse  # slot 0 of scratch is game g as it is
+    if fresh:
+        copy_game_inline(a, g, scratch, np.int64(0))
+        keep_seat_terms(a, t, g, a.to_move[g], weights, work)
     for j in range(n):
         action = legal[j]
-        if j:
-            restore_game(a, g, scratch, np.int64(0))
-        value = play_out_value(scratch, t, action, weights, hand_value_share, lists, work,
-                               a.rounds_ended[g])
+        if j == 0 and not np.isnan(known):
+            value = known
+        else:
+            if not fresh:
+                restore_game(a, g, scratch, np.int64(0))
+            fresh = False
+            value = play_out_value(scratch, t, action, weights, hand_value_share, lists, work,
+                                   a.rounds_ended[g])
         tie_break = noise(stream, action)
         if value > best_value or (value == best_value and tie_break > best_noise):
             best, best_value, best_noise = action, value, tie_break
         if games.size:
             games[scored], actions[scored], values[scored], noises[scored] = g, action, value, tie_break
             scored += 1
-    return best, scored
+    return best, scored, best_value, n
 
 
 @helper
@@ -222,13 +232,20 @@ def greedy_rollouts(a, scratch, t, seeds, horizon, purposes, weights, hand_value
 def roll_out_one(a, scratch, t, g, seed, horizon, purposes, weights, hand_value_share, me, win_bonus, lists, work):
     """:func:`greedy_rollouts` of game ``g`` (``seed`` its seed, ``horizon`` its turn limit)."""
     no_games, no_values = lists[4], lists[5]
+    known = np.nan  # the value of the lowest legal action (greedy_choice): the decisions of a turn after its first
+    scanned, resets = -1, -1  # the turn and deck resets of the last scan (greedy_choice's reuse)
     while not a.done[g] and a.turn[g] < horizon:
-        action, _ = greedy_choice(a, scratch, t, g, seed, purposes[a.to_move[g]], weights, hand_value_share,
-                                  lists, work, no_games, no_games, no_values, no_values, np.int64(0))
+        turn = a.turn[g]
+        action, _, value, n = greedy_choice(a, scratch, t, g, seed, purposes[a.to_move[g]], weights,
+                                            hand_value_share, lists, work, no_games, no_games, no_values, no_values,
+                                            np.int64(0), known, scanned == turn and resets == a.resets[g])
         if action < 0:
             break
+        if n > 1:
+            scanned, resets = turn, a.resets[g]
         step_game(a, t, lists, g, action, -1)
         a.decisions[g] += 1
+        known = value if a.turn[g] == turn else np.nan
     worth = evaluate_one(a, t, g, me, weights, hand_value_share, work, NOT_KEPT)
     if a.done[g] and a.hand.shape[1] > 1:
         worth += np.sign(worth) * win_bonus
@@ -257,13 +274,15 @@ def choices(a, branch, scratch, t, seeds, rows, weights, hand_value_share, purpo
     if candidates == 0:
         for i in range(rows.size):
             g = rows[i]
-            chosen[i], scored = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share, lists,
-                                              work, games, actions, values, noises, scored)
+            chosen[i], scored, _, _ = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share,
+                                                    lists, work, games, actions, values, noises, scored, np.nan,
+                                                    NO_REUSE)
         return scored
     for i in range(rows.size):
         g = rows[i]
-        chosen[i], scored = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share, lists,
-                                          work, games, actions, values, noises, np.int64(0))
+        chosen[i], scored, _, _ = greedy_choice(a, scratch, t, g, seeds[g], purpose, weights, hand_value_share,
+                                                lists, work, games, actions, values, noises, np.int64(0), np.nan,
+                                                NO_REUSE)
         if scored == 0:
             continue
         kept = kept_candidates(values, noises, scored, candidates, prune, keep)

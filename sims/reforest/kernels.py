@@ -796,15 +796,17 @@ def finish_turns(a, t, events, count, rows, start_turn, actions):
 # --- scores ---------------------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def score_parts_one(a, t, g, seat, out):
-    """The six ``points_*`` of a seat (:data:`POINTS`) into ``out``, on the position as it is."""
+def seat_points(a, t, g, seat):
+    """The six ``points_*`` of a seat (:data:`POINTS`, a tuple) on the position as it is, then its stored energy
+    cards and its cards in hand. One pass over the region and hand, no array written: the bots value every
+    candidate position with it."""
     plants = 0
-    effects = 0
     energy = 0
     for x in range(SPACES):
         energy += a.stored[g, seat, x]
         for level in range(a.stack_size[g, seat, x]):
             plants += t.value[a.stack[g, seat, x, level]]
+    effects = 0
     for x in range(SPACES):
         plant = a.canopy[g, seat, x]
         kind, n = t.kind[plant], t.effect_n[plant]
@@ -825,22 +827,22 @@ def score_parts_one(a, t, g, seat, out):
         for x in range(t.row_first[row], t.row_last[row] + 1):
             smallest = min(smallest, a.stack_size[g, seat, x])
         elevation += smallest
-    out[0] = plants
-    out[1] = effects
-    out[2] = t.energy_points * energy
-    out[3] = visitors
-    out[4] = t.elevation_per_plant * elevation
-    out[5] = a.hand[g, seat].sum() // t.hand_cards_per_point
+    hand = 0
+    for s in range(a.hand.shape[2]):
+        hand += a.hand[g, seat, s]
+    return ((plants, effects, t.energy_points * energy, visitors, t.elevation_per_plant * elevation,
+             hand // t.hand_cards_per_point), energy, hand)
 
 
 @njit(cache=True)
 def score_parts(a, t):
-    """int64 ``[B, P, 6]``: :func:`score_parts_one` of every seat of every game."""
+    """int64 ``[B, P, 6]``: :func:`seat_points` of every seat of every game."""
     size, players = a.hand.shape[0], a.hand.shape[1]
     parts = np.zeros((size, players, len(POINTS)), dtype=np.int64)
     for g in range(size):
         for seat in range(players):
-            score_parts_one(a, t, g, seat, parts[g, seat])
+            (parts[g, seat, 0], parts[g, seat, 1], parts[g, seat, 2], parts[g, seat, 3], parts[g, seat, 4],
+             parts[g, seat, 5]) = seat_points(a, t, g, seat)[0]
     return parts
 
 
@@ -867,7 +869,6 @@ def copy_row(source, g, to, h):
         into.flat[i] = row.flat[i]
 
 
-@helper
 def copy_game(source, g, to, h):
     """Game ``g`` of ``source`` into slot ``h`` of ``to`` (all of :class:`Arrays`; compiled once for the bots'
     three uses: pass ``g`` and ``h`` as int64, not literals)."""
@@ -876,6 +877,10 @@ def copy_game(source, g, to, h):
     copy_row(source.round_visitors, g, to.round_visitors, h)
     copy_row(source.reset_order, g, to.reset_order, h)
     copy_row(source.stats, g, to.stats, h)
+
+
+copy_game_inline = njit(cache=True, inline="always")(copy_game)  # the greedy scan's copy: no call passing two states
+copy_game = helper(copy_game)
 
 
 @njit(cache=True, inline="always")
