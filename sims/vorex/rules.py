@@ -113,7 +113,9 @@ class VorexState(BatchedState):
     bloom_cache: np.ndarray  # bool [B, P]: legal blooms at the current decision (where bloom_stamp == steps)
     bloom_stamp: np.ndarray  # int64 [B]
     brown: np.ndarray  # int8 [B]
-    scores: np.ndarray  # int16 [B, 4, S]: every seat's points by score line when the event log last looked
+    # int16 [B, 4, S]: every seat's points by score line, kept by the steps that log events (stale in a bot's
+    # branch, whose log is off)
+    scores: np.ndarray
     events: EventLog  # per step: the decision's turn, seat, phase, tile, stump, counts and points (EVENT_FIELDS)
     steps: int = 0
 
