@@ -13,6 +13,7 @@ from sims.core.choice import (
     legal_set_hash,
     legal_set_hash_of,
     top_per_group,
+    top_per_group_by_sort,
 )
 from sims.core.grid import KING, ORTHOGONAL, Grid, kth_set_bit, lowest_bit_index, popcount
 
@@ -111,6 +112,32 @@ def test_top_per_group_ranks_by_keys_within_each_group():
     secondary = np.array([0.5, 0.1, 0.7, 0.0, 0.0, 0.0])
     assert top_per_group(group, primary, secondary).tolist() == [2, 4, 5]
     assert top_per_group(group, primary, secondary, k=2).tolist() == [2, 1, 4, 3, 5]
+
+
+def test_top_per_group_ranks_exact_ties_later_first_and_nan_highest():
+    group = np.array([4, 4, 4, 4, 9, 9])
+    primary = np.array([2.0, np.nan, 2.0, -np.inf, -0.0, 0.0])
+    secondary = np.array([0.5, 0.0, 0.5, 1.0, 0.3, 0.3])
+    assert top_per_group(group, primary, secondary, k=3).tolist() == [1, 2, 0, 5, 4]
+
+
+def test_top_per_group_compiled_pass_equals_the_sort_on_random_ties():
+    rng = np.random.default_rng(3)
+    for _ in range(400):
+        n = int(rng.integers(0, 30))
+        group = np.sort(rng.integers(0, 5, n))
+        keys = [rng.integers(0, 3, n).astype(np.float64) for _ in range(int(rng.integers(1, 4)))]
+        for key in keys:
+            key[rng.random(n) < 0.15] = np.nan
+            key[rng.random(n) < 0.15] = -np.inf
+        for k in (1, 2, 4):
+            assert top_per_group(group, *keys, k=k).tolist() == top_per_group_by_sort(group, *keys, k=k).tolist()
+
+
+def test_top_per_group_sorts_groups_given_out_of_order():
+    group = np.array([2, 0, 2, 0])
+    value = np.array([1.0, 1.0, 3.0, 0.0])
+    assert top_per_group(group, value, k=2).tolist() == [1, 3, 2, 0]
 
 
 @pytest.mark.parametrize("legal", [[], [3], [0, 5, 9, 17]])

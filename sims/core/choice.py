@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from sims.core.engine import BatchedBot, BatchedState
+from sims.core.kernels import top_of_sorted_groups
 from sims.core.rng import mix64
 
 NO_ACTION = -1
@@ -68,11 +69,33 @@ def legal_set_hash_of(actions: list[int]) -> int:
 
 
 def top_per_group(group: np.ndarray, *keys: np.ndarray, k: int = 1) -> np.ndarray:
-    """Indices of the ``k`` best items of each group, best first within a group.
+    """Indices of the ``k`` best items of each group, best first within a group, groups ascending.
 
-    Items are ranked by the first key, ties by the next (higher is better);
-    used to pick per game among a flat list of (game, candidate) pairs.
+    Items are ranked by the first key, ties by the next (higher is better; NaN
+    highest), items equal in every key by position (the later first); used to
+    pick per game among a flat list of (game, candidate) pairs. Groups given
+    in ascending order (each game's items together, as the bots list them) are
+    ranked in one compiled pass (:func:`sims.core.kernels.top_of_sorted_groups`),
+    others by a sort; both give the same indices.
     """
+    if group.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if (group.size < 2 or bool(np.all(group[1:] >= group[:-1]))) and all(_exact_as_float(key) for key in keys):
+        stacked = np.empty((len(keys), group.size), dtype=np.float64)
+        for row, key in enumerate(keys):
+            stacked[row] = key
+        return top_of_sorted_groups(group, stacked, int(k))
+    return top_per_group_by_sort(group, *keys, k=k)
+
+
+def _exact_as_float(key: np.ndarray) -> bool:
+    """float64 orders ``key`` exactly as its own dtype does."""
+    kind, size = key.dtype.kind, key.dtype.itemsize
+    return kind in "fb" and size <= 8 or kind in "iu" and size <= 4
+
+
+def top_per_group_by_sort(group: np.ndarray, *keys: np.ndarray, k: int = 1) -> np.ndarray:
+    """:func:`top_per_group` for groups in any order, by a stable sort on (group, keys)."""
     if group.size == 0:
         return np.zeros(0, dtype=np.int64)
     order = np.lexsort(tuple(reversed(keys)) + (group,))

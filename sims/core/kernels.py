@@ -125,3 +125,46 @@ def kth_set_bit(board, k):
     if board == 0:
         return -1
     return lowest_bit_index(board)
+
+
+@njit(cache=True, inline="always")
+def _ranks_above(keys, i, j):
+    """Item ``i`` ranks above item ``j`` < ``i``: its keys (rows of ``keys``, NaN highest) are higher in order,
+    or all equal (the later item first, as a stable ascending sort ends with it)."""
+    for row in range(keys.shape[0]):
+        a, b = keys[row, i], keys[row, j]
+        if a > b or (a != a and b == b):
+            return True
+        if b > a or (b != b and a == a):
+            return False
+    return True
+
+
+@njit(cache=True)
+def top_of_sorted_groups(group, keys, k):
+    """:func:`sims.core.choice.top_per_group` for ``group`` in ascending order: int64 indices of the ``k`` best
+    items of each group (float64 ``keys [rows, items]``), best first, groups in order."""
+    n = group.size
+    chosen = np.empty(n, np.int64)
+    top = np.empty(max(k, 1), np.int64)
+    written = 0
+    start = 0
+    while start < n:
+        end = start + 1
+        while end < n and group[end] == group[start]:
+            end += 1
+        held = 0
+        for i in range(start, end):
+            place = held
+            while place > 0 and _ranks_above(keys, i, top[place - 1]):
+                place -= 1
+            if place < k:
+                for q in range(min(held, k - 1), place, -1):
+                    top[q] = top[q - 1]
+                top[place] = i
+                held = min(held + 1, k)
+        for q in range(held):
+            chosen[written] = top[q]
+            written += 1
+        start = end
+    return chosen[:written]
