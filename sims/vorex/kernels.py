@@ -615,8 +615,9 @@ def _scan_placements(s, first, first_only, grid, free, edge, place_tables, row):
     return found
 
 
-# the lane bitboards of a map (:func:`_map_lanes`): LANE_OK + t - 1 holds the empty hexes with 6 - t covered neighbours
-LANE_FREE, LANE_EDGE, LANE_COVERED, LANE_OK = range(4)
+# the lane bitboards of a map (:func:`_map_lanes`): LANE_BLOCKED + t - 1 holds the covered hexes and the empty ones
+# with exactly 6 - t covered neighbours (a boundary hex next to t tile cells that the tile would enclose)
+LANE_FREE, LANE_EDGE, LANE_COVERED, LANE_BLOCKED = range(4)
 # the cell shifts' columns after the cells: the earlier rotation covering the same hexes (-1: none), and the shift
 SAME_ROTATION, SAME_SHIFT = TILE_HEXES, TILE_HEXES + 1
 
@@ -631,9 +632,9 @@ def new_grid(place_tables):
 
 @njit(cache=True)
 def new_lanes(place_tables):
-    """Scratch for :func:`_map_lanes` and :func:`_scan_lanes`: uint64 ``[LANE_OK + most tile cells next to a boundary
-    hex + ROTATIONS, padded words]``, the last ROTATIONS rows the legal anchors of each rotation of a scan."""
-    return np.zeros((LANE_OK + place_tables[4].max() + ROTATIONS, place_tables[10].size), np.uint64)
+    """Scratch for :func:`_map_lanes` and :func:`_scan_lanes`: uint64 ``[LANE_BLOCKED + most tile cells next to a
+    boundary hex + ROTATIONS, padded words]``, the last ROTATIONS rows the legal anchors of each rotation of a scan."""
+    return np.zeros((LANE_BLOCKED + place_tables[4].max() + ROTATIONS, place_tables[10].size), np.uint64)
 
 
 @njit(cache=True, inline="always")
@@ -649,8 +650,8 @@ def _lane_word(lanes, b, i, shift):
 def _map_lanes(g, tile, place_tables, lanes):
     """``lanes`` (:func:`new_lanes`): the map of game row ``g`` as padded bitboards on the grid (bit x % 64 of
     word pad + x // 64 for grid position x): its free hexes (empty and playable), those with a covered neighbour,
-    the covered hexes and the empty ones by their covered neighbours (LANE_OK + t - 1: exactly 6 - t). The
-    neighbours are counted 64 positions at a time, in three bit planes."""
+    the covered hexes, and with them the empty ones by their covered neighbours (LANE_BLOCKED + t - 1: exactly
+    6 - t). The neighbours are counted 64 positions at a time, in three bit planes."""
     hex_grid, playable, direction_shift = place_tables[7], place_tables[10], place_tables[11]
     words = -(-place_tables[6].size // 64)
     pad = (playable.size - words) // 2
@@ -669,14 +670,14 @@ def _map_lanes(g, tile, place_tables, lanes):
             one ^= v
             four |= two & carry
             two ^= carry
-        empty = ~lanes[LANE_COVERED, i]
-        free = playable[i] & empty
+        covered = lanes[LANE_COVERED, i]
+        free = playable[i] & ~covered
         lanes[LANE_FREE, i] = free
         lanes[LANE_EDGE, i] = free & (one | two | four)
-        for t in range(1, lanes.shape[0] - LANE_OK - ROTATIONS + 1):
+        for t in range(1, lanes.shape[0] - LANE_BLOCKED - ROTATIONS + 1):
             n = 6 - t
-            lanes[LANE_OK + t - 1, i] = (empty & (one if n & 1 else ~one) & (two if n & 2 else ~two)
-                                         & (four if n & 4 else ~four))
+            lanes[LANE_BLOCKED + t - 1, i] = covered | (~covered & (one if n & 1 else ~one) & (two if n & 2 else ~two)
+                                                        & (four if n & 4 else ~four))
 
 
 @helper
@@ -684,9 +685,13 @@ def _scan_lanes(s, first, lanes, place_tables, row):
     """Sets in ``row`` the legal placements of shape ``s`` (as :func:`_scan_placements`) on a map given by its
     lane bitboards (:func:`_map_lanes`; ``first``: no tile is down yet); true if there is one.
 
-    Per rotation, 64 anchors at a time: their 4 cells free and one touching
-    the forest, then the boundary walk of :func:`_closes_one_region` taken in
-    every lane at once (its gap count saturating in three bits). A rotation
+    Per rotation, 64 anchors at a time: their 4 cells free, then the
+    boundary walk of :func:`_closes_one_region` in every lane at once, on
+    one lane: the blocked hexes (covered, or empty and enclosed by the tile,
+    LANE_BLOCKED). An enclosed hex's neighbours along the walk are covered,
+    so every gap between blocked hexes holds a bad hex: the placement is
+    legal iff its walk meets a blocked hex (then it touches the forest) and
+    the blocked hexes form one run around it (at most one gap). A rotation
     covering the hexes of an earlier one (a symmetric shape: the cell shifts'
     columns SAME_ROTATION and SAME_SHIFT, :class:`sims.vorex.tables.Board`)
     reads that rotation's legal anchors, kept in the last rows of ``lanes``,
@@ -721,23 +726,17 @@ def _scan_lanes(s, first, lanes, place_tables, row):
                 fit = (_lane_word(lanes, LANE_FREE, i, c0) & _lane_word(lanes, LANE_FREE, i, c1)
                        & _lane_word(lanes, LANE_FREE, i, c2) & _lane_word(lanes, LANE_FREE, i, c3))
                 if fit and not first:
-                    fit &= (_lane_word(lanes, LANE_EDGE, i, c0) | _lane_word(lanes, LANE_EDGE, i, c1)
-                            | _lane_word(lanes, LANE_EDGE, i, c2) | _lane_word(lanes, LANE_EDGE, i, c3))
-                if fit and not first:
-                    seen, met, head, one, two, three = none, none, none, none, none, none
-                    for j in range(boundary_shift.shape[2]):
-                        shift = boundary_shift[s, k, j]
-                        hit = _lane_word(lanes, LANE_COVERED, i, shift)
-                        bad = ~(hit | _lane_word(lanes, LANE_OK - 1 + boundary_touch[s, k, j], i, shift))
-                        met |= hit
-                        seen &= ~hit
-                        new = bad & ~seen
-                        three |= two & new
+                    # runs of blocked hexes: their starts counted (saturating in two bits), the walk read as a cycle
+                    start_hit = _lane_word(lanes, LANE_BLOCKED - 1 + boundary_touch[s, k, 0], i, boundary_shift[s, k, 0])
+                    last, met, one, two = start_hit, start_hit, none, none
+                    for j in range(1, boundary_shift.shape[2]):
+                        hit = _lane_word(lanes, LANE_BLOCKED - 1 + boundary_touch[s, k, j], i, boundary_shift[s, k, j])
+                        new = hit & ~last
                         two |= one & new
                         one |= new
-                        head |= new & ~met
-                        seen |= new
-                    fit &= ~two | (~three & head & seen)
+                        met |= hit
+                        last = hit
+                    fit &= met & ~(two | (one & start_hit & ~last))
                 lanes[kept + k, i] = fit
             while fit:
                 x = w * 64 + lowest_bit_index(fit)
