@@ -656,7 +656,15 @@ def _map_lanes(g, tile, place_tables, lanes):
     words = -(-place_tables[6].size // 64)
     pad = (playable.size - words) // 2
     lanes[LANE_COVERED, :] = 0
-    for h in range(hex_grid.size - 2):  # the sentinels are not on the grid
+    word, bits = pad, np.uint64(0)  # the playable hexes lie on the grid in order: their bits gathered a word at a time
+    for h in range(place_tables[0]):
+        x = hex_grid[h]
+        if pad + (x >> 6) != word:
+            lanes[LANE_COVERED, word] = bits
+            word, bits = pad + (x >> 6), np.uint64(0)
+        bits |= np.uint64(tile[g, h] != EMPTY) << np.uint64(x & 63)
+    lanes[LANE_COVERED, word] |= bits
+    for h in range(place_tables[0], hex_grid.size - 2):  # the sentinels are not on the grid
         if tile[g, h] != EMPTY:
             x = hex_grid[h]
             lanes[LANE_COVERED, pad + (x >> 6)] |= np.uint64(1) << np.uint64(x & 63)
