@@ -717,15 +717,13 @@ def _scan_lanes(s, first, lanes, place_tables, row):
                 low = min(low, w)
                 high = w
     none = np.uint64(0)
-    found = False
     for k in range(ROTATIONS):
         c0, c1, c2, c3 = cell_shift[s, k, 0], cell_shift[s, k, 1], cell_shift[s, k, 2], cell_shift[s, k, 3]
         # the anchors whose cells can meet an edge hex lie in these words
         start = max(0, (low * 64 - max(max(c0, c1), max(c2, c3))) >> 6)
         stop = min(words, ((high * 64 + 63 - min(min(c0, c1), min(c2, c3))) >> 6) + 1)
         same = cell_shift[s, k, SAME_ROTATION] if not first else -1
-        if same < 0:
-            lanes[kept + k, :] = 0
+        lanes[kept + k, :] = 0
         for w in range(start, stop):
             i = pad + w
             if same >= 0:
@@ -745,15 +743,42 @@ def _scan_lanes(s, first, lanes, place_tables, row):
                         met |= hit
                         last = hit
                     fit &= met & ~(two | (one & start_hit & ~last))
-                lanes[kept + k, i] = fit
-            while fit:
-                x = w * 64 + lowest_bit_index(fit)
-                fit &= fit - np.uint64(1)
-                p = grid_hex[x] * ROTATIONS + k
-                if not first or covers_centre[s, p]:
-                    row[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
-                    found = True
+            if first and fit:
+                fit = _first_anchors(fit, w, s, k, grid_hex, covers_centre)
+            lanes[kept + k, i] = fit
+    # each anchor's legal rotations (6 bits) into the row at once, anchors a word at a time
+    last = row.size - 1
+    found = False
+    one = np.uint64(1)
+    for i in range(pad, pad + words):
+        f0, f1, f2 = lanes[kept, i], lanes[kept + 1, i], lanes[kept + 2, i]
+        f3, f4, f5 = lanes[kept + 3, i], lanes[kept + 4, i], lanes[kept + 5, i]
+        anchors = f0 | f1 | f2 | f3 | f4 | f5
+        if anchors:
+            found = True
+        while anchors:
+            j = np.uint64(lowest_bit_index(anchors))
+            anchors &= anchors - one
+            m = (((f0 >> j) & one) | (((f1 >> j) & one) << one) | (((f2 >> j) & one) << np.uint64(2))
+                 | (((f3 >> j) & one) << np.uint64(3)) | (((f4 >> j) & one) << np.uint64(4))
+                 | (((f5 >> j) & one) << np.uint64(5)))
+            p = grid_hex[(i - pad) * 64 + np.int64(j)] * ROTATIONS
+            q, r = p >> 6, np.uint64(p & 63)
+            row[q] |= m << r
+            row[min(q + 1, last)] |= (m >> one) >> (np.uint64(63) - r)
     return found
+
+
+@njit(cache=True, inline="always")
+def _first_anchors(fit, w, s, k, grid_hex, covers_centre):
+    """The anchors of ``fit`` (grid word ``w``) whose placement of shape ``s`` in rotation ``k`` covers the centre."""
+    kept = np.uint64(0)
+    while fit:
+        j = lowest_bit_index(fit)
+        fit &= fit - np.uint64(1)
+        if covers_centre[s, grid_hex[w * 64 + j] * ROTATIONS + k]:
+            kept |= np.uint64(1) << np.uint64(j)
+    return kept
 
 
 @njit(cache=True)
