@@ -828,21 +828,22 @@ def legal_bloom_row(g, free, to_move, stump, flower, group, tile, part, resource
     the mover has a flower left and (``free``: a weed bloom, no cost) the light held covers what the payment
     (:func:`bloom_payment`) takes in light. ``pay [8]`` is scratch.
 
-    The free stumps are marked in one pass, then only they are priced, 64 hexes a word: the light paid without
-    production (:func:`_light_without_production`) is the most any payment takes, and exactly what it takes when
-    none of the mover's flowers is next to the stump; only the others work out the payment."""
+    The free stumps are marked 64 hexes a word, then that word's are priced: the light paid without production
+    (:func:`_light_without_production`) is the most any payment takes, and exactly what it takes when none of the
+    mover's flowers is next to the stump; only the others work out the payment."""
     seat = to_move[g]
     can = free or flowers_left[g, seat] > 0
-    for h in range(legal.size):
-        legal[h] = can & (stump[g, h] >= 0) & (flower[g, h] < 0)
-    if free or not can:
-        return
+    priced = can and not free
     light = np.int64(resources[g, seat, 0])
     held1, held2, held3 = np.int64(resources[g, seat, 1]), np.int64(resources[g, seat, 2]), np.int64(resources[g, seat, 3])
     for w in range(-(-legal.size // 64)):
         bits = np.uint64(0)
         for j in range(min(64, legal.size - w * 64)):
-            bits |= np.uint64(legal[w * 64 + j]) << np.uint64(j)
+            ok = can & (stump[g, w * 64 + j] >= 0) & (flower[g, w * 64 + j] < 0)
+            legal[w * 64 + j] = ok
+            bits |= np.uint64(ok) << np.uint64(j)
+        if not priced:
+            continue
         while bits:
             h = w * 64 + lowest_bit_index(bits)
             bits &= bits - np.uint64(1)
