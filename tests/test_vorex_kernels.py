@@ -164,6 +164,36 @@ def test_lane_scan_finds_the_walked_placements_on_ragged_maps():
     assert assert_scans_agree(engine, tile, counts) > 10000
 
 
+def test_lane_scan_on_known_positions_touching_the_forest_twice():
+    """A bar laid E from the centre (cells (0,0) to (3,0)) on two connected forests that each meet its boundary in two
+    runs: one whose gap on the left holds 5 empty hexes (closed off: illegal), one whose gap there is the single hex
+    (-1,0), enclosed (legal, a ruin there): the blocked lane (covered, or enclosed by the tile) makes it one run. The
+    lane scan, the walk of each candidate and the reference engine agree."""
+    engine = VorexEngine(CONFIG, 2)
+    number = CONFIG.hex_number
+    closing = [(2, -1), (2, -2), (1, -2), (0, -2), (-1, -1), (-2, 0), (-2, 1), (-2, 2), (-1, 2), (0, 2), (1, 1)]
+    enclosing = [(2, -1), (1, -1), (0, -1), (-1, -1), (-2, 0), (-2, 1), (-1, 1), (0, 1)]
+    tile = np.full((2, engine.board.H + 2), EMPTY, np.int16)
+    for g, forest in enumerate((closing, enclosing)):
+        tile[g, [number[h] for h in forest]] = 0
+    counts = np.ones(2, np.int16)
+    bar = list(CONFIG.tile_shape).index(0)
+    p = number[(0, 0)] * ROTATIONS  # the bar's anchor, rotation 0 (E)
+    games, shapes = np.arange(2, dtype=np.int64), np.zeros(2, np.int64)
+    words = engine.board.place_rows // 64
+    fast = legal_placements(games, shapes, False, tile, counts, engine.place_tables, words)
+    walked = walked_placements(games, shapes, tile, counts, engine.place_tables, words)
+    assert np.array_equal(fast, walked)
+    assert [bool(fast[g, p >> 6] >> np.uint64(p & 63) & np.uint64(1)) for g in range(2)] == [False, True]
+    game = VorexGame(CONFIG, 2, 0)
+    ruins = []
+    for g in range(2):
+        game.tile_at = [int(x) for x in tile[g, :engine.board.H]]
+        game.placed_tiles = [0]
+        ruins.append(game.placement_ruins(game.placement_cells(bar, number[(0, 0)], 0)))
+    assert ruins == [None, [number[(-1, 0)]]]
+
+
 @njit(cache=True)
 def paid_blooms(rows, free, to_move, stump, flower, group, tile, part, resources, production, flowers_left,
                 tile_cost, neighbours, legal):

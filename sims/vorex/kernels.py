@@ -615,8 +615,9 @@ def _scan_placements(s, first, first_only, grid, free, edge, place_tables, row):
     return found
 
 
-# the lane bitboards of a map (:func:`_map_lanes`): LANE_OK + t - 1 holds the empty hexes with 6 - t covered neighbours
-LANE_FREE, LANE_EDGE, LANE_COVERED, LANE_OK = range(4)
+# the lane bitboards of a map (:func:`_map_lanes`): LANE_BLOCKED + t - 1 holds the covered hexes and the empty ones
+# with exactly 6 - t covered neighbours (a boundary hex next to t tile cells that the tile would enclose)
+LANE_FREE, LANE_EDGE, LANE_COVERED, LANE_BLOCKED = range(4)
 # the cell shifts' columns after the cells: the earlier rotation covering the same hexes (-1: none), and the shift
 SAME_ROTATION, SAME_SHIFT = TILE_HEXES, TILE_HEXES + 1
 
@@ -631,9 +632,9 @@ def new_grid(place_tables):
 
 @njit(cache=True)
 def new_lanes(place_tables):
-    """Scratch for :func:`_map_lanes` and :func:`_scan_lanes`: uint64 ``[LANE_OK + most tile cells next to a boundary
-    hex + ROTATIONS, padded words]``, the last ROTATIONS rows the legal anchors of each rotation of a scan."""
-    return np.zeros((LANE_OK + place_tables[4].max() + ROTATIONS, place_tables[10].size), np.uint64)
+    """Scratch for :func:`_map_lanes` and :func:`_scan_lanes`: uint64 ``[LANE_BLOCKED + most tile cells next to a
+    boundary hex + ROTATIONS, padded words]``, the last ROTATIONS rows the legal anchors of each rotation of a scan."""
+    return np.zeros((LANE_BLOCKED + place_tables[4].max() + ROTATIONS, place_tables[10].size), np.uint64)
 
 
 @njit(cache=True, inline="always")
@@ -649,13 +650,21 @@ def _lane_word(lanes, b, i, shift):
 def _map_lanes(g, tile, place_tables, lanes):
     """``lanes`` (:func:`new_lanes`): the map of game row ``g`` as padded bitboards on the grid (bit x % 64 of
     word pad + x // 64 for grid position x): its free hexes (empty and playable), those with a covered neighbour,
-    the covered hexes and the empty ones by their covered neighbours (LANE_OK + t - 1: exactly 6 - t). The
-    neighbours are counted 64 positions at a time, in three bit planes."""
+    the covered hexes, and with them the empty ones by their covered neighbours (LANE_BLOCKED + t - 1: exactly
+    6 - t). The neighbours are counted 64 positions at a time, in three bit planes."""
     hex_grid, playable, direction_shift = place_tables[7], place_tables[10], place_tables[11]
     words = -(-place_tables[6].size // 64)
     pad = (playable.size - words) // 2
     lanes[LANE_COVERED, :] = 0
-    for h in range(hex_grid.size - 2):  # the sentinels are not on the grid
+    word, bits = pad, np.uint64(0)  # the playable hexes lie on the grid in order: their bits gathered a word at a time
+    for h in range(place_tables[0]):
+        x = hex_grid[h]
+        if pad + (x >> 6) != word:
+            lanes[LANE_COVERED, word] = bits
+            word, bits = pad + (x >> 6), np.uint64(0)
+        bits |= np.uint64(tile[g, h] != EMPTY) << np.uint64(x & 63)
+    lanes[LANE_COVERED, word] |= bits
+    for h in range(place_tables[0], hex_grid.size - 2):  # the sentinels are not on the grid
         if tile[g, h] != EMPTY:
             x = hex_grid[h]
             lanes[LANE_COVERED, pad + (x >> 6)] |= np.uint64(1) << np.uint64(x & 63)
@@ -669,14 +678,14 @@ def _map_lanes(g, tile, place_tables, lanes):
             one ^= v
             four |= two & carry
             two ^= carry
-        empty = ~lanes[LANE_COVERED, i]
-        free = playable[i] & empty
+        covered = lanes[LANE_COVERED, i]
+        free = playable[i] & ~covered
         lanes[LANE_FREE, i] = free
         lanes[LANE_EDGE, i] = free & (one | two | four)
-        for t in range(1, lanes.shape[0] - LANE_OK - ROTATIONS + 1):
+        for t in range(1, lanes.shape[0] - LANE_BLOCKED - ROTATIONS + 1):
             n = 6 - t
-            lanes[LANE_OK + t - 1, i] = (empty & (one if n & 1 else ~one) & (two if n & 2 else ~two)
-                                         & (four if n & 4 else ~four))
+            lanes[LANE_BLOCKED + t - 1, i] = covered | (~covered & (one if n & 1 else ~one) & (two if n & 2 else ~two)
+                                                        & (four if n & 4 else ~four))
 
 
 @helper
@@ -684,9 +693,13 @@ def _scan_lanes(s, first, lanes, place_tables, row):
     """Sets in ``row`` the legal placements of shape ``s`` (as :func:`_scan_placements`) on a map given by its
     lane bitboards (:func:`_map_lanes`; ``first``: no tile is down yet); true if there is one.
 
-    Per rotation, 64 anchors at a time: their 4 cells free and one touching
-    the forest, then the boundary walk of :func:`_closes_one_region` taken in
-    every lane at once (its gap count saturating in three bits). A rotation
+    Per rotation, 64 anchors at a time: their 4 cells free, then the
+    boundary walk of :func:`_closes_one_region` in every lane at once, on
+    one lane: the blocked hexes (covered, or empty and enclosed by the tile,
+    LANE_BLOCKED). An enclosed hex's neighbours along the walk are covered,
+    so every gap between blocked hexes holds a bad hex: the placement is
+    legal iff its walk meets a blocked hex (then it touches the forest) and
+    the blocked hexes form one run around it (at most one gap). A rotation
     covering the hexes of an earlier one (a symmetric shape: the cell shifts'
     columns SAME_ROTATION and SAME_SHIFT, :class:`sims.vorex.tables.Board`)
     reads that rotation's legal anchors, kept in the last rows of ``lanes``,
@@ -704,15 +717,13 @@ def _scan_lanes(s, first, lanes, place_tables, row):
                 low = min(low, w)
                 high = w
     none = np.uint64(0)
-    found = False
     for k in range(ROTATIONS):
         c0, c1, c2, c3 = cell_shift[s, k, 0], cell_shift[s, k, 1], cell_shift[s, k, 2], cell_shift[s, k, 3]
         # the anchors whose cells can meet an edge hex lie in these words
         start = max(0, (low * 64 - max(max(c0, c1), max(c2, c3))) >> 6)
         stop = min(words, ((high * 64 + 63 - min(min(c0, c1), min(c2, c3))) >> 6) + 1)
         same = cell_shift[s, k, SAME_ROTATION] if not first else -1
-        if same < 0:
-            lanes[kept + k, :] = 0
+        lanes[kept + k, :] = 0
         for w in range(start, stop):
             i = pad + w
             if same >= 0:
@@ -721,32 +732,53 @@ def _scan_lanes(s, first, lanes, place_tables, row):
                 fit = (_lane_word(lanes, LANE_FREE, i, c0) & _lane_word(lanes, LANE_FREE, i, c1)
                        & _lane_word(lanes, LANE_FREE, i, c2) & _lane_word(lanes, LANE_FREE, i, c3))
                 if fit and not first:
-                    fit &= (_lane_word(lanes, LANE_EDGE, i, c0) | _lane_word(lanes, LANE_EDGE, i, c1)
-                            | _lane_word(lanes, LANE_EDGE, i, c2) | _lane_word(lanes, LANE_EDGE, i, c3))
-                if fit and not first:
-                    seen, met, head, one, two, three = none, none, none, none, none, none
-                    for j in range(boundary_shift.shape[2]):
-                        shift = boundary_shift[s, k, j]
-                        hit = _lane_word(lanes, LANE_COVERED, i, shift)
-                        bad = ~(hit | _lane_word(lanes, LANE_OK - 1 + boundary_touch[s, k, j], i, shift))
-                        met |= hit
-                        seen &= ~hit
-                        new = bad & ~seen
-                        three |= two & new
+                    # runs of blocked hexes: their starts counted (saturating in two bits), the walk read as a cycle
+                    start_hit = _lane_word(lanes, LANE_BLOCKED - 1 + boundary_touch[s, k, 0], i, boundary_shift[s, k, 0])
+                    last, met, one, two = start_hit, start_hit, none, none
+                    for j in range(1, boundary_shift.shape[2]):
+                        hit = _lane_word(lanes, LANE_BLOCKED - 1 + boundary_touch[s, k, j], i, boundary_shift[s, k, j])
+                        new = hit & ~last
                         two |= one & new
                         one |= new
-                        head |= new & ~met
-                        seen |= new
-                    fit &= ~two | (~three & head & seen)
-                lanes[kept + k, i] = fit
-            while fit:
-                x = w * 64 + lowest_bit_index(fit)
-                fit &= fit - np.uint64(1)
-                p = grid_hex[x] * ROTATIONS + k
-                if not first or covers_centre[s, p]:
-                    row[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
-                    found = True
+                        met |= hit
+                        last = hit
+                    fit &= met & ~(two | (one & start_hit & ~last))
+            if first and fit:
+                fit = _first_anchors(fit, w, s, k, grid_hex, covers_centre)
+            lanes[kept + k, i] = fit
+    # each anchor's legal rotations (6 bits) into the row at once, anchors a word at a time
+    last = row.size - 1
+    found = False
+    one = np.uint64(1)
+    for i in range(pad, pad + words):
+        f0, f1, f2 = lanes[kept, i], lanes[kept + 1, i], lanes[kept + 2, i]
+        f3, f4, f5 = lanes[kept + 3, i], lanes[kept + 4, i], lanes[kept + 5, i]
+        anchors = f0 | f1 | f2 | f3 | f4 | f5
+        if anchors:
+            found = True
+        while anchors:
+            j = np.uint64(lowest_bit_index(anchors))
+            anchors &= anchors - one
+            m = (((f0 >> j) & one) | (((f1 >> j) & one) << one) | (((f2 >> j) & one) << np.uint64(2))
+                 | (((f3 >> j) & one) << np.uint64(3)) | (((f4 >> j) & one) << np.uint64(4))
+                 | (((f5 >> j) & one) << np.uint64(5)))
+            p = grid_hex[(i - pad) * 64 + np.int64(j)] * ROTATIONS
+            q, r = p >> 6, np.uint64(p & 63)
+            row[q] |= m << r
+            row[min(q + 1, last)] |= (m >> one) >> (np.uint64(63) - r)
     return found
+
+
+@njit(cache=True, inline="always")
+def _first_anchors(fit, w, s, k, grid_hex, covers_centre):
+    """The anchors of ``fit`` (grid word ``w``) whose placement of shape ``s`` in rotation ``k`` covers the centre."""
+    kept = np.uint64(0)
+    while fit:
+        j = lowest_bit_index(fit)
+        fit &= fit - np.uint64(1)
+        if covers_centre[s, grid_hex[w * 64 + j] * ROTATIONS + k]:
+            kept |= np.uint64(1) << np.uint64(j)
+    return kept
 
 
 @njit(cache=True)
@@ -796,21 +828,22 @@ def legal_bloom_row(g, free, to_move, stump, flower, group, tile, part, resource
     the mover has a flower left and (``free``: a weed bloom, no cost) the light held covers what the payment
     (:func:`bloom_payment`) takes in light. ``pay [8]`` is scratch.
 
-    The free stumps are marked in one pass, then only they are priced, 64 hexes a word: the light paid without
-    production (:func:`_light_without_production`) is the most any payment takes, and exactly what it takes when
-    none of the mover's flowers is next to the stump; only the others work out the payment."""
+    The free stumps are marked 64 hexes a word, then that word's are priced: the light paid without production
+    (:func:`_light_without_production`) is the most any payment takes, and exactly what it takes when none of the
+    mover's flowers is next to the stump; only the others work out the payment."""
     seat = to_move[g]
     can = free or flowers_left[g, seat] > 0
-    for h in range(legal.size):
-        legal[h] = can & (stump[g, h] >= 0) & (flower[g, h] < 0)
-    if free or not can:
-        return
+    priced = can and not free
     light = np.int64(resources[g, seat, 0])
     held1, held2, held3 = np.int64(resources[g, seat, 1]), np.int64(resources[g, seat, 2]), np.int64(resources[g, seat, 3])
     for w in range(-(-legal.size // 64)):
         bits = np.uint64(0)
         for j in range(min(64, legal.size - w * 64)):
-            bits |= np.uint64(legal[w * 64 + j]) << np.uint64(j)
+            ok = can & (stump[g, w * 64 + j] >= 0) & (flower[g, w * 64 + j] < 0)
+            legal[w * 64 + j] = ok
+            bits |= np.uint64(ok) << np.uint64(j)
+        if not priced:
+            continue
         while bits:
             h = w * 64 + lowest_bit_index(bits)
             bits &= bits - np.uint64(1)
