@@ -50,7 +50,7 @@ def _copy_game(g, game, one):
         left1[s] = flowers_left[g, s]
 
 
-@inner
+@inlined
 def _played_placement(g, s, p, t, slot, ends, mover, got, game, tables, place_tables, light_hex, open_nb, one,
                       scratch):
     """The one-game copy ``one`` of game row ``g`` after placement ``p`` of tile ``t`` (shape ``s``): the ruins
@@ -119,7 +119,7 @@ def _light_flower(g, mover, light, game, tables, one, scratch):
     _flower_and_ruins(np.int64(light), mover, one, neighbours, solo, ruins, columns[0])
 
 
-@inner
+@inlined
 def _copy_features(mover, one, tables, scratch, found):
     """``found [6]``: the features for ``mover`` of the one-game copy ``one``."""
     neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
@@ -202,7 +202,7 @@ def _production_held(g, seat, flower, kind, out):
             out[kind[g, h] - FIRST_PRODUCTION] += 1
 
 
-@inner
+@inlined
 def _played_bloom(g, h, mover, pays, game, tables, production, tile_cost, supply, one, scratch, stock):
     """The one-game copy ``one`` of game row ``g`` after ``mover`` blooms stump ``h``: the payment (``pays``: not
     a weed bloom, :func:`bloom_payment`), the flower (groups merge), the complete ruins next to it settle
@@ -257,12 +257,45 @@ def _offer(i, a, found, weights, stream, every, j, index, action, value, tie):
     return _offer_value(i, a, _weigh(found, weights), stream, every, j, index, action, value, tie)
 
 
+GreedyScratch = namedtuple("GreedyScratch", (
+    "found", "plain", "known", "base", "lit_base", "open_nb", "arid_nb", "base_states", "got", "stock", "formed",
+    "seen", "owners", "one", "work", "zone", "cover", "saved", "base_open", "hot", "busy", "busy_at", "stamps"))
+
+
+@njit(cache=True)
+def greedy_scratch(tile, part, kind, flower, group, green, brown, resources, tiles_on_map, settled, tile_value,
+                   around, around_touches, place_tables):
+    """The scratch of :func:`greedy_choice` for a state of these arrays and tables."""
+    players = resources.shape[1]
+    placements = around.shape[1]
+    W = tile.shape[1]
+    cells = place_tables[2]
+    one = (np.empty((1, W), tile.dtype), np.empty((1, W), part.dtype), np.empty((1, W), kind.dtype),
+           np.empty((1, W), flower.dtype), np.empty((1, W), group.dtype), np.empty(1, green.dtype),
+           np.empty(1, brown.dtype), np.empty((1,) + resources.shape[1:], resources.dtype),
+           np.empty(1, tiles_on_map.dtype), np.empty(players, np.int64), np.empty((1, W), settled.dtype))
+    G = place_tables[6].size
+    grid = (np.zeros(G, np.int64), np.zeros(-(-G // 64), np.uint64), np.zeros(-(-G // 64), np.uint64))
+    work = (np.zeros((4, players), np.int64), np.zeros((players, tile_value.shape[0]), np.int64), np.zeros(W, np.int64),
+            np.zeros(W, np.bool_), np.zeros(W, np.int64), grid, np.zeros(-(-placements // 64), np.uint64),
+            np.zeros(around.shape[2] + cells.shape[2], np.int64))
+    cover = np.zeros(around.shape[2] + cells.shape[2], np.int64)
+    return GreedyScratch(
+        np.zeros(6, np.int64), np.zeros(2), np.zeros(2, np.bool_), np.zeros(6, np.int64), np.zeros(6, np.int64),
+        np.zeros(W, np.int64), np.zeros(W, np.int64), np.zeros(W, np.int64), np.zeros(4, np.int64),
+        np.zeros(12, np.int64), np.zeros(around.shape[2], np.int64), np.zeros(W, np.bool_),
+        np.zeros(players, np.int64), one, work, np.zeros(W, np.int64), cover, np.zeros(14 * cover.size, np.int64),
+        (np.zeros(grid[1].size, np.uint64), np.zeros(grid[1].size, np.uint64)),
+        np.zeros((around_touches.max(), grid[1].size), np.uint64), np.zeros((6, grid[1].size), np.uint64),
+        np.zeros((6, grid[1].size), np.int64), np.zeros(2, np.int64))
+
+
 @njit(cache=True)
 def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, key, decisions, codes, tile, part,
                   kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled, production, phase,
                   to_move, face_up, setup_tiles, light_hex, supply, neighbours, tile_value, tile_stumps, solo,
                   tile_shape, tile_kind, tile_beetles, tile_cost, setup_beetles, arid_cells, around, around_touch,
-                  around_cell_bits, around_shift, around_touches, place_tables):
+                  around_cell_bits, around_shift, around_touches, place_tables, gs):
     """The greedy values of the legal actions of games ``rows`` for the mover: ``sum(weights[c] * features[c])``
     over the features after the action, summed in feature order, and the noise
     ``noise(noise_stream(seeds[g], key, decisions[g]), action)``. The legal actions: blooms ``blooms [n, P]``,
@@ -293,6 +326,8 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
     :func:`_busy_word`) mark the anchors whose placement touches a hex that
     could become a ruin or move G1 or G3; every other placement forms no ruin
     and changes no point, and skips those checks.
+
+    ``gs``: the scratch (:func:`greedy_scratch`), kept between calls (the planner's rollouts make it once for all).
     """
     first_bloom, first_place, draw_action, decline_action = codes[0], codes[1], codes[2], codes[3]
     setup, weed_expand, weed_bloom = codes[4], codes[5], codes[6]
@@ -312,61 +347,6 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
     action = np.full(size, -1, np.int64)
     value = np.full(size, -np.inf)
     tie = np.full(size, -1.0)
-    gs = greedy_scratch(tile, part, kind, flower, group, green, brown, resources, tiles_on_map, settled, tile_value,
-                        around, around_touches, place_tables)
-    _greedy_rows(rows, blooms, places, draw, decline, every, weights, seeds, key, decisions, codes, tile, part, kind,
-                 flower, group, green, brown, resources, tiles_on_map, flowers_left, settled, production, phase,
-                 to_move, face_up, setup_tiles, light_hex, supply, neighbours, tile_value, tile_stumps, solo,
-                 tile_shape, tile_kind, tile_beetles, tile_cost, setup_beetles, arid_cells, around, around_touch,
-                 around_cell_bits, around_shift, around_touches, place_tables, gs, index, action, value, tie)
-    return index, action, value, tie
-
-
-GreedyScratch = namedtuple("GreedyScratch", (
-    "found", "plain", "known", "base", "lit_base", "open_nb", "arid_nb", "base_states", "got", "stock", "formed",
-    "seen", "owners", "one", "work", "zone", "cover", "saved", "base_open", "hot", "busy", "busy_at", "stamps"))
-
-
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def greedy_scratch(tile, part, kind, flower, group, green, brown, resources, tiles_on_map, settled, tile_value,
-                   around, around_touches, place_tables):
-    """The scratch of :func:`_greedy_rows`, made once per kernel call (the planner's rollouts: once for all)."""
-    players = resources.shape[1]
-    placements = around.shape[1]
-    W = tile.shape[1]
-    cells = place_tables[2]
-    one = (np.empty((1, W), tile.dtype), np.empty((1, W), part.dtype), np.empty((1, W), kind.dtype),
-           np.empty((1, W), flower.dtype), np.empty((1, W), group.dtype), np.empty(1, green.dtype),
-           np.empty(1, brown.dtype), np.empty((1,) + resources.shape[1:], resources.dtype),
-           np.empty(1, tiles_on_map.dtype), np.empty(players, np.int64), np.empty((1, W), settled.dtype))
-    G = place_tables[6].size
-    grid = (np.zeros(G, np.int64), np.zeros(-(-G // 64), np.uint64), np.zeros(-(-G // 64), np.uint64))
-    work = (np.zeros((4, players), np.int64), np.zeros((players, tile_value.shape[0]), np.int64), np.zeros(W, np.int64),
-            np.zeros(W, np.bool_), np.zeros(W, np.int64), grid, np.zeros(-(-placements // 64), np.uint64),
-            np.zeros(around.shape[2] + cells.shape[2], np.int64))
-    cover = np.zeros(around.shape[2] + cells.shape[2], np.int64)
-    return GreedyScratch(
-        np.zeros(6, np.int64), np.zeros(2), np.zeros(2, np.bool_), np.zeros(6, np.int64), np.zeros(6, np.int64),
-        np.zeros(W, np.int64), np.zeros(W, np.int64), np.zeros(W, np.int64), np.zeros(4, np.int64),
-        np.zeros(12, np.int64), np.zeros(around.shape[2], np.int64), np.zeros(W, np.bool_),
-        np.zeros(players, np.int64), one, work, np.zeros(W, np.int64), cover, np.zeros(14 * cover.size, np.int64),
-        (np.zeros(grid[1].size, np.uint64), np.zeros(grid[1].size, np.uint64)),
-        np.zeros((around_touches.max(), grid[1].size), np.uint64), np.zeros((6, grid[1].size), np.uint64),
-        np.zeros((6, grid[1].size), np.int64), np.zeros(2, np.int64))
-
-
-@inner
-def _greedy_rows(rows, blooms, places, draw, decline, every, weights, seeds, key, decisions, codes, tile, part, kind,
-                 flower, group, green, brown, resources, tiles_on_map, flowers_left, settled, production, phase,
-                 to_move, face_up, setup_tiles, light_hex, supply, neighbours, tile_value, tile_stumps, solo,
-                 tile_shape, tile_kind, tile_beetles, tile_cost, setup_beetles, arid_cells, around, around_touch,
-                 around_cell_bits, around_shift, around_touches, place_tables, gs, index, action, value, tie):
-    """:func:`greedy_choice` into ``index``, ``action``, ``value``, ``tie`` (with ``every``, sized to the legal
-    actions), with the scratch ``gs`` (:func:`greedy_scratch`)."""
-    first_bloom, first_place, draw_action, decline_action = codes[0], codes[1], codes[2], codes[3]
-    setup, weed_expand, weed_bloom = codes[4], codes[5], codes[6]
-    n = rows.size
-    slots, words = places.shape[1], places.shape[2]
     placements = around.shape[1]
     neighbours_ext = place_tables[1]
     cells = place_tables[2]
@@ -381,8 +361,6 @@ def _greedy_rows(rows, blooms, places, draw, decline, every, weights, seeds, key
     hex_grid = place_tables[7]
     j = np.int64(0)
     for i in range(n):
-        if not every:
-            action[i], value[i], tie[i] = -1, -np.inf, -1.0
         g = rows[i]
         mover = np.int64(to_move[g])
         weed = solo and mover == 1
@@ -498,8 +476,10 @@ def _greedy_rows(rows, blooms, places, draw, decline, every, weights, seeds, key
             j = _offer(i, decline_action, base, weights, stream, every, j, index, action, value, tie)
     gs.stamps[0], gs.stamps[1] = stamp, busy_stamp
     if not every:
-        for i in range(n):
-            index[i] = i
+        index[:] = np.arange(n)
+    return index, action, value, tie
+
+
 
 
 @inner
@@ -547,7 +527,6 @@ def roll_out(a, t, extra, codes, seeds, decisions, weights, keys, seat, start_tu
     found = np.zeros(6, np.int64)
     gs = greedy_scratch(a.tile, a.part, a.kind, a.flower, a.group, a.green, a.brown, a.resources, a.tiles_on_map,
                         a.settled, t.tile_value, t.around, around_touches, t.place_tables)
-    index, chosen, value, tie = np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1), np.zeros(1)
     for g in range(worth.size):
         taken = 0
         while taken < depth and not a.done[g]:
@@ -564,13 +543,13 @@ def roll_out(a, t, extra, codes, seeds, decisions, weights, keys, seat, start_tu
                 if s.tiles[k] >= 0:
                     places1[0, k, :] = a.place_cache[g, t.tile_shape[s.tiles[k]]]
             row[0] = g
-            _greedy_rows(
+            chosen = greedy_choice(
                 row, blooms1, places1, draw1, decline1, every, weights, seeds, keys[a.to_move[g]], decisions, codes,
                 a.tile, a.part, a.kind, a.flower, a.group, a.green, a.brown, a.resources, a.tiles_on_map,
                 a.flowers_left, a.settled, a.production, a.phase, a.to_move, a.face_up, a.setup_tiles, a.light_hex,
                 a.supply, t.neighbours, t.tile_value, t.tile_stumps, t.solo, t.tile_shape, t.tile_kind,
                 t.tile_beetles, t.tile_cost, t.setup_beetles, arid_cells, t.around, t.around_touch, around_cell_bits,
-                around_shift, around_touches, t.place_tables, gs, index, chosen, value, tie)
+                around_shift, around_touches, t.place_tables, gs)[1]
             step_one(g, chosen[0], stamp, a, t, log, stump_log, np.bool_(False), s)
             decisions[g] += 1
             taken += 1
