@@ -119,7 +119,7 @@ def _light_flower(g, mover, light, game, tables, one, scratch):
     _flower_and_ruins(np.int64(light), mover, one, neighbours, solo, ruins, columns[0])
 
 
-@inner
+@inlined
 def _copy_features(mover, one, tables, scratch, found):
     """``found [6]``: the features for ``mover`` of the one-game copy ``one``."""
     neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
@@ -202,7 +202,7 @@ def _production_held(g, seat, flower, kind, out):
             out[kind[g, h] - FIRST_PRODUCTION] += 1
 
 
-@inner
+@inlined
 def _played_bloom(g, h, mover, pays, game, tables, production, tile_cost, supply, one, scratch, stock):
     """The one-game copy ``one`` of game row ``g`` after ``mover`` blooms stump ``h``: the payment (``pays``: not
     a weed bloom, :func:`bloom_payment`), the flower (groups merge), the complete ruins next to it settle
