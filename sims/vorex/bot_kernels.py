@@ -10,10 +10,12 @@ features as :func:`sims.vorex.kernels.seat_features`.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import inner, lowest_bit_index, noise, noise_stream, popcount
+from sims.core.kernels import inlined, inner, lowest_bit_index, noise, noise_stream, popcount
 from sims.vorex.config import END_REASONS, LIGHT
 from sims.vorex.kernels import (
     _read_at,
@@ -117,7 +119,7 @@ def _light_flower(g, mover, light, game, tables, one, scratch):
     _flower_and_ruins(np.int64(light), mover, one, neighbours, solo, ruins, columns[0])
 
 
-@inner
+@inlined
 def _copy_features(mover, one, tables, scratch, found):
     """``found [6]``: the features for ``mover`` of the one-game copy ``one``."""
     neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo = tables
@@ -156,7 +158,7 @@ def _setup_certain(places, slot, tiles, tile_shape, cells, boundary, zone, stamp
     return False
 
 
-@inner
+@inlined
 def _hot_hexes(g, tile, flower, objective, scorer, open_nb, arid_nb, hex_grid, hot):
     """``hot [T, grid words]``, grid bitboards (bit x % 64 of word x // 64 for grid position x): for each count
     ``t + 1`` of a placement's cells next to a hex, the hexes whose change a placement so touching them can value.
@@ -177,7 +179,7 @@ def _hot_hexes(g, tile, flower, objective, scorer, open_nb, arid_nb, hex_grid, h
                 hot[t, x >> 6] |= bit
 
 
-@inner
+@inlined
 def _busy_word(s, k, w, hot, around_shift, around_touches):
     """Word ``w`` of the grid bitboard of the anchors whose placement of shape ``s`` in rotation ``k`` touches a
     hot hex (:func:`_hot_hexes`) with the matching count of its cells; the others form no ruin and change no
@@ -200,7 +202,7 @@ def _production_held(g, seat, flower, kind, out):
             out[kind[g, h] - FIRST_PRODUCTION] += 1
 
 
-@inner
+@inlined
 def _played_bloom(g, h, mover, pays, game, tables, production, tile_cost, supply, one, scratch, stock):
     """The one-game copy ``one`` of game row ``g`` after ``mover`` blooms stump ``h``: the payment (``pays``: not
     a weed bloom, :func:`bloom_payment`), the flower (groups merge), the complete ruins next to it settle
@@ -255,12 +257,45 @@ def _offer(i, a, found, weights, stream, every, j, index, action, value, tie):
     return _offer_value(i, a, _weigh(found, weights), stream, every, j, index, action, value, tie)
 
 
+GreedyScratch = namedtuple("GreedyScratch", (
+    "found", "plain", "known", "base", "lit_base", "open_nb", "arid_nb", "base_states", "got", "stock", "formed",
+    "seen", "owners", "one", "work", "zone", "cover", "saved", "base_open", "hot", "busy", "busy_at", "stamps"))
+
+
+@njit(cache=True)
+def greedy_scratch(tile, part, kind, flower, group, green, brown, resources, tiles_on_map, settled, tile_value,
+                   around, around_touches, place_tables):
+    """The scratch of :func:`greedy_choice` for a state of these arrays and tables."""
+    players = resources.shape[1]
+    placements = around.shape[1]
+    W = tile.shape[1]
+    cells = place_tables[2]
+    one = (np.empty((1, W), tile.dtype), np.empty((1, W), part.dtype), np.empty((1, W), kind.dtype),
+           np.empty((1, W), flower.dtype), np.empty((1, W), group.dtype), np.empty(1, green.dtype),
+           np.empty(1, brown.dtype), np.empty((1,) + resources.shape[1:], resources.dtype),
+           np.empty(1, tiles_on_map.dtype), np.empty(players, np.int64), np.empty((1, W), settled.dtype))
+    G = place_tables[6].size
+    grid = (np.zeros(G, np.int64), np.zeros(-(-G // 64), np.uint64), np.zeros(-(-G // 64), np.uint64))
+    work = (np.zeros((4, players), np.int64), np.zeros((players, tile_value.shape[0]), np.int64), np.zeros(W, np.int64),
+            np.zeros(W, np.bool_), np.zeros(W, np.int64), grid, np.zeros(-(-placements // 64), np.uint64),
+            np.zeros(around.shape[2] + cells.shape[2], np.int64))
+    cover = np.zeros(around.shape[2] + cells.shape[2], np.int64)
+    return GreedyScratch(
+        np.zeros(6, np.int64), np.zeros(2), np.zeros(2, np.bool_), np.zeros(6, np.int64), np.zeros(6, np.int64),
+        np.zeros(W, np.int64), np.zeros(W, np.int64), np.zeros(W, np.int64), np.zeros(4, np.int64),
+        np.zeros(12, np.int64), np.zeros(around.shape[2], np.int64), np.zeros(W, np.bool_),
+        np.zeros(players, np.int64), one, work, np.zeros(W, np.int64), cover, np.zeros(14 * cover.size, np.int64),
+        (np.zeros(grid[1].size, np.uint64), np.zeros(grid[1].size, np.uint64)),
+        np.zeros((around_touches.max(), grid[1].size), np.uint64), np.zeros((6, grid[1].size), np.uint64),
+        np.zeros((6, grid[1].size), np.int64), np.zeros(2, np.int64))
+
+
 @njit(cache=True)
 def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, key, decisions, codes, tile, part,
                   kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled, production, phase,
                   to_move, face_up, setup_tiles, light_hex, supply, neighbours, tile_value, tile_stumps, solo,
                   tile_shape, tile_kind, tile_beetles, tile_cost, setup_beetles, arid_cells, around, around_touch,
-                  around_cell_bits, around_shift, around_touches, place_tables):
+                  around_cell_bits, around_shift, around_touches, place_tables, gs):
     """The greedy values of the legal actions of games ``rows`` for the mover: ``sum(weights[c] * features[c])``
     over the features after the action, summed in feature order, and the noise
     ``noise(noise_stream(seeds[g], key, decisions[g]), action)``. The legal actions: blooms ``blooms [n, P]``,
@@ -291,6 +326,8 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
     :func:`_busy_word`) mark the anchors whose placement touches a hex that
     could become a ruin or move G1 or G3; every other placement forms no ruin
     and changes no point, and skips those checks.
+
+    ``gs``: the scratch (:func:`greedy_scratch`), kept between calls (the planner's rollouts make it once for all).
     """
     first_bloom, first_place, draw_action, decline_action = codes[0], codes[1], codes[2], codes[3]
     setup, weed_expand, weed_bloom = codes[4], codes[5], codes[6]
@@ -310,47 +347,17 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
     action = np.full(size, -1, np.int64)
     value = np.full(size, -np.inf)
     tie = np.full(size, -1.0)
-    players = resources.shape[1]
     placements = around.shape[1]
-    W = tile.shape[1]
     neighbours_ext = place_tables[1]
     cells = place_tables[2]
-    found = np.zeros(6, np.int64)
-    plain = np.zeros(2)
-    known = np.zeros(2, np.bool_)
-    base = np.zeros(6, np.int64)
-    lit_base = np.zeros(6, np.int64)
-    columns = np.zeros((4, players), np.int64)
-    per_tile = np.zeros((players, tile_value.shape[0]), np.int64)
-    group_size = np.zeros(W, np.int64)
-    group_prod = np.zeros(W, np.bool_)
-    open_nb = np.zeros(W, np.int64)
-    arid_nb = np.zeros(W, np.int64)
-    base_states = np.zeros(W, np.int64)
-    got = np.zeros(4, np.int64)
-    stock = np.zeros(12, np.int64)
-    formed = np.zeros(around.shape[2], np.int64)
-    seen = np.zeros(W, np.bool_)
-    owners = np.zeros(players, np.int64)
+    found, plain, known, base, lit_base = gs.found, gs.plain, gs.known, gs.base, gs.lit_base
+    open_nb, arid_nb, base_states, got, stock, formed = gs.open_nb, gs.arid_nb, gs.base_states, gs.got, gs.stock, gs.formed
+    seen, owners, one, scratch, zone, cover, saved = gs.seen, gs.owners, gs.one, gs.work, gs.zone, gs.cover, gs.saved
+    base_open, hot, busy, busy_at = gs.base_open, gs.hot, gs.busy, gs.busy_at
+    columns, per_tile, group_size, group_prod, grid = scratch[0], scratch[1], scratch[2], scratch[3], scratch[5]
     game = (tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled)
     tables = (neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo)
-    one = (np.empty((1, W), tile.dtype), np.empty((1, W), part.dtype), np.empty((1, W), kind.dtype),
-           np.empty((1, W), flower.dtype), np.empty((1, W), group.dtype), np.empty(1, green.dtype),
-           np.empty(1, brown.dtype), np.empty((1,) + resources.shape[1:], resources.dtype),
-           np.empty(1, tiles_on_map.dtype), np.empty(players, np.int64), np.empty((1, W), settled.dtype))
-    G = place_tables[6].size
-    grid = (np.zeros(G, np.int64), np.zeros(-(-G // 64), np.uint64), np.zeros(-(-G // 64), np.uint64))
-    scratch = (columns, per_tile, group_size, group_prod, np.zeros(W, np.int64), grid,
-               np.zeros(-(-placements // 64), np.uint64), np.zeros(around.shape[2] + cells.shape[2], np.int64))
-    zone = np.zeros(W, np.int64)
-    cover = np.zeros(around.shape[2] + cells.shape[2], np.int64)
-    saved = np.zeros(14 * cover.size, np.int64)
-    base_open = (np.zeros(grid[1].size, np.uint64), np.zeros(grid[1].size, np.uint64))
-    stamp = 0
-    hot = np.zeros((around_touches.max(), grid[1].size), np.uint64)
-    busy = np.zeros((6, grid[1].size), np.uint64)
-    busy_at = np.zeros((6, grid[1].size), np.int64)
-    busy_stamp = 0
+    stamp, busy_stamp = gs.stamps[0], gs.stamps[1]
     hex_grid = place_tables[7]
     j = np.int64(0)
     for i in range(n):
@@ -444,7 +451,8 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                     elif delta == 0 and known[start]:
                         v = plain[start]  # the same features as the slot's other placements that change no point
                     else:
-                        found[:] = lit_base if start else base
+                        for c in range(6):
+                            found[c] = lit_base[c] if start else base[c]
                         found[SCORE] += -delta if weed else delta
                         found[RESOURCES] += got[0] + got[1] + got[2] + got[3]
                         found[LIGHT_HELD] += got[0]
@@ -456,7 +464,8 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                                      value, tie)
         if draw[i]:
             _production_held(g, mover, flower, kind, stock)
-            found[:] = base
+            for c in range(6):
+                found[c] = base[c]
             for r in range(4):
                 x = min(stock[r], supply[g, r])
                 found[RESOURCES] += x
@@ -465,9 +474,12 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
             j = _offer(i, draw_action, found, weights, stream, every, j, index, action, value, tie)
         if decline[i]:
             j = _offer(i, decline_action, base, weights, stream, every, j, index, action, value, tie)
+    gs.stamps[0], gs.stamps[1] = stamp, busy_stamp
     if not every:
         index[:] = np.arange(n)
     return index, action, value, tie
+
+
 
 
 @inner
@@ -513,6 +525,8 @@ def roll_out(a, t, extra, codes, seeds, decisions, weights, keys, seat, start_tu
     decline1 = np.zeros(1, np.bool_)
     every = np.bool_(False)
     found = np.zeros(6, np.int64)
+    gs = greedy_scratch(a.tile, a.part, a.kind, a.flower, a.group, a.green, a.brown, a.resources, a.tiles_on_map,
+                        a.settled, t.tile_value, t.around, around_touches, t.place_tables)
     for g in range(worth.size):
         taken = 0
         while taken < depth and not a.done[g]:
@@ -535,7 +549,7 @@ def roll_out(a, t, extra, codes, seeds, decisions, weights, keys, seat, start_tu
                 a.flowers_left, a.settled, a.production, a.phase, a.to_move, a.face_up, a.setup_tiles, a.light_hex,
                 a.supply, t.neighbours, t.tile_value, t.tile_stumps, t.solo, t.tile_shape, t.tile_kind,
                 t.tile_beetles, t.tile_cost, t.setup_beetles, arid_cells, t.around, t.around_touch, around_cell_bits,
-                around_shift, around_touches, t.place_tables)[1]
+                around_shift, around_touches, t.place_tables, gs)[1]
             step_one(g, chosen[0], stamp, a, t, log, stump_log, np.bool_(False), s)
             decisions[g] += 1
             taken += 1

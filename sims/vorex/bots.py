@@ -71,13 +71,19 @@ def choice_codes(engine: VorexEngine) -> np.ndarray:
 
 
 def action_values(engine: VorexEngine, state: VorexState, rows: np.ndarray, legal: tuple[np.ndarray, ...],
-                  weights: Mapping[str, float], stream: str, every: bool
+                  weights: Mapping[str, float], stream: str, every: bool, scratch: tuple | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The greedy values and noise of the legal actions ``legal`` (:meth:`VorexEngine.legal_blocks` of games
     ``rows``, packed) for the mover (:func:`~sims.vorex.bot_kernels.greedy_choice`): ``(games, actions, value, noise)``,
-    every legal action by game then action (``every``) or the best one of each game."""
+    every legal action by game then action (``every``) or the best one of each game. ``scratch``: the kernel's
+    (:func:`~sims.vorex.bot_kernels.greedy_scratch`, kept between calls), default a new one."""
     board, config = engine.board, engine.config
     blooms, places, draw, decline = legal
+    if scratch is None:
+        scratch = bot_kernels.greedy_scratch(state.tile, state.part, state.kind, state.flower, state.group, state.green,
+                                             state.brown, state.resources, state.tiles_on_map, state.settled,
+                                             engine.tile_value, board.around, board.around_touches,
+                                             engine.place_tables)
     index, actions, value, noise = bot_kernels.greedy_choice(
         rows, blooms, places, draw, decline, every, weight_vector(weights), state.seeds, purpose_key(stream),
         state.decisions, choice_codes(engine),
@@ -86,7 +92,7 @@ def action_values(engine: VorexEngine, state: VorexState, rows: np.ndarray, lega
         state.face_up, state.setup_tiles, state.light_hex, state.supply, board.neighbours, engine.tile_value,
         engine.tile_stumps, engine.solo, engine.tile_shape, engine.tile_kind, engine.tile_beetles, engine.tile_cost,
         config.setup_beetles, engine.arid_cells, board.around, board.around_touch, board.around_cell_bits,
-        board.around_shift, board.around_touches, engine.place_tables)
+        board.around_shift, board.around_touches, engine.place_tables, scratch)
     return rows[index], actions, value, noise
 
 

@@ -194,7 +194,7 @@ def _neighbour_counts(g, tile, kind, neighbours_ext, open_nb, arid_nb):
         arid_nb[h] = arid
 
 
-@inner
+@inlined
 def _cell_index(h, s, p, cells):
     """Which cell of placement ``p`` of shape ``s`` hex ``h`` is (-1: none)."""
     for c in range(cells.shape[2]):
@@ -203,7 +203,7 @@ def _cell_index(h, s, p, cells):
     return -1
 
 
-@inner
+@inlined
 def _ruin_takes_flower(g, h, s, p, t, tile_kind, kind, flower, flowers_left, cells, neighbours_ext, owners):
     """Ruin ``h`` formed by placement ``p`` of tile ``t`` (shape ``s``) is complete (every neighbour arid or with a
     flower) and a unique majority of the flowers around it has a flower left for it."""
@@ -228,7 +228,7 @@ def _ruin_takes_flower(g, h, s, p, t, tile_kind, kind, flower, flowers_left, cel
     return owners[winner] > 0 and flowers_left[g, winner] > 0
 
 
-@inner
+@inlined
 def _formed_ruins(g, s, p, tile, open_nb, around, around_touch, out):
     """How many empty hexes placement ``p`` (shape ``s``) would ruin in game row ``g``, written to ``out``:
     those whose last empty neighbours the tile takes."""
@@ -241,7 +241,7 @@ def _formed_ruins(g, s, p, tile, open_nb, around, around_touch, out):
     return count
 
 
-@inner
+@inlined
 def _placement_change(g, s, p, t, scorer, kind, flower, green, flowers_left, open_nb, arid_nb, tile_kind, cells,
                       around, around_touch, around_cell_bits, arid_cells, neighbours_ext, formed, count, seen, owners):
     """(needs playing, the scorer's point change) of placement ``p`` of tile ``t`` (shape ``s``) in game row ``g``,
