@@ -126,6 +126,24 @@ def test_restore_game_undoes_any_candidate_turn(cfg):
     assert rounds_ended > 0  # the whole-game copy back is exercised too
 
 
+def test_copy_game_over_another_game_equals_it_everywhere(cfg):
+    """copy_game copies only the stack levels below the larger size and the energy of spaces with energy on
+    either side (kernels.copy_region): copied over any other game, at any stage, every array equals the source's
+    (fails if a stack or energy row that differs is skipped)."""
+    engine = ReforestEngine(cfg, 3)
+    early = random_midgame(engine, game_seeds(21, np.arange(6)), 30)
+    late = random_midgame(engine, game_seeds(22, np.arange(6)), 240)
+    assert late.stored.sum() > 0 and (late.stack_size > early.stack_size.max()).any()
+    for source_state, target_state in ((early, late), (late, early), (late, late)):
+        source = engine.arrays(source_state)
+        for game in range(source_state.size):
+            target = engine.branch(target_state, np.arange(target_state.size))
+            slot = (game + 1) % target.size
+            kernels.copy_game(source, game, engine.arrays(target), slot)
+            for name in kernels.Arrays._fields:
+                assert np.array_equal(getattr(target, name)[slot], getattr(source_state, name)[game]), name
+
+
 def test_a_turns_later_decision_values_its_lowest_action_as_the_chosen_one_before(cfg):
     """The rollouts' known value (greedy_choice): after greedy's choice, at the next decision of the same turn the
     lowest legal action's value (its play-out to the end of the turn) is the value the choice had."""

@@ -895,13 +895,30 @@ def restore_game(source, g, to, h):
         return
     me = source.to_move[g]
     copy_seat(source.hand, g, to.hand, h, me)
-    copy_seat(source.stack, g, to.stack, h, me)
-    copy_seat(source.stack_size, g, to.stack_size, h, me)
-    copy_seat(source.energy, g, to.energy, h, me)
+    copy_region(source, g, to, h, me)
     copy_seat(source.canopy, g, to.canopy, h, me)
     copy_seat(source.traits, g, to.traits, h, me)
-    copy_seat(source.stored, g, to.stored, h, me)
     copy_scalars(source, g, to, h)
+
+
+@njit(cache=True, inline="always")
+def copy_region(source, g, to, h, seat):
+    """A seat's stacks and stored energy: ``stack, stack_size, energy, stored`` of ``to[h, seat]`` become those
+    of ``source[g, seat]``, every element, though only the parts that can differ are copied.
+
+    A stack's entries above its size hold the empty -1 everywhere (stacks never shrink, and these copies keep
+    it so), so only the levels below the larger of the two sizes are copied. A space's energy sums to its
+    ``stored`` count (every store and energy payment changes both), so a space with none stored on either side
+    has zero energy on both and is skipped."""
+    for x in range(SPACES):
+        size = max(source.stack_size[g, seat, x], to.stack_size[h, seat, x])
+        for level in range(size):
+            to.stack[h, seat, x, level] = source.stack[g, seat, x, level]
+        to.stack_size[h, seat, x] = source.stack_size[g, seat, x]
+        if source.stored[g, seat, x] > 0 or to.stored[h, seat, x] > 0:
+            for card in range(source.energy.shape[3]):
+                to.energy[h, seat, x, card] = source.energy[g, seat, x, card]
+            to.stored[h, seat, x] = source.stored[g, seat, x]
 
 
 @njit(cache=True, inline="always")
@@ -924,12 +941,10 @@ def copy_turn(source, g, to, h):
     """What plays change of a game, a deck reset aside (all but the deck's order, the tucked cards, the
     round visitors, the reset orders and the stats)."""
     copy_row(source.hand, g, to.hand, h)
-    copy_row(source.stack, g, to.stack, h)
-    copy_row(source.stack_size, g, to.stack_size, h)
-    copy_row(source.energy, g, to.energy, h)
+    for seat in range(source.stack.shape[1]):
+        copy_region(source, g, to, h, seat)
     copy_row(source.canopy, g, to.canopy, h)
     copy_row(source.traits, g, to.traits, h)
-    copy_row(source.stored, g, to.stored, h)
     copy_row(source.carried, g, to.carried, h)
     copy_row(source.won, g, to.won, h)
     copy_row(source.won_count, g, to.won_count, h)
