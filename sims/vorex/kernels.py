@@ -803,7 +803,7 @@ def legal_placements(games, shapes, first_only, tile, tiles_on_map, place_tables
             if g != last:
                 _hex_states(g, tile, neighbours_ext, states)
                 _open_hexes(states, place_tables, positions, free, edge)
-            _scan_placements(shapes[i], first, True, positions, free, edge, place_tables, legal[i])
+            _scan_placements(shapes[i], first, np.bool_(True), positions, free, edge, place_tables, legal[i])
         else:
             if g != last:
                 _map_lanes(g, tile, place_tables, lanes)
