@@ -19,9 +19,10 @@ from sims.core.kernels import inlined, inner, lowest_bit_index, noise, noise_str
 from sims.vorex.config import ARID, END_REASONS, LIGHT, POINTS
 from sims.vorex.kernels import (
     _read_at,
-    B1, B2, B3, B4, B5, EMPTY, FIRST_PRODUCTION, FLOWERS, G1, G2, G3, G4, G5, KIND_DRAW, LAST_PRODUCTION, LIGHT_HELD,
-    PRODUCTION, RESOURCES, RUIN, SCORE, TILES, _cell_index, _flower_and_ruins, _formed_ruins, _group_first, _hex_states, _neighbour_counts, _open_hexes, _placement_change, _seat_features,
-    _settle_ruins, _setup_goes_on, _sort_head, _game_points, bloom_payment,
+    B2, B3, B4, B5, EMPTY, FIRST_PRODUCTION, FLOWERS, G1, G2, G3, G5, KIND_DRAW, LAST_PRODUCTION, LIGHT_HELD,
+    PRODUCTION, RESOURCES, RUIN, SCORE, TILES, _cell_index, _flower_and_ruins, _formed_ruins, _group_first,
+    _hex_states, _neighbour_counts, _open_hexes, _placement_change, _seat_features, _settle_ruins, _setup_goes_on,
+    _sort_head, _game_points, bloom_payment,
 )
 from sims.vorex.turn_kernels import ACTION, legal_row, scratch, step_one
 
@@ -100,18 +101,16 @@ def _most_groups(seat, joined, groups):
 
 
 @inlined
-def _setup_flower_change(g, c, s, p, t, seat, tile, kind, flower, group, settled, green, brown, neighbours,
-                         tile_value, tile_stumps, tile_kind, cells, solo, groups):
-    """(needs playing, ``seat``'s point change) of the setup flower landing on cell ``c`` of tile ``t`` just placed
-    at ``p`` (shape ``s``), forming no ruin, in game row ``g`` (:func:`_played_placement` reads the same): played
-    if an unsettled ruin is next to it (it may settle). The tile's own change is :func:`_placement_change`'s;
-    ``groups [S]``: the brown lines before (B1)."""
+def _setup_flower_change(g, c, s, p, t, seat, tile, kind, flower, group, green, brown, neighbours, tile_value,
+                         tile_stumps, tile_kind, cells, solo, groups):
+    """``seat``'s point change from the setup flower landing on cell ``c`` of tile ``t`` just placed at ``p`` (shape
+    ``s``), forming no ruin, in game row ``g`` (:func:`_played_placement` plays the same): no ruin is next to it
+    (a ruin's neighbours are all covered), so none settles and G4 does not move. The tile's own change is
+    :func:`_placement_change`'s; ``groups [S]``: the brown lines before (B1)."""
     h = cells[s, p, c]
-    H = neighbours.shape[0]
     change = 1
     if tile_kind[t, c] == POINTS:
         change += tile_value[t, c]
-    objective = green[g]
     empty = False
     arid = 0
     own = 0
@@ -122,14 +121,6 @@ def _setup_flower_change(g, c, s, p, t, seat, tile, kind, flower, group, settled
         if k >= 0:
             arid += tile_kind[t, k] == ARID
             continue
-        if n < H and tile[g, n] == RUIN:
-            if not settled[g, n]:
-                return True, 0
-            if objective == G4:  # the ruins next to it that had no flower of the seat
-                had = False
-                for e in range(6):
-                    had |= flower[g, neighbours[n, e]] == seat
-                change += not had
         empty |= tile[g, n] == EMPTY
         arid += kind[g, n] == ARID
         f = flower[g, n]
@@ -137,6 +128,7 @@ def _setup_flower_change(g, c, s, p, t, seat, tile, kind, flower, group, settled
             own += 1
         elif f >= 0:
             others += 1
+    objective = green[g]
     if objective == G1:
         change += empty
     elif objective == G3:
@@ -168,7 +160,7 @@ def _setup_flower_change(g, c, s, p, t, seat, tile, kind, flower, group, settled
             change += 1 - joined
         else:
             change += _most_groups(seat, joined, groups)
-    return False, change
+    return change
 
 
 @inner
@@ -564,10 +556,11 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                             start = 1
                         elif slot == 0 and count == 0 and not weed:
                             light = _light_cell(t, tile_kind)
-                            full, change = _setup_flower_change(g, light, s, p, t, mover, tile, kind, flower, group,
-                                                                settled, green, brown, neighbours, tile_value,
-                                                                tile_stumps, tile_kind, cells, solo, groups)
-                            landed = not full
+                            change = _setup_flower_change(g, light, s, p, t, mover, tile, kind, flower, group, green,
+                                                          brown, neighbours, tile_value, tile_stumps, tile_kind, cells,
+                                                          solo, groups)
+                            full = False
+                            landed = True
                     if not full and not quiet and (count > 0 or green[g] == G1 or green[g] == G3):
                         # otherwise nothing the placement changes moves the points
                         full, delta = _placement_change(g, s, p, t, 0 if weed else mover, kind, flower, green,
