@@ -15,6 +15,18 @@ CONFIG = config.load()
 GREEDY = CONFIG.bot_weights["greedy"]
 
 
+def random_step(engine: VorexEngine, state, movers: list[RandomBot]) -> None:
+    """One step of every running game, each mover's random action."""
+    actions = np.full(state.size, -1)
+    for seat, bot in enumerate(movers):
+        active = ~state.done & (state.to_move == seat)
+        if active.any():
+            actions[active] = bot.act(state, active)[active]
+    live = ~state.done
+    engine.step(state, actions)
+    state.decisions[live] += 1
+
+
 @pytest.mark.parametrize("players", [1, 2, 3, 4])
 def test_a_kept_scratch_values_as_a_new_one(players):
     """Random games, setup included: at every decision the values (every action) and the choice from one scratch
@@ -37,12 +49,5 @@ def test_a_kept_scratch_values_as_a_new_one(players):
             for a, b in zip(new, reused):
                 assert np.array_equal(a, b)
         checked += rows.size
-        actions = np.full(state.size, -1)
-        for seat, bot in enumerate(movers):
-            active = ~state.done & (state.to_move == seat)
-            if active.any():
-                actions[active] = bot.act(state, active)[active]
-        live = ~state.done
-        engine.step(state, actions)
-        state.decisions[live] += 1
+        random_step(engine, state, movers)
     assert checked > 50

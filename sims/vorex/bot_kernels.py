@@ -16,12 +16,13 @@ import numpy as np
 from numba import njit
 
 from sims.core.kernels import inlined, inner, lowest_bit_index, noise, noise_stream, popcount
-from sims.vorex.config import END_REASONS, LIGHT
+from sims.vorex.config import ARID, END_REASONS, LIGHT, POINTS
 from sims.vorex.kernels import (
     _read_at,
-    EMPTY, FIRST_PRODUCTION, G1, G3, KIND_DRAW, LAST_PRODUCTION, LIGHT_HELD, RESOURCES, RUIN, SCORE, TILES,
-    _flower_and_ruins, _formed_ruins, _hex_states, _neighbour_counts, _open_hexes, _placement_change, _seat_features,
-    _settle_ruins, _setup_goes_on, _sort_head, _game_points, bloom_payment,
+    B2, B3, B4, B5, EMPTY, FIRST_PRODUCTION, FLOWERS, G1, G2, G3, G5, KIND_DRAW, LAST_PRODUCTION, LIGHT_HELD,
+    PRODUCTION, RESOURCES, RUIN, SCORE, TILES, _cell_index, _flower_and_ruins, _formed_ruins, _group_first,
+    _hex_states, _neighbour_counts, _open_hexes, _placement_change, _seat_features, _settle_ruins, _setup_goes_on,
+    _sort_head, _game_points, bloom_payment,
 )
 from sims.vorex.turn_kernels import ACTION, legal_row, scratch, step_one
 
@@ -48,6 +49,118 @@ def _copy_game(g, game, one):
     tiles1[0] = tiles_on_map[g]
     for s in range(left1.size):
         left1[s] = flowers_left[g, s]
+
+
+@inlined
+def _light_cell(t, tile_kind):
+    """The cell of starting tile ``t`` that takes the setup flower: its first light stump, else its first cell."""
+    for c in range(tile_kind.shape[1]):
+        if tile_kind[t, c] == LIGHT:
+            return c
+    return 0
+
+
+@inlined
+def _groups_joined(g, h, seat, kind, flower, group, neighbours, rule):
+    """(groups of ``seat`` next to hex ``h`` in game row ``g``, of them those with a production flower (``rule``
+    B3) or with 3 flowers or more (B5), the flowers of those groups)."""
+    joined = 0
+    marked = 0
+    size = 0
+    for d in range(6):
+        if not _group_first(g, h, d, seat, flower, group, neighbours):
+            continue
+        joined += 1
+        if rule == B3 or rule == B5:
+            label = group[g, neighbours[h, d]]
+            members = 0
+            produces = False
+            for x in range(neighbours.shape[0]):
+                if flower[g, x] == seat and group[g, x] == label:
+                    members += 1
+                    produces |= FIRST_PRODUCTION <= kind[g, x] <= LAST_PRODUCTION
+            size += members
+            marked += produces if rule == B3 else members >= 3
+    return joined, marked, size
+
+
+@inlined
+def _most_groups(seat, joined, groups):
+    """The change of ``seat``'s brown line under B1 (``groups [S]``: the lines before, with the +2 for the most)
+    when its groups grow by ``1 - joined``."""
+    most = groups[0]
+    for x in range(groups.size):
+        most = max(most, groups[x])
+    new = groups[seat] - 2 if groups[seat] == most else groups[seat]
+    new += 1 - joined
+    top = new
+    for x in range(groups.size):
+        if x != seat:
+            top = max(top, groups[x] - 2 if groups[x] == most else groups[x])
+    return new + 2 * (new == top) - groups[seat]
+
+
+@inlined
+def _setup_flower_change(g, c, s, p, t, seat, tile, kind, flower, group, green, brown, neighbours, tile_value,
+                         tile_stumps, tile_kind, cells, solo, groups):
+    """``seat``'s point change from the setup flower landing on cell ``c`` of tile ``t`` just placed at ``p`` (shape
+    ``s``), forming no ruin, in game row ``g`` (:func:`_played_placement` plays the same): no ruin is next to it
+    (a ruin's neighbours are all covered), so none settles and G4 does not move. The tile's own change is
+    :func:`_placement_change`'s; ``groups [S]``: the brown lines before (B1)."""
+    h = cells[s, p, c]
+    change = 1
+    if tile_kind[t, c] == POINTS:
+        change += tile_value[t, c]
+    empty = False
+    arid = 0
+    own = 0
+    others = 0
+    for d in range(6):
+        n = neighbours[h, d]
+        k = _cell_index(n, s, p, cells)
+        if k >= 0:
+            arid += tile_kind[t, k] == ARID
+            continue
+        empty |= tile[g, n] == EMPTY
+        arid += kind[g, n] == ARID
+        f = flower[g, n]
+        if f == seat:
+            own += 1
+        elif f >= 0:
+            others += 1
+    objective = green[g]
+    if objective == G1:
+        change += empty
+    elif objective == G3:
+        change += arid >= 2
+    elif objective == G5:
+        change += 1
+    elif objective == G2 and tile_stumps[t] == 1:
+        change += 2
+    rule = brown[g]
+    if rule == B2:
+        change += 2 * (others >= 2)
+    elif rule == B4:
+        change += own <= 2
+        for d in range(6):
+            n = neighbours[h, d]
+            if flower[g, n] == seat:
+                mine = 0
+                for e in range(6):
+                    mine += flower[g, neighbours[n, e]] == seat
+                change -= mine == 2
+    else:
+        joined, marked, size = _groups_joined(g, h, seat, kind, flower, group, neighbours, rule)
+        if rule == B3:
+            produces = FIRST_PRODUCTION <= tile_kind[t, c] <= LAST_PRODUCTION or marked > 0
+            change += 2 * (np.int64(produces) - marked)
+        elif rule == B5:
+            change += 3 * ((size + 1 >= 3) - marked)
+        elif solo:
+            change += 1 - joined
+        else:
+            change += _most_groups(seat, joined, groups)
+    return change
 
 
 @inner
@@ -80,12 +193,8 @@ def _played_placement(g, s, p, t, slot, ends, mover, got, game, tables, place_ta
     _settle_ruins(ruins, np.int64(count), flower1, group1, kind1, settled1, left1, neighbours, solo, columns[0])
     if slot >= 0 and ends:
         light = light_hex[g, mover]
-        if slot == 0:  # the starting tile's (first) light hex
-            light = cells[s, p, 0]
-            for c in range(cells.shape[2]):
-                if tile_kind[t, c] == LIGHT:
-                    light = cells[s, p, c]
-                    break
+        if slot == 0:
+            light = cells[s, p, _light_cell(t, tile_kind)]
         if light >= 0:
             _flower_and_ruins(np.int64(light), mover, one, neighbours, solo, ruins, columns[0])
 
@@ -259,7 +368,8 @@ def _offer(i, a, found, weights, stream, every, j, index, action, value, tie):
 
 GreedyScratch = namedtuple("GreedyScratch", (
     "found", "plain", "known", "base", "lit_base", "open_nb", "arid_nb", "base_states", "got", "stock", "formed",
-    "seen", "owners", "one", "work", "zone", "cover", "saved", "base_open", "hot", "busy", "busy_at", "stamps"))
+    "seen", "owners", "one", "work", "zone", "cover", "saved", "base_open", "hot", "busy", "busy_at", "stamps",
+    "groups"))
 
 
 @njit(cache=True)
@@ -287,7 +397,7 @@ def greedy_scratch(tile, part, kind, flower, group, green, brown, resources, til
         np.zeros(players, np.int64), one, work, np.zeros(W, np.int64), cover, np.zeros(14 * cover.size, np.int64),
         (np.zeros(grid[1].size, np.uint64), np.zeros(grid[1].size, np.uint64)),
         np.zeros((around_touches.max(), grid[1].size), np.uint64), np.zeros((6, grid[1].size), np.uint64),
-        np.zeros((6, grid[1].size), np.int64), np.zeros(2, np.int64))
+        np.zeros((6, grid[1].size), np.int64), np.zeros(2, np.int64), np.zeros(players, np.int64))
 
 
 @njit(cache=True)
@@ -320,7 +430,8 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
     flower, and setup ones unless another setup tile of the mover still fits
     (:func:`_setup_certain`, a quick sufficient test, else the exact :func:`_setup_goes_on`; then a setup
     placement is an expand), or the setup surely ends apart from the tile (:func:`_ends_setup_apart`: an expand on the features with the
-    light stump's flower).
+    light stump's flower), or the starting tile laid last forms no ruin (an expand and the change of the flower on
+    its light stump, :func:`_setup_flower_change`).
 
     First, per decision, bitboards on the grid (:func:`_hot_hexes`,
     :func:`_busy_word`) mark the anchors whose placement touches a hex that
@@ -353,7 +464,7 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
     found, plain, known, base, lit_base = gs.found, gs.plain, gs.known, gs.base, gs.lit_base
     open_nb, arid_nb, base_states, got, stock, formed = gs.open_nb, gs.arid_nb, gs.base_states, gs.got, gs.stock, gs.formed
     seen, owners, one, scratch, zone, cover, saved = gs.seen, gs.owners, gs.one, gs.work, gs.zone, gs.cover, gs.saved
-    base_open, hot, busy, busy_at = gs.base_open, gs.hot, gs.busy, gs.busy_at
+    base_open, hot, busy, busy_at, groups = gs.base_open, gs.hot, gs.busy, gs.busy_at, gs.groups
     columns, per_tile, group_size, group_prod, grid = scratch[0], scratch[1], scratch[2], scratch[3], scratch[5]
     game = (tile, part, kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled)
     tables = (neighbours, tile_value, tile_stumps, tile_kind, tile_shape, around, around_touch, solo)
@@ -368,6 +479,9 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
         stream = noise_stream(seeds[g], key, decisions[g])
         _seat_features(g, mover, tile, part, kind, flower, group, green, brown, resources, tiles_on_map,
                        neighbours, tile_value, tile_stumps, solo, base, columns, per_tile, group_size, group_prod)
+        if in_setup:
+            for x in range(groups.size):
+                groups[x] = columns[3, x]  # the brown lines, for a setup flower's change (B1)
         for h in range(blooms.shape[1]):
             if blooms[i, h]:
                 _played_bloom(g, h, mover, phase[g] != weed_bloom, game, tables, production, tile_cost, supply,
@@ -428,6 +542,9 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                                                  cells.shape[2] + count, place_tables, base_open, grid, saved,
                                                  scratch[6])
                     start = 0  # 0: base, 1: lit_base
+                    landed = False  # the setup flower lands on the starting tile placed (its change: ``change``)
+                    change = 0
+                    light = 0
                     if in_setup and not goes_on:
                         # it may end the mover's setup: played, unless it surely ends it apart from the flower
                         full = not _ends_setup_apart(g, mover, slot, s, p, count, setup_tiles, light_hex, around)
@@ -437,6 +554,13 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                                 _copy_features(mover, one, tables, scratch, lit_base)
                                 lit = True
                             start = 1
+                        elif slot == 0 and count == 0 and not weed:
+                            light = _light_cell(t, tile_kind)
+                            change = _setup_flower_change(g, light, s, p, t, mover, tile, kind, flower, group, green,
+                                                          brown, neighbours, tile_value, tile_stumps, tile_kind, cells,
+                                                          solo, groups)
+                            full = False
+                            landed = True
                     if not full and not quiet and (count > 0 or green[g] == G1 or green[g] == G3):
                         # otherwise nothing the placement changes moves the points
                         full, delta = _placement_change(g, s, p, t, 0 if weed else mover, kind, flower, green,
@@ -448,7 +572,7 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                                           tables, place_tables, light_hex, open_nb, one, scratch)
                         _copy_features(mover, one, tables, scratch, found)
                         v = _weigh(found, weights)
-                    elif delta == 0 and known[start]:
+                    elif delta == 0 and known[start] and not landed:
                         v = plain[start]  # the same features as the slot's other placements that change no point
                     else:
                         for c in range(6):
@@ -457,8 +581,12 @@ def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, ke
                         found[RESOURCES] += got[0] + got[1] + got[2] + got[3]
                         found[LIGHT_HELD] += got[0]
                         found[TILES] += 1
+                        if landed:
+                            found[SCORE] += change
+                            found[FLOWERS] += 1
+                            found[PRODUCTION] += FIRST_PRODUCTION <= tile_kind[t, light] <= LAST_PRODUCTION
                         v = _weigh(found, weights)
-                        if delta == 0:
+                        if delta == 0 and not landed:
                             plain[start], known[start] = v, True
                     j = _offer_value(i, first_place + slot * placements + p, v, stream, every, j, index, action,
                                      value, tie)
