@@ -478,7 +478,14 @@ def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, 
 @click.option("--baseline", default=None, help="bot-share: the bot or persona it plays against.")
 @click.option("--delta", type=float, default=None, help="Balanced within +-delta of the fair share (default 0.025); "
               "bot-share: the share gap the search is tuned to tell apart (default 0.05).")
-@click.option("--turns", default=None, metavar="LO..HI", help="Also keep the median game length in this band.")
+@click.option("--turns", default=None, metavar="LO..HI",
+              help="Also keep the game length in this band (--turns-share of the games inside it).")
+@click.option("--turns-share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None, metavar="SHARE",
+              help="The share of games the --turns band must hold (default 0.75).")
+@click.option("--max-stalls", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
+              metavar="SHARE",
+              help="The largest share of games that may stall or end blocked (default 0.01): the search drops "
+              "candidates shown above it, the verdict is never balanced unless the confirmation shows it below.")
 @click.option("--mean", "means", multiple=True, metavar="COLUMN=LO..HI",
               help="Also keep a records column's mean in this range (checked on the confirmation run).")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
@@ -497,7 +504,8 @@ def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, 
 @click.option("--progress/--no-progress", default=True, help="Print each look of the search on stderr.")
 def tune(study: str, bots: str | None, players: int | None, params: tuple[str, ...], target: str | None,
          challenger: str | None, baseline: str | None, delta: float | None, turns: str | None,
-         means: tuple[str, ...], overrides: tuple[str, ...], seed: int | None, out_dir: str, budget: int | None, confirm: int | None, start: int | None, jobs: int,
+         turns_share: float | None, max_stalls: float | None, means: tuple[str, ...], overrides: tuple[str, ...],
+         seed: int | None, out_dir: str, budget: int | None, confirm: int | None, start: int | None, jobs: int,
          batch_size: int, as_json: bool, progress: bool) -> None:
     """Search config keys for a setting whose seats are balanced (or bot weights that win); confirm on new deals.
 
@@ -505,7 +513,9 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
     bisection, several keys are raced; candidates clearly worse than another
     are dropped by anytime-valid confidence sequences (docs/tune.md). The
     chosen setting is then played on new deals and judged by an equivalence
-    test (balanced within --delta). GAME|FILE is a game or a tune file
+    test (balanced within --delta); "balanced" also needs at most --max-stalls
+    of the games stalled or blocked and, with --turns, --turns-share of them
+    inside the band, each shown on the new deals. GAME|FILE is a game or a tune file
     (configs/tune/); options given here override the file's. With --target
     bot-share the candidates set the --challenger's weights, which plays the
     --baseline on rotated seats; the best share is confirmed on new deals.
@@ -513,6 +523,7 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
     \b
         glade tune overgrowth --bots greedy,greedy --param rules.flowers=15..45:5 --seed 7 --out runs/tune-flowers
         glade tune configs/tune/overgrowth-board-flowers.toml --out runs/tune-og --jobs 2 --json
+        glade tune configs/tune/overgrowth-head-start-flowers.toml --max-stalls 0.02 --out runs/t --jobs 2
         glade tune vora --bots greedy --players 3 --param "kinds[0].count=10|12|14" --turns 20..60 --seed 1 \\
             --out runs/tune-vora
         glade tune vorex --target bot-share --challenger greedy --baseline greedy_v1 \\
@@ -528,7 +539,8 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
     else:
         settings["game"] = study
     given = {"players": players, "target": target, "challenger": challenger, "baseline": baseline, "delta": delta,
-             "seed": seed, "budget": budget, "confirm": confirm, "start": start}
+             "seed": seed, "budget": budget, "confirm": confirm, "start": start, "turns_share": turns_share,
+             "max_stalls": max_stalls}
     settings.update({k: v for k, v in given.items() if v is not None})
     if bots is not None:
         settings["bots"] = _bot_list(bots)

@@ -75,6 +75,8 @@ class PairedDifference:
     margin: float | None = None
     equivalence_p: float | None = None
     variance_ratio: float = float("nan")  # var(differences) / (var(base) + var(other)): the paired design's cost
+    test_name: str | None = None  # a test other than McNemar or Wilcoxon (seat_share_change: a t test)
+    test_p: float | None = None
 
     @property
     def difference(self) -> float:
@@ -82,11 +84,16 @@ class PairedDifference:
 
     @property
     def p_value(self) -> float:
-        """The difference test's p: McNemar where it applies, else Wilcoxon on the unit differences."""
+        """The difference test's p: the named test's, McNemar where it applies, else Wilcoxon on the unit
+        differences."""
+        if self.test_p is not None:
+            return self.test_p
         return self.mcnemar_p if self.mcnemar_p is not None else self.wilcoxon_p
 
     @property
     def test(self) -> str:
+        if self.test_name is not None:
+            return self.test_name
         return f"McNemar {self.mcnemar_method}" if self.mcnemar_p is not None else "Wilcoxon signed-rank"
 
     @property
@@ -104,8 +111,9 @@ class PairedDifference:
             change = f"{m.mean:+.3f} [{m.low:+.3f}, {m.high:+.3f}]"
             levels = f"{self.base_mean:.3f} -> {self.other_mean:.3f}"
         n = f"n = {self.pairs:,} pairs" + (f" in {self.units:,} deals" if self.unit == "deals" else "")
-        line = (f"{self.metric}: {levels}, paired difference {change} ({m.method}), {n}; "
+        test = (f"{self.test_name} {format_p(self.test_p)}" if self.test_name is not None else
                 f"Wilcoxon signed-rank {format_p(self.wilcoxon_p)} (zero_method {self.zero_method})")
+        line = f"{self.metric}: {levels}, paired difference {change} ({m.method}), {n}; {test}"
         if self.mcnemar_p is not None:
             line += (f"; McNemar {self.mcnemar_method} {format_p(self.mcnemar_p)} "
                      f"({self.base_only:,} won only in base, {self.other_only:,} only in other)")
@@ -142,22 +150,9 @@ def paired_difference(base: pl.DataFrame, other: pl.DataFrame, metric: str = "wi
     key = list(key)
     for name, frame in (("base", base), ("other", other)):
         _require(frame, [*key, metric], f"paired_difference ({name})")
-        if frame.select(key).is_duplicated().any():
-            raise StatsError(f"paired_difference: {name} has several rows for one key ({', '.join(key)}); "
-                             "expected one row per key")
-    only_base = base.select(key).join(other.select(key), on=key, how="anti")
-    only_other = other.select(key).join(base.select(key), on=key, how="anti")
-    if only_base.height or only_other.height:
-        example = (only_base if only_base.height else only_other).row(0, named=True)
-        raise StatsError(f"paired_difference: expected the same {', '.join(key)} in both runs (same seeds, same "
-                         f"games), got {only_base.height:,} only in base and {only_other.height:,} only in other, "
-                         f"e.g. {example}")
-    extra = ["seed"] if "seed" in base.columns and "seed" in other.columns and "seed" not in key else []
-    joined = base.select(*key, *extra, pl.col(metric).cast(pl.Float64).alias("base")).join(
-        other.select(*key, *extra, pl.col(metric).cast(pl.Float64).alias("other")), on=key).sort(key)
-    if extra and (joined["seed"] != joined["seed_right"]).any():
-        raise StatsError("paired_difference: expected both runs on the same seeds (common random numbers), "
-                         "got different seeds for the same key; pair runs played with the same --seed")
+    joined = _pairs(base.with_columns(pl.col(metric).cast(pl.Float64).alias("base")),
+                    other.with_columns(pl.col(metric).cast(pl.Float64).alias("base")), key, ["base"]) \
+        .rename({"base_right": "other"})
     x_all, y_all = joined["base"].to_numpy(), joined["other"].to_numpy()
     binary = bool(np.isin(np.r_[x_all, y_all], (0.0, 1.0)).all())  # win flags, or any 0/1 metric
     by_deal = "deal" in key and joined["deal"].n_unique() < joined.height
@@ -195,6 +190,165 @@ def paired_difference(base: pl.DataFrame, other: pl.DataFrame, metric: str = "wi
         effect_size=effect, effect_name=effect_name, detectable=detectable, margin=margin,
         equivalence_p=equivalence, variance_ratio=_variance_ratio(x, y, d),
     )
+
+
+def seat_fractions(records: pl.DataFrame, players: int | None = None) -> pl.DataFrame:
+    """``records`` with ``fraction``, the seat's share of its game's first place (1 alone first, 1/m of a first
+    place shared by m seats, else 0), and ``counted``: whether the game counts towards the seat shares as
+    :func:`analysis.stats.seat_advantage` counts it (with 2 players a game with one winner, ties and stalls out;
+    with 3-4 a game with a first place, stalls out). A game that ended ``blocked`` has its ranks: it counts."""
+    _require(records, ["game", "win"], "seat_fractions")
+    players = players if players is not None else int(records["seat"].max()) + 1
+    firsts = pl.col("win").cast(pl.Float64).sum().over("game")
+    return records.with_columns(
+        pl.when(firsts > 0).then(pl.col("win").cast(pl.Float64) / firsts).otherwise(0.0).alias("fraction"),
+        ((firsts == 1) if players == 2 else (firsts > 0)).alias("counted"))
+
+
+SHARE_CHANGE_METHOD = "delta-method pseudo-values by deal"
+
+
+def seat_share_change(base: pl.DataFrame, other: pl.DataFrame, seat: int | None = 0,
+                      key: Sequence[str] = ("deal", "rotation", "seat"), margin: float | None = None,
+                      confidence: float = CONFIDENCE, seed: int = SEED, alpha: float = 0.05,
+                      power: float = 0.8, metric: str = "seat share") -> PairedDifference:
+    """The change of a seat's share of decided games (first places with 3-4 players), as the headline counts it,
+    between two runs on the same seeds: ``other`` minus ``base``.
+
+    ``base`` and ``other`` are records with :func:`seat_fractions`'s columns (or plain records: they are added),
+    paired by ``key`` like :func:`paired_difference`; ``seat`` picks one seat's rows (None: every row given,
+    such as the seats that used an item). Each run's share is the one
+    :func:`analysis.stats.seat_advantage` reports between equal players: per deal the seat's first-place
+    fractions over its counted games, averaged over the deals with a counted game (with one game a deal, first
+    places over decided games). A deal tied in one run and decided in the other counts in the second run's
+    share only, so no deal is selected by an outcome the change may move.
+
+    Inference: the difference of the two shares is a smooth function of per-deal sums, so each deal gets a
+    pseudo-value, the difference plus its first-order (delta-method) influence, whose mean is the difference
+    exactly; the interval is :func:`mean_interval` on them, the test a one-sample t test against 0
+    (``scipy.stats.ttest_1samp``), equivalence ``DescrStatsW.ttost_mean`` within +-``margin``. When every deal
+    is decided in both runs and holds one game, the pseudo-values are the paired win differences.
+
+    Mixed lineups with rotated seats (the seat analysis's Bradley-Terry model): each run's share is the model's
+    equal-player share; the change is their difference with the two runs' standard errors combined as if the
+    runs were independent (conservative: paired runs covary positively), a z test and z equivalence tests.
+    """
+    from analysis.stats.seats import seat_advantage
+
+    key = list(key)
+    frames = []
+    for frame in (base, other):
+        if "counted" not in frame.columns:
+            frame = seat_fractions(frame)
+        frames.append(frame)
+    base, other = frames
+    if "bot" in base.columns and base["bot"].n_unique() > 1 and seat is not None:
+        adjusted = _model_share_change(base, other, seat, margin, confidence, alpha, power, metric, seat_advantage)
+        if adjusted is not None:
+            return adjusted
+    if seat is not None:
+        base, other = base.filter(pl.col("seat") == seat), other.filter(pl.col("seat") == seat)
+    joined = _pairs(base, other, key, ["fraction", "counted"])
+    by_deal = "deal" in key and joined["deal"].n_unique() < joined.height
+    per_deal = joined.group_by("deal").agg(
+        (pl.col("fraction") * pl.col("counted")).sum().alias("n_base"), pl.col("counted").cast(pl.Float64).sum()
+        .alias("k_base"), (pl.col("fraction_right") * pl.col("counted_right")).sum().alias("n_other"),
+        pl.col("counted_right").cast(pl.Float64).sum().alias("k_other")).sort("deal")
+    units = per_deal.height
+    parts, shares = [], []
+    for side in ("base", "other"):
+        n, k = per_deal[f"n_{side}"].to_numpy(), per_deal[f"k_{side}"].to_numpy()
+        decided = k > 0
+        ratio = np.where(decided, n / np.where(decided, k, 1.0), 0.0)
+        share = float(ratio[decided].mean()) if decided.any() else float("nan")
+        shares.append(share)
+        parts.append(np.where(decided, ratio - share, 0.0) * (units / max(int(decided.sum()), 1)))
+    difference = shares[1] - shares[0]
+    pseudo = difference + parts[1] - parts[0]
+    sd = float(pseudo.std(ddof=1)) if units > 1 else float("nan")
+    if not np.isfinite(difference):
+        test_p = float("nan")
+    elif not sd > 0:
+        test_p = 1.0 if difference == 0 else 0.0
+    else:
+        test_p = float(stats.ttest_1samp(pseudo, 0.0).pvalue)
+    equivalence = None
+    if margin is not None and units > 1 and np.isfinite(difference):
+        equivalence = (float(DescrStatsW(pseudo).ttost_mean(-margin, margin)[0]) if sd > 0
+                       else float(abs(difference) >= margin))
+    interval = mean_interval(pseudo, confidence, seed)
+    interval = MeanInterval(interval.n, interval.mean, interval.low, interval.high,
+                            f"{interval.method} on {SHARE_CHANGE_METHOD}")
+    unpaired = float(parts[0].var(ddof=1) + parts[1].var(ddof=1)) if units > 1 else float("nan")
+    effect = (float(proportion_effectsize(shares[1], shares[0])) if np.isfinite(difference) else float("nan"))
+    return PairedDifference(
+        metric=metric, pairs=joined.height, base_mean=shares[0], other_mean=shares[1], mean=interval,
+        wilcoxon_statistic=float("nan"), wilcoxon_p=float("nan"), zero_method=WILCOXON_ZERO_METHOD,
+        mcnemar_p=None, mcnemar_method=None, base_only=None, other_only=None, units=units,
+        unit="deals" if by_deal else "pairs", effect_size=effect, effect_name="Cohen's h",
+        detectable=sd * detectable_z(alpha, power) / math.sqrt(units) if sd > 0 and units > 2 else float("nan"),
+        margin=margin, equivalence_p=equivalence,
+        variance_ratio=float(pseudo.var(ddof=1)) / unpaired if unpaired > 0 else float("nan"),
+        test_name="t test on the pseudo-values (scipy ttest_1samp)", test_p=test_p)
+
+
+def _model_share_change(base: pl.DataFrame, other: pl.DataFrame, seat: int, margin: float | None,
+                        confidence: float, alpha: float, power: float, metric: str,
+                        seat_advantage) -> PairedDifference | None:
+    """Mixed lineups in rotated seats: the difference of the two runs' model shares (None for another design)."""
+    from analysis.stats.seat_result import DESIGN_ADJUSTED
+
+    found = []
+    for frame in (base, other):
+        advantage = seat_advantage(frame.drop("fraction", "counted"))
+        if advantage.design != DESIGN_ADJUSTED:
+            return None
+        row = advantage.seats.filter(pl.col("seat") == seat).row(0, named=True)
+        df = max(advantage.units_tested - 1, 1)
+        se = (row["share_high"] - row["share_low"]) / (2 * stats.t.ppf(0.5 + CONFIDENCE / 2, df))
+        found.append((row["share"], se, advantage.units_tested, advantage.games_tested))
+    (a, se_a, units, games), (b, se_b, _, _) = found
+    difference, se = b - a, math.hypot(se_a, se_b)
+    z = stats.norm.ppf(0.5 + confidence / 2)
+    finite = np.isfinite(difference) and se > 0
+    p = float(2 * stats.norm.sf(abs(difference) / se)) if finite else float("nan")
+    equivalence = None
+    if margin is not None and finite:
+        equivalence = float(max(stats.norm.sf((difference + margin) / se), stats.norm.cdf((difference - margin) / se)))
+    method = ("normal 95% on the two runs' Bradley-Terry shares, standard errors combined as independent "
+              "(conservative for paired runs)")
+    interval = MeanInterval(units, difference, difference - z * se if finite else float("nan"),
+                            difference + z * se if finite else float("nan"), method)
+    return PairedDifference(
+        metric=metric, pairs=games, base_mean=a, other_mean=b, mean=interval, wilcoxon_statistic=float("nan"),
+        wilcoxon_p=float("nan"), zero_method=WILCOXON_ZERO_METHOD, mcnemar_p=None, mcnemar_method=None,
+        base_only=None, other_only=None, units=units, unit="deals",
+        effect_size=float(proportion_effectsize(b, a)) if np.isfinite(difference) else float("nan"),
+        detectable=se * detectable_z(alpha, power) if finite else float("nan"), margin=margin,
+        equivalence_p=equivalence, test_name="z test of the two model shares (scipy.stats.norm)", test_p=p)
+
+
+def _pairs(base: pl.DataFrame, other: pl.DataFrame, key: list[str], columns: list[str]) -> pl.DataFrame:
+    """``base`` and ``other`` joined on ``key`` (``column`` and ``column_right``) after the checks of a paired
+    comparison: the same keys once each in both runs, the same seed per key."""
+    for name, frame in (("base", base), ("other", other)):
+        _require(frame, [*key, *columns], f"paired comparison ({name})")
+        if frame.select(key).is_duplicated().any():
+            raise StatsError(f"paired comparison: {name} has several rows for one key ({', '.join(key)}); "
+                             "expected one row per key")
+    only_base = base.select(key).join(other.select(key), on=key, how="anti")
+    only_other = other.select(key).join(base.select(key), on=key, how="anti")
+    if only_base.height or only_other.height:
+        example = (only_base if only_base.height else only_other).row(0, named=True)
+        raise StatsError(f"paired comparison: expected the same {', '.join(key)} in both runs (same seeds, same "
+                         f"games), got {only_base.height:,} only in base and {only_other.height:,} only in other, "
+                         f"e.g. {example}")
+    extra = ["seed"] if "seed" in base.columns and "seed" in other.columns and "seed" not in key else []
+    joined = base.select(*key, *extra, *columns).join(other.select(*key, *extra, *columns), on=key).sort(key)
+    if extra and (joined["seed"] != joined["seed_right"]).any():
+        raise StatsError("paired comparison: expected both runs on the same seeds (common random numbers), "
+                         "got different seeds for the same key; pair runs played with the same --seed")
+    return joined
 
 
 def first_place_share(records: pl.DataFrame, stall_share: float = 0.0) -> pl.DataFrame:
