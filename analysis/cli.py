@@ -934,8 +934,11 @@ def export(run_dir: str, as_csv: bool, events: bool, out_file: str | None) -> No
               help="Folder for report.html and report.pdf (default: reports/NAME, NAME the directory's name).")
 @click.option("--delta", type=click.FloatRange(0, 0.5, min_open=True, max_open=True), default=0.025,
               show_default=True, help="Balance margin of the equivalence test, as a share (0.025 = 2.5 points).")
+@click.option("--band-share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.75,
+              show_default=True, help="Share of games the config's [report] target_turns band must hold for the "
+              "length check to pass (shown by a one-sided test).")
 def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bool, as_pdf: bool,
-           out_dir: str | None, delta: float) -> None:
+           out_dir: str | None, delta: float, band_share: float) -> None:
     """Write the report of a run or a sweep (HTML and PDF), or compare two runs.
 
     DIR is a run directory (manifest.json, from glade play) or a sweep
@@ -962,7 +965,7 @@ def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bo
         built = build_diff_report(run_a, run_b, delta)
         out = Path(out_dir) if out_dir else default_out(run_a, run_b)
     else:
-        built = build_report(directory, delta)
+        built = build_report(directory, delta, band_share)
         out = Path(out_dir) if out_dir else default_out(directory)
     if built.headline:
         click.echo(f"headline: {built.headline}")

@@ -233,8 +233,6 @@ def seat_share_change(base: pl.DataFrame, other: pl.DataFrame, seat: int | None 
     equal-player share; the change is their difference with the two runs' standard errors combined as if the
     runs were independent (conservative: paired runs covary positively), a z test and z equivalence tests.
     """
-    from analysis.stats.seats import seat_advantage
-
     key = list(key)
     frames = []
     for frame in (base, other):
@@ -243,7 +241,7 @@ def seat_share_change(base: pl.DataFrame, other: pl.DataFrame, seat: int | None 
         frames.append(frame)
     base, other = frames
     if "bot" in base.columns and base["bot"].n_unique() > 1 and seat is not None:
-        adjusted = _model_share_change(base, other, seat, margin, confidence, alpha, power, metric, seat_advantage)
+        adjusted = model_share_change(base, other, seat, margin, confidence, alpha, power, metric)
         if adjusted is not None:
             return adjusted
     if seat is not None:
@@ -292,15 +290,17 @@ def seat_share_change(base: pl.DataFrame, other: pl.DataFrame, seat: int | None 
         test_name="t test on the pseudo-values (scipy ttest_1samp)", test_p=test_p)
 
 
-def _model_share_change(base: pl.DataFrame, other: pl.DataFrame, seat: int, margin: float | None,
-                        confidence: float, alpha: float, power: float, metric: str,
-                        seat_advantage) -> PairedDifference | None:
-    """Mixed lineups in rotated seats: the difference of the two runs' model shares (None for another design)."""
+def model_share_change(base: pl.DataFrame, other: pl.DataFrame, seat: int, margin: float | None = None,
+                       confidence: float = CONFIDENCE, alpha: float = 0.05, power: float = 0.8,
+                       metric: str = "seat share") -> PairedDifference | None:
+    """Mixed lineups in rotated seats: the difference of the two runs' Bradley-Terry equal-player shares of
+    ``seat``, their standard errors combined as if the runs were independent (None for another design)."""
     from analysis.stats.seat_result import DESIGN_ADJUSTED
+    from analysis.stats.seats import seat_advantage
 
     found = []
     for frame in (base, other):
-        advantage = seat_advantage(frame.drop("fraction", "counted"))
+        advantage = seat_advantage(frame.drop("fraction", "counted", strict=False))
         if advantage.design != DESIGN_ADJUSTED:
             return None
         row = advantage.seats.filter(pl.col("seat") == seat).row(0, named=True)

@@ -85,6 +85,7 @@ class SeatAdvantage:
     equivalence_method: str = "TOST (statsmodels binom_tost)"
     lineup_note: str = ""
     detectable: float = float("nan")  # the smallest seat gap (share points) these units detect, two-sided, at power
+    blocked: int = 0  # games that ended blocked (no seat could move again): scored, so counted like any other
 
     @property
     def effect_size(self) -> float:
@@ -172,6 +173,7 @@ class _SeatContext:
     delta: float
     alpha: float
     power: float
+    blocked: int = 0
 
     @property
     def fair(self) -> float:
@@ -231,5 +233,5 @@ def _seat_result(c: _SeatContext, tested: int, units: int, unit: str, share: np.
         statistic=statistic, p_value=p_value, tost_p=tost_p, delta=c.delta, alpha=c.alpha, power=c.power,
         largest_deviation=float(deviation[worst]), largest_deviation_seat=worst, verdict=verdict, more_games=more,
         handling=handling, design=design, unit=unit, units_tested=units, share_method=share_method,
-        equivalence_method=equivalence_method, lineup_note=note, detectable=detectable,
+        equivalence_method=equivalence_method, lineup_note=note, detectable=detectable, blocked=c.blocked,
     )

@@ -12,7 +12,8 @@ from statsmodels.stats.proportion import binom_tost
 from statsmodels.stats.weightstats import DescrStatsW
 
 from analysis.report.text import _confidence
-from analysis.stats.common import CONFIDENCE, StatsError, VERDICT_NOT_MEASURED, _per_game, _players, _require
+from analysis.stats.common import (BLOCKED, CONFIDENCE, StatsError, VERDICT_NOT_MEASURED, _per_game, _players,
+                                   _require)
 from analysis.stats.intervals import _wilson
 from analysis.stats.power import _tost_games, detectable_z, points_for_h
 from analysis.stats.seat_result import (
@@ -71,7 +72,8 @@ def seat_advantage(records: pl.DataFrame, delta: float = 0.025, alpha: float = 0
     games = _per_game(records)
     counted = _counted_shares(records, games, players)
     context = _SeatContext(players=players, games=games.height, stalls=int(games["stalled"].sum()),
-                           ties=int((games["first_places"] > 1).sum()), delta=delta, alpha=alpha, power=power)
+                           ties=int((games["first_places"] > 1).sum()), delta=delta, alpha=alpha, power=power,
+                           blocked=int(((games["end"].cast(pl.String) == BLOCKED) & ~games["stalled"]).sum()))
     lineups = records.sort("seat").group_by("game").agg(pl.col("bot").str.join("\x1f").alias("lineup"))
     mixed = bool(records["bot"].n_unique() > 1)
     if not mixed:
