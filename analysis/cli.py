@@ -592,20 +592,26 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
 @click.option("--jobs", type=_POSITIVE, default=1, show_default=True, help="Worker processes.")
 @click.option("--batch-size", type=_POSITIVE, default=4096, show_default=True, help="Most games a chunk.")
 @click.option("--json", "as_json", is_flag=True, help="Print the paired changes as JSON.")
+@click.option("--placebo/--no-placebo", default=None,
+              help="Also play the baseline with the bots' tie-breaks redrawn (a change that should change nothing): "
+              "the verdict reads each item against its drift (default: on; a study file's placebo key).")
 @_progress_options
 def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], swapped: tuple[str, ...],
            bots: str | None, players: int | None, games: int, seed: int, overrides: tuple[str, ...],
-           rotate_seats: bool, out_dir: str, jobs: int, batch_size: int, as_json: bool, progress: bool,
-           quiet: bool) -> None:
-    """Play the same deals with one item changed, and report the paired change (the causal check).
+           rotate_seats: bool, out_dir: str, jobs: int, batch_size: int, as_json: bool, placebo: bool | None,
+           progress: bool, quiet: bool) -> None:
+    """Play the same deals with one item changed, and report whether the item does what the content tables say.
 
     Each --item is one ablation, played beside the baseline on the same deals
-    (common random numbers); per ablation and seat: the paired change of the
-    share of first places and of the mean score, and the change of game
-    length, with intervals by deal and Holm across ablations (docs/ablate.md).
-    Run it again to resume; glade report DIR adds the figure and the items the
-    ablation confirmed against the baseline's content tables. A study file
-    (configs/ablate/*.toml) holds the game, bots, deals and ablations instead.
+    (common random numbers), and a placebo run (the baseline with every bot's
+    tie-breaks redrawn) beside them. First the verdict per named item:
+    confirmed / not confirmed / undecided, from the change of its users' share
+    beyond the placebo's drift, with its interval, and the item's use rate
+    before and after; then per ablation and seat the paired change of the
+    seat's share (the headline's) and mean score, and of game length, with
+    intervals by deal and Holm across ablations (docs/ablate.md). Run it again
+    to resume. A study file (configs/ablate/*.toml) holds the game, bots, deals
+    and ablations instead.
 
     \b
         glade ablate reforest --bots greedy --players 3 --games 2000 --seed 1 --out runs/ablate-fir \\
@@ -623,6 +629,7 @@ def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], swa
         game, labels, count, seed, games = _game(study.game), list(study.bots), study.players, study.seed, study.games
         items, removed, overrides, rotate_seats = study.items, study.remove, study.base, study.rotate_seats
         swapped = study.swap
+        placebo = study.placebo if placebo is None else placebo
     else:
         if bots is None:
             raise ConfigError("--bots", "(none)", "comma-separated bots (or a study file as GAME)", has_got=False)
@@ -631,7 +638,7 @@ def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], swa
         count = _players(game, players, labels)
     try:
         run_ablate(game.name, labels, count, seed, games, out_dir, items, overrides, rotate_seats, jobs, batch_size,
-                   progress and not quiet, removed, swapped)
+                   progress and not quiet, removed, swapped, placebo is not False)
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
                    err=True)

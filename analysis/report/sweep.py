@@ -18,7 +18,9 @@ from analysis.report.methods import _methods_section, _versions_now, target_band
 from analysis.report.model import (ALPHA, Block, Code, Column, DELTA, Facts, Flag, Flags, Paragraph, Plot, Report,
                                    STALL_FLAG, Section, Table)
 from analysis.report.run import _bot_rows, config_block, player_seats
-from analysis.report.ablate import ABLATE_METHODS, ablation_section, ablation_title, is_ablation
+from analysis.ablate import analyse_ablate, verdict_line
+from analysis.report.ablate import (ABLATE_METHODS, ablation_flags, ablation_section, ablation_title, ablation_titles,
+                                    is_ablation)
 from analysis.report.trace import DRAMA_METHOD, SKILL_TRACE_METHOD, drama_flags, trace_flags, trace_groups, trace_section
 from analysis.report.trace import drama_section as trace_drama_section
 from analysis.report.text import (_ci, _ci_num, _ci_pts, _g, _game_title, _int, _listing, _num, _p, _pct, _pts,
@@ -203,7 +205,9 @@ def _tested(players: int) -> str:
     return "decided games" if players == 2 else "first places"
 
 
-def sweep_flags(data: Any, cells: list[CellAnalysis], delta: float) -> list[Flag]:
+def sweep_flags(data: Any, cells: list[CellAnalysis], delta: float, ablation: bool = False) -> list[Flag]:
+    """The sweep's findings; an ablation's (``ablation``) leave out the ranking by balance and the verdict counts
+    (its question is the item's, answered by the findings before these)."""
     ranked = _rank(cells)
     flags = []
 
@@ -216,9 +220,10 @@ def sweep_flags(data: Any, cells: list[CellAnalysis], delta: float) -> list[Flag
                 f"Holm {stats.format_p(c.p_holm)} across {len(cells)} cells; verdict {c.verdict}")
 
     best, worst = ranked[0], ranked[-1]
-    flags.append(Flag("ok" if best.verdict == stats.VERDICT_BALANCED else "info",
-                      f"Most balanced cell: {best.id}.", gap_text(best)))
-    if len(ranked) > 1:
+    if not ablation:
+        flags.append(Flag("ok" if best.verdict == stats.VERDICT_BALANCED else "info",
+                          f"Most balanced cell: {best.id}.", gap_text(best)))
+    if len(ranked) > 1 and not ablation:
         flags.append(Flag("warn" if worst.p_holm < ALPHA else "info", f"Least balanced cell: {worst.id}.",
                           gap_text(worst)))
     significant = [c.id for c in cells if c.p_holm < ALPHA]
@@ -232,10 +237,11 @@ def sweep_flags(data: Any, cells: list[CellAnalysis], delta: float) -> list[Flag
     counts = {v: sum(c.verdict == v for c in cells)
               for v in (stats.VERDICT_BALANCED, stats.VERDICT_UNBALANCED, stats.VERDICT_UNSURE,
                         stats.VERDICT_NOT_MEASURED)}
-    flags.append(Flag("info", "Verdicts: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + ".",
-                      f"balanced = the equivalence test within \u00b1{100 * delta:g} points passes; unbalanced = "
-                      f"the difference test rejects; both Holm-corrected across the {len(cells)} cells, as the "
-                      "headline above; otherwise not enough games yet"))
+    if not ablation:
+        flags.append(Flag("info", "Verdicts: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + ".",
+                          f"balanced = the equivalence test within \u00b1{100 * delta:g} points passes; unbalanced = "
+                          f"the difference test rejects; both Holm-corrected across the {len(cells)} cells, as the "
+                          "headline above; otherwise not enough games yet"))
     base = next((c for c in cells if c.baseline), cells[0])
     flags += _win_change_flag(cells, f"change seat 0's share ({_tested(base.players)}, the headline's) against the "
                                      f"baseline {base.id}")
@@ -629,25 +635,31 @@ def build_sweep_report(path: str | Path, delta: float = DELTA, band_share: float
 
     Cells with one seat (solitaire) are reported by the player's win rate, the others by seat balance.
     """
-    analysis = analyse_sweep(path, delta, band_share)
+    ablated = is_ablation(path)
+    result = analyse_ablate(path) if ablated else None
+    analysis = analyse_sweep(path, delta, band_share, ablation_titles(path) if ablated else None)
     data, everything = analysis.sweep, list(analysis.cells)
     cells = [c for c in everything if c.advantage is not None]
     solitaire = [c for c in everything if c.advantage is None]
     groups = trace_groups(data.axes, cells)
-    flags = ((sweep_flags(data, cells, delta) if cells else []) + (solitaire_flags(solitaire) if solitaire else [])
-             + trace_flags(groups) + drama_flags(everything))
+    flags = ((ablation_flags(result) if ablated else [])
+             + (sweep_flags(data, cells, delta, ablated) if cells else [])
+             + (solitaire_flags(solitaire) if solitaire else []) + trace_flags(groups) + drama_flags(everything))
     total = sum(c.games for c in everything)
-    summary = Section("summary", "Summary", [
-        Paragraph(f"{len(everything)} cells of {_game_title(data.game)} ({total:,} games), bots {', '.join(data.bots)}"
-                  + (", seats rotated" if data.rotate_seats else ", seats fixed")
-                  + f"; every cell plays the same {data.games_per_cell:,} deals{_capped_text(data)}. "
-                  + (data.description + "." if data.description else ""), "lead"),
-        Flags(flags),
-    ])
-    sections = [summary]
-    ablated = is_ablation(path)
+    lead = (f"{len(everything)} cells of {_game_title(data.game)} ({total:,} games), bots {', '.join(data.bots)}"
+            + (", seats rotated" if data.rotate_seats else ", seats fixed")
+            + f"; every cell plays the same {data.games_per_cell:,} deals{_capped_text(data)}. "
+            + (data.description + "." if data.description else ""))
     if ablated:
-        sections.append(ablation_section(path))
+        lead = (f"{len(result.ablations)} ablation{'s' if len(result.ablations) > 1 else ''} of "
+                f"{_game_title(data.game)}, bots {', '.join(data.bots)}, each played on the same "
+                f"{data.games_per_cell:,} deals as the baseline and a placebo: does each named item do what the "
+                "content tables say? The findings first answer that, one per item; then what each change does to "
+                "the seats, the length and the stalls.")
+    summary = Section("summary", "Summary", [Paragraph(lead, "lead"), Flags(flags)])
+    sections = [summary]
+    if ablated:
+        sections.append(ablation_section(path, result))
     if groups:
         sections.append(trace_section(groups))
     if cells:
@@ -668,8 +680,12 @@ def build_sweep_report(path: str | Path, delta: float = DELTA, band_share: float
              f"{_game_title(data.game)} sweep: {', '.join(data.axes) or 'cells'}")
     subtitle = (f"{len(everything)} cells \u00d7 {data.games_per_cell:,} deals, bots {', '.join(data.bots)}, seed "
                 f"{data.seed}; baseline {data.baseline.id}. Sweep directory {data.out_dir}")
-    return Report("sweep", title, subtitle, sections, now(), headline=_sweep_headline(everything),
-                  terminal=format_cell_table(cell_frame([_cell_row(c) for c in everything])))
+    table = format_cell_table(cell_frame([_cell_row(c) for c in everything]))
+    if ablated and result.users:  # the item's verdicts first, the baseline's headline after them
+        verdicts = [f"verdict: {verdict_line(u)}" for u in result.users]
+        return Report("sweep", title, subtitle, sections, now(), headline=verdicts[0].removeprefix("verdict: "),
+                      terminal="\n".join([*verdicts[1:], f"baseline: {_sweep_headline(everything)}", table]))
+    return Report("sweep", title, subtitle, sections, now(), headline=_sweep_headline(everything), terminal=table)
 
 
 def _cell_headline(cell: CellAnalysis) -> str:

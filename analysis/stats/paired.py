@@ -274,8 +274,8 @@ def seat_share_change(base: pl.DataFrame, other: pl.DataFrame, seat: int | None 
     if margin is not None and units > 1 and np.isfinite(difference):
         equivalence = (float(DescrStatsW(pseudo).ttost_mean(-margin, margin)[0]) if sd > 0
                        else float(abs(difference) >= margin))
-    interval = mean_interval(pseudo, confidence, seed)
-    interval = MeanInterval(interval.n, interval.mean, interval.low, interval.high,
+    interval = mean_interval(pseudo, confidence, seed)  # a difference of two shares: clipped to [-1, 1]
+    interval = MeanInterval(interval.n, interval.mean, max(-1.0, interval.low), min(1.0, interval.high),
                             f"{interval.method} on {SHARE_CHANGE_METHOD}")
     unpaired = float(parts[0].var(ddof=1) + parts[1].var(ddof=1)) if units > 1 else float("nan")
     effect = (float(proportion_effectsize(shares[1], shares[0])) if np.isfinite(difference) else float("nan"))
