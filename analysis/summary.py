@@ -65,8 +65,8 @@ def shares_counted(advantage: stats.SeatAdvantage) -> str:
     """What the headline's shares are of, in words."""
     what = ("of decided games" if advantage.players == 2
             else "of first places (a shared first place split between its seats)")
-    if advantage.design == stats.DESIGN_ADJUSTED:
-        what += " between equal players, by a model of seat and bot terms"
+    if advantage.estimand == stats.ESTIMAND_LINEUP:
+        what += " of this lineup, each bot in every seat (not what equal players get)"
     return what
 
 
