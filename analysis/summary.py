@@ -237,7 +237,7 @@ def format_summary(summary: Summary, title: str | None = None, games_per_second:
     """A readable text table of :func:`summarize`'s result, the headline first.
 
     With the run's ``manifest``, it also says when seat rotation was
-    collapsed (the same bot in every seat) and how ``--until-ci`` chose the
+    collapsed (the same bot in every seat) and how ``--until-ci`` or ``--until-decided`` chose the
     run's size (its ``stopping`` record: rule, looks, outcome).
     """
     lines = [title] if title else []

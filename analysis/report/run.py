@@ -347,7 +347,7 @@ def _run_notes(a: RunAnalysis) -> list[Flag]:
     """What a reader must know about how the run was played: its stopping rule, a collapsed seat rotation."""
     notes = []
     if a.manifest.get("stopping"):
-        notes.append(Flag("info", "The run's size was chosen by a stopping rule (play --until-ci).",
+        notes.append(Flag("info", "The run's size was chosen by a stopping rule (play --until-ci or --until-decided).",
                           _stopping_text(a.manifest)))
     elif a.manifest.get("rotations_collapsed"):
         notes.append(Flag("info", "Seat rotation played one rotation: the same bot sits in every seat.",
