@@ -814,7 +814,8 @@ def confirmation(records: pl.DataFrame, study: Study) -> dict:
     length, means; and the study's verdict over all of them (:func:`verdict`)."""
     records = records.filter(pl.col("seat") < study.players)
     advantage = stats.seat_advantage(records, delta=study.delta, alpha=ALPHA)
-    seats = [{k: (float(v) if isinstance(v, float) else v) for k, v in row.items()}
+    seats = [{k: (None if isinstance(v, float) and not math.isfinite(v) else float(v) if isinstance(v, float) else v)
+              for k, v in row.items()}
              for row in advantage.seats.select("seat", "share", "share_low", "share_high", "p_value", "tost_p")
              .rename({"share_low": "low", "share_high": "high"}).to_dicts()]
     out = {"seat_verdict": _seat_verdict(advantage), "seat_verdict_text": advantage.verdict, "seats": seats,

@@ -426,16 +426,28 @@ def load_records(out_dir: str | Path) -> pl.DataFrame:
     return scan_records(out_dir).collect().sort("game", "seat")
 
 
-def scan_records(out_dir: str | Path) -> pl.LazyFrame:
-    """The run's records as a lazy frame (not sorted): summaries of huge runs stream through it."""
+def scan_records(out_dir: str | Path, deals: tuple[int, int] | None = None) -> pl.LazyFrame:
+    """The run's records as a lazy frame (not sorted): summaries of huge runs stream through it.
+
+    ``deals=(start, stop)`` keeps the deals in ``[start, stop)`` and opens only the chunk files that hold some.
+    """
     parts = _chunk_parts(out_dir, RECORDS)
     if not parts:
         raise ConfigError(str(Path(out_dir) / RECORDS), "(files)", "chunk files written by glade play",
                           has_got=False)
     frames = []
     for path, chunk, keep_from in parts:
+        first, stop = keep_from, chunk.stop
+        if deals is not None:
+            first, stop = max(first, deals[0]), min(stop, deals[1])
+            if first >= stop:
+                continue
         frame = pl.scan_parquet(path, glob=False)  # a folder name may hold [ ] (cell ids)
-        frames.append(frame if keep_from == chunk.start else frame.filter(pl.col("deal") >= keep_from))
+        if first > chunk.start or stop < chunk.stop:
+            frame = frame.filter(pl.col("deal").is_between(first, stop, closed="left"))
+        frames.append(frame)
+    if not frames:
+        return pl.scan_parquet(parts[0][0], glob=False).head(0)
     return pl.concat(frames, how="vertical")
 
 

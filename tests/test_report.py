@@ -137,14 +137,16 @@ def test_overgrowth_report_checks_the_target_band_and_components(runs):
     report.close()
 
 
-def test_three_player_report_of_a_rotated_mixed_lineup_adjusts_seats_for_the_bots(runs):
+def test_three_player_report_of_a_rotated_mixed_lineup_names_whose_seat_shares_it_shows(runs):
     report = rp.build_run_report(runs / "toy3")
     seats = report.section("seats")
     headline = report.section("summary").blocks[1].items[0].evidence
-    assert "between equal players, by a model of seat and bot terms" in headline  # said in the Summary
-    assert "adjusted for the bots" in headline  # the design, in the Summary
+    assert "of this lineup, each bot in every seat (not what equal players get)" in headline  # said in the Summary
+    assert "each bot in every seat of a deal" in headline  # the design, in the Summary
+    assert "to measure balance" in headline or "to measure it" in headline  # the lineup to play
     assert "the Summary's first finding" in seats.blocks[0].text and "the design" in seats.blocks[0].text
-    assert not any("adjusted for the bots" in item for b in seats.blocks for item in getattr(b, "items", []))
+    assert not any("each bot in every seat of a deal" in item for b in seats.blocks
+                   for item in getattr(b, "items", []))
     table = next(b for b in seats.blocks if isinstance(b, rp.Table))
     assert [row[0] for row in table.rows] == ["seat 0", "seat 1", "seat 2"]
     assert "Holm-corrected" in table.caption
@@ -339,7 +341,7 @@ def test_diff_shows_a_changed_rule(runs):
     for seat, row in enumerate(scores.rows):  # the change in mean score per seat, B minus A
         mean_a = a.filter(pl.col("seat") == seat)["score"].mean()
         mean_b = b.filter(pl.col("seat") == seat)["score"].mean()
-        assert row[1:4] == [f"{mean_a:.2f}", f"{mean_b:.2f}", f"{mean_b - mean_a:+.2f}"] and "Wilcoxon" in row[7]
+        assert row[1:4] == [f"{mean_a:.2f}", f"{mean_b:.2f}", f"{mean_b - mean_a:+.2f}"] and "t test on paired" in row[7]
     report.close()
 
 
@@ -348,8 +350,8 @@ def test_diff_of_rotated_runs_on_other_seeds_is_unpaired_and_by_deal(runs):
     headline = report.section("summary").blocks[1].items[0]
     assert "unpaired" in headline.evidence and "seed" in headline.evidence
     seats, scores = [b for b in report.section("seats").blocks if isinstance(b, rp.Table)]
-    # mixed bots in rotated seats: each run's share is its headline's model share; the two models are independent
-    assert "Bradley-Terry" in seats.caption and seats.rows[0][-1] == "150 deals a run (two models)"
+    # mixed bots in rotated seats: each run's share is its headline's, the lineup's per-deal shares; unpaired Welch
+    assert "Welch" in seats.caption and seats.rows[0][-1] == "150 + 150"  # deals, not games
     share = stats.seat_advantage(load_records(runs / "toy")).seats["share"][0]
     assert seats.rows[0][1] == f"{100 * share:.1f}%"
     assert "Welch" in scores.caption and scores.rows[0][-1] == "150 + 150"  # per-deal mean scores: deals, not games

@@ -21,8 +21,8 @@ ABLATE_METHODS = [
     "numbers). Per ablation and seat, the change (ablated minus baseline) of the seat's share as the headline counts "
     "it (analysis.stats.seat_share_change: decided games with 2 players, first places with 3-4) and, paired by deal "
     "(analysis.stats.paired_difference), of its score and of the game's length; a deal's rotations together (the "
-    "deal is the unit); intervals on delta-method pseudo-values or a seeded percentile bootstrap (t above 2,000 "
-    "deals); Holm across the ablations, per seat and measure.",
+    "deal is the unit); t intervals and the t tests they invert (scipy ttest_1samp; the share's on delta-method "
+    "pseudo-values by deal); Holm across the ablations, per seat and measure.",
     "The verdict on an item: its users are the seats that used it in the baseline. Chosen by the baseline's "
     "play, their share falls back towards the average whenever the course of play changes, even for a neutral "
     "change; the placebo measures that drift: the baseline played again on the same deals with every bot's "

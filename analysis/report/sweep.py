@@ -153,7 +153,7 @@ def _with_changes(cells: list[CellAnalysis]) -> list[CellAnalysis]:
     cells = [c if c is base else replace(c, **_paired_change(c, base, cells)) for c in cells]
     others = [i for i, c in enumerate(cells) if c.win_change is not None]  # the base has none
     win = stats.correct([cells[i].win_change.p_value for i in others], "holm")
-    turns = stats.correct([cells[i].turns_change.wilcoxon_p for i in others], "holm")
+    turns = stats.correct([cells[i].turns_change.p_value for i in others], "holm")
     for i, w, t in zip(others, win, turns):
         cells[i] = replace(cells[i], win_holm=float(w), turns_holm=float(t))
     return cells
@@ -384,14 +384,15 @@ def _sweep_section_paired(data: Any, cells: list[CellAnalysis]) -> Section:
         Table([Column("Cell"), Column("Pairs", True), Column("Seat 0 share: baseline \u2192 cell", True),
                Column("Change (points)", True), Column("95% interval", True), Column("Test p", True),
                Column("Holm p", True), Column("Turns change", True), Column("95% interval", True),
-               Column("Holm p (Wilcoxon)", True)], rows,
+               Column("Holm p", True)], rows,
               caption=(f"{PAIRED_SHARE} and the game's turns, cell minus baseline, paired by deal (a deal's seat "
-                       f"rotations together: the deal is the unit). Intervals: {'; '.join(methods) or 'n/a'}. Seat "
-                       "share: the difference of the two cells' shares (the same figures as the cells table), a t "
-                       "test on its per-deal delta-method pseudo-values (a deal tied or stalled in one cell counts "
+                       f"rotations together: the deal is the unit). Intervals: {'; '.join(methods) or 'n/a'}, each "
+                       "tested by the t test it inverts (scipy ttest_1samp), so the interval and the p never "
+                       "disagree. Seat share: the difference of the two cells' shares (the same figures as the cells "
+                       "table), on its per-deal delta-method pseudo-values (a deal tied or stalled in one cell counts "
                        "in the other's share only, so no deal is selected by an outcome the cell changes); turns: "
-                       "Wilcoxon signed-rank on per-deal differences (zero differences dropped); both Holm-corrected "
-                       f"across the {max(len(cells) - 1, 0)} cells compared.")),
+                       "the mean per-deal difference; both Holm-corrected across the "
+                       f"{max(len(cells) - 1, 0)} cells compared.")),
     ]
     if notes:
         blocks.append(Paragraph("Notes: " + "; ".join(notes), "note"))
@@ -556,10 +557,9 @@ _SWEEP_METHODS = [
     "first places with 3-4 players, the same figure as the cells table), is compared as the difference of the two "
     "shares: a deal decided in one cell and tied or stalled in the other counts in the first cell's share only, "
     "so every common deal is used and none is selected by an outcome; its interval and t test are on per-deal "
-    "delta-method pseudo-values (mixed lineups in rotated seats: the two Bradley-Terry shares, standard errors "
-    "combined as if independent). A solitaire cell's win and each game's turns are paired deal by deal "
-    "(analysis.stats.paired_difference; McNemar or Wilcoxon signed-rank). p-values Holm-corrected across the "
-    "cells compared.",
+    "delta-method pseudo-values (a t interval and the t test it inverts). A solitaire cell's win and each game's "
+    "turns are paired deal by deal (analysis.stats.paired_difference: the mean per-deal difference, its t interval "
+    "and t test). p-values Holm-corrected across the cells compared.",
     f"Stall and game-length flags per cell as in a run report (stalls and blocked games over {STALL_FLAG:.0%}; the "
     "share of games inside the config's [report] target_turns against the required share, glade report "
     "--band-share, default 75%, by analysis.stats.band_share).",

@@ -26,7 +26,6 @@ from analysis.report.text import format_p  # read as stats.format_p by the repor
 from analysis.stats.common import (
     BAND_SHARE,
     BLOCKED,
-    BOOTSTRAP_MAX_N,
     BOOTSTRAP_RESAMPLES,
     CONFIDENCE,
     CORRECTIONS,
@@ -39,7 +38,6 @@ from analysis.stats.common import (
     VERDICT_NOT_MEASURED,
     VERDICT_UNBALANCED,
     VERDICT_UNSURE,
-    WILCOXON_ZERO_METHOD,
     _per_game,
 )
 from analysis.stats.intervals import (
@@ -48,8 +46,6 @@ from analysis.stats.intervals import (
     clustered_mean,
     clustered_proportion,
     format_proportion_table,
-    half_width_reached,
-    max_half_width,
     mean_interval,
     proportion,
     proportion_table,
@@ -62,15 +58,20 @@ from analysis.stats.power import (
     solved,
 )
 from analysis.stats.seat_result import (
-    DESIGN_ADJUSTED,
     DESIGN_CONFOUNDED,
     DESIGN_EQUAL,
+    DESIGN_ROTATED,
+    ESTIMAND_BOTS,
+    ESTIMAND_EQUAL,
+    ESTIMAND_LINEUP,
     LOPSIDED_SHARE,
     SeatAdvantage,
     _counted_shares,
     _seat_matrix,
 )
 from analysis.stats.seats import (
+    half_width_reached,
+    max_half_width,
     seat_advantage,
 )
 from analysis.stats.outcomes import (
@@ -102,7 +103,6 @@ from analysis.stats.paired import (
     correct,
     family_verdicts,
     first_place_share,
-    model_share_change,
     paired_difference,
     seat_fractions,
     seat_share_change,
@@ -126,7 +126,6 @@ __all__ = [
     "format_p",
     "BAND_SHARE",
     "BLOCKED",
-    "BOOTSTRAP_MAX_N",
     "BOOTSTRAP_RESAMPLES",
     "CONFIDENCE",
     "CORRECTIONS",
@@ -139,7 +138,6 @@ __all__ = [
     "VERDICT_NOT_MEASURED",
     "VERDICT_UNBALANCED",
     "VERDICT_UNSURE",
-    "WILCOXON_ZERO_METHOD",
     "_per_game",
     "MeanInterval",
     "Proportion",
@@ -156,7 +154,10 @@ __all__ = [
     "games_needed",
     "points_for_h",
     "solved",
-    "DESIGN_ADJUSTED",
+    "DESIGN_ROTATED",
+    "ESTIMAND_BOTS",
+    "ESTIMAND_EQUAL",
+    "ESTIMAND_LINEUP",
     "DESIGN_CONFOUNDED",
     "DESIGN_EQUAL",
     "LOPSIDED_SHARE",
@@ -186,7 +187,6 @@ __all__ = [
     "correct",
     "family_verdicts",
     "first_place_share",
-    "model_share_change",
     "paired_difference",
     "seat_fractions",
     "seat_share_change",
