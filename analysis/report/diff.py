@@ -17,7 +17,8 @@ from analysis.report.model import (ALPHA, Column, DELTA, Facts, Flag, Flags, Hea
                                    Section, Table)
 from analysis.report.run import _run_manifest_blocks
 from analysis.report.sweep import _common
-from analysis.report.text import (_ci_num, _ci_pts, _finite, _g, _game_title, _int, _listing, _p, _pct, _pts)
+from analysis.report.text import (_ci, _ci_num, _ci_pts, _finite, _g, _game_title, _int, _listing, _p, _pct,
+                                  _pts)
 from sims.core.spec import ConfigError
 from sims.records import load_manifest, load_records, now
 
@@ -258,7 +259,8 @@ def _headline(a: DiffAnalysis) -> Flag:
     what = _share_what(a)
     parts = [f"seat {s}'s share {what} {_pct(a.seats[s].base)} \u2192 {_pct(a.seats[s].other)}, "
              f"{_pts(a.seats[s].difference)} points {_ci_pts(a.seats[s].low, a.seats[s].high)} "
-             f"(Holm {stats.format_p(a.seats[s].p_holm)})" for s in a.significant_seats]
+             f"(Holm {stats.format_p(a.seats[s].p_holm)})" for s in a.significant_seats
+             if a.players > 2 or s == 0]  # with 2 players seat 1's share is the rest of seat 0's
     parts += [f"seat {s}'s mean score {a.scores[s].difference:+.2f} {_ci_num(a.scores[s].low, a.scores[s].high)} "
               f"(Holm {stats.format_p(a.scores[s].p_holm)})" for s in a.significant_scores]
     if a.turns_changed:
@@ -312,9 +314,11 @@ def diff_headline(a: DiffAnalysis) -> str:
     seats = "; ".join(f"seat {ch.name.removeprefix('seat ')} {_pct(ch.base)} \u2192 {_pct(ch.other)}"
                       for ch in a.seats[:1 if a.players == 2 else a.players])
     line = f"{flag.title} Seat shares {_share_what(a)}, A \u2192 B: {seats}"
-    stalls = _stall_flag(a)
-    if stalls is not None:
-        line += f"; stalled or blocked games: A {a.unfinished_a.describe()}; B {a.unfinished_b.describe()}"
+    if _stall_flag(a) is not None:
+        line += "; stalled or blocked games, over 1% in " + " and ".join(
+            f"{name} {_pct(u.either.rate)} {_ci(u.either.low, u.either.high)} (stalls {_pct(u.stalls.rate)}, "
+            f"blocked {_pct(u.blocked.rate)})" for name, u in (("A", a.unfinished_a), ("B", a.unfinished_b))
+            if u.above_limit)
     return line
 
 
