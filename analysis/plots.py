@@ -272,7 +272,7 @@ def score_distributions(by_seat: Sequence[tuple[str, np.ndarray]],
 
 @_styled
 def game_length(histogram: pl.DataFrame, target: Sequence[float] | None, median: float, q1: float,
-                q3: float) -> Figure:
+                q3: float, turn_cap: float | None = None) -> Figure:
     """Games per number of turns, the designer's target band shaded, the median and quartiles marked."""
     fig, axes = _figure(2.9)
     ax = axes[0, 0]
@@ -294,7 +294,7 @@ def game_length(histogram: pl.DataFrame, target: Sequence[float] | None, median:
     ax.set_xlabel("turns (both players' turns)")
     ax.set_ylabel("share of games")
     ax.set_title("Game length")
-    cap = length_cap(histogram)
+    cap = length_cap(histogram, turn_cap=turn_cap, keep=target[1] if target is not None else None)
     longest = turns.max() if cap is None else cap
     low = min(turns.min(), target[0] if target is not None else turns.min()) - 1.5
     high = max(longest, target[1] if target is not None else longest) + 1.5
@@ -314,18 +314,26 @@ def game_length(histogram: pl.DataFrame, target: Sequence[float] | None, median:
 TAIL_QUANTILE = 0.99  # length figures cut their axis here when games run longer (a turn cap's stalls)
 
 
-def length_cap(*histograms: pl.DataFrame, quantile: float = TAIL_QUANTILE) -> float | None:
-    """The turns at ``quantile`` of the games of ``histograms`` (``turns``, ``games``) together, where a length
-    figure cuts its axis, or None when no game is longer (nothing to cut)."""
+def length_cap(*histograms: pl.DataFrame, quantile: float = TAIL_QUANTILE, turn_cap: float | None = None,
+               keep: float | None = None) -> float | None:
+    """The turns at ``quantile`` of the games of ``histograms`` (``turns``, ``games``) together, or ``keep`` (a
+    target band's end) if that is further, where a length figure cuts its axis; None when no game is longer
+    (nothing to cut). Games at ``turn_cap`` (the config's turn limit: stalls, which end there) are left out of
+    the quantile: a few percent of stalls would otherwise put it at the cap itself."""
     frames = [h for h in histograms if h is not None and h.height]
     if not frames:
         return None
     joined = pl.concat([h.select(pl.col("turns").cast(pl.Float64), pl.col("games").cast(pl.Float64))
                         for h in frames]).group_by("turns").agg(pl.col("games").sum()).sort("turns")
+    longest = float(joined["turns"].max())
+    if turn_cap is not None:
+        joined = joined.filter(pl.col("turns") < turn_cap)
+        if not joined.height:
+            return None
     turns, games = joined["turns"].to_numpy(), joined["games"].to_numpy()
     cumulative = np.cumsum(games) / games.sum()
-    cap = float(turns[min(int(np.searchsorted(cumulative, quantile)), turns.size - 1)])
-    return cap if turns.max() > cap else None
+    cap = max(float(turns[min(int(np.searchsorted(cumulative, quantile)), turns.size - 1)]), keep or -np.inf)
+    return cap if longest > cap else None
 
 
 def length_cap_note(cap: float | None, *histograms: pl.DataFrame) -> str:
@@ -336,9 +344,9 @@ def length_cap_note(cap: float | None, *histograms: pl.DataFrame) -> str:
     games = sum(float(h["games"].sum()) for h in frames)
     beyond = sum(float(h.filter(pl.col("turns") > cap)["games"].sum()) for h in frames)
     longest = max(float(h["turns"].max()) for h in frames)
-    return (f" The turns axis is cut at {cap:g} turns (the {100 * TAIL_QUANTILE:g}th percentile of the games, or "
-            f"further to keep the target band in view): {100 * beyond / games:.1f}% of the games are longer, up to "
-            f"{longest:g}.")
+    return (f" The turns axis is cut at {cap:g} turns (the {100 * TAIL_QUANTILE:g}th percentile of the games that "
+            f"did not stall, or further to keep the target band and a sweep's quartiles in view): {100 * beyond / games:.1f}% of the games "
+            f"are longer, up to {longest:g}.")
 
 
 @_styled
@@ -609,7 +617,7 @@ def diff_seats(seats: Sequence[int], a: tuple[np.ndarray, np.ndarray, np.ndarray
 
 @_styled
 def diff_turns(hist_a: pl.DataFrame, hist_b: pl.DataFrame, label_a: str, label_b: str,
-               target: Sequence[float] | None) -> Figure:
+               target: Sequence[float] | None, turn_cap: float | None = None) -> Figure:
     """Game-length distributions of two runs (share of games per number of turns)."""
     fig, axes = _figure(2.9)
     ax = axes[0, 0]
@@ -620,7 +628,7 @@ def diff_turns(hist_a: pl.DataFrame, hist_b: pl.DataFrame, label_a: str, label_b
         turns = hist["turns"].to_numpy()
         share = hist["games"].to_numpy() / max(int(hist["games"].sum()), 1)
         ax.plot(turns, share, color=PALETTE[i], ls=LINESTYLES[i], marker=MARKERS[i], markersize=3, label=label)
-    cap = length_cap(hist_a, hist_b)
+    cap = length_cap(hist_a, hist_b, turn_cap=turn_cap, keep=target[1] if target is not None else None)
     if cap is not None:
         low = min(float(hist_a["turns"].min()), float(hist_b["turns"].min()))
         high = max(cap, target[1] if target is not None else cap)

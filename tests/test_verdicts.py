@@ -97,14 +97,18 @@ def test_a_long_tail_cuts_the_length_axis_and_the_caption_says_so():
     figure = plots.game_length(histogram, (16, 40), 30, 20, 40)
     assert figure.axes[0].get_xlim()[1] < 50
     assert plots.length_cap(pl.DataFrame({"turns": [20, 30], "games": [5, 5]})) is None
-    records = games([30] * 990 + [500] * 10)
+    stalled = pl.DataFrame({"turns": [20, 30, 40, 500], "games": [300, 400, 270, 30]})  # 3% stalls at the cap
+    assert plots.length_cap(stalled) is None  # the 99th percentile is the cap itself
+    assert plots.length_cap(stalled, turn_cap=500) == 40
+    records = games([30] * 970 + [80] * 5 + [500] * 25, ["goal"] * 975 + ["stall"] * 25)  # 2.5% stall at 500
     manifest = {"game": "toy", "players": 2, "bots": ["greedy", "greedy"], "rotations": 1,
-                "config": {"report": {"target_turns": BAND}}}
+                "config": {"report": {"target_turns": BAND}, "limits": {"max_turns": 500}}}
     from analysis.report.run import _length_section
 
     section = _length_section(_analyse(Path("synthetic"), manifest, records, None, 0.025))
     plot = next(b for b in section.blocks if getattr(b, "id", "") == "game-length")
-    assert "The turns axis is cut at 30 turns" in plot.caption and "up to 500" in plot.caption
+    assert "The turns axis is cut at 40 turns" in plot.caption and "3.0% of the games are longer, up to 500" \
+        in plot.caption  # the band's end: the 99th percentile of the finished games is 30
     np.testing.assert_array_less(plot.figure.axes[0].get_xlim()[1], 60)
 
 

@@ -15,7 +15,7 @@ from analysis.report.methods import (Change, _methods_section, config_changes, t
                                      unpaired_mean_change)
 from analysis.report.model import (ALPHA, Column, DELTA, Facts, Flag, Flags, Heading, Paragraph, Plot, Report,
                                    Section, Table)
-from analysis.report.run import _run_manifest_blocks
+from analysis.report.run import _run_manifest_blocks, turn_cap
 from analysis.report.sweep import _common
 from analysis.report.text import (_ci, _ci_num, _ci_pts, _finite, _g, _game_title, _int, _listing, _p, _pct,
                                   _pts)
@@ -419,6 +419,8 @@ def _score_table(a: DiffAnalysis) -> Table:
 
 def _length_section(a: DiffAnalysis) -> Section:
     la, lb, t = a.length_a, a.length_b, a.turns
+    caps = [c for c in (turn_cap(a.manifest_a), turn_cap(a.manifest_b)) if c is not None]
+    cap = min(caps) if caps else None
     target = target_band(a.manifest_b.get("config") or {}) or target_band(a.manifest_a.get("config") or {})
     turns_row = [f"{t.base:.2f}", f"{t.other:.2f}", f"{t.difference:+.2f}", _ci_num(t.low, t.high), _p(t.p_value),
                  t.method, t.n_text]
@@ -436,10 +438,11 @@ def _length_section(a: DiffAnalysis) -> Section:
                   "paired differences)."
                   if a.paired else "Unpaired: Newcombe interval and score test.") + " Holm across end reasons."),
               marked=[ch.name in a.significant_ends for ch in a.ends]),
-        Plot("diff-turns", plots.diff_turns(la.histogram, lb.histogram, *_labels(a), target),
+        Plot("diff-turns", plots.diff_turns(la.histogram, lb.histogram, *_labels(a), target, cap),
              "Share of games per number of turns in each run"
              + (f"; the shaded band is the target {target[0]:g}\u2013{target[1]:g}." if target else ".")
-             + plots.length_cap_note(plots.length_cap(la.histogram, lb.histogram), la.histogram, lb.histogram)),
+             + plots.length_cap_note(plots.length_cap(la.histogram, lb.histogram, turn_cap=cap,
+                                                      keep=target[1] if target else None), la.histogram, lb.histogram)),
     ])
 
 

@@ -632,13 +632,20 @@ def _length_section(a: RunAnalysis) -> Section:
         marked=[str(r["end"]) == "stall" for r in L.ends.to_dicts()])
     return Section("length", "Game length and endings", [
         Facts(facts),
-        Plot("game-length", plots.game_length(L.histogram, a.target, L.median, L.q1, L.q3),
+        Plot("game-length", plots.game_length(L.histogram, a.target, L.median, L.q1, L.q3, turn_cap(a.manifest)),
              "Share of games per number of turns" + (", the target band shaded; games outside it hatched."
                                                      if a.target else ".")
-             + plots.length_cap_note(plots.length_cap(L.histogram), L.histogram)),
+             + plots.length_cap_note(plots.length_cap(L.histogram, turn_cap=turn_cap(a.manifest),
+                                                      keep=a.target[1] if a.target else None), L.histogram)),
         ends,
         Plot("end-reasons", plots.end_reasons(L.ends), "Share of games per end reason with Wilson 95% intervals."),
     ])
+
+
+def turn_cap(manifest: dict) -> float | None:
+    """The run's turn limit (``[limits] max_turns``), where its stalls end; None when the config has none."""
+    cap = ((manifest.get("config") or {}).get("limits") or {}).get("max_turns")
+    return float(cap) if isinstance(cap, (int, float)) and not isinstance(cap, bool) else None
 
 
 def _component_section(a: RunAnalysis) -> Section:

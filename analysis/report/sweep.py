@@ -17,7 +17,7 @@ from analysis.drama import course as drama_course
 from analysis.report.methods import _methods_section, _versions_now, target_band
 from analysis.report.model import (ALPHA, Block, Code, Column, DELTA, Facts, Flag, Flags, Paragraph, Plot, Report,
                                    STALL_FLAG, Section, Table)
-from analysis.report.run import _bot_rows, config_block, player_seats
+from analysis.report.run import _bot_rows, config_block, player_seats, turn_cap
 from analysis.ablate import analyse_ablate, verdict_line
 from analysis.report.ablate import (ABLATE_METHODS, ablation_flags, ablation_section, ablation_title, ablation_titles,
                                     is_ablation)
@@ -439,10 +439,9 @@ def _sweep_heatmap(data: Any, cells: list[CellAnalysis], solitaire: bool = False
 def _sweep_section_length(data: Any, cells: list[CellAnalysis]) -> Section:
     base = next((c for c in cells if c.baseline), cells[0])
     target = base.target
-    cap = plots.length_cap(*(c.length.histogram for c in cells))
-    if cap is not None:  # the axis keeps every quartile and the target band in view
-        cap = max(cap, target[1] if target else cap, max(c.length.q3 for c in cells))
-        cap = cap if max(c.length.maximum for c in cells) > cap else None
+    limits = [c for c in (turn_cap(c.manifest) for c in cells) if c is not None]
+    cap = plots.length_cap(*(c.length.histogram for c in cells), turn_cap=min(limits) if limits else None,
+                           keep=max([c.length.q3 for c in cells] + ([target[1]] if target else [])))
     figure = plots.cell_turns([c.id for c in cells], np.array([c.length.median for c in cells]),
                               np.array([c.length.q1 for c in cells]), np.array([c.length.q3 for c in cells]),
                               np.array([c.length.minimum for c in cells]), np.array([c.length.maximum for c in cells]),
