@@ -23,20 +23,22 @@ seed in every run), as a sweep whose cells are the baseline and the ablations
     DIR/ablate.json        the ablations as given: text, resolved overrides, the item they concern
     DIR/sweep.json         the sweep's state (see analysis.sweep)
     DIR/cells/baseline/    the baseline run; DIR/cells/<id>/ one run per ablation
+    DIR/placebo/           the baseline again on the same deals, every bot's tie-breaks from other streams
 
 Run the same command again and only what is missing is played; other ablations
 or settings need another ``--out``.
 
 :func:`analyse_ablate` compares each ablation with the baseline deal by deal
-(:func:`analysis.stats.paired_difference`: a deal's rotations are averaged
-first, so the deal is the unit): per seat the change of its share of first
-places (a shared first place split) and of its mean score, and the change of
-game length, each with its interval and test, Holm-adjusted across the
-ablations. Where the ablation names an item (the ``[Name]`` in its key, or the
-``name`` of the list item it indexes) that the baseline's events show in a
-content family (:mod:`analysis.report.content`), it also measures the change
-for the seats that used the item in the baseline, and :func:`confirmation`
-holds it against the observational content table.
+(the deal is the unit): per seat the change of its share as the headline counts
+it (:func:`analysis.stats.seat_share_change`) and of its mean score
+(:func:`analysis.stats.paired_difference`), and the change of game length, each
+with its interval and test, Holm-adjusted across the ablations. Where the
+ablation names an item (the ``[Name]`` in its key, or the ``name`` of the list
+item it indexes) that the baseline's events show in a content family
+(:mod:`analysis.report.content`), it measures the share of the seats that used
+the item in the baseline with the ablation and with the placebo (:func:`run_placebo`,
+the drift any change of the course of play shows), and :class:`Users` gives
+the verdict from their difference against the observational content table.
 """
 
 from __future__ import annotations

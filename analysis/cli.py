@@ -627,11 +627,12 @@ def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], swa
 
     \b
         glade ablate reforest --bots greedy --players 3 --games 2000 --seed 1 --out runs/ablate-fir \\
-            --item "species[Douglas Fir].count=0" --item "species[Douglas Fir].cost+=1"
+            --item "species[Douglas Fir].count=0" --item "species[Douglas Fir].cost+=1" --set "deck.size[3]=87"
         glade ablate reforest --bots greedy --players 2 --remove "Douglas Fir" --out runs/no-fir
         glade ablate reforest --bots greedy --players 2 --swap "Douglas Fir=Bunchberry" --out runs/plain-fir
         glade ablate vora --bots greedy --players 3 --item "kinds[0].count-=2" --out runs/ablate-vora --json
         glade ablate configs/ablate/reforest-douglas-fir.toml --out runs/reforest-douglas-fir --jobs 2
+        glade ablate vora --bots greedy --players 3 --item "kinds[0].count-=2" --no-placebo --out runs/vora-quick
         glade report runs/ablate-fir
     """
     from analysis.ablate import ablate_json, analyse_ablate, format_ablate, read_study, run_ablate
