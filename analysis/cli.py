@@ -297,8 +297,8 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
         glade play overgrowth --games 200000 --seed 3 --bots random,random --backend dask \\
             --scheduler tcp://10.0.0.5:8786 --out runs/cluster
     """
-    from analysis.summary import format_summary, summarize
-    from sims.records import load_manifest, scan_records
+    from analysis.summary import format_summary, summarize_run
+    from sims.records import load_manifest
     from sims.runner import run
 
     if until_ci is not None and until_decided is not None:
@@ -342,7 +342,7 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
                    err=True)
         sys.exit(130)
     manifest = load_manifest(out_dir)
-    summary = summarize(scan_records(out_dir), players=manifest.get("players"))
+    summary = summarize_run(out_dir, players=manifest.get("players"))
     played, seconds, speed = result.played, result.seconds, result.games_per_second
     if until is not None:
         played, seconds, speed = until.played, until.seconds, until.games_per_second

@@ -69,6 +69,7 @@ from analysis.stats.seat_result import (
     _counted_shares,
     _seat_matrix,
 )
+from analysis.stats.seat_tally import SeatTally, seat_tally
 from analysis.stats.seats import (
     half_width_reached,
     max_half_width,
@@ -155,6 +156,8 @@ __all__ = [
     "points_for_h",
     "solved",
     "DESIGN_ROTATED",
+    "SeatTally",
+    "seat_tally",
     "ESTIMAND_BOTS",
     "ESTIMAND_EQUAL",
     "ESTIMAND_LINEUP",

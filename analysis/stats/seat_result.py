@@ -223,9 +223,10 @@ def _seat_matrix(counted: pl.DataFrame, players: int, unit: str) -> np.ndarray:
     return np.column_stack([per_unit[str(s)].fill_null(0.0).to_numpy() if str(s) in per_unit.columns
                             else np.zeros(per_unit.height) for s in range(players)])
 
-def _equal_lineup(records: pl.DataFrame, players: int) -> str:
-    """The lineup that measures seat balance: the strongest bot (most first places) in every seat."""
-    strongest = str(records.group_by("bot").agg(pl.col("win").mean()).sort("win", descending=True)["bot"][0])
+def _equal_lineup(bot_wins: dict[str, list[int]], players: int) -> str:
+    """The lineup that measures seat balance: the strongest bot (the largest share of first places over its
+    seat-games; the first seen on a tie) in every seat."""
+    strongest = max(bot_wins, key=lambda bot: bot_wins[bot][0] / max(bot_wins[bot][1], 1))
     return ",".join([strongest] * players)
 
 
