@@ -65,6 +65,7 @@ def test_stalls_and_blocked_games_are_named_in_the_headline_the_summary_and_the_
     records = games([30] * 1000, ends, winner=lambda g: 0 if g % 5 else 1)
     summary = summarize(records)
     assert "blocked 2.5%" in summary.headline and "stalls 1.0%" in summary.headline
+    assert summarize(records.lazy()).headline == summary.headline  # glade play streams its records
     assert "blocked games (no seat could move; scored) counted" in summary.headline
     text = format_summary(summary)
     assert "warning: 3.5% of 1,000 games stalled (the turn cap, no result) or ended blocked" in text
