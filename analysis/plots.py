@@ -272,7 +272,7 @@ def score_distributions(by_seat: Sequence[tuple[str, np.ndarray]],
 
 @_styled
 def game_length(histogram: pl.DataFrame, target: Sequence[float] | None, median: float, q1: float,
-                q3: float) -> Figure:
+                q3: float, turn_cap: float | None = None) -> Figure:
     """Games per number of turns, the designer's target band shaded, the median and quartiles marked."""
     fig, axes = _figure(2.9)
     ax = axes[0, 0]
@@ -294,16 +294,59 @@ def game_length(histogram: pl.DataFrame, target: Sequence[float] | None, median:
     ax.set_xlabel("turns (both players' turns)")
     ax.set_ylabel("share of games")
     ax.set_title("Game length")
+    cap = length_cap(histogram, turn_cap=turn_cap, keep=target[1] if target is not None else None)
+    longest = turns.max() if cap is None else cap
     low = min(turns.min(), target[0] if target is not None else turns.min()) - 1.5
-    high = max(turns.max(), target[1] if target is not None else turns.max()) + 1.5
+    high = max(longest, target[1] if target is not None else longest) + 1.5
     ax.set_xlim(low, high)
     ax.set_ylim(0, share.max() * 1.08 if share.size else 1)
+    if cap is not None:
+        ax.text(1.0, 1.0, f"cut at {cap:g} turns \u2192", transform=ax.transAxes, ha="right", va="bottom",
+                fontsize=8, color=MUTED)
     ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     handles, labels = ax.get_legend_handles_labels()
     if target is not None:
         handles[0] = Rectangle((0, 0), 1, 1, facecolor=BAND, edgecolor=MUTED, lw=0.6)
     fig.legend(handles, labels, loc="outside lower center", ncols=3)
     return fig
+
+
+TAIL_QUANTILE = 0.99  # length figures cut their axis here when games run longer (a turn cap's stalls)
+
+
+def length_cap(*histograms: pl.DataFrame, quantile: float = TAIL_QUANTILE, turn_cap: float | None = None,
+               keep: float | None = None) -> float | None:
+    """The turns at ``quantile`` of the games of ``histograms`` (``turns``, ``games``) together, or ``keep`` (a
+    target band's end) if that is further, where a length figure cuts its axis; None when no game is longer
+    (nothing to cut). Games at ``turn_cap`` (the config's turn limit: stalls, which end there) are left out of
+    the quantile: a few percent of stalls would otherwise put it at the cap itself."""
+    frames = [h for h in histograms if h is not None and h.height]
+    if not frames:
+        return None
+    joined = pl.concat([h.select(pl.col("turns").cast(pl.Float64), pl.col("games").cast(pl.Float64))
+                        for h in frames]).group_by("turns").agg(pl.col("games").sum()).sort("turns")
+    longest = float(joined["turns"].max())
+    if turn_cap is not None:
+        joined = joined.filter(pl.col("turns") < turn_cap)
+        if not joined.height:
+            return None
+    turns, games = joined["turns"].to_numpy(), joined["games"].to_numpy()
+    cumulative = np.cumsum(games) / games.sum()
+    cap = max(float(turns[min(int(np.searchsorted(cumulative, quantile)), turns.size - 1)]), keep or -np.inf)
+    return cap if longest > cap else None
+
+
+def length_cap_note(cap: float | None, *histograms: pl.DataFrame) -> str:
+    """The caption's sentence on a cut axis: where, and how many games lie beyond it (up to the longest)."""
+    if cap is None:
+        return ""
+    frames = [h for h in histograms if h is not None and h.height]
+    games = sum(float(h["games"].sum()) for h in frames)
+    beyond = sum(float(h.filter(pl.col("turns") > cap)["games"].sum()) for h in frames)
+    longest = max(float(h["turns"].max()) for h in frames)
+    return (f" The turns axis is cut at {cap:g} turns (the {100 * TAIL_QUANTILE:g}th percentile of the games that "
+            f"did not stall, or further to keep the target band and a sweep's quartiles in view): {100 * beyond / games:.1f}% of the games "
+            f"are longer, up to {longest:g}.")
 
 
 @_styled
@@ -515,8 +558,10 @@ def sweep_heatmap(values: np.ndarray, annotations: Sequence[Sequence[str]], row_
 
 @_styled
 def cell_turns(cells: Sequence[str], median: np.ndarray, q1: np.ndarray, q3: np.ndarray,
-               minimum: np.ndarray, maximum: np.ndarray, target: Sequence[float] | None, baseline: str) -> Figure:
-    """Per cell: the median game length with its quartiles and range, over the target band."""
+               minimum: np.ndarray, maximum: np.ndarray, target: Sequence[float] | None, baseline: str,
+               cap: float | None = None) -> Figure:
+    """Per cell: the median game length with its quartiles and range, over the target band; ``cap`` cuts the axis
+    (the range lines run to its edge)."""
     n = len(cells)
     fig, axes = _figure(0.9 + 0.3 * n)
     ax = axes[0, 0]
@@ -530,6 +575,10 @@ def cell_turns(cells: Sequence[str], median: np.ndarray, q1: np.ndarray, q3: np.
         ax.plot([minimum[i], maximum[i]], [y[i]] * 2, color=color, lw=0.8, alpha=0.7)
         ax.plot([q1[i], q3[i]], [y[i]] * 2, color=color, lw=5, solid_capstyle="butt", alpha=0.55)
         ax.plot(median[i], y[i], marker="|", color=INK, markersize=12, markeredgewidth=2)
+    if cap is not None and np.nanmax(maximum) > cap:
+        ax.set_xlim(right=cap * 1.03 + 1)
+        ax.text(1.0, 1.0, f"cut at {cap:g} turns \u2192", transform=ax.transAxes, ha="right", va="bottom",
+                fontsize=8, color=MUTED)
     ax.set_yticks(y, [f"{c}{' (baseline)' if c == baseline else ''}" for c in cells])
     ax.tick_params(axis="y", length=0)
     _grid_x(ax)
@@ -568,7 +617,7 @@ def diff_seats(seats: Sequence[int], a: tuple[np.ndarray, np.ndarray, np.ndarray
 
 @_styled
 def diff_turns(hist_a: pl.DataFrame, hist_b: pl.DataFrame, label_a: str, label_b: str,
-               target: Sequence[float] | None) -> Figure:
+               target: Sequence[float] | None, turn_cap: float | None = None) -> Figure:
     """Game-length distributions of two runs (share of games per number of turns)."""
     fig, axes = _figure(2.9)
     ax = axes[0, 0]
@@ -579,6 +628,13 @@ def diff_turns(hist_a: pl.DataFrame, hist_b: pl.DataFrame, label_a: str, label_b
         turns = hist["turns"].to_numpy()
         share = hist["games"].to_numpy() / max(int(hist["games"].sum()), 1)
         ax.plot(turns, share, color=PALETTE[i], ls=LINESTYLES[i], marker=MARKERS[i], markersize=3, label=label)
+    cap = length_cap(hist_a, hist_b, turn_cap=turn_cap, keep=target[1] if target is not None else None)
+    if cap is not None:
+        low = min(float(hist_a["turns"].min()), float(hist_b["turns"].min()))
+        high = max(cap, target[1] if target is not None else cap)
+        ax.set_xlim(min(low, target[0] if target is not None else low) - 1.5, high + 1.5)
+        ax.text(1.0, 1.0, f"cut at {cap:g} turns \u2192", transform=ax.transAxes, ha="right", va="bottom",
+                fontsize=8, color=MUTED)
     _pct_axis(ax, "y")
     ax.set_xlabel("turns")
     ax.set_ylabel("share of games")
@@ -588,7 +644,7 @@ def diff_turns(hist_a: pl.DataFrame, hist_b: pl.DataFrame, label_a: str, label_b
 
 
 __all__ = [
-    "STYLE", "WIDTH", "ablation_changes", "cell_balance", "cell_turns", "component_strength", "convergence", "diff_seats",
+    "STYLE", "TAIL_QUANTILE", "WIDTH", "ablation_changes", "length_cap", "length_cap_note", "cell_balance", "cell_turns", "component_strength", "convergence", "diff_seats",
     "diff_turns", "end_reasons", "game_length", "score_distributions", "seat_win_rates", "skill_gradient",
     "sweep_heatmap",
 ]

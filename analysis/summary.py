@@ -72,12 +72,27 @@ def shares_counted(advantage: stats.SeatAdvantage) -> str:
 
 
 def _beside(advantage: stats.SeatAdvantage) -> str:
-    """The ties and stalls, shown beside the shares (with 2 players neither is in them)."""
+    """The ties and stalls, shown beside the shares (with 2 players neither is in them), and the blocked games
+    when there are any (scored, so counted like the others)."""
     games = max(advantage.games, 1)
     ties = "ties" if advantage.players == 2 else "shared first places"
     counted = "neither counted" if advantage.players == 2 else "stalls not counted"
+    if advantage.blocked:
+        counted = ("ties and stalls not counted" if advantage.players == 2 else "stalls not counted") + \
+            ", blocked games (no seat could move; scored) counted"
+        return (f"{ties} {_pct(advantage.ties / games)}, stalls {_pct(advantage.stalls / games)} and blocked "
+                f"{_pct(advantage.blocked / games)} of {advantage.games:,} games, {counted}")
     return (f"{ties} {_pct(advantage.ties / games)} and stalls {_pct(advantage.stalls / games)} of "
             f"{advantage.games:,} games, {counted}")
+
+
+def unfinished_note(stalls: float, blocked: float, games: int, limit: float = stats.UNFINISHED_LIMIT) -> str:
+    """A warning when more than ``limit`` of the games stalled or ended blocked ("" otherwise): the rates named."""
+    if stalls + blocked <= limit:
+        return ""
+    return (f"warning: {_pct(stalls + blocked)} of {games:,} games stalled (the turn cap, no result) or ended "
+            f"blocked (no seat could move): stalls {_pct(stalls)}, blocked {_pct(blocked)}, over "
+            f"{100 * limit:g}%")
 
 
 def _tested(advantage: stats.SeatAdvantage) -> str:
@@ -268,6 +283,10 @@ def format_summary(summary: Summary, title: str | None = None, games_per_second:
     lines.append("end    " + ", ".join(
         f"{row['end']} {_pct(row['share'])} ({_int(row['games'])})" for row in summary.ends.to_dicts()
     ))
+    share = {row["end"]: row["share"] for row in summary.ends.to_dicts()}
+    note = unfinished_note(share.get(stats.STALL, 0.0), share.get(stats.BLOCKED, 0.0), summary.games)
+    if note:
+        lines.insert(lines.index(f"headline: {summary.headline}") + 1 if summary.headline else 1, note)
     if played is not None:
         if played and games_per_second:
             lines.append(f"speed  {played:,} games in {seconds:.2f} s: {games_per_second:,.0f} games/s")

@@ -207,7 +207,12 @@ def test_sweep_report_ranks_cells_pairs_them_and_draws_a_heatmap(sweep_dir, tmp_
     paired = report.section("paired")
     assert "common random numbers" in paired.blocks[0].text
     table = next(b for b in paired.blocks if isinstance(b, rp.Table))
-    assert len(table.rows) == 3 and "t test that interval inverts" in table.caption and "Holm" in table.caption
+    assert len(table.rows) == 3 and "pseudo-values" in table.caption and "Holm" in table.caption
+    # one seat share: the paired table's baseline and cell figures are the cells table's (2 players: seat 0's)
+    share = {row[1].rstrip(" *"): row[4] for row in ranked.rows}
+    baseline = next(row[1].rstrip(" *") for row in ranked.rows if row[1].endswith(" *"))
+    for row in table.rows:
+        assert row[2] == f"{share[baseline]} \u2192 {share[row[0]]}"
     from analysis.sweep import cell_table, format_cell_table, load_sweep
 
     # glade report on a sweep prints the baseline's headline and the very table glade sweep prints
@@ -344,9 +349,12 @@ def test_diff_of_rotated_runs_on_other_seeds_is_unpaired_and_by_deal(runs):
     report = rp.build_diff_report(runs / "toy", runs / "toy-seed6")
     headline = report.section("summary").blocks[1].items[0]
     assert "unpaired" in headline.evidence and "seed" in headline.evidence
-    seats = next(b for b in report.section("seats").blocks if isinstance(b, rp.Table))
-    assert "Welch" in seats.caption  # the rotated games of a deal are not independent: per-deal rates
-    assert seats.rows[0][-1] == "150 + 150"  # deals, not games
+    seats, scores = [b for b in report.section("seats").blocks if isinstance(b, rp.Table)]
+    # mixed bots in rotated seats: each run's share is its headline's, the lineup's per-deal shares; unpaired Welch
+    assert "Welch" in seats.caption and seats.rows[0][-1] == "150 + 150"  # deals, not games
+    share = stats.seat_advantage(load_records(runs / "toy")).seats["share"][0]
+    assert seats.rows[0][1] == f"{100 * share:.1f}%"
+    assert "Welch" in scores.caption and scores.rows[0][-1] == "150 + 150"  # per-deal mean scores: deals, not games
     report.close()
 
 

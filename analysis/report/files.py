@@ -10,6 +10,7 @@ from analysis.report.pdf import render_pdf
 from analysis.report.run import build_run_report
 from analysis.report.sweep import build_sweep_report
 from analysis.report.tune import build_tune_report
+from analysis.stats.common import BAND_SHARE
 from sims.core.spec import ConfigError
 
 
@@ -27,9 +28,14 @@ def kind_of(path: str | Path) -> str:
                       f"directory (sweep.json, from glade sweep) or a tune directory (tune.json, from glade tune); it {what}", has_got=False)
 
 
-def build_report(path: str | Path, delta: float = DELTA) -> Report:
-    builders = {"sweep": build_sweep_report, "tune": build_tune_report, "run": build_run_report}
-    return builders[kind_of(path)](path, delta)
+def build_report(path: str | Path, delta: float = DELTA, band_share: float = BAND_SHARE) -> Report:
+    """The report of a run, sweep or tune directory; ``band_share``: the share of games a config's target band
+    must hold for a length check to pass (a tune's own study says its own)."""
+    kind = kind_of(path)
+    if kind == "tune":
+        return build_tune_report(path, delta)
+    builders = {"sweep": build_sweep_report, "run": build_run_report}
+    return builders[kind](path, delta, band_share)
 
 
 def default_out(path: str | Path, other: str | Path | None = None) -> Path:

@@ -91,6 +91,7 @@ class SeatAdvantage:
     lineup_note: str = ""
     detectable: float = float("nan")  # the smallest seat gap (share points) these units detect, two-sided, at power
     estimand: str = ESTIMAND_EQUAL  # whose shares ``seats`` holds: equal players', this lineup's, or the bots'
+    blocked: int = 0  # games that ended blocked (no seat could move again): scored, so counted like any other
 
     @property
     def effect_size(self) -> float:
@@ -193,6 +194,7 @@ class _SeatContext:
     delta: float
     alpha: float
     power: float
+    blocked: int = 0
 
     @property
     def fair(self) -> float:
@@ -261,4 +263,5 @@ def _seat_result(c: _SeatContext, tested: int, units: int, unit: str, share, low
         largest_deviation=float(deviation[worst]), largest_deviation_seat=worst, verdict=verdict, more_games=more,
         handling=handling, design=design, unit=unit, units_tested=units, share_method=share_method,
         equivalence_method=equivalence_method, lineup_note=note, detectable=detectable, estimand=estimand,
+        blocked=c.blocked,
     )

@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
+from analysis.stats.common import BLOCKED
 from analysis.stats.seat_result import _counted_shares, _seat_matrix
 
 BLOCK_DEALS = 1 << 16  # deals read at a time from a lazy frame (about 170 MB for 2-player games)
 _DIGITS = 12  # per-deal shares are rounded this far, so equal vectors from different blocks meet
-_COLUMNS = ["game", "deal", "seat", "bot", "win", "rank"]
+_COLUMNS = ["game", "deal", "seat", "bot", "win", "rank", "end"]  # "end" where the records have it (blocked games)
 
 
 @dataclass
@@ -42,6 +43,7 @@ class SeatTally:
     games: int = 0
     stalls: int = 0
     ties: int = 0  # games with a shared first place
+    blocked: int = 0  # games that ended blocked (no seat could move again): scored, counted like any other
     tested: int = 0  # counted games
     first: np.ndarray = field(default=None)
     shares: dict[tuple[float, ...], int] = field(default_factory=dict)
@@ -79,9 +81,12 @@ class SeatTally:
         if not block.height:
             return
         games = block.group_by("game").agg(pl.col("deal").first(), pl.col("win").sum().alias("first_places"),
-                                           pl.col("rank").is_null().all().alias("stalled"))
+                                           pl.col("rank").is_null().all().alias("stalled"),
+                                           *([pl.col("end").first()] if "end" in block.columns else []))
         self.games += games.height
         self.stalls += int(games["stalled"].sum())
+        if "end" in games.columns:
+            self.blocked += int(((games["end"].cast(pl.String) == BLOCKED) & ~games["stalled"]).sum())
         self.ties += int((games["first_places"] > 1).sum())
         counted = _counted_shares(block, games, self.players)
         tested = counted["game"].n_unique()

@@ -72,7 +72,7 @@ def seat_advantage(records: pl.DataFrame | pl.LazyFrame | SeatTally, delta: floa
     if tally.players < 2:
         raise StatsError("seat_advantage: expected records of games with at least 2 seats")
     context = _SeatContext(players=tally.players, games=tally.games, stalls=tally.stalls, ties=tally.ties,
-                           delta=delta, alpha=alpha, power=power)
+                           delta=delta, alpha=alpha, power=power, blocked=tally.blocked)
     if not tally.mixed:
         return _equal_players(tally, context)
     if len(tally.lineups) == 1:
