@@ -197,13 +197,28 @@ def _tempo_blocks(d: DesignerAnalysis) -> list[Block]:
             f"{_pct(1 / len(seats))} if turns were shared evenly.", "lead"))
     blocks += [
         Table([Column("Seat"), Column("Turns per game", True), Column("95% interval", True), Column("Method")],
-              turn_rows, caption="Turns a seat took per game: distinct turn indices among its move events."),
+              turn_rows, caption="Turns a seat took per game: distinct turn indices among its move events"
+                                 + _turns_reconciled(t) + "."),
         Table([Column("End"), Column("Games", True)] + [Column(f"Seat {s} moved last", True) for s in seats],
               last_rows, caption="Share of games (per end reason, and all) whose last move was that seat's, with "
                                  "95% intervals and the count of games."),
         Facts(facts),
     ]
     return blocks
+
+
+def _turns_reconciled(t: stats.Tempo) -> str:
+    """How the seats' turns add up to the game length: the turns that hold no move event (setup turns)."""
+    if not _finite(t.game_turns):
+        return ""
+    together = float(t.turns["mean"].sum())
+    moves = t.columns.split("(moves: ", 1)[-1].split(")", 1)[0]
+    text = f" ({moves}). Together {_num(together, 2)} a game"
+    if abs(t.other_turns) < 0.005:
+        return text + f", the game length (mean {t.game_turns:.1f} turns)"
+    return (text + f"; the game length (mean {t.game_turns:.1f} turns, the records' turns) also counts "
+            f"{_num(t.other_turns, 2)} turns a game that hold no move event of a seat (turns left out by the moves' "
+            f"rule: {moves})")
 
 
 def why_section(d: DesignerAnalysis) -> Section:
