@@ -105,17 +105,102 @@ def _styled(function):
     return wrapper
 
 
+def _tick_decimals(target) -> int:
+    """Decimals that write every major tick of ``target`` (in percent) exactly: 2 for steps of 0.25 points, 1 for
+    2.5, 0 for 5 or 20 (at most 4)."""
+    ticks = np.asarray(target.get_majorticklocs(), dtype=float) * 100
+    step = float(np.min(np.diff(ticks))) if ticks.size > 1 else 1.0
+    for digits in range(5):
+        if np.allclose(np.round(ticks, digits), ticks, rtol=0, atol=1e-6 * max(step, 1e-12)):
+            return digits
+    return 4
+
+
 def _pct_axis(ax, axis: str = "x") -> None:
-    """Percent ticks with as many decimals as the tick step needs (20%, or 50.5%), never more."""
+    """Percent ticks with as many decimals as the tick step needs (20%, 2.5% or 50.5%), never more."""
     target = ax.xaxis if axis == "x" else ax.yaxis
 
     def label(value: float, _position: int) -> str:
-        ticks = np.asarray(target.get_majorticklocs(), dtype=float)
-        step = float(np.min(np.diff(ticks))) * 100 if ticks.size > 1 else 1.0
-        digits = max(0, -int(np.floor(np.log10(step) + 1e-9))) if step > 0 else 0
-        return f"{100 * value:.{digits}f}%"
+        return f"{100 * value:.{_tick_decimals(target)}f}%"
 
     target.set_major_formatter(matplotlib.ticker.FuncFormatter(label))
+
+
+def _points_axis(ax, axis: str = "x") -> None:
+    """Signed percentage points (a share 0.025 shows as +2.5), with as many decimals as the tick step needs."""
+    target = ax.xaxis if axis == "x" else ax.yaxis
+
+    def label(value: float, _position: int) -> str:
+        text = f"{100 * value:+.{_tick_decimals(target)}f}"
+        return "0" if float(text) == 0 else text
+
+    target.set_major_formatter(matplotlib.ticker.FuncFormatter(label))
+
+
+class _PlainLogFormatter(matplotlib.ticker.LogFormatter):
+    """A log axis's labels as plain numbers with thousands separators (20, 300, 5,000), never 2x10^1; which
+    ticks get a label is matplotlib's choice (minor ticks only when the axis spans few decades)."""
+
+    def _num_to_string(self, x: float, vmin: float, vmax: float) -> str:
+        return f"{x:,.0f}" if x >= 1 else f"{x:g}"
+
+
+def clipped_texts(figure: Figure, tolerance: float = 1.0) -> list[str]:
+    """The visible texts of ``figure`` that reach outside it (by more than ``tolerance`` pixels): what a saved
+    image would cut off, such as a note wider than the figure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    canvas = figure.canvas if hasattr(figure.canvas, "get_renderer") else FigureCanvasAgg(figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    width, height = figure.bbox.width, figure.bbox.height
+    undrawn = set()  # tick labels of ticks outside the view: matplotlib keeps them but does not draw them
+    for ax in figure.axes:
+        for axis, coordinate in ((ax.xaxis, 0), (ax.yaxis, 1)):
+            low, high = sorted(axis.get_view_interval())
+            slack = 1e-9 * max(abs(low), abs(high), 1.0)
+            undrawn |= {id(t) for t in axis.get_ticklabels(which="both")
+                        if not low - slack <= t.get_position()[coordinate] <= high + slack}
+    found = []
+    for text in figure.findobj(Text):
+        if not text.get_visible() or not text.get_text().strip() or id(text) in undrawn:
+            continue
+        box = text.get_window_extent(renderer)
+        if box.x0 < -tolerance or box.y0 < -tolerance or box.x1 > width + tolerance or box.y1 > height + tolerance:
+            found.append(text.get_text())
+    return found
+
+
+def fit_labels(figure: Figure, rounds: int = 3) -> Figure:
+    """Wrap each axes' title and x label that would run past the figure's edge onto as many lines as it needs
+    (a left-aligned title from where it starts, a centred label around its centre), then lay out again."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = figure.canvas if hasattr(figure.canvas, "get_renderer") else FigureCanvasAgg(figure)
+    for _ in range(rounds):
+        canvas.draw()
+        renderer = canvas.get_renderer()
+        width = figure.bbox.width
+        changed = False
+        for ax in figure.axes:
+            for text in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label):
+                content = text.get_text()
+                if not content.strip() or not text.get_visible():
+                    continue
+                box = text.get_window_extent(renderer)
+                if box.x0 >= -1 and box.x1 <= width + 1:
+                    continue
+                centre = (box.x0 + box.x1) / 2
+                room = {"left": width - max(box.x0, 0.0), "right": box.x1 if box.x1 <= width else width,
+                        "center": 2 * min(centre, width - centre)}[text.get_horizontalalignment()]
+                longest = max(len(line) for line in content.split("\n"))
+                chars = max(12, int(longest * 0.96 * room / max(box.width, 1.0)))
+                text.set_text("\n".join(textwrap.fill(line, chars) for line in content.split("\n")))
+                changed = True
+        if not changed:
+            break
+    return figure
 
 
 def _grid_x(ax) -> None:
@@ -211,7 +296,8 @@ def convergence(games: np.ndarray, rate: np.ndarray, low: np.ndarray, high: np.n
     ax.axhline(fair, color=FAIR, ls="--", lw=1.1, label=f"{reference_label} {100 * fair:.1f}%")
     if games.size and games.max() / max(games.min(), 1) > 20:
         ax.set_xscale("log")
-        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+        ax.xaxis.set_major_formatter(_PlainLogFormatter())
+        ax.xaxis.set_minor_formatter(_PlainLogFormatter(labelOnlyBase=False, minor_thresholds=(1, 0.4)))
     if games.size and games.max() > games.min():
         ax.set_xlim(games.min(), games.max())
     _pct_axis(ax, "y")
@@ -272,8 +358,9 @@ def score_distributions(by_seat: Sequence[tuple[str, np.ndarray]],
 
 @_styled
 def game_length(histogram: pl.DataFrame, target: Sequence[float] | None, median: float, q1: float,
-                q3: float) -> Figure:
-    """Games per number of turns, the designer's target band shaded, the median and quartiles marked."""
+                q3: float, players: int = 2) -> Figure:
+    """Games per number of turns (every seat's turns counted), the designer's target band shaded, the median and
+    quartiles marked."""
     fig, axes = _figure(2.9)
     ax = axes[0, 0]
     turns = histogram["turns"].to_numpy()
@@ -291,7 +378,7 @@ def game_length(histogram: pl.DataFrame, target: Sequence[float] | None, median:
     ax.axvline(q1, color=INK, lw=0.9, ls=":", label=f"quartiles {q1:g} / {q3:g}")
     ax.axvline(q3, color=INK, lw=0.9, ls=":")
     _pct_axis(ax, "y")
-    ax.set_xlabel("turns (both players' turns)")
+    ax.set_xlabel({1: "turns", 2: "turns (both players' turns)"}.get(players, f"turns (all {players} players' turns)"))
     ax.set_ylabel("share of games")
     ax.set_title("Game length")
     low = min(turns.min(), target[0] if target is not None else turns.min()) - 1.5
@@ -443,7 +530,7 @@ def cell_balance(cells: Sequence[str], share: np.ndarray, low: np.ndarray, high:
         left.set_title("Solitaire win rate", fontsize=9.5)
         left.set_xlabel("Wilson 95%", color=MUTED, fontsize=8)
     elif relative:
-        left.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{100 * v:+.0f}"))
+        _points_axis(left)
         left.set_title(f"Seat {seat} share less the fair share", fontsize=9.5)
         left.set_xlabel("points; Wilson 95%; fair share = 1 / players of the cell", color=MUTED, fontsize=8)
     else:
@@ -451,7 +538,7 @@ def cell_balance(cells: Sequence[str], share: np.ndarray, low: np.ndarray, high:
         left.set_title(f"Seat {seat} share", fontsize=9.5)
         left.set_xlabel(f"Wilson 95%; dashed: fair share {100 * fair:.0f}%", color=MUTED, fontsize=8)
     _forest(right, [c for c in cells], diff, diff_low, diff_high, 0.0, colors=colors, markers=markers)
-    right.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{100 * v:+.0f}"))
+    _points_axis(right)
     right.set_title("Change vs baseline", fontsize=9.5)
     right.set_xlabel("points, paired 95% interval", color=MUTED, fontsize=8)
     return fig

@@ -50,6 +50,13 @@ def assert_self_contained(page: str) -> None:
     assert "<style>" in page
 
 
+def assert_no_text_cut_off(report: rp.Report) -> None:
+    """No figure of the report has a text reaching past its edge (a saved picture cuts it off there)."""
+    from analysis import plots
+
+    assert [(p.id, text) for p in report.plots() for text in plots.clipped_texts(p.figure)] == []
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     base = tmp_path_factory.mktemp("report-runs")
@@ -111,6 +118,7 @@ def test_run_report_has_every_section_flags_and_inline_figures(runs, tmp_path):
     assert "<details><summary>Config" in page  # the config, collapsible
     data = (tmp_path / "out" / "report.pdf").read_bytes()
     assert data.startswith(b"%PDF") and pdf_pages(data) >= 5
+    assert_no_text_cut_off(report)
 
 
 def test_overgrowth_report_checks_the_target_band_and_components(runs):
@@ -223,6 +231,7 @@ def test_sweep_report_ranks_cells_pairs_them_and_draws_a_heatmap(sweep_dir, tmp_
     assert [p.name for p in written] == ["report.pdf"]
     data = written[0].read_bytes()
     assert data.startswith(b"%PDF") and pdf_pages(data) >= 5
+    assert_no_text_cut_off(report)
 
 
 def test_sweep_with_one_axis_has_no_heatmap(tmp_path):
