@@ -832,3 +832,68 @@ def ablation_changes(labels: Sequence[str], panels: Sequence[tuple[str, np.ndarr
         ax.tick_params(axis="x", labelsize=7.5)
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4))
     return fig
+
+
+# ---------------------------------------------------------------- sweep effects
+
+
+@_styled
+def response_curves(key: str, lines: Sequence[tuple[str, np.ndarray, Sequence[tuple[np.ndarray, np.ndarray,
+                                                                                       np.ndarray]]]],
+                    panels: Sequence[tuple[str, str, str, float | tuple[float, float] | None]],
+                    crossings: Sequence[Sequence[float]] | None = None) -> Figure:
+    """One panel per measure against a numeric sweep key: each line (a combination of the other keys) its cells'
+    estimates with their intervals; the target dashed (a number) or shaded (a band); a crossing marked by a tick.
+
+    ``lines``: ``(label, x, [(y, low, high) per panel])``; ``panels``: ``(title, axis note, format, target)``
+    with format ``pct`` (shares), ``pts`` (shares less the fair share, in points) or ``num``; ``crossings``:
+    per line, per panel, the crossing's value (NaN: none)."""
+    fig, axes = _figure(2.9, ncols=len(panels))
+    for k, (title, note, fmt, target) in enumerate(panels):
+        ax = axes[0, k]
+        if isinstance(target, tuple):
+            ax.axhspan(target[0], target[1], color=BAND, lw=0, zorder=0)
+        elif target is not None:
+            ax.axhline(target, color=FAIR, ls="--", lw=1.1, zorder=1)
+        for i, (label, x, values) in enumerate(lines):
+            y, low, high = (np.asarray(v, dtype=float) for v in values[k])
+            color, marker = PALETTE[i % len(PALETTE)], MARKERS[i % len(MARKERS)]
+            offset = (i - (len(lines) - 1) / 2) * 0.012 * (np.ptp(x) or 1.0)  # intervals side by side, not on top
+            ax.errorbar(np.asarray(x, dtype=float) + offset, y,
+                        yerr=np.clip([y - low, high - y], 0, None), color=color, marker=marker,
+                        ls=LINESTYLES[i % len(LINESTYLES)], capsize=2.5, lw=1.3, ms=4.5,
+                        label=label if k == 0 else None)
+            value = crossings[i][k] if crossings is not None else float("nan")
+            if np.isfinite(value):
+                ax.axvline(value, color=color, ls=":", lw=1.0, ymax=0.12)
+        ax.set_title(textwrap.fill(title, 24), fontsize=9.5)
+        ax.set_xlabel(textwrap.fill(f"{key}; {note}", 30), color=MUTED, fontsize=8)
+        ax.set_xticks(sorted({float(v) for _, x, _ in lines for v in x}))
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        if fmt == "pct":
+            _pct_axis(ax, "y")
+        elif fmt == "pts":
+            _points_axis(ax, "y")
+    if len(lines) > 1:
+        fig.legend(loc="outside lower center", ncols=min(3, len(lines)), fontsize=8)
+    return fit_labels(fig)
+
+
+@_styled
+def main_effects(labels: Sequence[str], panels: Sequence[tuple[str, pl.DataFrame, str]],
+                 alpha: float = 0.05) -> Figure:
+    """Each key's levels (``labels``, ``key: level``): their effect on each outcome with its interval, 0 dashed
+    (the mean of all cells); ``panels``: ``(title, levels, format)`` where ``levels`` has ``effect``, ``low``,
+    ``high``, ``p_holm`` in the labels' order and format is ``pts`` or ``num``; a level with ``p_holm < alpha`` is
+    drawn in the accent colour."""
+    n = len(labels)
+    fig, axes = _figure(1.0 + 0.3 * n, ncols=len(panels), sharey=True)
+    for ax, (title, levels, fmt) in zip(axes[0], panels):
+        colors = [FAIR if p < alpha else PALETTE[0] for p in levels["p_holm"].to_numpy()]
+        _forest(ax, list(labels), levels["effect"].to_numpy(), levels["low"].to_numpy(), levels["high"].to_numpy(),
+                0.0, colors=colors)
+        ax.set_title(textwrap.fill(title, 30), fontsize=9.5)
+        if fmt == "pts":
+            _points_axis(ax)
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(5))
+    return fit_labels(fig)

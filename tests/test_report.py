@@ -199,7 +199,8 @@ def test_config_helpers():
 def test_sweep_report_ranks_cells_pairs_them_and_draws_a_heatmap(sweep_dir, tmp_path):
     report = rp.build_sweep_report(sweep_dir)
     ids = [s.id for s in report.sections]
-    assert ids == ["summary", "cells", "paired", "heatmap", "cell-length", "cell-drama", "methods", "manifest"]
+    assert ids == ["summary", "cells", "paired", "heatmap", "effects", "curves", "cell-length", "cell-drama", "methods",
+                   "manifest"]
     methods = " ".join(item for b in report.section("methods").blocks for item in getattr(b, "items", []))
     assert "Drama per cell" in methods and "Skill trace" not in methods  # no trace drawn, none described
     ranked = next(b for b in report.section("cells").blocks if isinstance(b, rp.Table))
