@@ -897,3 +897,30 @@ def main_effects(labels: Sequence[str], panels: Sequence[tuple[str, pl.DataFrame
             _points_axis(ax)
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(5))
     return fit_labels(fig)
+
+
+@_styled
+def seat_gap(gap: pl.DataFrame, seat: int = 0, first: int | None = None) -> Figure:
+    """Seat ``seat``'s mean lead over the other seats' mean at each round end (``gap`` of
+    :func:`analysis.stats.trajectory.seat_gap`) with its 95% band; 0 dashed; ``first``: the first round whose
+    interval excludes 0, marked."""
+    fig, axes = _figure(2.5)
+    ax = axes[0, 0]
+    if not gap.height:
+        _empty(ax, "no trajectories recorded")
+        return fig
+    rounds = gap["round"].to_numpy()
+    ax.fill_between(rounds, gap["low"].to_numpy(), gap["high"].to_numpy(), color=PALETTE[0], alpha=0.2, lw=0,
+                    label="95% by deal")
+    ax.plot(rounds, gap["mean"].to_numpy(), color=PALETTE[0], marker="o", ms=3, label="mean gap")
+    ax.axhline(0, color=FAIR, ls="--", lw=1.1)
+    if first is not None:
+        ax.axvline(first, color=MUTED, ls=":", lw=1.0)
+        ax.annotate(f"round {first}: first clear", (first, 0), xytext=(4, 6), textcoords="offset points",
+                    fontsize=8, color=MUTED)
+    ax.set_xlabel("round (a round ends when seat 0 is to move again; the last point of a game is its end)")
+    ax.set_ylabel("points")
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+    ax.set_title(f"Seat gap: seat {seat}'s score less the other seats' mean, per round")
+    ax.legend(fontsize=8, frameon=False, loc="upper left")
+    return fit_labels(fig)

@@ -401,3 +401,18 @@ def test_the_shipped_skill_trace_studies_are_valid_sweeps():
         sweep = read_sweep(f"configs/sweeps/{name}-skill-trace.toml")
         assert "bots" in sweep.axes and sweep.players == 2
         assert any(cell.games for cell in sweep.cells)  # the planner plays fewer deals
+
+
+def test_the_drama_section_says_when_seat_zeros_lead_first_shows():
+    """Seat 0 level for two rounds, then ahead by one more point a round: the report names round 3 and draws the
+    gap."""
+    rows, trajectory = [], []
+    for g in range(30):
+        rows += [dict(game=g, seat=0, score=3.0, rank=1), dict(game=g, seat=1, score=0.0, rank=2)]
+        trajectory += [dict(game=g, round=r, seat=s, value=float(max(0, r - 2) if s == 0 else 0) + (g % 2) * 0.5)
+                       for r in range(1, 6) for s in (0, 1)]
+    d = analyse_designer("toy", {}, records(rows), None, 2, trajectories=pl.DataFrame(trajectory))
+    section = drama_section(d)
+    assert "seat-gap" in {b.id for b in section.blocks if isinstance(b, rp.Plot)}
+    said = next(b.text for b in section.blocks if isinstance(b, rp.Paragraph) and "Seat 0's lead" in b.text)
+    assert "first shows at round 3: +1.00 points" in said

@@ -14,6 +14,7 @@ import polars as pl
 from analysis import drama as course_of
 from analysis import plots
 from analysis import stats
+from analysis.stats.trajectory import first_clear_round
 from analysis.report.content import Family, GameContent, content_of, family_events, with_sources
 from analysis.report.model import Block, Column, Facts, Heading, Paragraph, Plot, Section, Table
 from analysis.report.text import _ci, _ci_num, _ci_pts, _finite, _int, _num, _p, _pct, _pts
@@ -298,6 +299,8 @@ def drama_section(d: DesignerAnalysis) -> Section:
                            "Each seat's score at each round end as if the game ended there: the median (line) and "
                            "the 25-75% band over the games still running; rounds reached by fewer than 10% of the "
                            "games are left out. " + PROGRESS_NOTE))
+    if d.course is not None and d.course.gap is not None and d.course.gap.height:
+        blocks += gap_blocks(d.course.gap)
     if d.course is not None and d.course.bot_bands is not None:
         blocks.append(Plot("trajectories-by-bot", plots.score_trajectories(d.course.bot_bands, by="bot"),
                            "The same per bot kind: each seat-game under the bot that played it, in whatever seat "
@@ -307,6 +310,26 @@ def drama_section(d: DesignerAnalysis) -> Section:
                        "Share of games per final margin (first place's score minus second place's; 0 is a shared "
                        "first place, negative a game won on a goal without the best score). Stalls excluded."))
     return Section("drama", "How the game feels", blocks)
+
+
+def gap_blocks(gap: pl.DataFrame) -> list[Block]:
+    """When seat 0's lead (or deficit) first shows, and the figure of the gap per round."""
+    first = first_clear_round(gap)
+    last = gap.to_dicts()[-1]
+    if first is None:
+        said = (f"Seat 0's mean gap to the other seats' mean holds 0 in its 95% interval at every round end "
+                f"(last shown, round {last['round']}: {last['mean']:+.2f} points {_ci_signed(last['low'], last['high'])}).")
+    else:
+        said = (f"Seat 0's {'lead' if first['mean'] > 0 else 'deficit'} first shows at round {first['round']}: "
+                f"{first['mean']:+.2f} points {_ci_signed(first['low'], first['high'])} over the other seats' mean "
+                f"({first['method']}, {first['games']:,} games still running); by round {last['round']} "
+                f"{last['mean']:+.2f} {_ci_signed(last['low'], last['high'])}.")
+    return [Paragraph(said, "body"),
+            Plot("seat-gap", plots.seat_gap(gap, 0, first["round"] if first else None),
+                 "Seat 0's score less the mean of the other seats' at each round end (as if the game ended there), "
+                 "averaged over the games still running, with its 95% interval by deal; the dotted line marks the "
+                 "first round whose interval excludes 0. Rounds reached by fewer than 10% of the games are left "
+                 "out. " + PROGRESS_NOTE)]
 
 
 PROGRESS_NOTE = ("The value is the game engine's progress measure (its score of the position as it stands; "

@@ -111,7 +111,7 @@ def _analyse_cell(cell: Any, delta: float) -> CellAnalysis:
         advantage = stats.seat_advantage(records, delta=delta) if players != 1 else None
         drama = stats.drama(records)
         trajectories = cell.trajectories()
-        course = (drama_course(records, trajectories.filter(pl.col("seat") < players))
+        course = (drama_course(records, trajectories.filter(pl.col("seat") < players), gap=False)
                   if trajectories is not None and players > 1 else None)
     except stats.StatsError as error:
         raise ConfigError(str(cell.path), "(records)", f"records a report can use ({error})",
