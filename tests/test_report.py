@@ -414,7 +414,7 @@ def test_cli_errors_are_one_line(runs, tmp_path):
 def test_kind_of(runs, sweep_dir, tmp_path):
     assert rp.kind_of(runs / "toy") == "run"
     assert rp.kind_of(sweep_dir) == "sweep"
-    with pytest.raises(ConfigError):
+    with pytest.raises(ConfigError, match="ladder directory"):
         rp.kind_of(tmp_path)
 
 

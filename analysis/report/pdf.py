@@ -93,7 +93,7 @@ class _PdfWriter:
         pdf = self.pdf
         pdf.add_page()
         kicker = {"run": "GLADE RUN REPORT", "sweep": "GLADE SWEEP REPORT", "diff": "GLADE COMPARISON",
-                  "tune": "GLADE TUNE REPORT"}
+                  "tune": "GLADE TUNE REPORT", "ladder": "GLADE LADDER REPORT"}
         self.text(kicker[self.report.kind], 8.5, "B", "accent")
         pdf.ln(1)
         self.text(self.report.title, 19, "B", height=8.5)
