@@ -15,7 +15,8 @@ from analysis import drama as course_of
 from analysis import plots
 from analysis import stats
 from analysis.stats.trajectory import first_clear_round
-from analysis.report.content import Family, GameContent, content_of, family_events, with_sources
+from analysis.report.content import Family, GameContent, content_of, family_events, held_events, with_sources
+from analysis.stats.held import held_strength
 from analysis.report.model import Block, Column, Facts, Heading, Paragraph, Plot, Section, Table
 from analysis.report.text import _ci, _ci_num, _ci_pts, _finite, _int, _num, _p, _pct, _pts
 
@@ -90,8 +91,12 @@ def analyse_designer(game: str | None, manifest: dict, records: pl.DataFrame, ev
     families = []
     for family in content.families:
         used = family_events(events, family) if events is not None and events.height else None
-        table = (stats.item_strength(records, used, family.item, points=family.points)
+        held = held_events(events, family) if used is not None else None
+        values = held[family.item].unique().to_list() if held is not None else None  # held, never played: 0%
+        table = (stats.item_strength(records, used, family.item, points=family.points, values=values)
                  if used is not None and players > 0 else None)
+        if table is not None and held is not None:
+            table = table.join(held_strength(records, held, family.item), on=family.item, how="left")
         families.append((family, table))
     course = course_of.course(records, trajectories) if players > 1 else None
     return DesignerAnalysis(content, players, sources, sources_text, tempo, stats.drama(records, events),
@@ -349,6 +354,7 @@ def family_table(family: Family, table: pl.DataFrame) -> Table:
     """One row per item, sorted by effect (win rate when used minus when not)."""
     item = family.item
     points = family.points is not None and table["mean_points"].is_not_null().any()
+    held = "iwd" in table.columns
     rows, marked = [], []
     for r in table.to_dicts():
         row = [str(r[item]), _int(r["used"]), _pct(r["use_rate"]), _pct(r["win_used"]), _pct(r["win_not_used"]),
@@ -356,6 +362,9 @@ def family_table(family: Family, table: pl.DataFrame) -> Table:
                _p(r["p_holm"]), _p(r["p_bh"]), _flag(r)]
         if points:
             row.append(_num(r["mean_points"]))
+        if held:
+            row += [_int(r["held"]) if r["held"] is not None else "0", _pct(r["win_held"]),
+                    f"{_pts(r['iwd'])} {_ci_pts(r['iwd_low'], r['iwd_high'])}", _p(r["iwd_holm"])]
         rows.append(row)
         marked.append(bool(_flag(r)))
     columns = [Column("Item"), Column("Used (seat-games)", True), Column("Use rate", True),
@@ -364,13 +373,21 @@ def family_table(family: Family, table: pl.DataFrame) -> Table:
                Column("BH p", True), Column("Flag")]
     if points:
         columns.append(Column(f"Mean {family.unit} per use", True))
+    if held:
+        columns += [Column("Held (seat-games)", True), Column("Win when held", True),
+                    Column("IWD (points) 95% by deal", True), Column("IWD Holm p", True)]
     return Table(columns, rows, marked=marked, caption=(
         f"{family.title}: {family.text}. Sorted by the difference (largest first; n/a: used in every seat-game or in "
         f"none). 95% by deal: Newcombe on counts divided by the design effect (the cluster-robust variance by deal "
         "over the independent one). Holm and Benjamini-Hochberg across the "
         f"{table.height} items of this family; Flag: adjusted p < 0.05. "
         "Observational." + (f" Mean {family.unit} per use: the events column {_points_column(family)} averaged over "
-                            "the item's events (not per seat-game)." if points else "")))
+                            "the item's events (not per seat-game)." if points else "")
+        + (" Held: seat-games that held the item at any point (dealt into the starting hand, gathered or drawn; "
+           f"events column {family.held_item}); win when held is 17lands' GIH WR; IWD, the improvement when drawn, "
+           "is that less the win rate of seat-games that never held it (GNS WR), with its 95% interval by deal "
+           "(as the difference) and Holm across the items. Also observational: a seat that draws more holds more "
+           "of everything." if held else "")))
 
 
 def _points_column(family: Family) -> str:
