@@ -109,7 +109,16 @@ class _PdfWriter:
         for number, section in enumerate(self.report.sections):
             self.section(section, first=number == 0)
         self.text(f"Written by Glade on {self.report.generated}.", 7.5, color="muted")
-        return bytes(pdf.output())
+        data = bytes(pdf.output())
+        self.close()
+        return data
+
+    def close(self) -> None:
+        """Close the font files: fpdf closes those a page used when it writes, the others stay open."""
+        for font in self.pdf.fonts.values():
+            close = getattr(font, "close", None)
+            if close is not None:
+                close()
 
     def section(self, section: Section, first: bool) -> None:
         pdf = self.pdf
