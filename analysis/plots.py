@@ -875,7 +875,9 @@ def response_curves(key: str, lines: Sequence[tuple[str, np.ndarray, Sequence[tu
         elif fmt == "pts":
             _points_axis(ax, "y")
     if len(lines) > 1:
-        fig.legend(loc="outside lower center", ncols=min(3, len(lines)), fontsize=8)
+        longest = max(len(label) for label, _, _ in lines)
+        fits = max(1, int(WIDTH * 72 / (longest * 4.6 + 40)))  # an entry: about 4.6 pt a character, 40 pt of key
+        fig.legend(loc="outside lower center", ncols=min(3, len(lines), fits), fontsize=8)
     return fit_labels(fig)
 
 

@@ -297,6 +297,10 @@ def test_sweep_with_solitaire_cells_reports_the_win_rate_beside_seat_balance(sol
     assert solo.rows[0][2] == f"{100 * standard.solo.rate:.1f}%"
     assert any("Solitaire: the highest win rate" in f.title for f in report.section("summary").blocks[1].items)
     assert "4 cells of" in report.section("summary").blocks[0].text
+    course = {row[0].rstrip(" *"): row[1:] for b in report.section("cell-drama").blocks
+              if isinstance(b, rp.Table) and b.columns[1].name == "Lead changes a game" for row in b.rows}
+    assert course["players=1,solitaire.difficulty=hard"] == ["one seat: no lead to change"] + ["\u2014"] * 5
+    assert "n/a" not in course["players=2,solitaire.difficulty=hard"]  # recorded by default
     report.close()
 
 

@@ -119,3 +119,37 @@ def test_a_sweep_report_has_main_effects_response_curves_and_every_cells_feel(ov
     assert all("n/a" not in cell for row in course.rows for cell in row), course.rows
     methods = " ".join(item for b in report.section("methods").blocks for item in getattr(b, "items", []))
     assert "Main effects" in methods and "Response curves" in methods
+
+
+def test_a_key_that_changes_nothing_has_an_exact_zero_effect_and_no_warning():
+    """Reforest's solitaire difficulty changes only the target, not the game: its cells' turns are identical deal
+    by deal. The level effects on turns are exactly 0 (no interval to estimate), the interaction's degenerate
+    directions are left out of its Wald test, and nothing warns (statsmodels did: invalid sqrt, rank)."""
+    rows = []
+    rng = np.random.default_rng(6)
+    for deal in range(200):
+        turns = {size: 20 + size + rng.integers(0, 5) for size in (24, 30, 40)}
+        for difficulty, size in itertools.product(("standard", "hard"), (24, 30, 40)):
+            rows.append(dict(deal=deal, difficulty=difficulty, size=str(size), turns=float(turns[size])))
+    found = main_effects(pl.DataFrame(rows), ["difficulty", "size"], "turns")
+    difficulty = found.levels.filter(pl.col("key") == "difficulty")
+    assert difficulty["effect"].to_list() == pytest.approx([0, 0], abs=1e-9)
+    assert difficulty["low"].to_list() == pytest.approx([0, 0], abs=1e-9) and difficulty["p_value"].to_list() == [1, 1]
+    terms = {r["term"]: r for r in found.terms.to_dicts()}
+    assert terms["difficulty"]["df"] == 0 and terms["difficulty"]["p_value"] == 1.0
+    assert terms["size"]["p_holm"] < 0.001 and terms["interaction"]["df"] == 0
+
+
+
+def test_response_curves_keep_long_line_names_inside_the_figure():
+    """Reforest's solitaire sweep named its lines 'solitaire.difficulty=standard, bots=greedy': three legend entries
+    a row ran past the figure's edge (make report-check found them cut off)."""
+    from analysis import plots
+
+    x = np.array([24.0, 30.0, 40.0])
+    values = [(np.array([0.3, 0.6, 0.7]), np.array([0.2, 0.5, 0.6]), np.array([0.4, 0.7, 0.8]))] * 3
+    lines = [(f"solitaire.difficulty={d}, bots={b}", x, values) for d in ("standard", "hard")
+             for b in ("greedy", "planner")]
+    panels = [("Win rate", "Wilson 95%", "pct", None), ("Mean turns", "95% by deal", "num", (20.0, 30.0)),
+              ("Stall rate", "Wilson 95%", "pct", 0.01)]
+    assert plots.clipped_texts(plots.response_curves("deck.size[0]", lines, panels)) == []

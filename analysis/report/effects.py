@@ -81,16 +81,21 @@ def _term_sentence(share: MainEffects, turns: MainEffects, key: str, kind: str) 
     term = share.terms.filter(pl.col("term") == key).to_dicts()[0]
     top = share.strongest(key)
     what = _share_words(kind)
-    if term["p_holm"] < ALPHA:
+    length_term = turns.terms.filter(pl.col("term") == key).to_dicts()[0]
+    if length_term["p_holm"] < ALPHA:
         length = turns.strongest(key)
+        on_length = (f"on length {length['level']} moves most, {length['effect']:+.1f} turns "
+                     f"{_ci_num(length['low'], length['high'], 1)}")
+    else:
+        on_length = f"no main effect on length shown (Holm {stats.format_p(length_term['p_holm'])})"
+    if term["p_holm"] < ALPHA:
         return (f"{key} moves {what} (Wald \u03c7\u00b2({term['df']}) = {term['chi2']:.1f}, Holm "
                 f"{stats.format_p(term['p_holm'])}): furthest from the mean of all cells is {top['level']}, "
                 f"{_pts(top['effect'])} points {_ci_pts(top['low'], top['high'])} (Holm "
-                f"{stats.format_p(top['p_holm'])}); on length {length['level']} moves "
-                f"most, {length['effect']:+.1f} turns {_ci_num(length['low'], length['high'], 1)}.")
+                f"{stats.format_p(top['p_holm'])}); {on_length}.")
     return (f"{key}: no main effect on {what} shown (Wald \u03c7\u00b2({term['df']}) = {term['chi2']:.1f}, Holm "
-            f"{stats.format_p(term['p_holm'])}; its largest level effect, {top['level']}, is {_pts(top['effect'])} points "
-            f"{_ci_pts(top['low'], top['high'])}).")
+            f"{stats.format_p(term['p_holm'])}; its largest level effect, {top['level']}, is {_pts(top['effect'])} "
+            f"points {_ci_pts(top['low'], top['high'])}); {on_length}.")
 
 
 def main_effects_section(data: Any, cells: Sequence[Any]) -> Section | None:

@@ -113,20 +113,26 @@ def main_effects(games: pl.DataFrame, keys: Sequence[str], outcome: str, levels:
             marginals.append(weights / weights.sum())
         contrasts = np.array([m - marginals[-1] for m in marginals[:-1]])
         additive += list(contrasts)
-        wald = fit.wald_test(contrasts, scalar=True, use_f=False)
-        term_rows.append((key, contrasts.shape[0], float(wald.statistic), float(wald.pvalue)))
+        term_rows.append((key, *_wald(fit, contrasts)))
         for level, weights in zip(order[key], marginals):
-            test = fit.t_test((weights - mean)[None, :])
-            low, high = test.conf_int(alpha=1 - confidence)[0]
+            contrast = weights - mean
+            effect = float(contrast @ fit.params)
+            if float(contrast @ fit.cov_params() @ contrast) <= _NO_VARIANCE * _scale(fit):
+                # the cells compared do not differ in any deal (a key that changes nothing): exact, no interval
+                low = high = effect
+                p = 1.0 if abs(effect) <= 1e-12 else 0.0
+            else:
+                test = fit.t_test(contrast[None, :])
+                low, high = test.conf_int(alpha=1 - confidence)[0]
+                p = float(test.pvalue)
             level_rows.append((key, str(level), int(round(1 / weights.max())), float(weights @ fit.params),
-                               float(test.effect[0]), float(low), float(high), float(test.pvalue)))
+                               effect, float(low), float(high), p))
     basis = np.linalg.qr(np.array(additive).T)[0]  # the additive contrasts' span, orthonormal columns
     rest = np.eye(len(cells)) - basis @ basis.T
-    u, s, _ = np.linalg.svd(rest)
-    interaction = u[:, s > 1e-9].T
+    u, singular, _ = np.linalg.svd(rest)
+    interaction = u[:, singular > 1e-9].T
     if interaction.shape[0]:
-        wald = fit.wald_test(interaction, scalar=True, use_f=False)
-        term_rows.append(("interaction", interaction.shape[0], float(wald.statistic), float(wald.pvalue)))
+        term_rows.append(("interaction", *_wald(fit, interaction)))
     terms = pl.DataFrame(term_rows, schema={"term": pl.String, "df": pl.Int64, "chi2": pl.Float64,
                                             "p_value": pl.Float64}, orient="row")
     terms = terms.with_columns(pl.Series("p_holm", correct(terms["p_value"].to_numpy(), "holm"), dtype=pl.Float64))
@@ -137,6 +143,28 @@ def main_effects(games: pl.DataFrame, keys: Sequence[str], outcome: str, levels:
     return MainEffects(outcome, keys, terms, table, float(mean @ fit.params), frame.height, int(groups.max()) + 1,
                        "OLS on the cell means (statsmodels), covariance clustered by deal; Wald chi-square tests "
                        "and intervals; Holm across terms and across levels")
+
+
+_NO_VARIANCE = 1e-10  # a contrast variance below this share of a cell mean's is none: cells equal in every deal
+
+
+def _scale(fit) -> float:
+    """The typical variance of a cell mean: what a contrast's variance is measured against."""
+    return max(float(np.mean(np.diag(fit.cov_params()))), 1e-300)
+
+
+def _wald(fit, contrasts: np.ndarray) -> tuple[int, float, float]:
+    """``(df, chi2, p)``: the joint Wald chi-square test of ``contrasts @ params = 0`` (``fit.wald_test``) on the
+    contrasts' directions that vary; directions with no variance (cells equal in every deal) carry no test and
+    are left out, so df is the rank of what is left (0: nothing varies, chi2 0, p 1)."""
+    covariance = contrasts @ fit.cov_params() @ contrasts.T
+    values, vectors = np.linalg.eigh(covariance)
+    keep = values > _NO_VARIANCE * _scale(fit)
+    if not keep.any():
+        return 0, 0.0, 1.0
+    reduced = vectors[:, keep].T @ contrasts
+    wald = fit.wald_test(reduced, scalar=True, use_f=False)
+    return int(keep.sum()), float(wald.statistic), float(wald.pvalue)
 
 
 @dataclass(frozen=True)
