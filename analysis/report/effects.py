@@ -103,7 +103,12 @@ def main_effects_section(data: Any, cells: Sequence[Any]) -> Section | None:
     cells; None when the cells do not cross the keys."""
     found = effects_of(data, cells)
     if found is None:
-        return None
+        keys = list(data.axes)
+        if len(keys) < 2:
+            return None
+        return Section("effects", "Main effects of the sweep's keys", [Paragraph(
+            f"Not measured: the cells do not cross {', '.join(keys)} (every combination of their levels played, as a "
+            "[grid] plays them), so no one model separates the keys; compare the cells themselves.", "note")])
     share, turns = found
     kind = _kind(cells)
     keys = list(share.keys)
