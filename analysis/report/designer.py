@@ -223,8 +223,7 @@ def _turns_reconciled(t: stats.Tempo) -> str:
     if abs(t.other_turns) < 0.005:
         return text + f", the game length (mean {t.game_turns:.1f} turns)"
     return (text + f"; the game length (mean {t.game_turns:.1f} turns, the records' turns) also counts "
-            f"{_num(t.other_turns, 2)} turns a game that hold no move event of a seat (turns left out by the moves' "
-            f"rule: {moves})")
+            f"{_num(t.other_turns, 2)} turns a game that hold no move event of a seat (such as setup turns)")
 
 
 def why_section(d: DesignerAnalysis) -> Section:
