@@ -180,7 +180,7 @@ def test_the_sweep_drama_figure_draws_lead_changes_and_comebacks_per_cell_with_i
                 trajectory += [dict(game=g, round=r + 1, seat=seat, value=float(v)) for r, v in enumerate(values)]
         frame = records(rows)
         course = course_of.course(frame, pl.DataFrame(trajectory)) if courses is not None else None
-        return SimpleNamespace(id=title, baseline=baseline, drama=stats.drama(frame), course=course)
+        return SimpleNamespace(id=title, baseline=baseline, drama=stats.drama(frame), course=course, players=2)
 
     swingy = [([1, 0, 2], [0, 1, 1])] * 3 + [([0, 2], [1, 1])]  # 2, 2, 2 and 1 lead changes: mean 1.75
     steady = [([1, 2, 3], [0, 1, 1])] * 4  # never a change
