@@ -410,7 +410,7 @@ class Change:
 
 
 VERDICTS = ("confirmed", "not confirmed", "undecided", "not comparable")
-MIN_USER_DEALS = 20  # fewer deals with a user of the item and its interval (a bootstrap of so few) decides nothing
+MIN_USER_DEALS = 20  # fewer deals with a user of the item and its interval (an interval on so few) decides nothing
 
 
 @dataclass(frozen=True)

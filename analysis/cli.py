@@ -959,10 +959,12 @@ def export(run_dir: str, as_csv: bool, events: bool, out_file: str | None) -> No
               "length check to pass (shown by a one-sided test).")
 def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bool, as_pdf: bool,
            out_dir: str | None, delta: float, band_share: float) -> None:
-    """Write the report of a run or a sweep (HTML and PDF), or compare two runs.
+    """Write the report of a run, a sweep, a tune or a ladder (HTML and PDF), or compare two runs.
 
-    DIR is a run directory (manifest.json, from glade play) or a sweep
-    directory (sweep.json, from glade sweep). --diff compares two runs: config
+    DIR is a run directory (manifest.json, from glade play), a sweep
+    directory (sweep.json, from glade sweep), a tune directory (tune.json) or a
+    ladder directory (ladder.json, from glade ladder: the pairs' shares and the
+    ratings with their intervals). --diff compares two runs: config
     keys that differ, seat win rates, mean scores, turns and end reasons, paired
     deal by deal when both runs played the same seeds. For a run it first prints
     the headline on seat balance, the words of the report's Seats section; for a
@@ -973,6 +975,7 @@ def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bo
         glade report runs/demo
         glade report runs/og-board-track --html --out reports/board-track
         glade report --diff runs/base runs/f20 --out reports/f20-vs-base
+        glade report runs/ladder-vora2
     """
     from analysis.report import build_diff_report, build_report, default_out, write_report
 

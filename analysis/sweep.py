@@ -8,7 +8,7 @@ the cells to play::
     players = 2                      # optional, default: the number of bots
     bots = ["greedy", "greedy"]
     rotate_seats = false             # optional, default false
-    trajectories = false             # optional: record each seat's score per round (lead changes, comebacks)
+    trajectories = true              # optional, default true: each seat's score per round (lead changes, comebacks)
     seed = 11
     games_per_cell = 2000            # deals per cell
     base = ["rules.flowers=25"]      # optional: overrides applied to every cell
@@ -133,7 +133,7 @@ _SCHEMA = {
     "players": Optional(Int(1, 64)),
     "bots": List(Str(), 1),
     "rotate_seats": Optional(Bool(), False),
-    "trajectories": Optional(Bool(), False),
+    "trajectories": Optional(Bool(), True),
     "seed": Int(),
     "games_per_cell": Int(1),
     "base": Optional(List(Str()), []),
@@ -196,7 +196,7 @@ class Sweep:
     cells: tuple[CellSpec, ...]
     baseline: str  # a cell id
     axes: tuple[str, ...]  # grid keys in order, or the keys explicit cells set
-    trajectories: bool = False  # cells record each seat's score at each round end
+    trajectories: bool = True  # cells record each seat's score at each round end
 
     @property
     def rotations(self) -> int:

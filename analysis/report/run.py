@@ -594,15 +594,25 @@ def _score_section(a: RunAnalysis) -> Section:
         facts.append((f"Won by the smallest margin ({m.smallest:g})",
                       f"{_pct(m.smallest_share.rate)} {_ci(m.smallest_share.low, m.smallest_share.high)} (Wilson 95%)"))
     facts.append(("Shared first places", f"{_pct(m.ties.rate)} {_ci(m.ties.low, m.ties.high)} (Wilson 95%)"))
-    if m.not_outscored.k:
-        facts.append(("Won without outscoring second place",
-                      f"{_pct(m.not_outscored.rate)} {_ci(m.not_outscored.low, m.not_outscored.high)} (Wilson 95%): "
-                      "the game ends on a goal, not on points"))
+    facts += won_not_on_points(m)
     return Section("scores", "Scores", [
         Facts(facts),
         Plot("score-distributions", plots.score_distributions(by_seat, by_bot),
              "Share of seat-games at each final score; vertical lines mark the means."),
     ])
+
+
+def won_not_on_points(m: stats.Margin) -> list[tuple[str, str]]:
+    """Facts on games won without outscoring second place: at equal points (a rule breaks the tie, such as
+    Vorex's resources) and with fewer points (the game ends on a goal, such as Overgrowth's connection)."""
+    facts = []
+    for share, name, why in ((m.tie_break, "Won at equal points (a tie-break)",
+                              "the winner scored as much as second place and won on the game's tie-break rule"),
+                             (m.fewer_points, "Won with fewer points than second place",
+                              "the game ends on a goal, not on points")):
+        if share is not None and share.k:
+            facts.append((name, f"{_pct(share.rate)} {_ci(share.low, share.high)} ({share.method} 95%): {why}"))
+    return facts
 
 
 def _length_section(a: RunAnalysis) -> Section:
@@ -632,7 +642,8 @@ def _length_section(a: RunAnalysis) -> Section:
         marked=[str(r["end"]) == "stall" for r in L.ends.to_dicts()])
     return Section("length", "Game length and endings", [
         Facts(facts),
-        Plot("game-length", plots.game_length(L.histogram, a.target, L.median, L.q1, L.q3, turn_cap(a.manifest)),
+        Plot("game-length", plots.game_length(L.histogram, a.target, L.median, L.q1, L.q3, turn_cap(a.manifest),
+                                              a.players),
              "Share of games per number of turns" + (", the target band shaded; games outside it hatched."
                                                      if a.target else ".")
              + plots.length_cap_note(plots.length_cap(L.histogram, turn_cap=turn_cap(a.manifest),

@@ -21,6 +21,7 @@ from analysis.report.run import _bot_rows, config_block, player_seats, turn_cap
 from analysis.ablate import analyse_ablate, verdict_line
 from analysis.report.ablate import (ABLATE_METHODS, ablation_flags, ablation_section, ablation_title, ablation_titles,
                                     is_ablation)
+from analysis.report.effects import CURVES_METHOD, EFFECTS_METHOD, main_effects_section, response_section
 from analysis.report.trace import DRAMA_METHOD, SKILL_TRACE_METHOD, drama_flags, trace_flags, trace_groups, trace_section
 from analysis.report.trace import drama_section as trace_drama_section
 from analysis.report.text import (_ci, _ci_num, _ci_pts, _g, _game_title, _int, _listing, _num, _p, _pct, _pts,
@@ -121,7 +122,7 @@ def _analyse_cell(cell: Any, delta: float, band_share: float = stats.BAND_SHARE,
         advantage = stats.seat_advantage(records, delta=delta) if players != 1 else None
         drama = stats.drama(records)
         trajectories = cell.trajectories()
-        course = (drama_course(records, trajectories.filter(pl.col("seat") < players))
+        course = (drama_course(records, trajectories.filter(pl.col("seat") < players), gap=False)
                   if trajectories is not None and players > 1 else None)
     except stats.StatsError as error:
         raise ConfigError(str(cell.path), "(records)", f"records a report can use ({error})",
@@ -669,7 +670,12 @@ def build_sweep_report(path: str | Path, delta: float = DELTA, band_share: float
     heatmap = _sweep_heatmap(data, cells) if cells else None
     if heatmap is not None:
         sections.append(heatmap)
-    methods = (_SWEEP_METHODS + ([_SOLITAIRE_METHOD] if solitaire else []) + [DRAMA_METHOD]
+    grid = [s for s in (main_effects_section(data, cells or solitaire), response_section(data, cells or solitaire))
+            if s is not None]
+    sections += grid
+    methods = (_SWEEP_METHODS + ([_SOLITAIRE_METHOD] if solitaire else [])
+               + [m for s, m in (("effects", EFFECTS_METHOD), ("curves", CURVES_METHOD)) if any(g.id == s for g in grid)]
+               + [DRAMA_METHOD]
                + ([SKILL_TRACE_METHOD] if groups else []) + (ABLATE_METHODS if ablated else []))
     base = next((c for c in everything if c.baseline), everything[0])
     sections += [_sweep_section_length(data, everything), trace_drama_section(everything, base.id),

@@ -4,6 +4,7 @@ confirmation run's verdict on new deals, and the games spent (a ``glade tune`` d
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -26,18 +27,20 @@ def search_path_figure(rows: list[dict], fair: float, delta: float) -> Figure:
     the fair share (dashed) and the balance band (dotted)."""
     share = np.array([r["share"][0] for r in rows])
     low, high = np.array([r["low"][0] for r in rows]), np.array([r["high"][0] for r in rows])
-    fig, axes = plots._figure(0.9 + 0.34 * len(rows))
+    labels = [textwrap.fill(f"{_short(r['candidate'])} ({r['deals']:,})", 36) for r in rows]
+    lines = max((label.count("\n") + 1 for label in labels), default=1)
+    fig, axes = plots._figure(0.9 + (0.2 + 0.14 * lines) * len(rows))
     ax = axes[0, 0]
     colors = [_STATUS_COLORS.get(r["status"], plots.PALETTE[4]) for r in rows]
-    plots._forest(ax, [f"{_short(r['candidate'])} ({r['deals']:,})" for r in rows], share, low, high, fair,
-                  colors=colors, markers=["D" if r["status"] == "best" else "o" for r in rows])
+    plots._forest(ax, labels, share, low, high, fair, colors=colors,
+                  markers=["D" if r["status"] == "best" else "o" for r in rows])
     for edge in (fair - delta, fair + delta):
         ax.axvline(edge, color=plots.FAIR, ls=":", lw=0.9, zorder=1)
     plots._pct_axis(ax)
     ax.set_title("Seat 0 share at each candidate's last look (deals)", fontsize=9.5)
     ax.set_xlabel(f"anytime-valid confidence sequence; dashed: fair {100 * fair:.0f}%, dotted: "
                   f"\u00b1{100 * delta:g} points; grey: dropped", color=plots.MUTED, fontsize=8)
-    return fig
+    return plots.fit_labels(fig)
 
 
 def _short(candidate: str) -> str:

@@ -33,8 +33,11 @@ class Margin:
     smallest positive margin seen (the game's scoring step, usually 1) and
     ``smallest_share`` the games won by exactly that (Wilson); ``ties`` are
     shared first places (margin 0); ``not_outscored`` are games won with a
-    score no higher than second place's (a game that ends on a goal, not on
-    points). ``distribution`` has columns ``margin``, ``games``.
+    score no higher than second place's, split into ``tie_break`` (won alone
+    at second place's score: a rule breaks equal points, such as Vorex's
+    resources) and ``fewer_points`` (won below second place's score: the
+    game ends on a goal, not on points). ``distribution`` has columns
+    ``margin``, ``games``.
     """
 
     games: int
@@ -45,6 +48,8 @@ class Margin:
     ties: Proportion
     not_outscored: Proportion
     distribution: pl.DataFrame
+    tie_break: Proportion | None = None
+    fewer_points: Proportion | None = None
 
     def describe(self) -> str:
         m = self.mean
@@ -53,8 +58,10 @@ class Margin:
         if self.smallest is not None:
             lines.append("  " + self.smallest_share.describe(f"won by the smallest margin ({self.smallest:g})", ""))
         lines.append("  " + self.ties.describe("shared first places", ""))
-        if self.not_outscored.k:
-            lines.append("  " + self.not_outscored.describe("won without outscoring second place", ""))
+        for share, label in ((self.tie_break, "won at equal points (a tie-break)"),
+                             (self.fewer_points, "won with fewer points than second place (a goal)")):
+            if share is not None and share.k:
+                lines.append("  " + share.describe(label, ""))
         return "\n".join(lines)
 
 
@@ -93,6 +100,8 @@ def score_margin(records: pl.DataFrame, confidence: float = CONFIDENCE, seed: in
         ties=clustered_proportion(shared, deals, confidence, seed),
         not_outscored=clustered_proportion((margins <= 0) & ~shared, deals, confidence, seed),
         distribution=distribution,
+        tie_break=clustered_proportion((margins == 0) & ~shared, deals, confidence, seed),
+        fewer_points=clustered_proportion((margins < 0) & ~shared, deals, confidence, seed),
     )
 
 
