@@ -593,8 +593,13 @@ def share_change_rates(case: str, replicates: int, seed: int) -> tuple[float, fl
     """Over paired runs: the share whose interval for seat 0's share change holds the true change, and the share
     of no-change pairs (half the games redrawn) whose test rejects."""
     lineup, rotate, gain, deals = SHARE_CHANGE_CASES[case]
-    big = _share_change_runs(np.random.default_rng(seed + 1), lineup, rotate, gain, 40_000)
-    truth = (S.seat_advantage(big[1]).seats["share"][0] - S.seat_advantage(big[0]).seats["share"][0])
+    players = len(lineup)
+    effect = [gain] + [0.0] * (players - 1)
+    if rotate:  # this lineup's shares with and without the gain, on the same 400,000 simulated deals
+        truth = float(lineup_shares(lineup, effect, 0.7, 0.7, seed + 1)[0]
+                      - lineup_shares(lineup, [0.0] * players, 0.7, 0.7, seed + 1)[0])
+    else:  # equal players: the fair share without the gain
+        truth = float(expected_shares(np.random.default_rng(seed + 1), effect, 0.7, draws=4_000_000)[0]) - 1 / players
     rng = np.random.default_rng(seed)
     covered, rejected = [], []
     for _ in range(replicates):
