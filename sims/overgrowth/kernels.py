@@ -90,6 +90,41 @@ def shift(board, cells, bits, full):
     return moved & full
 
 
+@njit(cache=True, inline="always")
+def allowed_cells(own, supply, t):
+    """Rules §5: the cells one more flower of ``own``'s player may take under the shaded-area rule (no area in
+    which it already has a flower); none with an empty supply (§1.3)."""
+    full = t.boards[0]
+    closed = np.uint64(0)
+    for area in (t.boards[3], t.boards[4]):
+        if own & area:
+            closed |= area
+    return ~closed & full if supply >= 1 else np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def side_counts(own, t):
+    """Cells beside at least 1, 2, 3, 4 ``own`` flowers: a bit-sliced count over the 4 orthogonal sides."""
+    full = t.boards[0]
+    one, two, three, four = np.uint64(0), np.uint64(0), np.uint64(0), np.uint64(0)
+    for i in range(t.side_cells.size):
+        side = shift(own, t.side_cells[i], t.side_shifts[i], full)
+        four |= three & side
+        three |= two & side
+        two |= one & side
+        one |= side
+    return one, two, three, four
+
+
+@njit(cache=True, inline="always")
+def cast_reach(own, t):
+    """Rules §4.3: the cells exactly ``cast_distance`` from an ``own`` flower along a line, whatever they hold."""
+    cast = np.uint64(0)
+    for i in range(t.cast_cells.size):
+        cast |= shift(own, t.cast_cells[i], t.cast_shifts[i], t.boards[0])
+    return cast
+
+
 @njit(cache=True)
 def game_options(own, opp, marker_me, marker_opp, supply, home_area, t, singles, pairs):
     """Rules §3.1 to §5 (``OvergrowthGame.legal_placements`` of every slot): legal placements per slot into
@@ -99,27 +134,13 @@ def game_options(own, opp, marker_me, marker_opp, supply, home_area, t, singles,
     singles[0] = home_area & ~(own | opp)  # the first turn's placement; ``home_area`` is 0 after it
     pairs[0] = np.uint64(0)
     empty = ~(own | opp) & full
-    blocked = np.uint64(0)
-    for area in (t.boards[3], t.boards[4]):
-        if own & area:
-            blocked |= area
-    allowed = ~blocked & full if supply >= 1 else np.uint64(0)
-    # cells beside at least 1, 2, 3, 4 own flowers (a bit-sliced count over the 4 orthogonal sides)
-    one, two, three, four = np.uint64(0), np.uint64(0), np.uint64(0), np.uint64(0)
-    for i in range(t.side_cells.size):
-        side = shift(own, t.side_cells[i], t.side_shifts[i], full)
-        four |= three & side
-        three |= two & side
-        two |= one & side
-        one |= side
-    enough = (one, two, three, four)[t.overgrow_sides - 1]
-    touching = one & ~own
-    cast = np.uint64(0)
-    for i in range(t.cast_cells.size):
-        cast |= shift(own, t.cast_cells[i], t.cast_shifts[i], full)
+    allowed = allowed_cells(own, supply, t)
+    counts = side_counts(own, t)
+    enough = counts[t.overgrow_sides - 1]
+    touching = counts[0] & ~own
     free = empty & allowed
     by_kind = (opp & enough & allowed, dilate(own, t.boards, True) & ~own & free,
-               cast & free, touching & free)
+               cast_reach(own, t) & free, touching & free)
     spread_pairs = free & (free >> np.uint64(1)) & t.boards[6] & (touching | (touching >> np.uint64(1)))
     spread_pairs &= ~t.boards[7] if supply >= 2 else np.uint64(0)
     track = t.track_kind.size
@@ -129,6 +150,61 @@ def game_options(own, opp, marker_me, marker_opp, supply, home_area, t, singles,
         later = home_area == 0 and landing != marker_opp
         singles[i + 1] = by_kind[kind] if later else np.uint64(0)
         pairs[i + 1] = spread_pairs if later and kind == SPREAD else np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def can_act(kind, own, opp, supply, t):
+    """Rules §4, §5: ``own``'s player has a legal placement for the action ``kind`` (after its first turn). A
+    legal spread pair holds a legal single (the cell that touches), so spread singles decide."""
+    allowed = allowed_cells(own, supply, t)
+    free = ~(own | opp) & allowed
+    if kind == GROW:
+        return (dilate(own, t.boards, True) & free) != 0
+    if kind == CAST:
+        return (cast_reach(own, t) & free) != 0
+    counts = side_counts(own, t)
+    if kind == SPREAD:
+        return (counts[0] & free) != 0
+    return (opp & counts[t.overgrow_sides - 1] & allowed) != 0
+
+
+@njit(cache=True)
+def blocked(stones, markers, supply, mover, t):
+    """Rules §6.3 (``OvergrowthGame.blocked``): in this position (after both first turns, ``mover`` to play) no
+    seat can ever place a flower again. Passing changes only the markers, so the actions each seat could
+    play stay as they are, and :func:`passes_reach` follows the markers."""
+    track = t.track_kind.size
+    for move in t.moves:  # the usual case, decided by the mover's own landings
+        landing = (markers[mover] + move) % track
+        if landing != markers[1 - mover] and can_act(t.track_kind[landing], stones[mover], stones[1 - mover],
+                                                     supply[mover], t):
+            return False
+    playable = 0
+    for seat in range(2):
+        for kind in range(4):
+            if can_act(kind, stones[seat], stones[1 - seat], supply[seat], t):
+                playable |= 1 << (seat * 4 + kind)
+    return not passes_reach(playable, markers[0], markers[1], mover, t)
+
+
+@njit(cache=True)
+def passes_reach(playable, space0, space1, mover, t):
+    """Rules §3.3, §6.3: from markers on ``space0`` and ``space1``, ``mover`` to play, every player passing while
+    it has no placement, does some turn offer its player a move onto an action it can play (bit
+    ``seat * 4 + kind`` of ``playable``)? The passes are forced (:func:`pass_landing`), so the markers and seat
+    to move come back to a position seen within two turns per marker position, and repeat from there."""
+    track = t.track_kind.size
+    spaces = np.array([space0, space1], dtype=np.int64)
+    seat = mover
+    for _ in range(2 * track * track + 1):
+        mine, other = spaces[seat], spaces[1 - seat]
+        for move in t.moves:
+            landing = (mine + move) % track
+            if landing != other and (playable >> (seat * 4 + t.track_kind[landing])) & 1:
+                return True
+        spaces[seat] = pass_landing(mine, other, t)
+        seat = 1 - seat
+    return False
 
 
 @njit(cache=True, inline="always")
@@ -298,9 +374,11 @@ def step(stones, markers, supply, to_move, turn, done, winner, end, actions_of_k
          codes):
     """Rules §3.4 (``OvergrowthGame.apply``): each unfinished game's mover takes its action: the marker moves
     (§3.2, or :func:`pass_landing`), the flowers go on the placement's cells (§1.3, an overgrown flower is
-    its owner's loss, §4.1), then :func:`check_end`. Returns the kind code of each game's action (-1 in
+    its owner's loss, §4.1), then :func:`check_end`, then :func:`blocked` (§6.3: more flowers on the board win).
+    Returns the kind code of each game's action (-1 in
     finished games) and the flowers it put on the board, the mover's score change (a placement's cells hold
-    none of the mover's flowers, §3.3). ``codes``: end reasons connection and flowers, and the tie winner."""
+    none of the mover's flowers, §3.3). ``codes``: end reasons connection and flowers, the tie winner, and end
+    reason blocked."""
     track, placements = t.track_kind.size, t.placement_bits.size
     kinds = np.full(done.size, -1, dtype=np.int8)
     points = np.zeros(done.size, dtype=np.int8)
@@ -335,4 +413,9 @@ def step(stones, markers, supply, to_move, turn, done, winner, end, actions_of_k
             winner[g], end[g], done[g] = won, reason, True
         turn[g] += 1
         to_move[g] = them
+        # a pass leaves a position that was not blocked as it was (the passes that follow are the same)
+        if not reason and kind != PASS and turn[g] >= 2 and blocked(stones[g], markers[g], supply[g], them, t):
+            mine, theirs = popcount(stones[g, 0]), popcount(stones[g, 1])
+            winner[g] = 0 if mine > theirs else 1 if mine < theirs else codes[2]
+            end[g], done[g] = codes[3], True
     return kinds, points
