@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import kth_set_bit, noise, noise_stream, popcount
+from sims.core.kernels import helper, kth_set_bit, noise, noise_stream, popcount
 from sims.overgrowth.config import ACTION_KINDS
 
 WIN, LOSS = 1e9, -1e9
@@ -27,7 +27,12 @@ def bot_weights(weights) -> np.ndarray:
 @njit(cache=True, inline="always")
 def dilate(board, boards, king):
     """Rules §1.1: ``board`` plus its neighbours (king or orthogonal steps), inside the board."""
-    full, may_step_right, may_step_left, columns = boards[0], boards[1], boards[2], boards[5]
+    return dilate_bits(board, boards[0], boards[1], boards[2], boards[5], king)
+
+
+@njit(cache=True, inline="always")
+def dilate_bits(board, full, may_step_right, may_step_left, columns, king):
+    """:func:`dilate` with the board's masks given one by one."""
     sideways = ((board & may_step_right) << np.uint64(1)) | ((board & may_step_left) >> np.uint64(1))
     if king:
         wide = board | (sideways & full)
@@ -168,41 +173,58 @@ def can_act(kind, own, opp, supply, t):
     return (opp & counts[t.overgrow_sides - 1] & allowed) != 0
 
 
-@njit(cache=True)
-def blocked(stones, markers, supply, mover, t):
+@helper
+def blocked(stones0, stones1, marker0, marker1, supply0, supply1, mover, t):
     """Rules §6.3 (``OvergrowthGame.blocked``): in this position (after both first turns, ``mover`` to play) no
-    seat can ever place a flower again. Passing changes only the markers, so the actions each seat could
-    play stay as they are, and :func:`passes_reach` follows the markers."""
+    seat can ever place a flower again. The mover's own landings decide nearly every position, here, with the
+    position in scalars (no array is passed); passing changes only the markers, so the actions each seat could
+    play stay as they are (:func:`playable`), and :func:`passes_reach` follows the markers."""
     track = t.track_kind.size
-    for move in t.moves:  # the usual case, decided by the mover's own landings
-        landing = (markers[mover] + move) % track
-        if landing != markers[1 - mover] and can_act(t.track_kind[landing], stones[mover], stones[1 - mover],
-                                                     supply[mover], t):
+    own, opp = (stones0, stones1) if mover == 0 else (stones1, stones0)
+    mine, other = (marker0, marker1) if mover == 0 else (marker1, marker0)
+    supply = supply0 if mover == 0 else supply1
+    reach = 0  # bit kind: an action a move of the mover lands on
+    for move in t.moves:
+        landing = (mine + move) % track
+        if landing != other:
+            reach |= 1 << t.track_kind[landing]
+    for kind in (GROW, SPREAD, CAST, OVERGROW):  # the cheapest and likeliest first
+        if (reach >> kind) & 1 and can_act(kind, own, opp, supply, t):
             return False
-    playable = 0
+    return not passes_reach(playable(stones0, stones1, supply0, supply1, t), marker0, marker1, mover, t)
+
+
+@helper
+def playable(stones0, stones1, supply0, supply1, t):
+    """Bit ``seat * 4 + kind`` set when the seat has a legal placement for action ``kind`` (rules §4, §5)."""
+    found = 0
     for seat in range(2):
+        own, opp = (stones0, stones1) if seat == 0 else (stones1, stones0)
+        supply = supply0 if seat == 0 else supply1
         for kind in range(4):
-            if can_act(kind, stones[seat], stones[1 - seat], supply[seat], t):
-                playable |= 1 << (seat * 4 + kind)
-    return not passes_reach(playable, markers[0], markers[1], mover, t)
+            if can_act(kind, own, opp, supply, t):
+                found |= 1 << (seat * 4 + kind)
+    return found
 
 
-@njit(cache=True)
+@helper
 def passes_reach(playable, space0, space1, mover, t):
     """Rules §3.3, §6.3: from markers on ``space0`` and ``space1``, ``mover`` to play, every player passing while
     it has no placement, does some turn offer its player a move onto an action it can play (bit
     ``seat * 4 + kind`` of ``playable``)? The passes are forced (:func:`pass_landing`), so the markers and seat
     to move come back to a position seen within two turns per marker position, and repeat from there."""
     track = t.track_kind.size
-    spaces = np.array([space0, space1], dtype=np.int64)
     seat = mover
     for _ in range(2 * track * track + 1):
-        mine, other = spaces[seat], spaces[1 - seat]
+        mine, other = (space0, space1) if seat == 0 else (space1, space0)
         for move in t.moves:
             landing = (mine + move) % track
             if landing != other and (playable >> (seat * 4 + t.track_kind[landing])) & 1:
                 return True
-        spaces[seat] = pass_landing(mine, other, t)
+        if seat == 0:
+            space0 = pass_landing(mine, other, t)
+        else:
+            space1 = pass_landing(mine, other, t)
         seat = 1 - seat
     return False
 
@@ -380,6 +402,8 @@ def step(stones, markers, supply, to_move, turn, done, winner, end, actions_of_k
     none of the mover's flowers, §3.3). ``codes``: end reasons connection and flowers, the tie winner, and end
     reason blocked."""
     track, placements = t.track_kind.size, t.placement_bits.size
+    full, right, left, area0, area1, columns = t.boards[0], t.boards[1], t.boards[2], t.boards[3], t.boards[4], \
+        t.boards[5]
     kinds = np.full(done.size, -1, dtype=np.int8)
     points = np.zeros(done.size, dtype=np.int8)
     for g in range(done.size):
@@ -413,9 +437,20 @@ def step(stones, markers, supply, to_move, turn, done, winner, end, actions_of_k
             winner[g], end[g], done[g] = won, reason, True
         turn[g] += 1
         to_move[g] = them
-        # a pass leaves a position that was not blocked as it was (the passes that follow are the same)
-        if not reason and kind != PASS and turn[g] >= 2 and blocked(stones[g], markers[g], supply[g], them, t):
-            mine, theirs = popcount(stones[g, 0]), popcount(stones[g, 1])
-            winner[g] = 0 if mine > theirs else 1 if mine < theirs else codes[2]
-            end[g], done[g] = codes[3], True
+        # rules §6.3, after placements only: a pass leaves a position that was not blocked as it was (the passes
+        # that follow are the same). The usual case is settled here, on scalars: a move of the next mover lands
+        # on grow and it has a free cell beside its flowers; else :func:`blocked` decides.
+        if not reason and kind != PASS and turn[g] >= 2:
+            grows = False
+            for i in range(t.moves.size):
+                landing = (markers[g, them] + t.moves[i]) % track
+                grows |= landing != markers[g, me] and t.track_kind[landing] == GROW
+            if grows:
+                closed = (area0 if opp & area0 else np.uint64(0)) | (area1 if opp & area1 else np.uint64(0))
+                grows = (dilate_bits(opp, full, right, left, columns, True) & ~(own | opp) & ~closed & full) != 0
+            if not grows and blocked(stones[g, 0], stones[g, 1], markers[g, 0], markers[g, 1], supply[g, 0],
+                                     supply[g, 1], them, t):
+                mine, theirs = popcount(stones[g, 0]), popcount(stones[g, 1])
+                winner[g] = 0 if mine > theirs else 1 if mine < theirs else codes[2]
+                end[g], done[g] = codes[3], True
     return kinds, points
