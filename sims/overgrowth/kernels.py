@@ -179,15 +179,10 @@ def blocked(stones0, stones1, marker0, marker1, supply0, supply1, mover, t):
     seat can ever place a flower again. The mover's own landings decide nearly every position, here, with the
     position in scalars (no array is passed); passing changes only the markers, so the actions each seat could
     play stay as they are (:func:`playable`), and :func:`passes_reach` follows the markers."""
-    track = t.track_kind.size
     own, opp = (stones0, stones1) if mover == 0 else (stones1, stones0)
     mine, other = (marker0, marker1) if mover == 0 else (marker1, marker0)
     supply = supply0 if mover == 0 else supply1
-    reach = 0  # bit kind: an action a move of the mover lands on
-    for move in t.moves:
-        landing = (mine + move) % track
-        if landing != other:
-            reach |= 1 << t.track_kind[landing]
+    reach = t.reach[mine, other]
     for kind in (GROW, SPREAD, CAST, OVERGROW):  # the cheapest and likeliest first
         if (reach >> kind) & 1 and can_act(kind, own, opp, supply, t):
             return False
@@ -217,10 +212,8 @@ def passes_reach(playable, space0, space1, mover, t):
     seat = mover
     for _ in range(2 * track * track + 1):
         mine, other = (space0, space1) if seat == 0 else (space1, space0)
-        for move in t.moves:
-            landing = (mine + move) % track
-            if landing != other and (playable >> (seat * 4 + t.track_kind[landing])) & 1:
-                return True
+        if t.reach[mine, other] & (playable >> (seat * 4)) & 15:
+            return True
         if seat == 0:
             space0 = pass_landing(mine, other, t)
         else:
@@ -441,10 +434,7 @@ def step(stones, markers, supply, to_move, turn, done, winner, end, actions_of_k
         # that follow are the same). The usual case is settled here, on scalars: a move of the next mover lands
         # on grow and it has a free cell beside its flowers; else :func:`blocked` decides.
         if not reason and kind != PASS and turn[g] >= 2:
-            grows = False
-            for i in range(t.moves.size):
-                landing = (markers[g, them] + t.moves[i]) % track
-                grows |= landing != markers[g, me] and t.track_kind[landing] == GROW
+            grows = (t.reach[markers[g, them], markers[g, me]] >> GROW) & 1
             if grows:
                 closed = (area0 if opp & area0 else np.uint64(0)) | (area1 if opp & area1 else np.uint64(0))
                 grows = (dilate_bits(opp, full, right, left, columns, True) & ~(own | opp) & ~closed & full) != 0
