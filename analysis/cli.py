@@ -268,15 +268,20 @@ def _game_dict(game: GameDefinition, ladder: Sequence[dict] = ()) -> dict[str, A
               metavar="HALF_WIDTH", help="Add --batch-size x --jobs deals at a time until every seat's win rate "
               "has a 95% half-width at most this (e.g. 0.01): Wilson, or with --rotate-seats a t interval over "
               "deals; --games is then the starting size.")
+@click.option("--until-decided", type=click.FloatRange(0, 0.5, min_open=True, max_open=True), default=None,
+              metavar="MARGIN", help="Add --batch-size x --jobs deals at a time until the seat verdict is decided: "
+              "balanced within +-MARGIN (e.g. 0.025) or unbalanced, by sequential probability ratio tests (5% "
+              "error each way); the same bot in every seat.")
 @click.option("--max-games", type=_POSITIVE, default=None, metavar="N",
-              help="With --until-ci: stop at this many deals even if the target is not reached.")
+              help="With --until-ci or --until-decided: stop at this many deals even if not done.")
 @click.option("--anytime", is_flag=True,
-              help="With --until-ci: stop on a 95% confidence sequence valid at every look (normal-mixture "
-              "boundary for a mean in [0, 1], Robbins 1970, Howard et al. 2021) instead of a fixed-level interval.")
+              help="With --until-ci: stop on a 95% confidence sequence valid at every look (empirical Bernstein, "
+              "Waudby-Smith and Ramdas 2023; about 1.9x the deals) instead of a fixed-level interval.")
 def play(game_name: str, games_: int, seed: int, bots: str, players: int | None, rotate_seats: bool,
          trajectories: bool, batch_size: int, jobs: int, backend: str | None, scheduler: str | None,
          overrides: tuple[str, ...], config_path: str | None, out_dir: str, as_json: bool, progress: bool,
-         quiet: bool, until_ci: float | None, max_games: int | None, anytime: bool) -> None:
+         quiet: bool, until_ci: float | None, until_decided: float | None, max_games: int | None,
+         anytime: bool) -> None:
     """Play seeded games into a run directory; print the summary.
 
     \b
@@ -287,15 +292,20 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
             --jobs 2 --out runs/seats
         glade play overgrowth --games 4096 --seed 4 --bots greedy,random --rotate-seats --until-ci 0.01 \\
             --anytime --out runs/anytime
+        glade play overgrowth --games 1000 --seed 4 --bots greedy,greedy --until-decided 0.025 \\
+            --max-games 200000 --out runs/decided
         glade play overgrowth --games 200000 --seed 3 --bots random,random --backend dask \\
             --scheduler tcp://10.0.0.5:8786 --out runs/cluster
     """
-    from analysis.summary import format_summary, summarize
-    from sims.records import load_manifest, scan_records
+    from analysis.summary import format_summary, summarize_run
+    from sims.records import load_manifest
     from sims.runner import run
 
-    if max_games is not None and until_ci is None:
-        raise ConfigError("--max-games", str(max_games), "--until-ci beside it (it caps an --until-ci run)",
+    if until_ci is not None and until_decided is not None:
+        raise ConfigError("--until-decided", str(until_decided), "either --until-ci or --until-decided, not both",
+                          has_got=False)
+    if max_games is not None and until_ci is None and until_decided is None:
+        raise ConfigError("--max-games", str(max_games), "--until-ci or --until-decided beside it (it caps them)",
                           has_got=False)
     if anytime and until_ci is None:
         raise ConfigError("--anytime", "true", "--until-ci beside it (it chooses --until-ci's interval)",
@@ -313,7 +323,7 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
     until = None
     progress = progress and not quiet
     try:
-        if until_ci is None:
+        if until_ci is None and until_decided is None:
             result = run(game.name, config, labels, players, seed, games_, out_dir, batch_size=batch_size,
                          jobs=jobs, rotate_seats=rotate_seats, progress=click_progress if progress else None,
                          backend=backend, scheduler=scheduler, warn=(lambda line: None) if quiet else _warn,
@@ -321,17 +331,18 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
         else:
             from analysis.stopping import play_until
 
-            until = play_until(game.name, config, labels, players, seed, games_, out_dir, until_ci,
-                               max_games=max_games, batch_size=batch_size, jobs=jobs, rotate_seats=rotate_seats,
-                               progress=progress, backend=backend, scheduler=scheduler, anytime=anytime,
-                               trajectories=trajectories)
+            until = play_until(game.name, config, labels, players, seed, games_, out_dir,
+                               until_ci if until_decided is None else until_decided, max_games=max_games,
+                               batch_size=batch_size, jobs=jobs, rotate_seats=rotate_seats, progress=progress,
+                               backend=backend, scheduler=scheduler, anytime=anytime, trajectories=trajectories,
+                               decide=until_decided is not None)
             result = until.run
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
                    err=True)
         sys.exit(130)
     manifest = load_manifest(out_dir)
-    summary = summarize(scan_records(out_dir), players=manifest.get("players"))
+    summary = summarize_run(out_dir, players=manifest.get("players"))
     played, seconds, speed = result.played, result.seconds, result.games_per_second
     if until is not None:
         played, seconds, speed = until.played, until.seconds, until.games_per_second
@@ -341,9 +352,10 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
                     config_hash=config.loaded.hash, rotations=result.rotations,
                     rotations_collapsed=manifest.get("rotations_collapsed"), stopping=manifest.get("stopping"))
         if until is not None:
-            data["until_ci"] = {"target": until.target, "half_width": until.half_width, "reached": until.reached,
-                                "deals": until.deals, "max_games": until.max_games, "steps": until.steps,
-                                "rule": until.stopping["rule"]}
+            data["until_ci" if until_decided is None else "until_decided"] = {
+                "target": until.target, "half_width": until.half_width, "reached": until.reached,
+                "deals": until.deals, "max_games": until.max_games, "steps": until.steps,
+                "rule": until.stopping["rule"], "decision": until.decision}
         click.echo(json.dumps(data, indent=2))
         return
     rotation = f", seats rotated ({result.rotations} lineups a deal)" if rotate_seats else ""
@@ -478,7 +490,14 @@ def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, 
 @click.option("--baseline", default=None, help="bot-share: the bot or persona it plays against.")
 @click.option("--delta", type=float, default=None, help="Balanced within +-delta of the fair share (default 0.025); "
               "bot-share: the share gap the search is tuned to tell apart (default 0.05).")
-@click.option("--turns", default=None, metavar="LO..HI", help="Also keep the median game length in this band.")
+@click.option("--turns", default=None, metavar="LO..HI",
+              help="Also keep the game length in this band (--turns-share of the games inside it).")
+@click.option("--turns-share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None, metavar="SHARE",
+              help="The share of games the --turns band must hold (default 0.75).")
+@click.option("--max-stalls", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
+              metavar="SHARE",
+              help="The largest share of games that may stall or end blocked (default 0.01): the search drops "
+              "candidates shown above it, the verdict is never balanced unless the confirmation shows it below.")
 @click.option("--mean", "means", multiple=True, metavar="COLUMN=LO..HI",
               help="Also keep a records column's mean in this range (checked on the confirmation run).")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
@@ -497,7 +516,8 @@ def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, 
 @click.option("--progress/--no-progress", default=True, help="Print each look of the search on stderr.")
 def tune(study: str, bots: str | None, players: int | None, params: tuple[str, ...], target: str | None,
          challenger: str | None, baseline: str | None, delta: float | None, turns: str | None,
-         means: tuple[str, ...], overrides: tuple[str, ...], seed: int | None, out_dir: str, budget: int | None, confirm: int | None, start: int | None, jobs: int,
+         turns_share: float | None, max_stalls: float | None, means: tuple[str, ...], overrides: tuple[str, ...],
+         seed: int | None, out_dir: str, budget: int | None, confirm: int | None, start: int | None, jobs: int,
          batch_size: int, as_json: bool, progress: bool) -> None:
     """Search config keys for a setting whose seats are balanced (or bot weights that win); confirm on new deals.
 
@@ -505,7 +525,9 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
     bisection, several keys are raced; candidates clearly worse than another
     are dropped by anytime-valid confidence sequences (docs/tune.md). The
     chosen setting is then played on new deals and judged by an equivalence
-    test (balanced within --delta). GAME|FILE is a game or a tune file
+    test (balanced within --delta); "balanced" also needs at most --max-stalls
+    of the games stalled or blocked and, with --turns, --turns-share of them
+    inside the band, each shown on the new deals. GAME|FILE is a game or a tune file
     (configs/tune/); options given here override the file's. With --target
     bot-share the candidates set the --challenger's weights, which plays the
     --baseline on rotated seats; the best share is confirmed on new deals.
@@ -513,6 +535,7 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
     \b
         glade tune overgrowth --bots greedy,greedy --param rules.flowers=15..45:5 --seed 7 --out runs/tune-flowers
         glade tune configs/tune/overgrowth-board-flowers.toml --out runs/tune-og --jobs 2 --json
+        glade tune configs/tune/overgrowth-head-start-flowers.toml --max-stalls 0.02 --out runs/t --jobs 2
         glade tune vora --bots greedy --players 3 --param "kinds[0].count=10|12|14" --turns 20..60 --seed 1 \\
             --out runs/tune-vora
         glade tune vorex --target bot-share --challenger greedy --baseline greedy_v1 \\
@@ -528,7 +551,8 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
     else:
         settings["game"] = study
     given = {"players": players, "target": target, "challenger": challenger, "baseline": baseline, "delta": delta,
-             "seed": seed, "budget": budget, "confirm": confirm, "start": start}
+             "seed": seed, "budget": budget, "confirm": confirm, "start": start, "turns_share": turns_share,
+             "max_stalls": max_stalls}
     settings.update({k: v for k, v in given.items() if v is not None})
     if bots is not None:
         settings["bots"] = _bot_list(bots)
@@ -580,28 +604,35 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
 @click.option("--jobs", type=_POSITIVE, default=1, show_default=True, help="Worker processes.")
 @click.option("--batch-size", type=_POSITIVE, default=4096, show_default=True, help="Most games a chunk.")
 @click.option("--json", "as_json", is_flag=True, help="Print the paired changes as JSON.")
+@click.option("--placebo/--no-placebo", default=None,
+              help="Also play the baseline with the bots' tie-breaks redrawn (a change that should change nothing): "
+              "the verdict reads each item against its drift (default: on; a study file's placebo key).")
 @_progress_options
 def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], swapped: tuple[str, ...],
            bots: str | None, players: int | None, games: int, seed: int, overrides: tuple[str, ...],
-           rotate_seats: bool, out_dir: str, jobs: int, batch_size: int, as_json: bool, progress: bool,
-           quiet: bool) -> None:
-    """Play the same deals with one item changed, and report the paired change (the causal check).
+           rotate_seats: bool, out_dir: str, jobs: int, batch_size: int, as_json: bool, placebo: bool | None,
+           progress: bool, quiet: bool) -> None:
+    """Play the same deals with one item changed, and report whether the item does what the content tables say.
 
     Each --item is one ablation, played beside the baseline on the same deals
-    (common random numbers); per ablation and seat: the paired change of the
-    share of first places and of the mean score, and the change of game
-    length, with intervals by deal and Holm across ablations (docs/ablate.md).
-    Run it again to resume; glade report DIR adds the figure and the items the
-    ablation confirmed against the baseline's content tables. A study file
-    (configs/ablate/*.toml) holds the game, bots, deals and ablations instead.
+    (common random numbers), and a placebo run (the baseline with every bot's
+    tie-breaks redrawn) beside them. First the verdict per named item:
+    confirmed / not confirmed / undecided, from the change of its users' share
+    beyond the placebo's drift, with its interval, and the item's use rate
+    before and after; then per ablation and seat the paired change of the
+    seat's share (the headline's) and mean score, and of game length, with
+    intervals by deal and Holm across ablations (docs/ablate.md). Run it again
+    to resume. A study file (configs/ablate/*.toml) holds the game, bots, deals
+    and ablations instead.
 
     \b
         glade ablate reforest --bots greedy --players 3 --games 2000 --seed 1 --out runs/ablate-fir \\
-            --item "species[Douglas Fir].count=0" --item "species[Douglas Fir].cost+=1"
+            --item "species[Douglas Fir].count=0" --item "species[Douglas Fir].cost+=1" --set "deck.size[3]=87"
         glade ablate reforest --bots greedy --players 2 --remove "Douglas Fir" --out runs/no-fir
         glade ablate reforest --bots greedy --players 2 --swap "Douglas Fir=Bunchberry" --out runs/plain-fir
         glade ablate vora --bots greedy --players 3 --item "kinds[0].count-=2" --out runs/ablate-vora --json
         glade ablate configs/ablate/reforest-douglas-fir.toml --out runs/reforest-douglas-fir --jobs 2
+        glade ablate vora --bots greedy --players 3 --item "kinds[0].count-=2" --no-placebo --out runs/vora-quick
         glade report runs/ablate-fir
     """
     from analysis.ablate import ablate_json, analyse_ablate, format_ablate, read_study, run_ablate
@@ -611,6 +642,7 @@ def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], swa
         game, labels, count, seed, games = _game(study.game), list(study.bots), study.players, study.seed, study.games
         items, removed, overrides, rotate_seats = study.items, study.remove, study.base, study.rotate_seats
         swapped = study.swap
+        placebo = study.placebo if placebo is None else placebo
     else:
         if bots is None:
             raise ConfigError("--bots", "(none)", "comma-separated bots (or a study file as GAME)", has_got=False)
@@ -619,7 +651,7 @@ def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], swa
         count = _players(game, players, labels)
     try:
         run_ablate(game.name, labels, count, seed, games, out_dir, items, overrides, rotate_seats, jobs, batch_size,
-                   progress and not quiet, removed, swapped)
+                   progress and not quiet, removed, swapped, placebo is not False)
     except KeyboardInterrupt:
         click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
                    err=True)
@@ -922,12 +954,17 @@ def export(run_dir: str, as_csv: bool, events: bool, out_file: str | None) -> No
               help="Folder for report.html and report.pdf (default: reports/NAME, NAME the directory's name).")
 @click.option("--delta", type=click.FloatRange(0, 0.5, min_open=True, max_open=True), default=0.025,
               show_default=True, help="Balance margin of the equivalence test, as a share (0.025 = 2.5 points).")
+@click.option("--band-share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.75,
+              show_default=True, help="Share of games the config's [report] target_turns band must hold for the "
+              "length check to pass (shown by a one-sided test).")
 def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bool, as_pdf: bool,
-           out_dir: str | None, delta: float) -> None:
-    """Write the report of a run or a sweep (HTML and PDF), or compare two runs.
+           out_dir: str | None, delta: float, band_share: float) -> None:
+    """Write the report of a run, a sweep, a tune or a ladder (HTML and PDF), or compare two runs.
 
-    DIR is a run directory (manifest.json, from glade play) or a sweep
-    directory (sweep.json, from glade sweep). --diff compares two runs: config
+    DIR is a run directory (manifest.json, from glade play), a sweep
+    directory (sweep.json, from glade sweep), a tune directory (tune.json) or a
+    ladder directory (ladder.json, from glade ladder: the pairs' shares and the
+    ratings with their intervals). --diff compares two runs: config
     keys that differ, seat win rates, mean scores, turns and end reasons, paired
     deal by deal when both runs played the same seeds. For a run it first prints
     the headline on seat balance, the words of the report's Seats section; for a
@@ -938,6 +975,7 @@ def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bo
         glade report runs/demo
         glade report runs/og-board-track --html --out reports/board-track
         glade report --diff runs/base runs/f20 --out reports/f20-vs-base
+        glade report runs/ladder-vora2
     """
     from analysis.report import build_diff_report, build_report, default_out, write_report
 
@@ -950,7 +988,7 @@ def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bo
         built = build_diff_report(run_a, run_b, delta)
         out = Path(out_dir) if out_dir else default_out(run_a, run_b)
     else:
-        built = build_report(directory, delta)
+        built = build_report(directory, delta, band_share)
         out = Path(out_dir) if out_dir else default_out(directory)
     if built.headline:
         click.echo(f"headline: {built.headline}")

@@ -19,7 +19,7 @@ import json
 import os
 import platform
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -426,17 +426,40 @@ def load_records(out_dir: str | Path) -> pl.DataFrame:
     return scan_records(out_dir).collect().sort("game", "seat")
 
 
-def scan_records(out_dir: str | Path) -> pl.LazyFrame:
-    """The run's records as a lazy frame (not sorted): summaries of huge runs stream through it."""
+def scan_records(out_dir: str | Path, deals: tuple[int, int] | None = None) -> pl.LazyFrame:
+    """The run's records as a lazy frame (not sorted): summaries of huge runs stream through it.
+
+    ``deals=(start, stop)`` keeps the deals in ``[start, stop)`` and opens only the chunk files that hold some.
+    """
     parts = _chunk_parts(out_dir, RECORDS)
     if not parts:
         raise ConfigError(str(Path(out_dir) / RECORDS), "(files)", "chunk files written by glade play",
                           has_got=False)
     frames = []
     for path, chunk, keep_from in parts:
+        first, stop = keep_from, chunk.stop
+        if deals is not None:
+            first, stop = max(first, deals[0]), min(stop, deals[1])
+            if first >= stop:
+                continue
         frame = pl.scan_parquet(path, glob=False)  # a folder name may hold [ ] (cell ids)
-        frames.append(frame if keep_from == chunk.start else frame.filter(pl.col("deal") >= keep_from))
+        if first > chunk.start or stop < chunk.stop:
+            frame = frame.filter(pl.col("deal").is_between(first, stop, closed="left"))
+        frames.append(frame)
+    if not frames:
+        return pl.scan_parquet(parts[0][0], glob=False).head(0)
     return pl.concat(frames, how="vertical")
+
+
+def deal_blocks(out_dir: str | Path, deals: int | None = None, block_deals: int = 1 << 16,
+                columns: Sequence[str] | None = None) -> Iterator[pl.DataFrame]:
+    """The run's records ``block_deals`` deals at a time, each block every game of its deals, in deal order:
+    only the chunk files that hold a block's deals are opened. ``deals`` stops early (default: every deal)."""
+    stop = max((chunk.stop for _, chunk, _ in _chunk_parts(out_dir, RECORDS)), default=0)
+    stop = stop if deals is None else min(stop, deals)
+    for start in range(0, stop, block_deals):
+        frame = scan_records(out_dir, (start, min(start + block_deals, stop)))
+        yield (frame if columns is None else frame.select(columns)).collect()
 
 
 def load_events(out_dir: str | Path) -> pl.DataFrame | None:

@@ -4,32 +4,44 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from analysis.ladder import LADDER_JSON
 from analysis.report.html import render_html
+from analysis.report.ladder import build_ladder_report
 from analysis.report.model import DELTA, HTML_NAME, PDF_NAME, Report
 from analysis.report.pdf import render_pdf
 from analysis.report.run import build_run_report
 from analysis.report.sweep import build_sweep_report
 from analysis.report.tune import build_tune_report
+from analysis.stats.common import BAND_SHARE
 from sims.core.spec import ConfigError
 
 
 def kind_of(path: str | Path) -> str:
-    """``"run"`` (has manifest.json), ``"sweep"`` (sweep.json) or ``"tune"`` (tune.json); else a ConfigError."""
+    """``"run"`` (has manifest.json), ``"sweep"`` (sweep.json), ``"tune"`` (tune.json) or ``"ladder"``
+    (ladder.json); else a ConfigError."""
     path = Path(path)
     if (path / "tune.json").is_file():
         return "tune"
+    if (path / LADDER_JSON).is_file():
+        return "ladder"
     if (path / "sweep.json").is_file():
         return "sweep"
     if (path / "manifest.json").is_file():
         return "run"
-    what = "does not exist" if not path.exists() else "holds neither manifest.json nor sweep.json"
+    what = "does not exist" if not path.exists() else "holds none of manifest.json, sweep.json, tune.json, ladder.json"
     raise ConfigError(str(path), "(directory)", f"a run directory (manifest.json, from glade play) or a sweep "
-                      f"directory (sweep.json, from glade sweep) or a tune directory (tune.json, from glade tune); it {what}", has_got=False)
+                      f"directory (sweep.json, from glade sweep) or a tune directory (tune.json, from glade tune) or a "
+                      f"ladder directory (ladder.json, from glade ladder); it {what}", has_got=False)
 
 
-def build_report(path: str | Path, delta: float = DELTA) -> Report:
-    builders = {"sweep": build_sweep_report, "tune": build_tune_report, "run": build_run_report}
-    return builders[kind_of(path)](path, delta)
+def build_report(path: str | Path, delta: float = DELTA, band_share: float = BAND_SHARE) -> Report:
+    """The report of a run, sweep, tune or ladder directory; ``band_share``: the share of games a config's target
+    band must hold for a length check to pass (a tune's own study says its own)."""
+    kind = kind_of(path)
+    if kind in ("tune", "ladder"):
+        return {"tune": build_tune_report, "ladder": build_ladder_report}[kind](path, delta)
+    builders = {"sweep": build_sweep_report, "run": build_run_report}
+    return builders[kind](path, delta, band_share)
 
 
 def default_out(path: str | Path, other: str | Path | None = None) -> Path:

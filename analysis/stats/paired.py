@@ -9,7 +9,6 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 from scipy import stats
-from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_effectsize
 from statsmodels.stats.weightstats import DescrStatsW
@@ -24,12 +23,11 @@ from analysis.stats.common import (
     VERDICT_NOT_MEASURED,
     VERDICT_UNBALANCED,
     VERDICT_UNSURE,
-    WILCOXON_ZERO_METHOD,
     _require,
 )
-from analysis.stats.intervals import MeanInterval, mean_interval
+from analysis.stats.intervals import MeanInterval, mean_interval, varies
 from analysis.stats.power import detectable_z
-from analysis.stats.seat_result import DESIGN_ADJUSTED, SeatAdvantage
+from analysis.stats.seat_result import SeatAdvantage
 
 
 # ---------------------------------------------------------------- paired runs
@@ -42,17 +40,17 @@ class PairedDifference:
     Rows are paired by key (deal, rotation, seat); when a deal holds several
     paired rows (seat rotations), the deal is the unit: its differences are
     averaged first, because games of one deal share their shuffles.
-    ``mean`` is the mean difference per unit with its interval (percentile
-    bootstrap, or t above :data:`BOOTSTRAP_MAX_N`); Wilcoxon signed-rank
-    (``zero_method``) on the unit differences; for a binary metric with one
-    row per deal also McNemar (exact binomial when fewer than 25 discordant
-    pairs, else chi-square with continuity correction). ``base_only`` /
-    ``other_only`` are the discordant pairs (won in one run only).
-    ``effect_size`` is Cohen's h for a binary metric (else the mean difference
-    over the differences' standard deviation, Cohen's d_z); ``detectable`` the
-    smallest difference this many units detect (two-sided 5%, power 80%);
+    ``mean`` is the mean difference per unit with its t interval, and
+    ``p_value`` the one-sample t test of that mean against 0
+    (``scipy.stats.ttest_1samp``): the interval and the test are one
+    computation, so "significant" and "the interval leaves out 0" always agree.
+    ``base_only`` / ``other_only`` count the discordant pairs of a 0/1 metric
+    with one row a deal (won in one run only). ``effect_size`` is Cohen's h
+    for a binary metric (else the mean difference over the differences'
+    standard deviation, Cohen's d_z); ``detectable`` the smallest difference
+    this many units detect (two-sided ``alpha``, ``power``);
     ``equivalence_p`` the paired TOST within +-``margin`` (None without a
-    margin).
+    margin), judged at ``alpha``.
     """
 
     metric: str
@@ -60,11 +58,7 @@ class PairedDifference:
     base_mean: float
     other_mean: float
     mean: MeanInterval
-    wilcoxon_statistic: float
-    wilcoxon_p: float
-    zero_method: str
-    mcnemar_p: float | None
-    mcnemar_method: str | None
+    p_value: float
     base_only: int | None
     other_only: int | None
     units: int = 0  # deals (or pairs when each deal holds one)
@@ -75,44 +69,37 @@ class PairedDifference:
     margin: float | None = None
     equivalence_p: float | None = None
     variance_ratio: float = float("nan")  # var(differences) / (var(base) + var(other)): the paired design's cost
+    alpha: float = 0.05
+    binary: bool = False
+
+    test = "t test on paired differences (scipy ttest_1samp)"
 
     @property
     def difference(self) -> float:
         return self.mean.mean
 
     @property
-    def p_value(self) -> float:
-        """The difference test's p: McNemar where it applies, else Wilcoxon on the unit differences."""
-        return self.mcnemar_p if self.mcnemar_p is not None else self.wilcoxon_p
-
-    @property
-    def test(self) -> str:
-        return f"McNemar {self.mcnemar_method}" if self.mcnemar_p is not None else "Wilcoxon signed-rank"
-
-    @property
     def equivalent(self) -> bool:
-        """True when the paired TOST shows the change is inside +-margin at 5%."""
-        return self.equivalence_p is not None and self.equivalence_p < 0.05
+        """True when the paired TOST shows the change is inside +-margin at ``alpha``."""
+        return self.equivalence_p is not None and self.equivalence_p < self.alpha
 
     def describe(self) -> str:
         m = self.mean
-        binary = self.mcnemar_p is not None or self.effect_name == "Cohen's h"
-        if binary:
+        if self.binary:
             change = f"{_signed_points(m.mean)} {_interval_pct(m.low, m.high)}"
             levels = f"{_pct(self.base_mean)} -> {_pct(self.other_mean)}"
         else:
             change = f"{m.mean:+.3f} [{m.low:+.3f}, {m.high:+.3f}]"
             levels = f"{self.base_mean:.3f} -> {self.other_mean:.3f}"
         n = f"n = {self.pairs:,} pairs" + (f" in {self.units:,} deals" if self.unit == "deals" else "")
-        line = (f"{self.metric}: {levels}, paired difference {change} ({m.method}), {n}; "
-                f"Wilcoxon signed-rank {format_p(self.wilcoxon_p)} (zero_method {self.zero_method})")
-        if self.mcnemar_p is not None:
-            line += (f"; McNemar {self.mcnemar_method} {format_p(self.mcnemar_p)} "
-                     f"({self.base_only:,} won only in base, {self.other_only:,} only in other)")
+        line = f"{self.metric}: {levels}, paired difference {change} ({m.method}), {n}; t test {format_p(self.p_value)}"
+        if self.base_only is not None:
+            line += f" ({self.base_only:,} won only in base, {self.other_only:,} only in other)"
         if np.isfinite(self.effect_size):
             line += f"; {self.effect_name} {self.effect_size:+.3f}"
         if np.isfinite(self.detectable):
-            line += f"; detectable {self.detectable * (100 if binary else 1):.2g}{' points' if binary else ''}"
+            scale = 100 if self.binary else 1
+            line += f"; detectable {self.detectable * scale:.2g}{' points' if self.binary else ''}"
         if self.equivalence_p is not None:
             line += f"; equivalence within +-{self.margin:g}: TOST {format_p(self.equivalence_p)}"
         return line
@@ -130,34 +117,20 @@ def paired_difference(base: pl.DataFrame, other: pl.DataFrame, metric: str = "wi
     (``score``, ``win`` as 0/1, ``turns``); the difference is ``other - base``.
     When ``key`` holds ``deal`` and a deal has several rows (rotations), the
     differences are averaged per deal and the deal is the unit.
-    Interval: :func:`mean_interval` on the unit differences (seeded
-    percentile bootstrap). Test: ``scipy.stats.wilcoxon`` with
-    ``zero_method="wilcox"`` (zero differences dropped) and ``method="auto"``;
-    all-zero differences give p = 1. Binary metrics with one row per deal:
-    also ``statsmodels mcnemar`` on the 2x2 table of wins, exact when fewer
-    than 25 discordant pairs. Equivalence within +-``margin``:
-    ``DescrStatsW(d).ttost_mean``. Detectable difference: the normal approximation (:func:`detectable_z`)
+    Interval and test: the t interval of the mean unit difference and the
+    one-sample t test of it against 0 (``scipy.stats.ttest_1samp``), one
+    computation; differences that do not vary get the exact sign test, all-zero ones p = 1. Equivalence within
+    +-``margin``: ``DescrStatsW(d).ttost_mean``, judged at ``alpha``.
+    Detectable difference: the normal approximation (:func:`detectable_z`)
     (two-sided ``alpha``, ``power``) on the differences' standard deviation.
+    ``seed`` is kept for callers that pass one; nothing here is random.
     """
     key = list(key)
     for name, frame in (("base", base), ("other", other)):
         _require(frame, [*key, metric], f"paired_difference ({name})")
-        if frame.select(key).is_duplicated().any():
-            raise StatsError(f"paired_difference: {name} has several rows for one key ({', '.join(key)}); "
-                             "expected one row per key")
-    only_base = base.select(key).join(other.select(key), on=key, how="anti")
-    only_other = other.select(key).join(base.select(key), on=key, how="anti")
-    if only_base.height or only_other.height:
-        example = (only_base if only_base.height else only_other).row(0, named=True)
-        raise StatsError(f"paired_difference: expected the same {', '.join(key)} in both runs (same seeds, same "
-                         f"games), got {only_base.height:,} only in base and {only_other.height:,} only in other, "
-                         f"e.g. {example}")
-    extra = ["seed"] if "seed" in base.columns and "seed" in other.columns and "seed" not in key else []
-    joined = base.select(*key, *extra, pl.col(metric).cast(pl.Float64).alias("base")).join(
-        other.select(*key, *extra, pl.col(metric).cast(pl.Float64).alias("other")), on=key).sort(key)
-    if extra and (joined["seed"] != joined["seed_right"]).any():
-        raise StatsError("paired_difference: expected both runs on the same seeds (common random numbers), "
-                         "got different seeds for the same key; pair runs played with the same --seed")
+    joined = _pairs(base.with_columns(pl.col(metric).cast(pl.Float64).alias("base")),
+                    other.with_columns(pl.col(metric).cast(pl.Float64).alias("base")), key, ["base"]) \
+        .rename({"base_right": "other"})
     x_all, y_all = joined["base"].to_numpy(), joined["other"].to_numpy()
     binary = bool(np.isin(np.r_[x_all, y_all], (0.0, 1.0)).all())  # win flags, or any 0/1 metric
     by_deal = "deal" in key and joined["deal"].n_unique() < joined.height
@@ -167,14 +140,11 @@ def paired_difference(base: pl.DataFrame, other: pl.DataFrame, metric: str = "wi
     else:
         x, y = x_all, y_all
     d = y - x
-    if np.all(d == 0):
-        w_stat, w_p = 0.0, 1.0
-    else:
-        result = stats.wilcoxon(d, zero_method=WILCOXON_ZERO_METHOD, method="auto", alternative="two-sided")
-        w_stat, w_p = float(result.statistic), float(result.pvalue)
-    mc_p = mc_method = base_only = other_only = None
+    interval = mean_interval(d, confidence)
+    p_value = _paired_p(d)
+    base_only = other_only = None
     if binary and not by_deal:
-        mc_p, mc_method, base_only, other_only = _mcnemar(x, y)
+        base_only, other_only = int(np.sum((x == 1) & (y == 0))), int(np.sum((x == 0) & (y == 1)))
     sd = float(d.std(ddof=1)) if d.size > 1 else float("nan")
     if binary:
         effect, effect_name = float(proportion_effectsize(float(y.mean()), float(x.mean()))), "Cohen's h"
@@ -189,12 +159,132 @@ def paired_difference(base: pl.DataFrame, other: pl.DataFrame, metric: str = "wi
                        else float(abs(float(d.mean())) >= margin))
     return PairedDifference(
         metric=metric, pairs=len(x_all), base_mean=float(x_all.mean()), other_mean=float(y_all.mean()),
-        mean=mean_interval(d, confidence, seed), wilcoxon_statistic=w_stat, wilcoxon_p=w_p,
-        zero_method=WILCOXON_ZERO_METHOD, mcnemar_p=mc_p, mcnemar_method=mc_method,
-        base_only=base_only, other_only=other_only, units=len(d), unit="deals" if by_deal else "pairs",
-        effect_size=effect, effect_name=effect_name, detectable=detectable, margin=margin,
-        equivalence_p=equivalence, variance_ratio=_variance_ratio(x, y, d),
+        mean=interval, p_value=p_value, base_only=base_only, other_only=other_only, units=len(d),
+        unit="deals" if by_deal else "pairs", effect_size=effect, effect_name=effect_name, detectable=detectable,
+        margin=margin, equivalence_p=equivalence, variance_ratio=_variance_ratio(x, y, d), alpha=alpha,
+        binary=binary,
     )
+
+
+def seat_fractions(records: pl.DataFrame, players: int | None = None) -> pl.DataFrame:
+    """``records`` with ``fraction``, the seat's share of its game's first place (1 alone first, 1/m of a first
+    place shared by m seats, else 0), and ``counted``: whether the game counts towards the seat shares as
+    :func:`analysis.stats.seat_advantage` counts it (with 2 players a game with one winner, ties and stalls out;
+    with 3-4 a game with a first place, stalls out). A game that ended ``blocked`` has its ranks: it counts."""
+    _require(records, ["game", "win"], "seat_fractions")
+    players = players if players is not None else int(records["seat"].max()) + 1
+    firsts = pl.col("win").cast(pl.Float64).sum().over("game")
+    return records.with_columns(
+        pl.when(firsts > 0).then(pl.col("win").cast(pl.Float64) / firsts).otherwise(0.0).alias("fraction"),
+        ((firsts == 1) if players == 2 else (firsts > 0)).alias("counted"))
+
+
+SHARE_CHANGE_METHOD = "delta-method pseudo-values by deal"
+
+
+def seat_share_change(base: pl.DataFrame, other: pl.DataFrame, seat: int | None = 0,
+                      key: Sequence[str] = ("deal", "rotation", "seat"), margin: float | None = None,
+                      confidence: float = CONFIDENCE, seed: int = SEED, alpha: float = 0.05,
+                      power: float = 0.8, metric: str = "seat share") -> PairedDifference:
+    """The change of a seat's share of decided games (first places with 3-4 players), as the headline counts it,
+    between two runs on the same seeds: ``other`` minus ``base``.
+
+    ``base`` and ``other`` are records with :func:`seat_fractions`'s columns (or plain records: they are added),
+    paired by ``key`` like :func:`paired_difference`; ``seat`` picks one seat's rows (None: every row given,
+    such as the seats that used an item). Each run's share is the one
+    :func:`analysis.stats.seat_advantage` reports between equal players: per deal the seat's first-place
+    fractions over its counted games, averaged over the deals with a counted game (with one game a deal, first
+    places over decided games). A deal tied in one run and decided in the other counts in the second run's
+    share only, so no deal is selected by an outcome the change may move.
+
+    Inference: the difference of the two shares is a smooth function of per-deal sums, so each deal gets a
+    pseudo-value, the difference plus its first-order (delta-method) influence, whose mean is the difference
+    exactly; the interval is :func:`mean_interval` on them, the test a one-sample t test against 0
+    (``scipy.stats.ttest_1samp``), equivalence ``DescrStatsW.ttost_mean`` within +-``margin``. When every deal
+    is decided in both runs and holds one game, the pseudo-values are the paired win differences.
+
+    With a mixed lineup in rotated seats the shares are that lineup's per-deal seat shares, as the seat analysis
+    reports them (every bot in every seat of a deal).
+    """
+    key = list(key)
+    frames = []
+    for frame in (base, other):
+        if "counted" not in frame.columns:
+            frame = seat_fractions(frame)
+        frames.append(frame)
+    base, other = frames
+    if seat is not None:
+        base, other = base.filter(pl.col("seat") == seat), other.filter(pl.col("seat") == seat)
+    joined = _pairs(base, other, key, ["fraction", "counted"])
+    by_deal = "deal" in key and joined["deal"].n_unique() < joined.height
+    per_deal = joined.group_by("deal").agg(
+        (pl.col("fraction") * pl.col("counted")).sum().alias("n_base"), pl.col("counted").cast(pl.Float64).sum()
+        .alias("k_base"), (pl.col("fraction_right") * pl.col("counted_right")).sum().alias("n_other"),
+        pl.col("counted_right").cast(pl.Float64).sum().alias("k_other")).sort("deal")
+    units = per_deal.height
+    parts, shares = [], []
+    for side in ("base", "other"):
+        n, k = per_deal[f"n_{side}"].to_numpy(), per_deal[f"k_{side}"].to_numpy()
+        decided = k > 0
+        ratio = np.where(decided, n / np.where(decided, k, 1.0), 0.0)
+        share = float(ratio[decided].mean()) if decided.any() else float("nan")
+        shares.append(share)
+        parts.append(np.where(decided, ratio - share, 0.0) * (units / max(int(decided.sum()), 1)))
+    difference = shares[1] - shares[0]
+    pseudo = difference + parts[1] - parts[0]
+    finite = bool(np.isfinite(difference))
+    sd = float(pseudo.std(ddof=1)) if units > 1 and finite else float("nan")
+    equivalence = None
+    if margin is not None and units > 1 and finite:
+        equivalence = (float(DescrStatsW(pseudo).ttost_mean(-margin, margin)[0]) if varies(pseudo)
+                       else float(abs(difference) >= margin))
+    interval = mean_interval(pseudo, confidence) if finite else MeanInterval(units, difference, np.nan, np.nan, "")
+    interval = MeanInterval(interval.n, interval.mean, max(-1.0, interval.low), min(1.0, interval.high),
+                            f"{interval.method} on {SHARE_CHANGE_METHOD}")  # a difference of two shares
+    unpaired = float(parts[0].var(ddof=1) + parts[1].var(ddof=1)) if units > 1 else float("nan")
+    return PairedDifference(
+        metric=metric, pairs=joined.height, base_mean=shares[0], other_mean=shares[1], mean=interval,
+        p_value=_paired_p(pseudo) if finite else float("nan"), base_only=None, other_only=None, units=units,
+        unit="deals" if by_deal else "pairs",
+        effect_size=float(proportion_effectsize(shares[1], shares[0])) if finite else float("nan"),
+        effect_name="Cohen's h",
+        detectable=sd * detectable_z(alpha, power) / math.sqrt(units) if sd > 0 and units > 2 else float("nan"),
+        margin=margin, equivalence_p=equivalence,
+        variance_ratio=float(pseudo.var(ddof=1)) / unpaired if unpaired > 0 else float("nan"), alpha=alpha,
+        binary=True)
+
+
+def _pairs(base: pl.DataFrame, other: pl.DataFrame, key: list[str], columns: list[str]) -> pl.DataFrame:
+    """``base`` and ``other`` joined on ``key`` (``column`` and ``column_right``) after the checks of a paired
+    comparison: the same keys once each in both runs, the same seed per key."""
+    for name, frame in (("base", base), ("other", other)):
+        _require(frame, [*key, *columns], f"paired comparison ({name})")
+        if frame.select(key).is_duplicated().any():
+            raise StatsError(f"paired comparison: {name} has several rows for one key ({', '.join(key)}); "
+                             "expected one row per key")
+    only_base = base.select(key).join(other.select(key), on=key, how="anti")
+    only_other = other.select(key).join(base.select(key), on=key, how="anti")
+    if only_base.height or only_other.height:
+        example = (only_base if only_base.height else only_other).row(0, named=True)
+        raise StatsError(f"paired comparison: expected the same {', '.join(key)} in both runs (same seeds, same "
+                         f"games), got {only_base.height:,} only in base and {only_other.height:,} only in other, "
+                         f"e.g. {example}")
+    extra = ["seed"] if "seed" in base.columns and "seed" in other.columns and "seed" not in key else []
+    joined = base.select(*key, *extra, *columns).join(other.select(*key, *extra, *columns), on=key).sort(key)
+    if extra and (joined["seed"] != joined["seed_right"]).any():
+        raise StatsError("paired comparison: expected both runs on the same seeds (common random numbers), "
+                         "got different seeds for the same key; pair runs played with the same --seed")
+    return joined
+def _paired_p(d: np.ndarray) -> float:
+    """The t test of the mean difference against 0; differences that do not vary have no t statistic: then the
+    exact sign test (``scipy.stats.binomtest`` on the non-zero differences), so a few alike deals are not
+    taken as certainty."""
+    if d.size < 2:
+        return float("nan")
+    if varies(d):
+        return float(stats.ttest_1samp(d, 0.0).pvalue)
+    nonzero = d[np.abs(d) > 1e-12]
+    return float(stats.binomtest(int((nonzero > 0).sum()), nonzero.size, 0.5).pvalue) if nonzero.size else 1.0
 
 
 def first_place_share(records: pl.DataFrame, stall_share: float = 0.0) -> pl.DataFrame:
@@ -219,20 +309,6 @@ def _variance_ratio(x: np.ndarray, y: np.ndarray, d: np.ndarray) -> float:
     return float(d.var(ddof=1)) / unpaired if unpaired > 0 else float("nan")
 
 
-def _mcnemar(x: np.ndarray, y: np.ndarray) -> tuple[float, str, int, int]:
-    """McNemar's test on paired 0/1 outcomes: (p, method, won only in x, won only in y)."""
-    both = int(np.sum((x == 1) & (y == 1)))
-    base_only = int(np.sum((x == 1) & (y == 0)))
-    other_only = int(np.sum((x == 0) & (y == 1)))
-    neither = int(np.sum((x == 0) & (y == 0)))
-    exact = base_only + other_only < 25
-    method = "exact binomial" if exact else "chi-square with continuity correction"
-    if base_only + other_only == 0:
-        return 1.0, method, base_only, other_only
-    p = float(mcnemar([[both, base_only], [other_only, neither]], exact=exact, correction=True).pvalue)
-    return p, method, base_only, other_only
-
-
 # ---------------------------------------------------------------- multiplicity
 
 
@@ -255,23 +331,26 @@ def correct(p_values: Sequence[float] | np.ndarray, method: str = "holm") -> np.
 def family_verdicts(advantages: Sequence[SeatAdvantage], alpha: float = 0.05) -> list[tuple[str, float, float]]:
     """Seat verdicts for a family of runs (a sweep's cells): ``(verdict, p_holm, tost_holm)`` per run.
 
-    Both tests are Holm-corrected across the runs that measured seat balance
-    (:func:`correct`): "unbalanced" needs the adjusted difference p below
-    ``alpha``, "balanced" the adjusted equivalence p (each run's largest
-    per-seat equivalence p) below ``alpha``; runs their lineup cannot judge keep
-    :data:`VERDICT_NOT_MEASURED`. The same rule gives every cell's verdict and
-    the sweep's headline, so they cannot disagree.
+    The difference p-values of every run whose seat test ran are Holm-corrected
+    together (:func:`correct`), and so are the equivalence p-values (each run's
+    largest per-seat equivalence p) of the runs that can show balance (equal
+    players). "Balanced" needs the adjusted equivalence p below ``alpha``,
+    "unbalanced" the adjusted difference p. A run that cannot show balance (a
+    mixed lineup, whose shares are its own, not equal players') is
+    "unbalanced" or :data:`VERDICT_NOT_MEASURED`, as on its own; runs without a
+    test keep :data:`VERDICT_NOT_MEASURED`. The same rule gives every cell's
+    verdict and the sweep's headline, so they cannot disagree.
     """
-    measured = [a.measured for a in advantages]
-    p = correct([a.p_value if m else np.nan for a, m in zip(advantages, measured)], "holm")
-    tost = correct([a.tost_p if m else np.nan for a, m in zip(advantages, measured)], "holm")
+    p = correct([a.p_value if a.tested else np.nan for a in advantages], "holm")
+    tost = correct([a.tost_p if a.can_show_balance else np.nan for a in advantages], "holm")
     verdicts = []
-    for a, m, p_holm, tost_holm in zip(advantages, measured, p, tost):
-        # A lopsided lineup (an adjusted run with a lineup note) is never balanced, as in seat_advantage.
-        lopsided = a.design == DESIGN_ADJUSTED and bool(a.lineup_note)
-        verdict = (VERDICT_NOT_MEASURED if not m else
-                   (VERDICT_UNBALANCED if p_holm < alpha else VERDICT_NOT_MEASURED) if lopsided else
-                   VERDICT_BALANCED if tost_holm < alpha else
-                   VERDICT_UNBALANCED if p_holm < alpha else VERDICT_UNSURE)
+    for a, p_holm, tost_holm in zip(advantages, p, tost):
+        if not a.tested:
+            verdict = VERDICT_NOT_MEASURED
+        elif not a.can_show_balance:
+            verdict = VERDICT_UNBALANCED if p_holm < alpha else VERDICT_NOT_MEASURED
+        else:
+            verdict = (VERDICT_BALANCED if tost_holm < alpha else
+                       VERDICT_UNBALANCED if p_holm < alpha else VERDICT_UNSURE)
         verdicts.append((verdict, float(p_holm), float(tost_holm)))
     return verdicts
