@@ -60,6 +60,7 @@ class VerifyReport:
     lineups: list[tuple[str, ...]]
     first: MismatchDetail | None = None
     mismatched_games: list[int] = field(default_factory=list)
+    ends: dict[str, int] = field(default_factory=dict)  # games per end reason (the batched engine's)
 
     @property
     def ok(self) -> bool:
@@ -71,6 +72,8 @@ class VerifyReport:
             f"{self.games} games, {self.mismatches} mismatches",
             f"  {self.game}, {self.players} players, bots {mixes}; {self.seconds:.1f} s",
         ]
+        if self.ends:
+            lines.append("  ends: " + ", ".join(f"{end} {count}" for end, count in self.ends.items()))
         if self.first is not None:
             lines.append(self.first.format())
         return "\n".join(lines)
@@ -126,19 +129,22 @@ def verify(
     else:
         outcomes = [verify_chunk(*task) for task in tasks]
     report = VerifyReport(game.name, players, games, 0, 0.0, lineups)
-    for mismatched, first in outcomes:
+    for mismatched, first, ends in outcomes:
+        for end, count in ends.items():
+            report.ends[end] = report.ends.get(end, 0) + count
         report.mismatches += len(mismatched)
         report.mismatched_games.extend(mismatched)
         if report.first is None:
             report.first = first
+    report.ends = dict(sorted(report.ends.items(), key=lambda item: (-item[1], item[0])))
     report.seconds = time.perf_counter() - started
     return report
 
 
 def verify_chunk(game_name: str, config: GameConfig, players: int, labels: Sequence[str], seed: int, start: int,
-                 stop: int) -> tuple[list[int], MismatchDetail | None]:
+                 stop: int) -> tuple[list[int], MismatchDetail | None, dict[str, int]]:
     """Deals ``[start, stop)`` played batched by ``labels`` and replayed on the reference: the deals
-    that disagree, and the first disagreement in detail."""
+    that disagree, the first disagreement in detail, and the games per end reason."""
     game = get_game(game_name)
     choices = tuple(resolve_bot(game, config, label) for label in labels)
     max_turns = game.max_turns(config)
@@ -157,7 +163,8 @@ def verify_chunk(game_name: str, config: GameConfig, players: int, labels: Seque
         if first is None:
             decision, what, actions, position = detail
             first = MismatchDetail(int(deal), int(seeds[index]), tuple(labels), decision, what, actions, position)
-    return mismatched, first
+    names, counts = np.unique(np.asarray(engine.end_reasons)[results.end], return_counts=True)
+    return mismatched, first, {str(name): int(count) for name, count in zip(names, counts)}
 
 
 def _check_game(game, engine, config, players, state, trace, results: GameResults, index: int, seed: int,

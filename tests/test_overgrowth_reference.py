@@ -549,6 +549,73 @@ def test_turn_cap_ends_the_game_as_a_stall():
     assert result["rank"] == [0, 0] and result["turns"] == 6 and result["end"] == "stall"
 
 
+# Striped boards on which no flower has two opponent flowers beside it: once full, nobody can move.
+STRIPES = {5: """
+        x x x x x
+        x x x x x
+        o o o o o
+        o o o o o
+        x x x x .
+    """, 4: """
+        x x x x x
+        o o o o o
+        o o o o o
+        x x x x .
+    """}
+
+
+@pytest.mark.parametrize("rows, ranks", [(5, [1, 2]), (4, [1, 1])])
+def test_a_full_board_nobody_can_overgrow_ends_blocked_on_flower_count(rows, ranks):
+    config = load(f"board.rows={rows}", "board.columns=5", "board.shaded_width=1")
+    game = position(config, STRIPES[rows], markers=(4, 0))  # slot 1 lands on grow
+    assert not game.blocked()
+    game.apply(config.encode(1, game.cell(rows - 1, 4)))
+    assert game.done and game.end == "blocked" and game.turn == 11
+    assert game.winner == (0 if ranks == [1, 2] else None)
+    result = game.result()
+    assert result["rank"] == ranks and result["end"] == "blocked" and result["turns"] == 11
+    assert result["score"] == ([15.0, 10.0] if rows == 5 else [10.0, 10.0])
+
+
+CORNER = """
+    o x x x x
+    x x x x x
+    x x x x x
+    o o o o o
+    o o o o .
+"""  # x could overgrow the corner o; nothing else is possible once (4, 4) is filled
+
+
+@pytest.mark.parametrize("moves, ends", [([2], True), ([1, 2], True), ([1, 2, 3], False)])
+def test_blocked_follows_the_markers_a_pass_can_reach(moves, ends):
+    # a 4-space track: with moves of 2 only, x's marker (on grow) only ever reaches grow and spread, and
+    # with moves of 1 or 2 the two passing markers leapfrog so that x never lands on overgrow either: its
+    # overgrow can never be played. With moves of 1 to 3 its next turn lands on overgrow
+    config = load(*SMALL, 'track.spaces=["overgrow", "grow", "cast", "spread"]', "track.start=[1, 0]",
+                  f"track.moves={moves}")
+    game = position(config, CORNER, to_move=1, markers=(1, 0))
+    assert game.overgrow_targets(0) == [game.cell(0, 0)]
+    game.apply(config.encode(moves.index(2) + 1, game.cell(4, 4)))  # o casts from (4, 1) onto the last cell
+    assert game.done is ends and game.blocked() is ends
+    assert game.end == ("blocked" if ends else "")
+    if ends:
+        assert game.winner == 0 and game.result()["rank"] == [1, 2]
+
+
+def test_a_pass_is_no_reason_to_end_while_the_other_seat_can_place():
+    config = load(*SMALL)
+    game = position(config, """
+        o x x x x
+        x x x x x
+        x x x x x
+        o o o o o
+        o o o o o
+    """, markers=(4, 0))  # full board: x can only overgrow the corner, and its marker reaches overgrow later
+    assert game.legal_actions() == [config.pass_action] and not game.blocked()
+    game.apply(config.pass_action)
+    assert not game.done and not game.blocked()
+
+
 # --- result and snapshot -------------------------------------------------------
 
 def test_result_and_snapshot_shapes():

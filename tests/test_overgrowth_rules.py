@@ -15,7 +15,8 @@ from sims.overgrowth import config as overgrowth_config
 from sims.overgrowth.reference_bots import connection_distance as reference_distance
 from sims.overgrowth.kernels import connection_distance
 from sims.overgrowth.rules import END_REASONS, OvergrowthEngine
-from tests.test_overgrowth_reference import SMALL, position
+from sims.overgrowth.kernels import passes_reach
+from tests.test_overgrowth_reference import CORNER, SMALL, STRIPES, position
 
 U64 = np.uint64
 
@@ -275,6 +276,40 @@ def test_last_flower_ends_the_game_most_flowers_wins(x_extra, expected):
     act(engine, state, 1, (1, 2))
     assert state.done[0] and END_REASONS[state.end[0]] == "flowers"
     assert engine.results(state).rank[0].tolist() == expected
+
+
+@pytest.mark.parametrize("rows, ranks", [(5, [1, 2]), (4, [1, 1])])
+def test_a_full_board_nobody_can_overgrow_ends_blocked_on_flower_count(rows, ranks):
+    game = position(load(f"board.rows={rows}", "board.columns=5", "board.shaded_width=1"), STRIPES[rows],
+                    markers=MARKERS)
+    engine, state = batched(game)
+    act(engine, state, 1, (rows - 1, 4))  # grow onto the last empty cell
+    assert state.done[0] and END_REASONS[state.end[0]] == "blocked" and state.turn[0] == 11
+    results = engine.results(state)
+    assert results.rank[0].tolist() == ranks and results.score[0].tolist() == ([15, 10] if rows == 5 else [10, 10])
+
+
+@pytest.mark.parametrize("moves, ends", [([2], True), ([1, 2], True), ([1, 2, 3], False)])
+def test_blocked_follows_the_markers_a_pass_can_reach(moves, ends):
+    config = load(*SMALL, 'track.spaces=["overgrow", "grow", "cast", "spread"]', "track.start=[1, 0]",
+                  f"track.moves={moves}")
+    engine, state = batched(position(config, CORNER, to_move=1, markers=(1, 0)))
+    act(engine, state, moves.index(2) + 1, (4, 4))  # o casts onto the last cell; only x's overgrow is left
+    assert state.done[0] is np.bool_(ends)
+    assert END_REASONS[state.end[0]] == ("blocked" if ends else "")
+
+
+def test_on_the_default_track_any_playable_action_is_reached_by_passing():
+    # rules §6.3: with the default track (moves of 1 to 3), blocked is "no seat can play any action of the
+    # track": whichever single action one seat can play, the forced passes bring its marker onto it
+    engine = OvergrowthEngine(load())
+    tables, track = engine.tables, len(engine.config.track)
+    for playable in range(1, 1 << 8):
+        for first in range(track):
+            for second in range(track):
+                if first != second:
+                    for mover in range(2):
+                        assert passes_reach(playable, first, second, mover, tables)
 
 
 def test_connection_distance_matches_a_plain_search_on_random_boards():

@@ -713,6 +713,42 @@ def test_solitaire_plays_one_more_turn_after_round_three():
     assert game.done and game.turn == 2
 
 
+# After round 3 with no card left to take; seat 0 plays its Bracken Fern (cost 0), then the next turn starts.
+# Salal costs 2: one or two of them alone cannot be paid for, three can.
+AFTER_ROUND_THREE = [
+    (1, [["Bracken Fern", "Salal"]], True),  # solitaire: its one more turn could change nothing
+    (2, [["Bracken Fern"], ["Salal"]], True),
+    (2, [["Bracken Fern"], ["Salal"] * 3], False),
+    (3, [["Bracken Fern"] * 2, ["Salal"], ["Salal"] * 2], True),  # seat 0 could play, but has no turn left
+    (3, [["Bracken Fern"], ["Salal"], ["Bracken Fern"]], False),  # seat 2 can still play
+]
+
+
+@pytest.mark.parametrize("players, hands, ends", AFTER_ROUND_THREE)
+def test_after_round_three_a_turn_nobody_can_use_ends_the_game_blocked(players, hands, ends):
+    game = blank(players=players)
+    game.rounds_ended, game.round3_turn, game.deck = 3, 0, []
+    game.hands = [counts(*names) for names in hands]
+    act(game, "play", sp("Bracken Fern"), 0)
+    assert game.turn == 1 and game.to_move == 1 % players and game.done is ends
+    result = game.result()
+    if ends:
+        scores = [game.score(seat) for seat in range(players)]
+        expected = [1 if scores[0] > game.solo_target() else 2] if players == 1 else ranks(scores)
+        assert result["end"] == "blocked" and result["turns"] == 1 and result["rank"] == expected
+    else:
+        assert result["end"] == "" and blocks(game)[0] == ("gather", ())
+
+
+def test_a_card_left_in_the_nursery_keeps_the_game_going():
+    game = blank(players=2)
+    game.rounds_ended, game.deck = 3, []
+    game.nursery = [EMPTY, sp("Salal"), EMPTY]
+    game.hands = [counts("Bracken Fern"), counts("Salal")]
+    act(game, "play", sp("Bracken Fern"), 0)
+    assert not game.done and game.to_move == 1  # seat 1 can gather the Salal
+
+
 # --- whole games ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("players", [1, 2, 3, 4])

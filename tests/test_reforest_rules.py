@@ -8,7 +8,9 @@ import pytest
 from sims.core.choice import choose_uniform
 from sims.core.rng import game_seeds, uniforms
 from sims.reforest import config as reforest
+from sims.reforest.config import END_REASONS
 from sims.reforest.rules import DRAW, EFFECT, GATHER, HAND_LIMIT, MAIN, PAY, ReforestEngine, plays_at_end
+from tests.test_reforest_reference import AFTER_ROUND_THREE
 
 
 @pytest.fixture(scope="module")
@@ -208,6 +210,29 @@ def test_solo_game_ends_one_turn_after_the_third_round(cfg):
     play_random(engine, state, check=False)
     assert (state.end == 1).all()
     assert (state.turn == state.round3_turn + 2).all()
+
+
+@pytest.mark.parametrize("players, hands, ends", AFTER_ROUND_THREE)
+def test_after_round_three_a_turn_nobody_can_use_ends_the_game_blocked(cfg, players, hands, ends):
+    engine, state = fresh(cfg, players)
+    top, end = int(state.deck_top[0]), int(state.deck_end[0])
+    for card in state.deck[0, top:end]:  # the deck and the nursery go to the discard pile
+        state.discard[0, card] += 1
+    for card in state.nursery[0][state.nursery[0] >= 0]:
+        state.discard[0, card] += 1
+    state.deck_top[0], state.nursery[0] = end, -1
+    state.rounds_ended[0], state.round3_turn[0] = 3, 0
+    for seat, names in enumerate(hands):
+        set_hand(cfg, state, seat, names)
+    step(engine, state, cfg.encode_play(sp(cfg, "Bracken Fern"), 0))
+    assert state.turn[0] == 1 and state.to_move[0] == 1 % players and state.done[0] == ends
+    assert END_REASONS[state.end[0]] == ("blocked" if ends else "")
+    results = engine.results(state)
+    if ends and players > 1:
+        score = results.score[0]
+        assert results.rank[0].tolist() == [1 + int((score > s).sum()) for s in score]
+    elif ends:
+        assert results.rank[0].tolist() == [1 if results.score[0, 0] > engine.solo_target(state)[0] else 2]
 
 
 def play_random(engine, state, check: bool = True, max_turns: int = 600) -> None:

@@ -44,3 +44,14 @@ def test_summary_text_is_fishtest_style(records):
     assert text.splitlines()[2].startswith("headline: seat balance between equal players: not measured")
     assert "end    goal 75.0% (3), stall 25.0% (1)" in text
     assert "2,468 games in 2.00 s: 1,234 games/s" in text
+
+
+def test_a_blocked_game_is_a_decided_game_named_among_the_ends(records):
+    # a game that ended with nobody able to move is scored: its ranks count, only the stall is left out
+    blocked = records.with_columns(pl.when(pl.col("game") == 1).then(pl.lit("blocked")).otherwise(pl.col("end"))
+                                   .alias("end"))
+    summary = summarize(blocked)
+    seat0 = summary.by_seat.row(0, named=True)
+    assert (seat0["games"], seat0["wins"], seat0["ties"], seat0["stalls"]) == (4, 2, 1, 1)
+    assert summary.ends.rows() == [("goal", 2, 0.5), ("blocked", 1, 0.25), ("stall", 1, 0.25)]
+    assert "end    goal 50.0% (2), blocked 25.0% (1), stall 25.0% (1)" in format_summary(summary, "toy")

@@ -11,6 +11,7 @@ N,E,S,W.
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 import numpy as np
@@ -19,7 +20,7 @@ import pytest
 from sims.core.rng import game_seeds, shuffle_order
 from sims.core.spec import ConfigError, default_config_path
 from sims.vora import config as vora_config
-from sims.vora.config import EAST, NORTH, SOUTH, WEST
+from sims.vora.config import EAST, NORTH, OPPOSITE, SOUTH, WEST
 from sims.vora.reference import VoraGame, combo_of, find_formations, push_line
 from sims.vora.render import describe_action
 from tests.vora_positions import CONFIG, QUIET, K, cell, farm, kinds, load, meadow, position, run_turn, same
@@ -71,6 +72,7 @@ def test_describe_action():
     (("scoring.thresholds=[1,3,2,6,9]",), "scoring.thresholds"),
     (("scoring.points=[1,2]",), "scoring.points"),
     (("meadow.size=9",), "meadow.size"),
+    (("formations.min_group=26",), "formations.min_group"),  # a group larger than the meadow: never collected
 ])
 def test_config_errors_name_the_key(overrides, key):
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
@@ -351,3 +353,44 @@ def test_dig_makes_a_sheep_line_that_grazes():
     run_turn(game, CONFIG.encode_dig(cell(2, 2), 2))  # mole (2,2) <-> sheep (1,3): s s s in row 2
     assert game.farms[0] == farm("c1 s3 g2")  # grass (1,2) and (3,2) grazed
     assert game.result()["seat_columns"]["collected"] == [5, 0]
+
+
+# --- nobody is ever blocked (rules §7.3) ----------------------------------------------------------
+
+def home_pushes(game: VoraGame, kind: int) -> list[int]:
+    """The pushes of ``kind`` into every line from the side facing the mover: the cube falls back to it."""
+    side = OPPOSITE[game.seat_sides[game.to_move]]
+    return [game.config.encode_push(kind, side, line) for line in range(game.config.size)]
+
+
+def changes(game: VoraGame, action: int) -> bool:
+    after = game.clone()
+    after.apply(action)
+    return (after.meadow, after.farms) != (game.meadow, game.farms)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_every_main_decision_has_a_legal_push_that_changes_the_position(players):
+    for seed in range(2):
+        game = VoraGame(CONFIG, players, 50 + seed)
+        choose = random.Random(seed)
+        while not game.done and game.turn < 80:
+            if game.phase == "main":
+                kind = next(k for k, n in enumerate(game.farms[game.to_move]) if n)
+                pushes = home_pushes(game, kind)
+                assert set(pushes) <= set(game.legal_actions())
+                assert any(changes(game, action) for action in pushes)
+            game.apply(choose.choice(game.legal_actions()))
+
+
+@pytest.mark.parametrize("kind", ["sheep", "water"])
+def test_a_push_into_a_meadow_all_of_its_kind_collects(kind):
+    # the one way a push could leave the meadow as it was: every line uniform in the pushed kind; then the
+    # meadow is a formation (a line of 5 >= formations.min_line; water: a group of 25 >= formations.min_group)
+    symbol = CONFIG.kinds[K(kind)].letter
+    game = position("\n".join([" ".join([symbol] * 5)] * 5), farms=(f"{symbol}1", "p1"))
+    for action in home_pushes(game, K(kind)):
+        assert action in game.legal_actions()
+        after = game.clone()
+        after.apply(action)
+        assert after.farms[0][K(kind)] > 1  # the fallen cube came home and the formation was collected

@@ -639,6 +639,44 @@ def test_a_round_where_a_bloom_was_offered_does_not_block():
     assert not game.done and game.to_move == 0
 
 
+def last_stump_position(players: int, supply: list[int]) -> VorexGame:
+    """One stump left, (0, 1) water [insect], which seat 0's light flower beside it makes free for seat 0; no tile
+    to lay; the supply as given (rules §7.3)."""
+    game = blank(players)
+    lay(game, "start_b", 0, 0)  # (0,0) light, (0,1) water [insect]
+    flower(game, 0, 0, 0)
+    game.face_up, game.pile_pointer = [EMPTY, EMPTY], len(game.pile)
+    game.supply = list(supply)
+    return game
+
+
+@pytest.mark.parametrize("players, supply, ends, ranks", [
+    (2, [0, 0, 0, 0], True, [1, 2]), (2, [0, 3, 0, 3], True, [1, 2]),  # nobody produces mushroom or insect
+    (2, [1, 0, 0, 0], False, [1, 2]), (2, [0, 0, 1, 0], False, [1, 2]),  # seat 0 would draw light, or water
+    (3, [0, 0, 0, 0], True, [1, 2, 2]), (1, [0, 0, 0, 0], True, [2, 1])])  # solo: the weed could bloom no more
+def test_the_last_stump_bloomed_with_nothing_to_draw_ends_blocked_at_once(players, supply, ends, ranks):
+    game = last_stump_position(players, supply)
+    game.apply(bloom(0, 1))
+    assert game.done is ends and game.turn == game.players  # blocked in the middle of seat 0's turn
+    if ends:
+        result = game.result()
+        assert result["end"] == "blocked" and result["rank"] == ranks and result["turns"] == game.players
+    else:
+        assert game.phase == "action" and game.actions_left == 1 and DRAW in game.legal_actions()
+
+
+@pytest.mark.parametrize("last_flower", [True, False])
+def test_a_seat_with_no_turn_left_does_not_keep_the_game_going(last_flower):
+    # 3 players, seat 0's last action: only seat 0 can still bloom; after a last flower the round ends with
+    # seat 2, so seat 0 never plays again and the game is blocked as soon as seat 1's turn starts
+    game = last_stump_position(3, [0, 0, 0, 0])
+    game.actions_left, game.last_flower = 1, last_flower
+    assert bloom(0, 1) in game.legal_actions()
+    game.apply(DRAW)
+    assert game.to_move == 1 and game.done is last_flower
+    assert game.end == ("blocked" if last_flower else "")
+
+
 def test_ties_are_broken_by_resources_left_then_shared():
     assert ranks_by([(10, 2), (10, 1)]) == [1, 2]
     assert ranks_by([(10, 1), (10, 1), (12, 0)]) == [2, 2, 1]

@@ -264,6 +264,47 @@ def test_a_round_without_blooms_or_tiles_is_blocked():
     assert state.turn[0] == 4
 
 
+def last_stump_state(players: int, supply: list[int]):
+    """As ``last_stump_position`` of the reference tests: one stump left, (0, 1) water [insect], free for seat 0
+    (its light flower beside it); no tile to lay; the supply as given (rules §7.3)."""
+    engine, state = empty_action_position(players)
+    start = CONFIG.tile_names.index("start_b")
+    paint(engine, state, 0, hexes((0, 0)), start, 0)  # light
+    paint(engine, state, 0, hexes((0, 1)), start, 2)  # water [insect]
+    flowers(engine, state, 0, 0, hexes((0, 0)))
+    state.face_up[0] = -1
+    state.pile_pointer[0] = state.pile.shape[1]
+    state.supply[0] = supply
+    state.resources[0] = 0
+    engine.forget_cache(state)
+    return engine, state
+
+
+@pytest.mark.parametrize("players, supply, ends, ranks", [
+    (2, [0, 0, 0, 0], True, [1, 2]), (2, [0, 3, 0, 3], True, [1, 2]), (2, [1, 0, 0, 0], False, None),
+    (2, [0, 0, 1, 0], False, None), (3, [0, 0, 0, 0], True, [1, 2, 2]), (1, [0, 0, 0, 0], True, [2, 1])])
+def test_the_last_stump_bloomed_with_nothing_to_draw_ends_blocked_at_once(players, supply, ends, ranks):
+    engine, state = last_stump_state(players, supply)
+    target = CONFIG.encode_bloom(CONFIG.hex_number[(0, 1)])
+    assert legal(engine, state)[0, target]
+    engine.step(state, np.array([target]))
+    assert state.done[0] == ends and state.turn[0] == 0  # in the middle of seat 0's turn
+    if ends:
+        assert rules.END_REASONS[state.end[0]] == "blocked"
+        assert engine.results(state).rank[0].tolist() == ranks
+    else:
+        assert state.phase[0] == ACTION and state.actions_left[0] == 1
+
+
+@pytest.mark.parametrize("last_flower", [True, False])
+def test_a_seat_with_no_turn_left_does_not_keep_the_game_going(last_flower):
+    engine, state = last_stump_state(3, [0, 0, 0, 0])
+    state.actions_left[0], state.last_flower[0] = 1, last_flower
+    engine.step(state, np.array([CONFIG.draw_action]))  # seat 0 could bloom, but draws
+    assert state.to_move[0] == 1 and state.done[0] == last_flower
+    assert rules.END_REASONS[state.end[0]] == ("blocked" if last_flower else "")
+
+
 def test_solo_weed_blooms_for_free_and_loses_with_no_stump():
     engine = engine_for(1)
     assert engine.players == 2

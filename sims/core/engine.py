@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from sims.core.spec import LoadedConfig
 
 STALL = "stall"
+# No seat can ever again make a move that changes the position: the game ends at once and is scored as usual.
+BLOCKED = "blocked"
 
 
 @dataclass

@@ -55,5 +55,8 @@ GAME = GameDefinition(
         VerifyRun(2, 160, seed=4, overrides=("board.rows=5", "board.columns=6", "rules.flowers=12", "track.moves=[1,2]")),
         VerifyRun(2, 160, seed=4, overrides=("board.rows=8", "board.columns=8", "board.shaded_width=1",
                                              "rules.overgrow_sides=3", "rules.cast_distance=2")),
+        # more flowers than cells: some games end with nobody able to move (rules §6.3)
+        VerifyRun(2, 200, seed=5, bots=("greedy", "greedy"),
+                  overrides=("setup.head_start_cells=[[3, 0]]", "rules.flowers=35")),
     ),
 )

@@ -33,5 +33,7 @@ def columns(config: OvergrowthConfig) -> GameColumns:
                "takes one of the opponent's)", "flowers"),
     ]
     end = {"connection": "a seat joined the two shaded areas with a line of its flowers",
-           "flowers": "a seat placed its last flower", "stall": "max_turns reached without a result"}
+           "flowers": "a seat placed its last flower",
+           "blocked": "neither seat could ever place a flower again (rules §6.3); more flowers on the board win",
+           "stall": "max_turns reached without a result"}
     return GameColumns(records, events, end)

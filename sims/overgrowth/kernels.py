@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import kth_set_bit, noise, noise_stream, popcount
+from sims.core.kernels import helper, kth_set_bit, noise, noise_stream, popcount
 from sims.overgrowth.config import ACTION_KINDS
 
 WIN, LOSS = 1e9, -1e9
@@ -27,7 +27,12 @@ def bot_weights(weights) -> np.ndarray:
 @njit(cache=True, inline="always")
 def dilate(board, boards, king):
     """Rules §1.1: ``board`` plus its neighbours (king or orthogonal steps), inside the board."""
-    full, may_step_right, may_step_left, columns = boards[0], boards[1], boards[2], boards[5]
+    return dilate_bits(board, boards[0], boards[1], boards[2], boards[5], king)
+
+
+@njit(cache=True, inline="always")
+def dilate_bits(board, full, may_step_right, may_step_left, columns, king):
+    """:func:`dilate` with the board's masks given one by one."""
     sideways = ((board & may_step_right) << np.uint64(1)) | ((board & may_step_left) >> np.uint64(1))
     if king:
         wide = board | (sideways & full)
@@ -90,6 +95,41 @@ def shift(board, cells, bits, full):
     return moved & full
 
 
+@njit(cache=True, inline="always")
+def allowed_cells(own, supply, t):
+    """Rules §5: the cells one more flower of ``own``'s player may take under the shaded-area rule (no area in
+    which it already has a flower); none with an empty supply (§1.3)."""
+    full = t.boards[0]
+    closed = np.uint64(0)
+    for area in (t.boards[3], t.boards[4]):
+        if own & area:
+            closed |= area
+    return ~closed & full if supply >= 1 else np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def side_counts(own, t):
+    """Cells beside at least 1, 2, 3, 4 ``own`` flowers: a bit-sliced count over the 4 orthogonal sides."""
+    full = t.boards[0]
+    one, two, three, four = np.uint64(0), np.uint64(0), np.uint64(0), np.uint64(0)
+    for i in range(t.side_cells.size):
+        side = shift(own, t.side_cells[i], t.side_shifts[i], full)
+        four |= three & side
+        three |= two & side
+        two |= one & side
+        one |= side
+    return one, two, three, four
+
+
+@njit(cache=True, inline="always")
+def cast_reach(own, t):
+    """Rules §4.3: the cells exactly ``cast_distance`` from an ``own`` flower along a line, whatever they hold."""
+    cast = np.uint64(0)
+    for i in range(t.cast_cells.size):
+        cast |= shift(own, t.cast_cells[i], t.cast_shifts[i], t.boards[0])
+    return cast
+
+
 @njit(cache=True)
 def game_options(own, opp, marker_me, marker_opp, supply, home_area, t, singles, pairs):
     """Rules §3.1 to §5 (``OvergrowthGame.legal_placements`` of every slot): legal placements per slot into
@@ -99,27 +139,13 @@ def game_options(own, opp, marker_me, marker_opp, supply, home_area, t, singles,
     singles[0] = home_area & ~(own | opp)  # the first turn's placement; ``home_area`` is 0 after it
     pairs[0] = np.uint64(0)
     empty = ~(own | opp) & full
-    blocked = np.uint64(0)
-    for area in (t.boards[3], t.boards[4]):
-        if own & area:
-            blocked |= area
-    allowed = ~blocked & full if supply >= 1 else np.uint64(0)
-    # cells beside at least 1, 2, 3, 4 own flowers (a bit-sliced count over the 4 orthogonal sides)
-    one, two, three, four = np.uint64(0), np.uint64(0), np.uint64(0), np.uint64(0)
-    for i in range(t.side_cells.size):
-        side = shift(own, t.side_cells[i], t.side_shifts[i], full)
-        four |= three & side
-        three |= two & side
-        two |= one & side
-        one |= side
-    enough = (one, two, three, four)[t.overgrow_sides - 1]
-    touching = one & ~own
-    cast = np.uint64(0)
-    for i in range(t.cast_cells.size):
-        cast |= shift(own, t.cast_cells[i], t.cast_shifts[i], full)
+    allowed = allowed_cells(own, supply, t)
+    counts = side_counts(own, t)
+    enough = counts[t.overgrow_sides - 1]
+    touching = counts[0] & ~own
     free = empty & allowed
     by_kind = (opp & enough & allowed, dilate(own, t.boards, True) & ~own & free,
-               cast & free, touching & free)
+               cast_reach(own, t) & free, touching & free)
     spread_pairs = free & (free >> np.uint64(1)) & t.boards[6] & (touching | (touching >> np.uint64(1)))
     spread_pairs &= ~t.boards[7] if supply >= 2 else np.uint64(0)
     track = t.track_kind.size
@@ -129,6 +155,71 @@ def game_options(own, opp, marker_me, marker_opp, supply, home_area, t, singles,
         later = home_area == 0 and landing != marker_opp
         singles[i + 1] = by_kind[kind] if later else np.uint64(0)
         pairs[i + 1] = spread_pairs if later and kind == SPREAD else np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def can_act(kind, own, opp, supply, t):
+    """Rules §4, §5: ``own``'s player has a legal placement for the action ``kind`` (after its first turn). A
+    legal spread pair holds a legal single (the cell that touches), so spread singles decide."""
+    allowed = allowed_cells(own, supply, t)
+    free = ~(own | opp) & allowed
+    if kind == GROW:
+        return (dilate(own, t.boards, True) & free) != 0
+    if kind == CAST:
+        return (cast_reach(own, t) & free) != 0
+    counts = side_counts(own, t)
+    if kind == SPREAD:
+        return (counts[0] & free) != 0
+    return (opp & counts[t.overgrow_sides - 1] & allowed) != 0
+
+
+@helper
+def blocked(stones0, stones1, marker0, marker1, supply0, supply1, mover, t):
+    """Rules §6.3 (``OvergrowthGame.blocked``): in this position (after both first turns, ``mover`` to play) no
+    seat can ever place a flower again. The mover's own landings decide nearly every position, here, with the
+    position in scalars (no array is passed); passing changes only the markers, so the actions each seat could
+    play stay as they are (:func:`playable`), and :func:`passes_reach` follows the markers."""
+    own, opp = (stones0, stones1) if mover == 0 else (stones1, stones0)
+    mine, other = (marker0, marker1) if mover == 0 else (marker1, marker0)
+    supply = supply0 if mover == 0 else supply1
+    reach = t.reach[mine, other]
+    for kind in (GROW, SPREAD, CAST, OVERGROW):  # the cheapest and likeliest first
+        if (reach >> kind) & 1 and can_act(kind, own, opp, supply, t):
+            return False
+    return not passes_reach(playable(stones0, stones1, supply0, supply1, t), marker0, marker1, mover, t)
+
+
+@helper
+def playable(stones0, stones1, supply0, supply1, t):
+    """Bit ``seat * 4 + kind`` set when the seat has a legal placement for action ``kind`` (rules §4, §5)."""
+    found = 0
+    for seat in range(2):
+        own, opp = (stones0, stones1) if seat == 0 else (stones1, stones0)
+        supply = supply0 if seat == 0 else supply1
+        for kind in range(4):
+            if can_act(kind, own, opp, supply, t):
+                found |= 1 << (seat * 4 + kind)
+    return found
+
+
+@helper
+def passes_reach(playable, space0, space1, mover, t):
+    """Rules §3.3, §6.3: from markers on ``space0`` and ``space1``, ``mover`` to play, every player passing while
+    it has no placement, does some turn offer its player a move onto an action it can play (bit
+    ``seat * 4 + kind`` of ``playable``)? The passes are forced (:func:`pass_landing`), so the markers and seat
+    to move come back to a position seen within two turns per marker position, and repeat from there."""
+    track = t.track_kind.size
+    seat = mover
+    for _ in range(2 * track * track + 1):
+        mine, other = (space0, space1) if seat == 0 else (space1, space0)
+        if t.reach[mine, other] & (playable >> (seat * 4)) & 15:
+            return True
+        if seat == 0:
+            space0 = pass_landing(mine, other, t)
+        else:
+            space1 = pass_landing(mine, other, t)
+        seat = 1 - seat
+    return False
 
 
 @njit(cache=True, inline="always")
@@ -298,10 +389,14 @@ def step(stones, markers, supply, to_move, turn, done, winner, end, actions_of_k
          codes):
     """Rules §3.4 (``OvergrowthGame.apply``): each unfinished game's mover takes its action: the marker moves
     (§3.2, or :func:`pass_landing`), the flowers go on the placement's cells (§1.3, an overgrown flower is
-    its owner's loss, §4.1), then :func:`check_end`. Returns the kind code of each game's action (-1 in
+    its owner's loss, §4.1), then :func:`check_end`, then :func:`blocked` (§6.3: more flowers on the board win).
+    Returns the kind code of each game's action (-1 in
     finished games) and the flowers it put on the board, the mover's score change (a placement's cells hold
-    none of the mover's flowers, §3.3). ``codes``: end reasons connection and flowers, and the tie winner."""
+    none of the mover's flowers, §3.3). ``codes``: end reasons connection and flowers, the tie winner, and end
+    reason blocked."""
     track, placements = t.track_kind.size, t.placement_bits.size
+    full, right, left, area0, area1, columns = t.boards[0], t.boards[1], t.boards[2], t.boards[3], t.boards[4], \
+        t.boards[5]
     kinds = np.full(done.size, -1, dtype=np.int8)
     points = np.zeros(done.size, dtype=np.int8)
     for g in range(done.size):
@@ -335,4 +430,17 @@ def step(stones, markers, supply, to_move, turn, done, winner, end, actions_of_k
             winner[g], end[g], done[g] = won, reason, True
         turn[g] += 1
         to_move[g] = them
+        # rules §6.3, after placements only: a pass leaves a position that was not blocked as it was (the passes
+        # that follow are the same). The usual case is settled here, on scalars: a move of the next mover lands
+        # on grow and it has a free cell beside its flowers; else :func:`blocked` decides.
+        if not reason and kind != PASS and turn[g] >= 2:
+            grows = (t.reach[markers[g, them], markers[g, me]] >> GROW) & 1
+            if grows:
+                closed = (area0 if opp & area0 else np.uint64(0)) | (area1 if opp & area1 else np.uint64(0))
+                grows = (dilate_bits(opp, full, right, left, columns, True) & ~(own | opp) & ~closed & full) != 0
+            if not grows and blocked(stones[g, 0], stones[g, 1], markers[g, 0], markers[g, 1], supply[g, 0],
+                                     supply[g, 1], them, t):
+                mine, theirs = popcount(stones[g, 0]), popcount(stones[g, 1])
+                winner[g] = 0 if mine > theirs else 1 if mine < theirs else codes[2]
+                end[g], done[g] = codes[3], True
     return kinds, points

@@ -19,7 +19,7 @@ from collections import deque
 from typing import Any
 
 from sims.core.directions import KING, ORTHOGONAL
-from sims.core.engine import STALL, ReferenceGame
+from sims.core.engine import BLOCKED, STALL, ReferenceGame
 from sims.overgrowth.config import ACTION_KINDS, OvergrowthConfig
 
 EMPTY = -1
@@ -221,7 +221,7 @@ class OvergrowthGame(ReferenceGame):
         return sorted(actions)
 
     def apply(self, action: int) -> None:
-        """Rules §3.4."""
+        """Rules §3.4, §6.3."""
         if action not in self.legal_actions():
             raise ValueError(f"action {action} is not legal (turn {self.turn}, seat {self.to_move})")
         config, me = self.config, self.to_move
@@ -244,6 +244,8 @@ class OvergrowthGame(ReferenceGame):
             self.check_end(me)
         self.turn += 1
         self.to_move = 1 - me
+        if not self.done and self.blocked():
+            self.finish(BLOCKED, self.most_flowers())
 
     def place(self, seat: int, cells: tuple[int, ...]) -> None:
         """Rules §1.3: Put flowers of ``seat`` on ``cells``, taking them from its supply."""
@@ -277,21 +279,53 @@ class OvergrowthGame(ReferenceGame):
         if self.connects(seat):
             self.finish(CONNECTION, seat)
         elif self.supply[seat] == 0:
-            mine, theirs = self.flower_count(seat), self.flower_count(1 - seat)
-            self.finish(FLOWERS, None if mine == theirs else (seat if mine > theirs else 1 - seat))
+            self.finish(FLOWERS, self.most_flowers())
+
+    def can_place(self) -> bool:
+        """Rules §3.3: Has the player to move a placement for an action its marker can land on?"""
+        me = self.to_move
+        for steps in self.config.moves:
+            space = self.landing(me, steps)
+            if space is not None and self.legal_placements(me, self.config.track[space]):
+                return True
+        return False
+
+    def blocked(self) -> bool:
+        """Rules §6.3: No seat can ever place a flower again (after both first turns, which always can).
+
+        Passing moves only the markers, so this plays the forced passes on a
+        copy until a marker position (with the seat to move) comes back; a
+        seat that can place a flower on the way means the game goes on.
+        """
+        if self.is_first_turn():
+            return False
+        game, seen = self, set()
+        while (key := (tuple(game.markers), game.to_move)) not in seen:
+            if game.can_place():
+                return False
+            seen.add(key)
+            game = game.clone() if game is self else game
+            game.markers[game.to_move] = game.pass_landing(game.to_move)
+            game.to_move = 1 - game.to_move
+        return True
+
+    def most_flowers(self) -> int | None:
+        """Rules §6.2, §6.3: The seat with more flowers on the board; None on equal counts."""
+        counts = [self.flower_count(seat) for seat in range(self.players)]
+        return None if counts[0] == counts[1] else counts.index(max(counts))
 
     def finish(self, end: str, winner: int | None) -> None:
         self.done, self.end, self.winner = True, end, winner
 
     def stall(self) -> None:
-        """Rules §6.3."""
+        """Rules §6.4."""
         self.finish(STALL, None)
 
     # --- outcome ------------------------------------------------------------
 
     def result(self) -> dict[str, Any]:
-        """Rules §6.4."""
-        if self.end in (CONNECTION, FLOWERS):
+        """Rules §6.5."""
+        if self.end in (CONNECTION, FLOWERS, BLOCKED):
             rank = [1, 1] if self.winner is None else [1 if s == self.winner else 2 for s in range(2)]
         else:
             rank = [0, 0]

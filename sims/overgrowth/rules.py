@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sims.core.engine import BatchedEngine, BatchedState, GameResults, Trace
+from sims.core.engine import BLOCKED, STALL, BatchedEngine, BatchedState, GameResults, Trace
 from sims.core.events import EventField, EventLog
 from sims.core.grid import popcount
 from sims.overgrowth import kernels
@@ -30,7 +30,7 @@ from sims.overgrowth.config import ACTION_KINDS, OvergrowthConfig
 from sims.overgrowth.tables import Geometry, make_tables
 
 U64 = np.uint64
-END_REASONS = ("", "connection", "flowers", "stall")
+END_REASONS = ("", "connection", "flowers", BLOCKED, STALL)
 KIND_NAMES = ACTION_KINDS + ("first", "pass")
 NO_WINNER, TIE = -1, 2
 FAR = np.int16(-1)
@@ -77,7 +77,8 @@ class OvergrowthEngine(BatchedEngine):
         self.config = config
         self.geo = Geometry(config)
         self.tables = make_tables(self.geo)
-        self.step_codes = np.array([END_REASONS.index("connection"), END_REASONS.index("flowers"), TIE])
+        self.step_codes = np.array([END_REASONS.index("connection"), END_REASONS.index("flowers"), TIE,
+                                    END_REASONS.index(BLOCKED)])
         self.num_actions = config.num_actions
 
     def init(self, seeds: np.ndarray) -> OvergrowthState:
@@ -124,14 +125,14 @@ class OvergrowthEngine(BatchedEngine):
                                       np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(u), self.tables)
 
     def step(self, state: OvergrowthState, actions: np.ndarray) -> None:
-        """Rules §3.4 (``OvergrowthGame.apply``, then ``check_end``): :func:`kernels.step`."""
+        """Rules §3.4 (``OvergrowthGame.apply``, then ``check_end`` and ``blocked``): :func:`kernels.step`."""
         kinds, points = kernels.step(state.stones, state.markers, state.supply, state.to_move, state.turn, state.done,
                              state.winner, state.end, state.actions_of_kind, state.placed, state.lost,
                              np.ascontiguousarray(actions, dtype=np.int64), self.tables, self.step_codes)
         state.events.record(kind=kinds, points=points)
 
     def results(self, state: OvergrowthState) -> GameResults:
-        """Rules §6.4 (``OvergrowthGame.result``)."""
+        """Rules §6.5 (``OvergrowthGame.result``)."""
         size = state.size
         rank = np.zeros((size, 2), dtype=np.int8)
         decided = (state.winner == 0) | (state.winner == 1)

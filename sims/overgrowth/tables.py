@@ -43,6 +43,14 @@ class Geometry:
         self.track_kind = np.array([ACTION_KINDS.index(k) for k in config.track], dtype=np.int8)
         self.moves = np.array(config.moves, dtype=np.int64)
         self.slots = len(config.moves) + 1
+        track = len(config.track)
+        # bit kind of reach[i, j]: a move of the marker on space i lands on that kind, the other marker on j
+        self.reach = np.zeros((track, track), dtype=np.int64)
+        for i in range(track):
+            for j in range(track):
+                for steps in config.moves:
+                    if (i + steps) % track != j:
+                        self.reach[i, j] |= 1 << int(self.track_kind[(i + steps) % track])
         self.connection = ORTHOGONAL if config.orthogonal_connection else KING
         self.cast_offsets = [(dr * config.cast_distance, dc * config.cast_distance) for dr, dc in KING]
         self.far = self.cells + 1
@@ -67,6 +75,7 @@ class Tables(NamedTuple):
     cast_shifts: np.ndarray  # int64 [8]
     moves: np.ndarray  # int64 [slots - 1]
     track_kind: np.ndarray  # int64 [track spaces]: kind code of each space
+    reach: np.ndarray  # int64 [track spaces, track spaces]: the kinds (bits) a move from space i lands on, other on j
     placement_bits: np.ndarray  # uint64 [placements]
     placement_size: np.ndarray  # int64 [placements]
     pair_of_left_cell: np.ndarray  # int64 [cells]: pair placement with that left cell, -1 in the last column
@@ -95,6 +104,7 @@ def make_tables(geo: Geometry) -> Tables:
         cast_shifts=_steps(grid, geo.cast_offsets)[1],
         moves=np.ascontiguousarray(geo.moves, dtype=np.int64),
         track_kind=np.ascontiguousarray(geo.track_kind, dtype=np.int64),
+        reach=np.ascontiguousarray(geo.reach, dtype=np.int64),
         placement_bits=np.ascontiguousarray(geo.placement_bits, dtype=np.uint64),
         placement_size=np.ascontiguousarray(geo.placement_size, dtype=np.int64),
         pair_of_left_cell=np.ascontiguousarray(geo.pair_of_left_cell, dtype=np.int64),

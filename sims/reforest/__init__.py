@@ -51,6 +51,9 @@ GAME = GameDefinition(
         VerifyRun(3, 30, seed=23, bots=("greedy", "random", "random")),
         VerifyRun(4, 200, seed=19, bots=("random",) * 4, jobs=2),
         VerifyRun(4, 30, seed=23, bots=("greedy", "random", "random", "random")),
+        # tiny decks: after round 3 the cards can run out with nothing left to play (rules §8.2, 5 games here)
+        VerifyRun(4, 300, seed=7, bots=("random",) * 4,
+                  overrides=("deck.size=[8, 10, 14, 18]", "deck.tucked=[0, 0, 0, 0]", "hand.start=1")),
         *(VerifyRun(players, 300, seed=17, jobs=2, slow=True) for players in (1, 2)),
         *(VerifyRun(players, 300, seed=19, bots=("random",) * players, jobs=2, slow=True) for players in (3, 4)),
     ),

@@ -83,5 +83,7 @@ def columns(config: ReforestConfig) -> GameColumns:
                "ends in the canopy; summed over a seat's plays, its points_plants + points_effects; else 0", "points"),
     ]
     end = {"complete": "the last round ended (solitaire: after the extra turn)",
+           "blocked": "after round 3 no seat still to play could change anything: no card to take, no play "
+           "(rules §8.2); scored as complete",
            "stall": "max_turns reached without a result"}
     return GameColumns(records, events, end)

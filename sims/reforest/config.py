@@ -93,7 +93,10 @@ Conventions both engines share (the rules themselves: docs/rules/reforest.md)
   depend on ``n``, so the permutations are the same.
 * Game-end check: multiplayer ``rounds_ended == 3 and (to_move + 1) % P ==
   0``; solitaire ``state.turn >= t3 + 2``, ``t3`` the turn count when round 3
-  ended. End reason ``"complete"``; ``limits.max_turns`` completed turns give
+  ended. End reason ``"complete"``; ``"blocked"`` when a turn is to start after
+  round 3 with no card in the deck or the nursery and no seat from the one to
+  move to the last having a legal play (rules §8.2, ranked as complete);
+  ``limits.max_turns`` completed turns give
   ``"stall"`` (checked by the play loop before a decision; rank 0 for every
   seat). Multiplayer rank = 1 + the number of seats with a strictly higher
   score; solitaire rank 1 iff score > target, else 2.
@@ -266,7 +269,7 @@ DIFFICULTIES = ("standard", "hard")
 
 PHASES = ("main", "pay", "gather", "solo_discard", "effect", "draw", "hand_limit")
 BLOCKS = ("gather", "play", "pay_hand", "pay_energy", "take", "stop", "use", "decline", "discard", "solo_discard")
-END_REASONS = ("", "complete", "stall")
+END_REASONS = ("", "complete", "blocked", "stall")
 EVENT_KINDS = ("play", "pay_hand", "pay_energy", "cover", "gather", "draw", "store", "effect", "discard",
                "solo_discard", "round_end", "visitor", "deal")
 SEAT_COLUMNS = (

@@ -28,7 +28,7 @@ from sims.reforest.config import EFFECT_KINDS, END_REASONS, EVENT_KINDS, PHASES,
 MAIN, PAY, GATHER, SOLO_DISCARD, EFFECT, DRAW, HAND_LIMIT = range(len(PHASES))
 (B_GATHER, B_PLAY, B_PAY_HAND, B_PAY_ENERGY, B_TAKE, B_STOP, B_USE, B_DECLINE, B_DISCARD,
  B_SOLO_DISCARD) = range(10)
-COMPLETE = END_REASONS.index("complete")
+COMPLETE, BLOCKED = END_REASONS.index("complete"), END_REASONS.index("blocked")
 # what runs automatically after a decision (DECIDE: the game waits on a decision)
 DECIDE, PLACE, QUEUE, FINISH_GATHER, AFTER_GATHER, END_TURN = range(6)
 QUEUE_SLOTS = 1 + SPACES + 1  # the covered plant, a reaction per space, the played plant
@@ -313,39 +313,59 @@ def play_cost(a, t, g, me, species, space):
 
 
 @njit(cache=True, inline="always")
-def may_place(a, t, g, me, where):
-    """Rules §5.1: each space's row of ``place_table`` into ``where [6]``: its canopy species, or empty (no plant may grow),
-    or grow."""
-    species_count = t.base_cost.size
-    empty_space, grow_space = species_count, species_count + 1
-    region_empty = True
+def region_is_empty(a, g, me):
     for x in range(SPACES):
         if a.canopy[g, me, x] >= 0:
-            region_empty = False
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def space_class(a, t, g, me, x, region_empty):
+    """Rules §5.1: space ``x``'s row of ``place_table``: its canopy species, or empty (no plant may grow), or grow."""
+    species_count = t.base_cost.size
+    plant = a.canopy[g, me, x]
+    if plant >= 0:
+        return plant
+    grow = region_empty and t.low_row[x]
+    for y in range(SPACES):
+        if t.adjacent[x, y] and a.canopy[g, me, y] >= 0:
+            grow = True
+    return species_count + 1 if grow else species_count
+
+
+@njit(cache=True, inline="always")
+def may_place(a, t, g, me, where):
+    """Rules §5.1: each space's row of ``place_table`` into ``where [6]`` (:func:`space_class`)."""
+    region_empty = region_is_empty(a, g, me)
     for x in range(SPACES):
-        plant = a.canopy[g, me, x]
-        if plant >= 0:
-            where[x] = plant
-            continue
-        grow = region_empty and t.low_row[x]
-        for y in range(SPACES):
-            if t.adjacent[x, y] and a.canopy[g, me, y] >= 0:
-                grow = True
-        where[x] = grow_space if grow else empty_space
+        where[x] = space_class(a, t, g, me, x, region_empty)
+
+
+@njit(cache=True, inline="always")
+def cards_held(a, g, me):
+    held = 0
+    for s in range(a.hand.shape[2]):
+        held += a.hand[g, me, s]
+    return held
+
+
+@njit(cache=True, inline="always")
+def space_budget(a, t, g, me, x, held):
+    """Cards in hand (``held``) - 1 + energy of the payment spaces of ``x`` + the canopy plant's cost."""
+    total = held - 1 + t.cost[a.canopy[g, me, x]]
+    for y in range(SPACES):
+        if t.payment[x, y]:
+            total += a.stored[g, me, y]
+    return total
 
 
 @njit(cache=True, inline="always")
 def play_budgets(a, t, g, me, budget):
-    """Cards in hand - 1 + energy of the payment spaces + the canopy plant's cost, per space, into ``budget [6]``."""
-    held = 0
-    for s in range(a.hand.shape[2]):
-        held += a.hand[g, me, s]
+    """:func:`space_budget` of each space into ``budget [6]``."""
+    held = cards_held(a, g, me)
     for x in range(SPACES):
-        total = held - 1 + t.cost[a.canopy[g, me, x]]
-        for y in range(SPACES):
-            if t.payment[x, y]:
-                total += a.stored[g, me, y]
-        budget[x] = total
+        budget[x] = space_budget(a, t, g, me, x, held)
 
 
 @njit(cache=True, inline="always")
@@ -365,6 +385,34 @@ def legal_plays(a, t, g, me, out, spaces):
                 out[n] = s * SPACES + x
                 n += 1
     return n
+
+
+@njit(cache=True, inline="always")
+def has_play(a, t, g, me):
+    """Rules §5.1 to §5.3: seat ``me`` has a legal play (:func:`legal_plays` would find one), with no scratch."""
+    region_empty = region_is_empty(a, g, me)
+    held = cards_held(a, g, me)
+    for x in range(SPACES):
+        where = space_class(a, t, g, me, x, region_empty)
+        budget = space_budget(a, t, g, me, x, held)
+        for s in range(a.hand.shape[2]):
+            if a.hand[g, me, s] > 0 and t.place_table[x, where, s] and base_cost(a, t, g, me, s) <= budget:
+                return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def blocked(a, t, g):
+    """Rules §8.2 (``ReforestGame.blocked``): at a turn's start after round 3, no seat still to play can change the
+    position: no card in the deck or the nursery to take, and no seat from the one to move to the last (the
+    game ends before seat 0's next turn; solitaire: its one more turn) has a legal play. Before round 3 ends
+    the deck always holds a card (an emptied deck ends the round and is reset at once), so a gather takes one."""
+    if a.rounds_ended[g] < ROUNDS or any_card(a, g):
+        return False
+    for seat in range(a.to_move[g], t.players):
+        if has_play(a, t, g, seat):
+            return False
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -721,7 +769,8 @@ def next_effect(a, t, g):
 
 @njit(cache=True, inline="always")
 def end_turn(a, t, events, count, g):
-    """Hand-limit discards, then the refill, the turn count, the game-end check and the next seat."""
+    """Hand-limit discards, then the refill, the turn count, the game-end check and the next seat, whose turn does
+    not start if the game is :func:`blocked`."""
     me = a.to_move[g]
     limit = t.hand_limit
     for y in range(SPACES):
@@ -743,6 +792,9 @@ def end_turn(a, t, events, count, g):
         a.end[g] = COMPLETE
     a.to_move[g] = (me + 1) % t.players
     a.phase[g] = MAIN
+    if not finished and blocked(a, t, g):
+        a.done[g] = True
+        a.end[g] = BLOCKED
     return DECIDE
 
 

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from sims.core.engine import STALL, ReferenceGame
+from sims.core.engine import BLOCKED, STALL, ReferenceGame
 from sims.core.rng import shuffle_order
 from sims.reforest.config import (
     ADJACENT_PAIRS,
@@ -691,13 +691,32 @@ class ReforestGame(ReferenceGame):
         self.continue_turn()
 
     def end_turn(self) -> None:
-        """Rules §4.4, §8.1: Refill the nursery, count the turn, check the end, pass to the next seat."""
+        """Rules §4.4, §8.1, §8.2: Refill the nursery, count the turn, check the end, pass to the next seat (whose
+        turn does not start if the game is blocked)."""
         self.refill_nursery()
         self.turn += 1
         if self.game_over():
             self.done, self.end = True, COMPLETE
         self.to_move = (self.to_move + 1) % self.players
         self.phase = MAIN
+        if not self.done and self.blocked():
+            self.done, self.end = True, BLOCKED
+
+    def blocked(self) -> bool:
+        """Rules §8.2: At a turn's start, no seat still to play can ever change the position.
+
+        Before round 3 ends the deck always holds a card (emptying it ends
+        the round, which refills it at once), so a gather changes the
+        position. After round 3 the seats still to play are the one to move
+        and those after it (the game ends before seat 0's next turn;
+        solitaire: its one more turn); with no card left in the deck or the
+        nursery, a gather takes nothing, so only a play could change anything.
+        """
+        if self.rounds_ended < ROUNDS or self.sources():
+            return False
+        return not any(self.may_play(seat, species, space)
+                       for seat in range(self.to_move, self.players)
+                       for species in range(self.config.num_species) for space in range(SPACES))
 
     def game_over(self) -> bool:
         """Multiplayer: round 3 over and seat 0 would move next. Solitaire: one more turn after round 3's.
@@ -711,7 +730,7 @@ class ReforestGame(ReferenceGame):
         return (self.to_move + 1) % self.players == 0
 
     def stall(self) -> None:
-        """Rules §8.2."""
+        """Rules §8.3."""
         self.done, self.end = True, STALL
 
     # --- scoring --------------------------------------------------------------------------------
@@ -784,7 +803,7 @@ class ReforestGame(ReferenceGame):
     def result(self) -> dict[str, Any]:
         """Rules §9.7."""
         scores = [self.score(seat) for seat in range(self.players)]
-        if self.end != COMPLETE:
+        if self.end == STALL:
             rank = [0] * self.players
         elif self.solitaire:
             rank = [1 if scores[0] > self.solo_target() else 2]

@@ -55,7 +55,7 @@ def render_game(game: "ReforestGame") -> str:
     if game.done:
         result = game.result()
         scores = ", ".join(f"{s:g}" for s in result["score"])
-        if game.end != "complete":
+        if game.end == "stall":
             outcome = "no ranks"
         elif game.solitaire:
             outcome = ("won" if result["rank"][0] == 1 else "lost") + f" against target {game.solo_target()}"

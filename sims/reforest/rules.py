@@ -31,7 +31,8 @@ from sims.core.engine import BatchedEngine, BatchedState, GameResults, Trace
 from sims.core.events import EventField, EventLog
 from sims.core.rng import shuffle_order
 from sims.reforest import kernels
-from sims.reforest.kernels import COMPLETE, DRAW, EFFECT, GATHER, HAND_LIMIT, MAIN, PAY, QUEUE_SLOTS, SOLO_DISCARD
+from sims.reforest.kernels import (BLOCKED, COMPLETE, DRAW, EFFECT, GATHER, HAND_LIMIT, MAIN, PAY, QUEUE_SLOTS,
+                                   SOLO_DISCARD)
 from sims.reforest.config import (
     EFFECT_KINDS,
     END_REASONS,
@@ -520,7 +521,7 @@ class ReforestEngine(BatchedEngine):
     def results(self, state: ReforestState) -> GameResults:
         parts = self.score_parts(state)
         score = sum(parts.values())
-        complete = state.end == COMPLETE
+        scored = (state.end == COMPLETE) | (state.end == BLOCKED)  # a stall has no ranks
         if self.solo:
             target = self.solo_target(state)
             rank = np.where(score[:, 0] > target, 1, 2)[:, None]
@@ -528,7 +529,7 @@ class ReforestEngine(BatchedEngine):
         else:
             rank = 1 + (score[:, None, :] > score[:, :, None]).sum(axis=2)
             solo_target = np.zeros(state.size, dtype=np.int64)
-        rank = np.where(complete[:, None], rank, 0).astype(np.int8)
+        rank = np.where(scored[:, None], rank, 0).astype(np.int8)
         columns = dict(parts)
         for name in SEAT_COLUMNS:
             if name in STAT:

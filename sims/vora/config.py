@@ -410,6 +410,9 @@ def build(loaded: LoadedConfig) -> VoraConfig:
                           formations["extra"])
     if formations["min_line"] > size:
         raise ConfigError(source, "formations.min_line", f"at most meadow.size ({size})", formations["min_line"])
+    if formations["min_group"] > size * size:  # rules §7.3: a full meadow of one kind is always a formation
+        raise ConfigError(source, "formations.min_group", f"at most the meadow's cells ({size * size})",
+                          formations["min_group"])
 
     scoring = values["scoring"]
     thresholds, points = scoring["thresholds"], scoring["points"]

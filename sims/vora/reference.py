@@ -765,7 +765,7 @@ class VoraGame(ReferenceGame):
             self.done, self.end = True, BAG_EMPTY
 
     def stall(self) -> None:
-        """Rules §7.3."""
+        """Rules §7.4."""
         self.done, self.end = True, STALL
 
     # --- outcome ----------------------------------------------------------------------------------------

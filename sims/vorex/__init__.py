@@ -67,5 +67,9 @@ GAME = GameDefinition(
         VerifyRun(1, 12, seed=9, bots=("greedy", "greedy")),
         VerifyRun(2, 12, seed=9, bots=("greedy", "random")),
         VerifyRun(3, 12, seed=9, bots=("random", "greedy", "random")),
+        # no light and no resources left in the supply after setup, flowers enough to fill the forest: most games
+        # end blocked as soon as nobody can bloom (rules §7.3), some a round later (§7.2)
+        VerifyRun(4, 20, seed=7, bots=("random",) * 4,
+                  overrides=("rules.flowers=40", "resources.supply={ light = 16, mushroom = 4, water = 4, insect = 4 }")),
     ),
 )

@@ -82,7 +82,8 @@ def columns(config: VorexConfig) -> GameColumns:
           for name, kind in zip(PRODUCED_COLUMNS, RESOURCES)),
     ]
     end = {"last_flower": "a seat placed its last flower; the round finished",
-           "blocked": "a whole round in which nobody could place a flower or a tile",
+           "blocked": "nobody could grow the forest: a whole round in which nobody could place a flower or a tile "
+           "(2-4 players), or at once when no seat still to play could ever change the position (rules §7.3)",
            "solo_win": "solo: the player placed its last flower", "weed_last_flower": "solo: the weed placed its "
            "last flower", "weed_no_stump": "solo: the weed had to bloom and no stump was free",
            "stall": "max_turns reached without a result"}

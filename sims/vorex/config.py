@@ -94,8 +94,10 @@ Conventions both engines share (the rules themselves: docs/rules/vorex.md)
   ascending hex number. Placement legality: the empty hexes of the whole
   window (ring included) after the placement, in 6-connected components;
   the one holding the ring is the open outside, every other one is closed.
-* End reasons: ``"last_flower"``, ``"blocked"`` (2-4 players, checked when
-  the last seat's turn ends), ``"solo_win"``, ``"weed_last_flower"``,
+* End reasons: ``"last_flower"``, ``"blocked"`` (2-4 players when the last
+  seat's turn ends a round without progress; any player count at an ACTION
+  decision from which no seat still to play can change the position, rules
+  §7.3, solo ranks as a loss), ``"solo_win"``, ``"weed_last_flower"``,
   ``"weed_no_stump"`` (solo, checked after every flower placement, in
   order), ``"stall"``. Ranks (2-4 players): ``1 +`` the number of seats with
   a higher ``(score, resources_left)`` pair; solo ``[1, 2]`` on ``"solo_win"``,

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from sims.core.engine import STALL, ReferenceGame
+from sims.core.engine import BLOCKED, STALL, ReferenceGame
 from sims.core.rng import shuffle_order
 from sims.vorex.config import (
     ACTION_KINDS,
@@ -63,7 +63,7 @@ FACE_UP_SLOTS = 2
 # Reading: the spec's and the rulebook's "2 Bloom actions", whatever rules.actions_per_turn says.
 WEED_BLOOMS_PER_TURN = 2
 
-LAST_FLOWER, BLOCKED = "last_flower", "blocked"
+LAST_FLOWER = "last_flower"
 SOLO_WIN, WEED_LAST_FLOWER, WEED_NO_STUMP = "solo_win", "weed_last_flower", "weed_no_stump"
 
 
@@ -732,7 +732,8 @@ class VorexGame(ReferenceGame):
     # --- the rest of the turn ------------------------------------------------------------------------
 
     def continue_turn(self) -> None:
-        """Rules §4.1: Carry the turn on until the seat to move has a decision to take, or the game is over."""
+        """Rules §4.1, §7.3: Carry the turn on until the seat to move has a decision to take, or the game is over
+        (a blocked game is over at the mover's ACTION decision)."""
         while not self.done:
             if self.phase == SETUP:
                 if self.can_place(self.setup_tiles[self.to_move]):
@@ -751,6 +752,8 @@ class VorexGame(ReferenceGame):
                     self.phase = WEED_BLOOM
                 else:
                     self.phase = ACTION
+                    if self.blocked():
+                        self.finish(BLOCKED)
                 return
             self.end_turn()
 
@@ -829,12 +832,41 @@ class VorexGame(ReferenceGame):
             self.finish(BLOCKED)
         self.round_offered_progress = False
 
+    def draws_something(self, seat: int) -> bool:
+        """Rules §4.2: Would a Draw give ``seat`` anything (a flower on a production stump whose kind is left)?"""
+        return any(self.supply[resource] > 0 for resource in map(self.produced_resource, self.flowers_of(seat))
+                   if resource != EMPTY)
+
+    def seats_to_play(self) -> list[int]:
+        """Rules §7.1, §7.3: The seats with a turn under way or still to come: every seat, but in the final round
+        after a last flower only the seat to move and those after it."""
+        first = self.to_move if self.last_flower else 0
+        return list(range(first, self.players))
+
+    def blocked(self) -> bool:
+        """Rules §7.3: At the mover's ACTION decision, no seat still to play can ever change the position.
+
+        Nothing changes while every action is a Draw that gains nothing, so
+        it is blocked when no face-up tile has a placement and every seat
+        still to play has no bloom and would draw nothing (the weed: no free
+        stump). The mover's own actions are looked at first.
+        """
+        if self.draws_something(self.to_move) or self.compute_legal() != [self.config.draw_action]:
+            return False
+        for seat in self.seats_to_play():
+            if self.is_weed(seat):
+                if self.free_stumps():
+                    return False
+            elif self.affordable_blooms(seat) or self.draws_something(seat):
+                return False
+        return True
+
     def finish(self, reason: str) -> None:
         self.done, self.end = True, reason
         self._legal = None
 
     def stall(self) -> None:
-        """Rules §7.3."""
+        """Rules §7.4."""
         self.finish(STALL)
 
     # --- scoring ---------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from sims.core.kernels import called, inlined, inner, kth_set_bit, popcount
-from sims.vorex.config import ARID, END_REASONS, HEX_KINDS, LIGHT, POINTS, PRODUCED_COLUMNS, TILE_HEXES
+from sims.vorex.config import ARID, END_REASONS, HEX_KINDS, LIGHT, POINTS, PRODUCED_COLUMNS, RESOURCES, TILE_HEXES
 from sims.vorex.kernels import (B1, B2, B3, B4, B5, EMPTY, FIRST_PRODUCTION, G1, G2, G3, G4, G5, LAST_PRODUCTION,
                                 POINT_COLUMNS, RUIN, _group_first, _map_lanes, _scan_lanes, _sort_head, bloom_payment,
                                 legal_bloom_row, new_lanes)
@@ -35,6 +35,7 @@ WEED_BLOOMS = 2  # the weed blooms twice a turn (rulebook), whatever rules.actio
 KIND_BLOOM, KIND_DRAW, KIND_EXPAND = (HEX_KINDS.index(k) for k in ("bloom", "draw", "expand"))
 END_LAST_FLOWER, END_BLOCKED, END_SOLO_WIN, END_WEED_LAST_FLOWER, END_WEED_NO_STUMP = (
     END_REASONS.index(name) for name in ("last_flower", "blocked", "solo_win", "weed_last_flower", "weed_no_stump"))
+LIGHT_RESOURCE = RESOURCES.index("light")
 
 # Counters kept during play (the other seat columns are computed at the end).
 STATS = ("flowers_placed", "flowers_ruins", "resources_gained", "resources_paid", "tiles_placed", "draws",
@@ -64,7 +65,7 @@ Tables = namedtuple("Tables", (
 # Scratch of one kernel call.
 Scratch = namedtuple("Scratch", (
     "hexes", "ruins", "owners", "got", "pay", "lines", "per_tile", "group_size", "group_prod", "lanes", "grid_of",
-    "tiles"))
+    "tiles", "blooms"))
 
 
 @njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -76,7 +77,7 @@ def scratch(a, t):
                    np.zeros(players, np.int64), np.zeros(4, np.int64), np.zeros(8, np.int64),
                    np.zeros((4, players), np.int64), np.zeros((players, t.tile_value.shape[0]), np.int64),
                    np.zeros(W, np.int64), np.zeros(W, np.bool_), new_lanes(t.place_tables), np.full(1, -1, np.int64),
-                   np.zeros(3, np.int64))
+                   np.zeros(3, np.int64), np.zeros(a.bloom_cache.shape[1], np.bool_))
 
 
 # --- effects ----------------------------------------------------------------------------------------
@@ -629,6 +630,59 @@ def slot_tiles(g, a, tiles):
 # --- turn flow --------------------------------------------------------------------------------------
 
 @inlined
+def _draws_light(g, a):
+    """The mover's Draw would gain light: the supply has light and the mover's flower is on its starting light
+    stump (where its setup flower went); then the game is not :func:`blocked`."""
+    seat = a.to_move[g]
+    h = a.light_hex[g, seat]
+    return a.supply[g, LIGHT_RESOURCE] > 0 and h >= 0 and a.flower[g, h] == seat
+
+
+@inlined
+def draws_something(g, seat, a):
+    """Rules §4.2: a Draw would give ``seat`` a resource (a flower on a production stump whose kind is left)."""
+    words = np.uint64(0)
+    for h in range(a.flower.shape[1]):
+        if a.flower[g, h] == seat:
+            words += a.production[g, h]
+    for r in range(4):
+        if (words >> np.uint64(16 * r)) & np.uint64(0xFFFF) and a.supply[g, r] > 0:
+            return True
+    return False
+
+
+@called
+def blocked(g, stamp, a, t, s):
+    """Rules §7.3 (``VorexGame.blocked``): at the mover's ACTION decision, no seat still to play can ever change
+    the position: no face-up tile has a placement, and every seat with a turn under way or to come (all, or in
+    the final round after a last flower the mover and the seats after it) has no bloom and would draw nothing;
+    the weed, no free stump. The mover's blooms are kept for its decision; another seat's go to ``s.blooms``."""
+    mover = a.to_move[g]
+    if draws_something(g, mover, a) or blooms(g, stamp, a, t, s):
+        return False
+    for k in range(2):
+        if a.face_up[g, k] >= 0 and place_exists(g, a.face_up[g, k], a, t, s):
+            return False
+    first = mover + 1 if a.last_flower[g] else 0
+    found = False
+    for seat in range(first, a.resources.shape[1]):
+        if seat == mover:
+            continue
+        weed = t.solo and seat == WEED
+        if not weed and draws_something(g, seat, a):
+            return False
+        a.to_move[g] = seat
+        legal_bloom_row(g, weed, a.to_move, a.stump, a.flower, a.group, a.tile, a.part, a.resources, a.production,
+                        a.flowers_left, t.tile_cost, t.neighbours, s.blooms, s.pay)
+        a.to_move[g] = mover
+        for h in range(s.blooms.size):
+            found |= s.blooms[h]
+        if found:
+            return False
+    return True
+
+
+@inlined
 def end_of_round(g, setup_round, a):
     """Rules §7.1, §7.2 (2-4 players): a round ends; a last flower placed ends the game, so does a normal round
     (``setup_round`` False) in which no decision offered a bloom or a place."""
@@ -711,13 +765,17 @@ def next_action(g, a, t):
 def continue_turn(g, stamp, a, t, log, logging, s):
     """Rules §4.1, §5.3: run game ``g`` on until it waits on a real decision or is over (``stamp``: the bloom
     cache's stamp of this step): the turn's next action or the next seat's turn here, in the caller, up to an
-    ACTION decision of a round that offered one already (most decisions); the rest in :func:`_continue_checks`."""
+    ACTION decision of a round that offered one already (most decisions); the rest in :func:`_continue_checks`.
+    At an ACTION decision the game ends if it is :func:`blocked` (rules §7.3), looked at only when the mover's
+    Draw would gain no light (:func:`_draws_light`), which it nearly always does."""
     while not a.done[g]:
         phase = a.phase[g]
         if phase == CONTINUE:
             next_action(g, a, t)
         elif phase == ACTION and a.offered[g]:
             a.bloom_stamp[g] = -1
+            if not _draws_light(g, a) and blocked(g, stamp, a, t, s):
+                a.end[g], a.done[g] = END_BLOCKED, True
             return
         else:
             _continue_checks(g, stamp, a, t, log, logging, s)
@@ -726,7 +784,8 @@ def continue_turn(g, stamp, a, t, log, logging, s):
 
 @called
 def _continue_checks(g, stamp, a, t, log, logging, s):
-    """:func:`continue_turn` from a decision that needs a look at the legal actions (or a setup turn's end)."""
+    """:func:`continue_turn` from a decision that needs a look at the legal actions (or a setup turn's end); an
+    ACTION decision may find the game :func:`blocked`."""
     while not a.done[g]:
         phase = a.phase[g]
         if phase == CONTINUE:
@@ -744,6 +803,10 @@ def _continue_checks(g, stamp, a, t, log, logging, s):
                 if not found and a.face_up[g, k] >= 0:
                     found = place_exists(g, a.face_up[g, k], a, t, s)
             a.offered[g] = found
+            if not found and not _draws_light(g, a) and blocked(g, stamp, a, t, s):
+                a.end[g], a.done[g] = END_BLOCKED, True
+        elif phase == ACTION and not _draws_light(g, a) and blocked(g, stamp, a, t, s):
+            a.end[g], a.done[g] = END_BLOCKED, True
         elif phase == BONUS_EXPAND or phase == WEED_EXPAND:
             found = False
             for k in range(2):
