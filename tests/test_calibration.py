@@ -580,12 +580,14 @@ def _share_change_runs(rng, lineup: str, rotate: bool, gain: float, deals: int, 
     deal_effect = rng.normal(0.0, 0.7, (deals, players))
     bot_effect = rng.normal(0.0, 0.7, (deals, len(set(lineup))))
     redrawn = np.where(rng.random((deals * rotations, 1)) < perturb, rng.gumbel(size=noise.shape), noise)
+    ties_and_stalls = int(rng.integers(1 << 32))  # the same ties and stalls in both runs, new ones each pair
     runs = []
     for extra, n in ((0.0, noise), (gain, redrawn)):
         effect = [extra] + [0.0] * (players - 1)
-        runs.append(records(*simulate(np.random.default_rng(7), deals, list(lineup), STRENGTHS, seat_effect=effect,
-                                      rotate=rotate, noise=n, deal_effect=deal_effect, bot_effect=bot_effect,
-                                      ties=0.05, stalls=0.02)))
+        runs.append(records(*simulate(np.random.default_rng(ties_and_stalls), deals, list(lineup), STRENGTHS,
+                                      seat_effect=effect,
+                                      rotate=rotate, noise=n, deal_effect=deal_effect,
+                                      bot_effect=bot_effect, ties=0.05, stalls=0.02)))
     return runs
 
 
