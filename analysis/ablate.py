@@ -41,8 +41,8 @@ holds it against the observational content table.
 
 from __future__ import annotations
 
-import json
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,11 +51,14 @@ import numpy as np
 import polars as pl
 
 from analysis import stats
-from analysis.sweep import load_sweep, run_sweep, toml_value
-from sims.core.files import write_json
+from analysis.sweep import _held as _held_sweep
+from analysis.sweep import load_sweep, play_sweep, read_sweep, toml_value
+from sims.core.files import Maybe, Opt, read_state, set_aside, write_json, write_text
+from sims.core.play import resolve_bot, seat_labels
 from sims.core.spec import (Bool, ConfigError, Int, List, Optional, Str, _Named, _steps, parse_override, read_toml,
                             validate)
 from sims.registry import get_game
+from sims.runner import check_deals, check_seed
 
 ABLATE_JSON = "ablate.json"
 ABLATE_TOML = "ablate.toml"
@@ -298,22 +301,74 @@ def read_study(path: str | Path) -> Study:
 def run_ablate(game: str, bots: list[str], players: int, seed: int, games: int, out_dir: str | Path,
                items: list[str] | tuple[str, ...], base: tuple[str, ...] = (), rotate: bool = False, jobs: int = 1,
                batch_size: int = 4096, progress: bool = False, remove: list[str] | tuple[str, ...] = (),
-               swap: list[str] | tuple[str, ...] = ()) -> Any:
-    """Play the baseline and every ablation into ``out_dir`` (resuming); returns the sweep's summary."""
+               swap: list[str] | tuple[str, ...] = (), warn: Any = None) -> Any:
+    """Play the baseline and every ablation into ``out_dir`` (resuming); returns the sweep's summary.
+
+    Every argument, and what ``out_dir`` holds, is checked before anything is written."""
+    check_seed(seed)
+    check_deals("--games", games)
     ablations = make_ablations(game, list(items), tuple(base), tuple(remove), tuple(swap))
+    definition = get_game(game)
+    config = definition.load_config(None, tuple(base))
+    for label in dict.fromkeys(seat_labels(definition, players, bots)):
+        resolve_bot(definition, config, label)
     out = Path(out_dir)
     text = sweep_text(game, bots, players, seed, games, tuple(base), rotate, ablations)
     path = out / ABLATE_TOML
-    if path.exists() and path.read_text() != text:
-        held = json.loads((out / ABLATE_JSON).read_text()) if (out / ABLATE_JSON).exists() else {}
+    sweep = read_sweep(path, text)
+    given = {"format": FORMAT, "game": game, "base": list(base), "items_given": [a.text for a in ablations],
+             "ablations": [a.__dict__ for a in ablations]}
+    warn = warn or (lambda line: print(line, file=sys.stderr))
+
+    def check() -> list[Path]:
+        return _check_ablate_dir(out, text)
+
+    def before(damaged: list[Path]) -> None:
+        for damaged_path in damaged:
+            aside = set_aside(damaged_path)
+            warn(f"warning: {damaged_path} is damaged; moved to {aside}, written again from this command (the "
+                 "sweep it holds is this study's)")
+        if not path.exists():
+            write_text(text, path)
+        write_json(given, out / ABLATE_JSON)
+
+    return play_sweep(sweep, out, jobs=jobs, batch_size=batch_size, progress=progress, command="ablate",
+                      check=check, before=before, warn=warn)
+
+
+def _check_ablate_dir(out: Path, text: str) -> list[Path]:
+    """The state files of ``out`` to set aside and write again (damaged ones); a ConfigError if ``out`` holds
+    another study. Read-only. The study is what ablate.toml says, or, when that is damaged, what sweep.json
+    recorded of it (or, when both are, the cells, checked by :func:`analysis.sweep.play_sweep`)."""
+    path = out / ABLATE_TOML
+    damaged = []
+    held = None
+    if path.exists():
+        try:
+            held = path.read_text()
+            read_sweep(path, held)
+        except (ConfigError, UnicodeDecodeError, OSError):
+            held = None
+            damaged.append(path)
+    if held is None:
+        try:
+            recorded = (_held_sweep(out) or {}).get("sweep_text")
+        except ConfigError:
+            recorded = None  # damaged too: the cells must show the study
+        held = recorded
+    if held is not None and held != text:
+        try:
+            given = load_ablate_json(out) or {}
+        except ConfigError:
+            given = {}
         raise ConfigError(str(out), "(directory)", "the same game, bots, players, seed, --set, --games and --item "
-                          f"as the ablation study it holds ({' | '.join(held.get('items_given', [])) or 'see '}"
-                          f"{'' if held else path}); use another --out for a different study", has_got=False)
-    out.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    write_json({"format": FORMAT, "game": game, "base": list(base), "items_given": [a.text for a in ablations],
-                "ablations": [a.__dict__ for a in ablations]}, out / ABLATE_JSON)
-    return run_sweep(path, out, jobs=jobs, batch_size=batch_size, progress=progress)
+                          f"as the ablation study it holds ({' | '.join(given.get('items_given', [])) or 'see '}"
+                          f"{'' if given else path}); use another --out for a different study", has_got=False)
+    try:
+        load_ablate_json(out)
+    except ConfigError:
+        damaged.append(out / ABLATE_JSON)
+    return damaged
 
 
 # ---------------------------------------------------------------- analysis
@@ -378,11 +433,23 @@ class AblateResult:
             "unit": pl.String, "test": pl.String, "p": pl.Float64, "p_holm": pl.Float64})
 
 
+# ablate.json as glade ablate writes it.
+ABLATE_SHAPE = {"format": int, "game": str, "base": [str], "items_given": [str],
+                "ablations": [{"text": str, "id": str, "override": str, "item": Maybe(str), "also": Opt([str])}]}
+
+
+def load_ablate_json(out_dir: str | Path) -> dict | None:
+    """``OUT/ablate.json`` through the state loader (None if there is none); a damaged one is a ConfigError."""
+    return read_state(Path(out_dir) / ABLATE_JSON, ABLATE_SHAPE, "ablate.json", "ablate")
+
+
 def load_ablations(out_dir: str | Path) -> list[Ablation]:
     path = Path(out_dir) / ABLATE_JSON
-    if not path.is_file():
+    data = load_ablate_json(out_dir)
+    if data is None:
         raise ConfigError(str(path), "(file)", "an ablation directory written by glade ablate", has_got=False)
-    return [Ablation(**a) for a in json.loads(path.read_text())["ablations"]]
+    return [Ablation(text=a["text"], id=a["id"], override=a["override"], item=a["item"], also=tuple(a.get("also", ())))
+            for a in data["ablations"]]
 
 
 def _paired(base: pl.DataFrame, other: pl.DataFrame, metric: str, key: tuple[str, ...]) -> stats.PairedDifference:

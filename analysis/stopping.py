@@ -44,7 +44,7 @@ from statsmodels.stats.weightstats import DescrStatsW
 from analysis.stats import CONFIDENCE, max_half_width
 from sims.core.engine import GameConfig
 from sims.core.spec import ConfigError
-from sims.records import MANIFEST, RECORDS, load_manifest, load_records, set_manifest_key
+from sims.records import MANIFEST, MAX_DEALS, RECORDS, load_manifest, load_records, set_manifest_key
 from sims.runner import RunSummary, run
 
 FIXED = "fixed-level"
@@ -320,9 +320,10 @@ def play_until(
             click.echo(f"until-ci: {deals:,} deals, largest seat half-width {half_width:.4f} "
                        f"(target {target:g}, {rule.name})", err=True)
         reached = half_width <= target
-        if reached or (max_games is not None and deals >= max_games):
+        cap = MAX_DEALS if max_games is None else max_games  # a run holds at most MAX_DEALS deals
+        if reached or deals >= cap:
             break
-        deals = deals + step if max_games is None else min(deals + step, max_games)
+        deals = min(deals + step, cap)
     return UntilResult(
         run=summary, target=target, half_width=half_width, reached=reached, deals=deals, games=summary.games,
         max_games=max_games, played=played, seconds=seconds, steps=steps, stopping=stopping,

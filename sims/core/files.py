@@ -191,8 +191,12 @@ _MISSING = object()
 def state_error(path: Path, key: str, expected: str, label: str, writer: str, value: Any = _MISSING) -> ConfigError:
     """``PATH: KEY: expected EXPECTED, as in a LABEL written by glade WRITER, got ...`` (one line)."""
     got = "nothing (the key is missing)" if value is _MISSING else json.dumps(value, default=str)[:60]
-    return ConfigError(str(path), key, f"{expected}, as in a {label} written by glade {writer}, got {got}",
+    return ConfigError(str(path), key, f"{expected}, as in {_a(label)} written by glade {writer}, got {got}",
                        has_got=False)
+
+
+def _a(noun: str) -> str:
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
 
 
 def read_state(path: Path, shape: Any, label: str, writer: str) -> Any:
@@ -206,12 +210,12 @@ def read_state(path: Path, shape: Any, label: str, writer: str) -> Any:
     if not path.exists():
         return None
     if not path.is_file():
-        raise ConfigError(str(path), "(file)", f"a {label} written by glade {writer}, not a directory",
+        raise ConfigError(str(path), "(file)", f"{_a(label)} written by glade {writer}, not a directory",
                           has_got=False)
     try:
         data = json.loads(path.read_bytes())
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ConfigError(str(path), "(syntax)", f"a {label} written by glade {writer} ({error})",
+        raise ConfigError(str(path), "(syntax)", f"{_a(label)} written by glade {writer} ({error})",
                           has_got=False) from None
     problem = shape_problem(data, shape, "(top level)")
     if problem is not None:
