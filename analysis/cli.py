@@ -387,11 +387,13 @@ def ladder(game_name: str, players: int | None, games_: int, seed: int, bots: st
         glade ladder vorex --games 200 --seed 11 --bots greedy_v1,greedy --set bots.greedy.flowers=1 \\
             --out runs/vorex-flowers-1
     """
-    from analysis.ladder import LADDER, play_ladder, save_ladder
+    from analysis.ladder import LADDER, play_ladder, read_ladder, save_ladder
 
     if save and overrides:
         raise ConfigError("--save", "true", "no --set beside it (the ladder file rates the shipped configs)",
                           has_got=False)
+    if save:
+        read_ladder(Path(ladder_file) if ladder_file else None)  # a malformed file is refused before playing
     game = _game(game_name)
     labels = _bot_list(bots) or list(LADDER)
     players = _players(game, players, None)
