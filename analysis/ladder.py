@@ -214,19 +214,14 @@ def read_ladder_json(out_dir: str | Path) -> dict | None:
 def _check_ladder_dir(out: Path, study: dict, wanted: dict[str, dict]) -> ConfigError | None:
     """None if ``out`` holds nothing or this ladder; the damage when ladder.json is damaged but every pair
     directory is this ladder's; else a ConfigError (another ladder, a pair of other bots). Read-only."""
-    path = out / LADDER_JSON
-    damage = None
-    try:
-        held = read_ladder_json(out)
-    except ConfigError as error:
-        held, damage = None, error
-    if held is not None:
+    def same(held: dict) -> None:
         for key, value in study.items():
             if held["study"].get(key) != value:
-                raise ConfigError(str(path), key, f"{json.dumps(held['study'].get(key))} (what this ladder directory "
-                                  f"holds; use another --out for a different ladder), got {json.dumps(value)}",
-                                  has_got=False)
-    try:
+                raise ConfigError(str(out / LADDER_JSON), key, f"{json.dumps(held['study'].get(key))} (what this "
+                                  "ladder directory holds; use another --out for a different ladder), got "
+                                  f"{json.dumps(value)}", has_got=False)
+
+    def prove() -> None:
         for entry in sorted(out.iterdir()) if out.is_dir() else []:
             if entry.name in (LADDER_JSON, LOCK, DAMAGED) or is_temporary(entry):
                 continue
@@ -234,11 +229,8 @@ def _check_ladder_dir(out: Path, study: dict, wanted: dict[str, dict]) -> Config
                 raise ConfigError(str(entry), "(directory)", "a pair of this ladder: " + ", ".join(wanted)
                                   + " (use another --out for a different ladder)", has_got=False)
             check_run_dir(entry, wanted[entry.name])
-    except ConfigError:
-        if damage is not None:  # the pairs cannot show which ladder the damaged file was
-            raise damage from None
-        raise
-    return damage
+
+    return outdir.held_state(lambda: read_ladder_json(out), same, prove)[1]
 
 
 def _stderr(line: str) -> None:

@@ -677,22 +677,11 @@ def _check_sweep_dir(out: Path, sweep: Sweep, configs: Sequence[Any], wanted: di
     sweep.json is damaged but the cells show they are this sweep's, or (None, None) when nothing is played yet.
     A ConfigError if it holds another sweep, cells without a sweep.json, or a cell that is not this sweep's.
     Read-only: :func:`play_sweep` checks before it writes anything."""
-    damage = None
-    try:
-        held = _held(out)
-    except ConfigError as error:
-        held, damage = None, error
-    if held is not None:
-        _check_resume(held, wanted, out / SWEEP_JSON)
-    elif damage is None and _cell_dirs(out):
+    held, damage = outdir.held_state(lambda: _held(out), lambda held: _check_resume(held, wanted, out / SWEEP_JSON),
+                                     lambda: _check_cells(out, sweep, configs, wanted))
+    if held is None and damage is None and _cell_dirs(out):
         raise ConfigError(str(out / SWEEP_JSON), "(file)", f"a sweep.json beside the cell directories in {out} "
                           "(it was deleted; use another --out)", has_got=False)
-    try:
-        _check_cells(out, sweep, configs, wanted)
-    except ConfigError as error:
-        if damage is not None:  # the cells cannot show which sweep the damaged file was
-            raise damage from None
-        raise error from None
     return held, damage
 
 

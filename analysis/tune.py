@@ -920,20 +920,8 @@ def _check_tune_dir(out: Path, study: Study, configs: Sequence[Any], wanted: dic
     """What ``out`` holds of ``study``: (its tune.json, None), (None, the damage) when tune.json is damaged or
     missing but every candidate and confirmation directory there is this study's (the search is replayed from
     their records), or (None, None). A ConfigError if it holds another study. Read-only."""
-    damage = None
-    try:
-        held = read_tune_json(out)
-    except ConfigError as error:
-        held, damage = None, error
-    if held is not None:
-        _check_resume(held, wanted, out / TUNE_JSON)
-    try:
-        _check_runs(out, study, configs)
-    except ConfigError as error:
-        if damage is not None:  # the runs cannot show which study the damaged file was
-            raise damage from None
-        raise error from None
-    return held, damage
+    return outdir.held_state(lambda: read_tune_json(out), lambda held: _check_resume(held, wanted, out / TUNE_JSON),
+                             lambda: _check_runs(out, study, configs))
 
 
 def _check_runs(out: Path, study: Study, configs: Sequence[Any]) -> None:

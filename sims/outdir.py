@@ -162,10 +162,33 @@ def writing(path: str | Path, command: str, check: Callable[[], T] | None = None
         yield held
 
 
+def held_state(read: Callable[[], T | None], same: Callable[[T], None], prove: Callable[[], None]
+               ) -> tuple[T | None, ConfigError | None]:
+    """A directory's state file for resuming, read-only: ``(held, None)`` once ``same(held)`` accepts it as this
+    study's; ``(None, damage)`` when ``read()`` finds it damaged but ``prove()`` accepts every run directory there
+    as this study's (the command then sets the file aside and writes it again); ``(None, None)`` when there is
+    none. ``prove()`` runs in every case; when it refuses a directory with a damaged file, the damage is the
+    error (one line naming the file)."""
+    damage = None
+    try:
+        held = read()
+    except ConfigError as error:
+        held, damage = None, error
+    if held is not None:
+        same(held)
+    try:
+        prove()
+    except ConfigError:
+        if damage is not None:
+            raise damage from None
+        raise
+    return held, damage
+
+
 def _lock_name(command: str) -> str:
     own = [k for k in KINDS if k.writer == command]
     return f"{own[0].name} directory" if own else "directory"
 
 
-__all__ = ["EMPTY", "FILE", "FOREIGN", "KINDS", "Kind", "NEW", "allowed", "check_out", "describe", "kind_of",
-           "writing"]
+__all__ = ["EMPTY", "FILE", "FOREIGN", "KINDS", "Kind", "NEW", "allowed", "check_out", "describe", "held_state",
+           "kind_of", "writing"]
