@@ -896,9 +896,14 @@ def export(run_dir: str, as_csv: bool, events: bool, out_file: str | None) -> No
         glade export runs/demo --csv --out demo.csv
         glade export runs/demo --csv --events --out - | head
     """
+    from sims.core.files import write_text
+    from sims.outdir import check_file
     from sims.records import EVENTS, RECORDS, load_events, load_manifest, load_records
 
     load_manifest(run_dir)
+    out = Path(out_file) if out_file else Path(run_dir) / f"{EVENTS if events else RECORDS}.csv"
+    if out_file != "-":
+        check_file(out, "export")
     frame = load_events(run_dir) if events else load_records(run_dir)
     if frame is None:
         raise ConfigError(str(Path(run_dir) / EVENTS), "(files)", "events chunk files (this game writes none)",
@@ -906,8 +911,7 @@ def export(run_dir: str, as_csv: bool, events: bool, out_file: str | None) -> No
     if out_file == "-":
         click.echo(frame.write_csv(), nl=False)
         return
-    out = Path(out_file) if out_file else Path(run_dir) / f"{EVENTS if events else RECORDS}.csv"
-    frame.write_csv(out)
+    write_text(frame.write_csv(), out)
     click.echo(f"{out} ({frame.height:,} rows, {frame.width} columns)")
 
 
@@ -946,14 +950,15 @@ def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bo
     if (directory is None) == (diff_runs is None):
         raise ConfigError("glade report", "DIR", "a run or sweep directory, or --diff RUN_A RUN_B (one of the two)",
                           has_got=False)
+    from sims.outdir import check_out
+
     both = not as_html and not as_pdf
+    out = Path(out_dir) if out_dir else default_out(*(diff_runs or (directory,)))
+    check_out(out, "report")  # before the report is built: a --out it may not write is refused at once
     if diff_runs is not None:
-        run_a, run_b = diff_runs
-        built = build_diff_report(run_a, run_b, delta)
-        out = Path(out_dir) if out_dir else default_out(run_a, run_b)
+        built = build_diff_report(*diff_runs, delta)
     else:
         built = build_report(directory, delta)
-        out = Path(out_dir) if out_dir else default_out(directory)
     if built.headline:
         click.echo(f"headline: {built.headline}")
     if built.terminal:

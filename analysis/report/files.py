@@ -10,21 +10,26 @@ from analysis.report.pdf import render_pdf
 from analysis.report.run import build_run_report
 from analysis.report.sweep import build_sweep_report
 from analysis.report.tune import build_tune_report
+from sims import outdir
+from sims.core.files import write_bytes
 from sims.core.spec import ConfigError
 
 
 def kind_of(path: str | Path) -> str:
-    """``"run"`` (has manifest.json), ``"sweep"`` (sweep.json) or ``"tune"`` (tune.json); else a ConfigError."""
+    """``"run"`` (manifest.json), ``"sweep"`` (sweep.json, also an ablate directory's) or ``"tune"`` (tune.json),
+    as :func:`sims.outdir.kind_of` tells them; else a ConfigError."""
     path = Path(path)
-    if (path / "tune.json").is_file():
-        return "tune"
-    if (path / "sweep.json").is_file():
+    kind = outdir.kind_of(path)
+    if kind == "ablate" and (path / "sweep.json").is_file():
         return "sweep"
-    if (path / "manifest.json").is_file():
-        return "run"
-    what = "does not exist" if not path.exists() else "holds neither manifest.json nor sweep.json"
-    raise ConfigError(str(path), "(directory)", f"a run directory (manifest.json, from glade play) or a sweep "
-                      f"directory (sweep.json, from glade sweep) or a tune directory (tune.json, from glade tune); it {what}", has_got=False)
+    if kind in ("run", "sweep", "tune"):
+        return kind
+    what = "does not exist" if kind == outdir.NEW else f"is {outdir.describe(path, kind)}"
+    if kind == "ablate":
+        what += " whose sweep.json is not written yet (run the same glade ablate again)"
+    raise ConfigError(str(path), "(directory)", f"a run directory (manifest.json, from glade play), a sweep "
+                      f"directory (sweep.json, from glade sweep or glade ablate) or a tune directory (tune.json, "
+                      f"from glade tune); it {what}", has_got=False)
 
 
 def build_report(path: str | Path, delta: float = DELTA) -> Report:
@@ -43,18 +48,19 @@ def default_out(path: str | Path, other: str | Path | None = None) -> Path:
 def write_report(report: Report, out_dir: str | Path, html_file: bool = True, pdf_file: bool = True) -> list[Path]:
     """Write ``OUT/report.html`` and/or ``OUT/report.pdf``; returns the paths written."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    outdir.check_out(out, "report")
     written = []
     try:
+        files = []
         if html_file:
-            target = out / HTML_NAME
-            target.write_text(render_html(report), encoding="utf-8")
-            written.append(target)
+            files.append((out / HTML_NAME, render_html(report).encode("utf-8")))
         if pdf_file:
-            target = out / PDF_NAME
-            target.write_bytes(render_pdf(report))
-            written.append(target)
+            files.append((out / PDF_NAME, render_pdf(report)))
     finally:
         report.close()
+    with outdir.writing(out, "report"):
+        for target, data in files:
+            write_bytes(data, target)
+            written.append(target)
     return written
 
