@@ -6,9 +6,10 @@ one line ``error: ...`` on stderr with exit status 2, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,8 @@ class _Glade(click.Group):
             raise _usage(error) from None
         except BrokenPipeError:
             raise  # glade ... | head: click quiets it
+        except KeyboardInterrupt:  # a command without its own line (report, verify, bench, ...)
+            _interrupted("interrupted")
         except OSError as error:  # an --out or --config path that cannot be read or written
             raise GladeError(str(error)) from None
 
@@ -124,6 +127,21 @@ def click_progress(length: int, label: str) -> Any:
 
 def _warn(line: str) -> None:
     click.echo(line, err=True)
+
+
+@contextlib.contextmanager
+def _interruptible(out_dir: str) -> Iterator[None]:
+    """Ctrl-C: one line on stderr (after the progress bar's, on a terminal), exit status 130; the directory keeps
+    every finished chunk and the same command resumes it."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        _interrupted(f"interrupted: finished chunks are kept in {out_dir}; run the same command again to resume")
+
+
+def _interrupted(line: str) -> None:
+    click.echo(("\n" if sys.stderr.isatty() else "") + line, err=True)
+    sys.exit(130)
 
 
 def _progress_options(command):
@@ -312,7 +330,7 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
     config = _config(game, config_path, overrides)
     until = None
     progress = progress and not quiet
-    try:
+    with _interruptible(out_dir):
         if until_ci is None:
             result = run(game.name, config, labels, players, seed, games_, out_dir, batch_size=batch_size,
                          jobs=jobs, rotate_seats=rotate_seats, progress=click_progress if progress else None,
@@ -326,10 +344,6 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
                                progress=progress, backend=backend, scheduler=scheduler, anytime=anytime,
                                trajectories=trajectories)
             result = until.run
-    except KeyboardInterrupt:
-        click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
-                   err=True)
-        sys.exit(130)
     manifest = load_manifest(out_dir)
     summary = summarize(scan_records(out_dir), players=manifest.get("players"))
     played, seconds, speed = result.played, result.seconds, result.games_per_second
@@ -398,8 +412,9 @@ def ladder(game_name: str, players: int | None, games_: int, seed: int, bots: st
     labels = _bot_list(bots) or list(LADDER)
     players = _players(game, players, None)
     show = click_progress if progress and not quiet else None
-    result = play_ladder(game.name, players, games_, seed, out_dir, labels, jobs=jobs, batch_size=batch_size,
-                         progress=show, overrides=overrides)
+    with _interruptible(out_dir):
+        result = play_ladder(game.name, players, games_, seed, out_dir, labels, jobs=jobs, batch_size=batch_size,
+                             progress=show, overrides=overrides, warn=(lambda line: None) if quiet else _warn)
     if save:
         command = (f"glade ladder {game.name} --players {players} --games {games_} --seed {seed}"
                    + ("" if bots is None else f" --bots {','.join(labels)}") + " --out DIR --save")
@@ -438,13 +453,10 @@ def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, 
     from analysis.sweep import cell_table, format_cell_table, load_sweep, run_sweep
 
     backend = _backend(backend, scheduler)
-    try:
+    with _interruptible(out_dir):
         result = run_sweep(sweep_file, out_dir, jobs=jobs, games_per_cell=games_per_cell, batch_size=batch_size,
-                           progress=progress and not quiet, backend=backend, scheduler=scheduler)
-    except KeyboardInterrupt:
-        click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
-                   err=True)
-        sys.exit(130)
+                           progress=progress and not quiet, backend=backend, scheduler=scheduler,
+                           warn=(lambda line: None) if quiet else _warn)
     spec = result.sweep
     if as_json:
         click.echo(json.dumps(_sweep_dict(result, load_sweep(out_dir), cell_table), indent=2))
@@ -545,12 +557,8 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
     spec = make_study(settings.pop("game"), settings.pop("bots", None), settings.pop("players", None),
                       settings.pop("params", ()), settings.pop("seed", None), **settings)
     echo = (lambda line: click.echo(line, err=True)) if progress else None
-    try:
+    with _interruptible(out_dir):
         result = run_tune(spec, out_dir, jobs=jobs, batch_size=batch_size, progress=echo)
-    except KeyboardInterrupt:
-        click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
-                   err=True)
-        sys.exit(130)
     if as_json:
         click.echo(json.dumps({**tune_json(result.data), "out_dir": str(result.out_dir), "played": result.played,
                                "seconds": result.seconds}, indent=2))
@@ -619,13 +627,9 @@ def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], swa
         game = _game(game_name)
         labels = _bot_list(bots)
         count = _players(game, players, labels)
-    try:
+    with _interruptible(out_dir):
         run_ablate(game.name, labels, count, seed, games, out_dir, items, overrides, rotate_seats, jobs, batch_size,
-                   progress and not quiet, removed, swapped)
-    except KeyboardInterrupt:
-        click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
-                   err=True)
-        sys.exit(130)
+                   progress and not quiet, removed, swapped, warn=(lambda line: None) if quiet else _warn)
     result = analyse_ablate(out_dir)
     click.echo(json.dumps(ablate_json(result), indent=2) if as_json else format_ablate(result))
 

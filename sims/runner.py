@@ -37,6 +37,7 @@ import heapq
 import json
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -391,9 +392,10 @@ def run(
                   c.start, c.stop, manifest["trajectories"]) for c in todo)
         started = time.perf_counter()
         played = chunks_played = 0
-        with _progress_bar(progress if missing else None, missing, f"{game.name} ({out})") as bar:
-            for chunk, records, events, trajectories in _execute(tasks, jobs, backend, scheduler,
-                                                                 several=missing > batch_size, client=client):
+        with _progress_bar(progress if missing else None, missing, f"{game.name} ({out})") as bar, \
+                contextlib.closing(_execute(tasks, jobs, backend, scheduler, several=missing > batch_size,
+                                            client=client)) as chunks:
+            for chunk, records, events, trajectories in chunks:
                 write_chunk(out, chunk, records, events, columns, trajectories)
                 _record_digests(manifest, out, chunk)
                 finished.append(chunk)
@@ -489,7 +491,19 @@ def _execute(tasks: Iterable[tuple], jobs: int, backend: str = "loky", scheduler
     # (with one line); it then stops the workers itself.
     with parallel_config(backend="loky", initializer=_ignore_interrupts):
         parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
-        yield from parallel(delayed(play_chunk)(*task) for task in tasks)
+        yield from _quietly_closed(parallel(delayed(play_chunk)(*task) for task in tasks))
+
+
+def _quietly_closed(results: Iterator[tuple]) -> Iterator[tuple]:
+    """The results of a joblib generator; stopped early (Ctrl-C, an error), it cancels the rest without
+    joblib's warning about unused tasks: the finished chunks on disk are what a resume keeps."""
+    try:
+        for result in results:
+            yield result
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            results.close()
 
 
 def _ignore_interrupts() -> None:
@@ -543,7 +557,7 @@ def _execute_dask(tasks: Iterable[tuple], jobs: int, client: Any = None) -> Iter
     try:
         with parallel_config(backend="dask", client=client):
             parallel = Parallel(n_jobs=-1, return_as="generator_unordered")
-            yield from parallel(delayed(play_chunk)(*task) for task in tasks)
+            yield from _quietly_closed(parallel(delayed(play_chunk)(*task) for task in tasks))
     finally:
         if cluster is not None:
             client.close()
