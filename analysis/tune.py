@@ -416,18 +416,22 @@ def candidate_configs(study: Study) -> list[Any]:
 
 
 def _check_mean_columns(study: Study, config: Any) -> None:
-    """Each --mean a numeric records column of the game (its data dictionary), before anything is played."""
+    """Each --mean a numeric records column of the game, before anything is written: from the game's data
+    dictionary, or, for a game without one, from the records of one deal played here."""
     from sims.core.columns import dictionary
 
-    columns = dictionary(study.game, config) if study.means and config is not None else None
-    if columns is None:
-        return  # no dictionary: take_look checks the records themselves
-    numeric = [c.name for c in columns.records
-               if c.type == "Boolean" or getattr(pl, c.type, pl.String).is_numeric()]
+    if not study.means or config is None:
+        return
+    columns = dictionary(study.game, config)
+    if columns is not None:
+        records = pl.DataFrame(schema={c.name: getattr(pl, c.type, pl.String) for c in columns.records})
+    else:
+        from sims.runner import play_chunk
+
+        choices = tuple(resolve_bot(get_game(study.game), config, bot) for bot in study.bots)
+        records = play_chunk(study.game, config, study.players, choices, study.seed, 0, 1, 0, 1)[1]
     for target in study.means:
-        if target.column not in numeric:
-            raise ConfigError("--mean", target.column, "a numeric records column: " + ", ".join(numeric),
-                              has_got=False)
+        _check_column(records, target)
 
 
 # ---------------------------------------------------------------- one look at a candidate

@@ -52,6 +52,25 @@ def test_sigkill_then_the_same_command_gives_identical_records(tmp_path, uninter
     assert_frame_equal(load_events(out), load_events(uninterrupted))
 
 
+def test_ctrl_c_is_one_line_from_the_main_process_and_the_run_resumes_to_identical_records(tmp_path, uninterrupted):
+    """Ctrl-C reaches the whole process group, workers included: only the main process answers, in one line."""
+    out = tmp_path / "interrupted"
+    process = subprocess.Popen(play_command(out, 2), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    deadline = time.monotonic() + 60
+    while chunk_files(out) < 3 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert process.poll() is None, "the run finished before it could be interrupted; make it longer"
+    os.killpg(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert stderr.splitlines() == [f"interrupted: finished chunks are kept in {out}; run the same command again "
+                                   "to resume"]
+    subprocess.run(play_command(out, 2), check=True, capture_output=True)
+    assert_frame_equal(load_records(out), load_records(uninterrupted))
+    assert_frame_equal(load_events(out), load_events(uninterrupted))
+
+
 SWEEP = """game = "overgrowth"
 bots = ["random", "random"]
 seed = 21

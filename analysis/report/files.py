@@ -34,7 +34,12 @@ def kind_of(path: str | Path) -> str:
 
 def build_report(path: str | Path, delta: float = DELTA) -> Report:
     builders = {"sweep": build_sweep_report, "tune": build_tune_report, "run": build_run_report}
-    return builders[kind_of(path)](path, delta)
+    kind = kind_of(path)
+    if outdir.kind_of(path) == "ablate":  # its ablate.json is checked before the sweep's cells are analysed
+        from analysis.ablate import load_ablations
+
+        load_ablations(path)
+    return builders[kind](path, delta)
 
 
 def default_out(path: str | Path, other: str | Path | None = None) -> Path:
