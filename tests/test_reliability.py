@@ -22,11 +22,11 @@ ROOT = Path(__file__).resolve().parents[1]
 BIG_SEED = 2**64
 
 SWEEP = """game = "toy"
+description = "two goals"
 bots = ["greedy", "random"]
 seed = 11
 games_per_cell = 12
-[grid]
-"race.goal" = [10, 14]
+grid = { "race.goal" = [10, 14] }
 """
 
 
