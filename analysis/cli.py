@@ -900,7 +900,7 @@ def export(run_dir: str, as_csv: bool, events: bool, out_file: str | None) -> No
         glade export runs/demo --csv --out demo.csv
         glade export runs/demo --csv --events --out - | head
     """
-    from sims.core.files import write_text
+    from sims.core.files import atomic
     from sims.outdir import check_file
     from sims.records import EVENTS, RECORDS, load_events, load_manifest, load_records
 
@@ -915,7 +915,8 @@ def export(run_dir: str, as_csv: bool, events: bool, out_file: str | None) -> No
     if out_file == "-":
         click.echo(frame.write_csv(), nl=False)
         return
-    write_text(frame.write_csv(), out)
+    with atomic(out) as temporary:
+        frame.write_csv(temporary)
     click.echo(f"{out} ({frame.height:,} rows, {frame.width} columns)")
 
 

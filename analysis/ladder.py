@@ -36,7 +36,7 @@ from sims.core.play import STRONG
 from sims.core.spec import ConfigError, Float, Int, List, Optional, Record, Str, project_root, read_toml, validate
 from sims import outdir
 from sims.core.files import LOCK, Opt, is_temporary, read_state, set_aside, write_json, write_text
-from sims.records import DAMAGED, load_records
+from sims.records import BOTS_SHAPE, COUNT_SHAPE, DAMAGED, SEED_SHAPE, load_records
 from sims.registry import get_game
 from sims.runner import check_deals, check_run_dir, check_seed, run, run_manifest
 
@@ -198,7 +198,7 @@ def play_ladder(game_name: str, players: int, games: int, seed: int, out_dir: st
 
 
 FORMAT = 1
-_STUDY_SHAPE = {"game": str, "players": int, "bots": [str], "seed": int, "set": [str]}
+_STUDY_SHAPE = {"game": str, "players": COUNT_SHAPE, "bots": BOTS_SHAPE, "seed": SEED_SHAPE, "set": [str]}
 # ladder.json as glade ladder writes it: the study first, the pairs and ratings once measured.
 LADDER_SHAPE = {"format": int, "study": _STUDY_SHAPE, "games": int,
                 "pairs": Opt([{"lower": str, "upper": str, "share": float, "low": float, "high": float,

@@ -101,9 +101,10 @@ from sims.core.files import Maybe, Opt, Where, read_state, set_aside, state_erro
 from sims.core.play import resolve_bot, seat_labels
 from sims.core.spec import Bool, ConfigError, Field, Int, List, Optional, Str, parse_override, read_toml, validate
 from sims.registry import get_game
-from sims.records import (Chunk, finished_chunks, load_events, load_manifest, load_records, load_trajectories, now,
+from sims.records import (BOTS_SHAPE, COUNT_SHAPE, SEED_SHAPE, Chunk, finished_chunks, load_events, load_manifest, load_records, load_trajectories, now,
                           recorded_rotations, versions)
-from sims.runner import check_deals, check_run_dir, check_scheduler, check_seed, plan_chunks, run, run_manifest, run_rotations
+from sims.runner import (check_deals, check_run_dir, check_scheduler, check_seed, plan_chunks, run, run_manifest,
+                         run_rotations)
 
 SWEEP_JSON = "sweep.json"
 CELLS = "cells"
@@ -812,16 +813,14 @@ def _plain(value: Any) -> str:
     return json.dumps(value).strip('"')
 
 
-_SEED = Where(int, lambda value: 0 <= value < 2**64, "an integer from 0 to 2^64 - 1")
-_COUNT = Where(int, lambda value: value >= 1, "an integer of at least 1")
 _CELL_SHAPE = {"id": Where(str, lambda value: bool(value) and "/" not in value and not value.startswith("."),
                            "a cell id (a folder name)"),
                "dir": str, "overrides": [str], "set": dict, "labels": dict, "config_hash": str, "title": Opt(str),
-               "players": Opt(_COUNT), "bots": Opt(Where([str], bool, "a list of bot names")),
-               "deal_cap": Opt(Maybe(_COUNT)), "status": Opt(str), "games": Opt(int)}
+               "players": Opt(COUNT_SHAPE), "bots": Opt(BOTS_SHAPE), "deal_cap": Opt(Maybe(COUNT_SHAPE)),
+               "status": Opt(str), "games": Opt(int)}
 # sweep.json as glade sweep writes it: every key the readers (load_sweep, resuming, reports) use.
-SWEEP_SHAPE = {"game": str, "description": str, "players": _COUNT, "bots": Where([str], bool, "a list of bot names"),
-               "rotate_seats": bool, "seed": _SEED, "games_per_cell": _COUNT, "base": [str], "baseline": str,
+SWEEP_SHAPE = {"game": str, "description": str, "players": COUNT_SHAPE, "bots": BOTS_SHAPE,
+               "rotate_seats": bool, "seed": SEED_SHAPE, "games_per_cell": COUNT_SHAPE, "base": [str], "baseline": str,
                "axes": [str], "cells": Where([_CELL_SHAPE], bool, "a list of one or more cells"),
                "sweep_text": Opt(str), "created": Opt(str)}
 

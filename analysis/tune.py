@@ -66,7 +66,8 @@ from sims.core.files import Maybe, Opt, Where, read_state, set_aside, shape_prob
 from sims.core.play import resolve_bot, seat_labels
 from sims.core.rng import mix64, purpose_key
 from sims.core.spec import ConfigError, Float, Int, List, Optional, Str, parse_override, read_toml, validate
-from sims.records import MAX_DEALS, load_records, now, read_manifest, versions
+from sims.records import (BOTS_SHAPE, COUNT_SHAPE, MAX_DEALS, SEED_SHAPE, load_records, now, read_manifest,
+                          versions)
 from sims.registry import get_game
 from sims.runner import check_deals, check_run_dir, check_seed, run, run_manifest, run_rotations
 
@@ -337,7 +338,10 @@ def make_study(game: str, bots: Sequence[str] | None, players: int | None, param
         raise ConfigError(where, "game", error.expected, game) from None
     if seed is None:
         raise ConfigError(where, "--seed", "a root seed (an integer)", has_got=False)
-    check_seed(seed, source, "seed") if source else check_seed(seed)
+    if source:
+        check_seed(seed, source, "seed")
+    else:
+        check_seed(seed)
     for name in ("confirm", "start"):
         if options.get(name) is not None:
             check_deals(_key(source, name), options[name])
@@ -866,11 +870,9 @@ def _manifest(study: Study) -> dict:
 
 
 _NUMBER = Maybe(float)  # a statistic: NaN, or null where none could be computed
-_SEED = Where(int, lambda value: 0 <= value < 2**64, "an integer from 0 to 2^64 - 1")
-_STUDY_SHAPE = {"game": str, "bots": Where([str], bool, "a list of bot names"),
-                "players": Where(int, lambda value: value >= 1, "an integer of at least 1"), "params": [str],
+_STUDY_SHAPE = {"game": str, "bots": BOTS_SHAPE, "players": COUNT_SHAPE, "params": [str],
                 "target": Where(str, lambda value: value in TARGETS, "one of " + ", ".join(TARGETS)),
-                "delta": float, "turns": Maybe([float]), "means": [str], "seed": _SEED, "start": int, "set": [str],
+                "delta": float, "turns": Maybe([float]), "means": [str], "seed": SEED_SHAPE, "start": int, "set": [str],
                 "budget": int, "confirm": int, "challenger": Opt(str), "baseline": Opt(str)}
 # tune.json as glade tune writes it (after every look): the study, the candidates, the search so far.
 TUNE_SHAPE = {"format": int, "study": _STUDY_SHAPE, "description": Opt(str), "source": Opt(str),
@@ -882,7 +884,7 @@ _LOOK = {"candidate": str, "step": int, "phase": str, "deals": int, "half_width"
 _LOOKS = {SEAT_BALANCE: {**_LOOK, "share": [_NUMBER], "low": [_NUMBER], "high": [_NUMBER], "imbalance": float,
                          "median_turns": _NUMBER},
           BOT_SHARE: {**_LOOK, "share": float, "low": float, "high": float}}
-_CONFIRMED = {"candidate": str, "seed": _SEED, "deals": int, "games": int, "disjoint": bool, "verdict": str}
+_CONFIRMED = {"candidate": str, "seed": SEED_SHAPE, "deals": int, "games": int, "disjoint": bool, "verdict": str}
 _CONFIRMATIONS = {
     SEAT_BALANCE: {**_CONFIRMED, "seats": [{"seat": int, "share": _NUMBER, "low": _NUMBER, "high": _NUMBER,
                                             "p_value": _NUMBER, "tost_p": _NUMBER}],

@@ -141,7 +141,7 @@ def check_file(path: str | Path, command: str, option: str = "--out") -> None:
     a state file or chunk file of a glade directory, in a folder that exists."""
     path = Path(path)
     own = {name for kind in KINDS for name in kind.files} | {LOCK}
-    chunk = path.parent.name in ("records", "events", "trajectories") and (path.parent.parent / "manifest.json").exists()
+    chunk = path.parent.name in ("records", "events", "trajectories") and kind_of(path.parent.parent) == "run"
     if path.is_dir() or path.name in own or chunk or not path.parent.is_dir():
         what = ("a directory" if path.is_dir() else "in a folder that does not exist" if not path.parent.is_dir()
                 else "a file glade keeps its state or records in")
@@ -202,5 +202,5 @@ def _lock_name(command: str) -> str:
     return f"{own[0].name} directory" if own else "directory"
 
 
-__all__ = ["EMPTY", "FILE", "FOREIGN", "KINDS", "Kind", "NEW", "allowed", "check_file", "check_out", "describe", "held_state",
-           "kind_of", "writing"]
+__all__ = ["EMPTY", "FILE", "FOREIGN", "KINDS", "Kind", "NEW", "allowed", "check_file", "check_out", "describe",
+           "held_state", "kind_of", "writing"]

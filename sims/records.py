@@ -225,20 +225,21 @@ def read_manifest(out_dir: str | Path) -> dict | None:
     return manifest
 
 
-def _count(low: int = 1) -> Where:
-    return Where(int, lambda value: value >= low, f"an integer of at least {low}")
-
+# Shapes of state-file values (sims.core.files.read_state) that every state file uses.
+SEED_SHAPE = Where(int, lambda value: 0 <= value < 2**64, "an integer from 0 to 2^64 - 1")
+COUNT_SHAPE = Where(int, lambda value: value >= 1, "an integer of at least 1")
+BOTS_SHAPE = Where([str], bool, "a list of bot names")
 
 # The keys every manifest holds, with their JSON types, and the optional ones code reads back.
 MANIFEST_SHAPE: dict[str, Any] = {
     "game": str,
-    "players": _count(),
-    "seed": Where(int, lambda value: 0 <= value < 2**64, "an integer from 0 to 2^64 - 1"),
-    "games": _count(),
+    "players": COUNT_SHAPE,
+    "seed": SEED_SHAPE,
+    "games": COUNT_SHAPE,
     "rotate_seats": bool,
     "config_hash": str,
-    "bots": Where([str], bool, "a list of bot names"),
-    "rotations": Opt(_count()),
+    "bots": BOTS_SHAPE,
+    "rotations": Opt(COUNT_SHAPE),
     "digests": Opt(Where(dict, lambda value: all(isinstance(v, str) for v in value.values()),
                          "a table of chunk file names and their sha256")),
     "chunks": Opt([str]),

@@ -47,8 +47,8 @@ import numpy as np
 import polars as pl
 
 from sims.core.columns import dictionary
-from sims.core.engine import GameConfig
 from sims import outdir
+from sims.core.engine import GameConfig
 from sims.core.play import BotChoice, batched_bots, play_batch, resolve_bot, seat_labels
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError
@@ -60,7 +60,8 @@ from sims.registry import get_game
 
 # The run directory's layout lives in sims.records; these names stay importable from here.
 __all__ = ["BASE_COLUMNS", "COLLAPSED", "Chunk", "EVENTS", "MANIFEST", "Progress", "RECORDS", "RunSummary",
-           "MAX_DEALS", "TRAJECTORIES", "check_run_dir", "check_scheduler", "check_seed", "finished_chunks", "iter_chunks", "lineup", "load_events", "load_manifest",
+           "MAX_DEALS", "TRAJECTORIES", "check_run_dir", "check_scheduler", "check_seed", "finished_chunks",
+           "iter_chunks", "lineup", "load_events", "load_manifest",
            "load_records", "load_trajectories",
            "machine", "missing_deals", "plan_chunks",
            "play_chunk", "recorded_rotations", "records_frame", "run", "run_rotations", "scan_records",

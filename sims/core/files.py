@@ -61,9 +61,20 @@ def write_text(text: str, path: Path) -> None:
 
 def write_bytes(data: bytes, path: Path) -> None:
     """Write ``data`` to ``path`` atomically."""
-    temporary = _temporary(path)
-    with open(temporary, "wb") as handle:
+    with atomic(path) as temporary, open(temporary, "wb") as handle:
         handle.write(data)
+
+
+@contextlib.contextmanager
+def atomic(path: Path) -> Iterator[Path]:
+    """A temporary name beside ``path`` for the block to write; renamed to ``path`` when the block ends well,
+    removed when it fails."""
+    temporary = _temporary(Path(path))
+    try:
+        yield temporary
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
     os.replace(temporary, path)
 
 
