@@ -286,15 +286,20 @@ def _game_dict(game: GameDefinition, ladder: Sequence[dict] = ()) -> dict[str, A
               metavar="HALF_WIDTH", help="Add --batch-size x --jobs deals at a time until every seat's win rate "
               "has a 95% half-width at most this (e.g. 0.01): Wilson, or with --rotate-seats a t interval over "
               "deals; --games is then the starting size.")
+@click.option("--until-decided", type=click.FloatRange(0, 0.5, min_open=True, max_open=True), default=None,
+              metavar="MARGIN", help="Add --batch-size x --jobs deals at a time until the seat verdict is decided: "
+              "balanced within +-MARGIN (e.g. 0.025) or unbalanced, by sequential probability ratio tests (5% "
+              "error each way); the same bot in every seat.")
 @click.option("--max-games", type=_POSITIVE, default=None, metavar="N",
-              help="With --until-ci: stop at this many deals even if the target is not reached.")
+              help="With --until-ci or --until-decided: stop at this many deals even if not done.")
 @click.option("--anytime", is_flag=True,
-              help="With --until-ci: stop on a 95% confidence sequence valid at every look (normal-mixture "
-              "boundary for a mean in [0, 1], Robbins 1970, Howard et al. 2021) instead of a fixed-level interval.")
+              help="With --until-ci: stop on a 95% confidence sequence valid at every look (empirical Bernstein, "
+              "Waudby-Smith and Ramdas 2023; about 1.9x the deals) instead of a fixed-level interval.")
 def play(game_name: str, games_: int, seed: int, bots: str, players: int | None, rotate_seats: bool,
          trajectories: bool, batch_size: int, jobs: int, backend: str | None, scheduler: str | None,
          overrides: tuple[str, ...], config_path: str | None, out_dir: str, as_json: bool, progress: bool,
-         quiet: bool, until_ci: float | None, max_games: int | None, anytime: bool) -> None:
+         quiet: bool, until_ci: float | None, until_decided: float | None, max_games: int | None,
+         anytime: bool) -> None:
     """Play seeded games into a run directory; print the summary.
 
     \b
@@ -305,6 +310,8 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
             --jobs 2 --out runs/seats
         glade play overgrowth --games 4096 --seed 4 --bots greedy,random --rotate-seats --until-ci 0.01 \\
             --anytime --out runs/anytime
+        glade play overgrowth --games 1000 --seed 4 --bots greedy,greedy --until-decided 0.025 \\
+            --max-games 200000 --out runs/decided
         glade play overgrowth --games 200000 --seed 3 --bots random,random --backend dask \\
             --scheduler tcp://10.0.0.5:8786 --out runs/cluster
     """
@@ -312,8 +319,11 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
     from sims.records import load_manifest, scan_records
     from sims.runner import run
 
-    if max_games is not None and until_ci is None:
-        raise ConfigError("--max-games", str(max_games), "--until-ci beside it (it caps an --until-ci run)",
+    if until_ci is not None and until_decided is not None:
+        raise ConfigError("--until-decided", str(until_decided), "either --until-ci or --until-decided, not both",
+                          has_got=False)
+    if max_games is not None and until_ci is None and until_decided is None:
+        raise ConfigError("--max-games", str(max_games), "--until-ci or --until-decided beside it (it caps them)",
                           has_got=False)
     if anytime and until_ci is None:
         raise ConfigError("--anytime", "true", "--until-ci beside it (it chooses --until-ci's interval)",
@@ -331,7 +341,7 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
     until = None
     progress = progress and not quiet
     with _interruptible(out_dir):
-        if until_ci is None:
+        if until_ci is None and until_decided is None:
             result = run(game.name, config, labels, players, seed, games_, out_dir, batch_size=batch_size,
                          jobs=jobs, rotate_seats=rotate_seats, progress=click_progress if progress else None,
                          backend=backend, scheduler=scheduler, warn=(lambda line: None) if quiet else _warn,
@@ -339,10 +349,11 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
         else:
             from analysis.stopping import play_until
 
-            until = play_until(game.name, config, labels, players, seed, games_, out_dir, until_ci,
-                               max_games=max_games, batch_size=batch_size, jobs=jobs, rotate_seats=rotate_seats,
-                               progress=progress, backend=backend, scheduler=scheduler, anytime=anytime,
-                               trajectories=trajectories)
+            until = play_until(game.name, config, labels, players, seed, games_, out_dir,
+                               until_ci if until_decided is None else until_decided, max_games=max_games,
+                               batch_size=batch_size, jobs=jobs, rotate_seats=rotate_seats, progress=progress,
+                               backend=backend, scheduler=scheduler, anytime=anytime, trajectories=trajectories,
+                               decide=until_decided is not None)
             result = until.run
     manifest = load_manifest(out_dir)
     summary = summarize(scan_records(out_dir), players=manifest.get("players"))
@@ -355,9 +366,10 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
                     config_hash=config.loaded.hash, rotations=result.rotations,
                     rotations_collapsed=manifest.get("rotations_collapsed"), stopping=manifest.get("stopping"))
         if until is not None:
-            data["until_ci"] = {"target": until.target, "half_width": until.half_width, "reached": until.reached,
-                                "deals": until.deals, "max_games": until.max_games, "steps": until.steps,
-                                "rule": until.stopping["rule"]}
+            data["until_ci" if until_decided is None else "until_decided"] = {
+                "target": until.target, "half_width": until.half_width, "reached": until.reached,
+                "deals": until.deals, "max_games": until.max_games, "steps": until.steps,
+                "rule": until.stopping["rule"], "decision": until.decision}
         click.echo(json.dumps(data, indent=2))
         return
     rotation = f", seats rotated ({result.rotations} lineups a deal)" if rotate_seats else ""

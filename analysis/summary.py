@@ -65,8 +65,8 @@ def shares_counted(advantage: stats.SeatAdvantage) -> str:
     """What the headline's shares are of, in words."""
     what = ("of decided games" if advantage.players == 2
             else "of first places (a shared first place split between its seats)")
-    if advantage.design == stats.DESIGN_ADJUSTED:
-        what += " between equal players, by a model of seat and bot terms"
+    if advantage.estimand == stats.ESTIMAND_LINEUP:
+        what += " of this lineup, each bot in every seat (not what equal players get)"
     return what
 
 
@@ -237,7 +237,7 @@ def format_summary(summary: Summary, title: str | None = None, games_per_second:
     """A readable text table of :func:`summarize`'s result, the headline first.
 
     With the run's ``manifest``, it also says when seat rotation was
-    collapsed (the same bot in every seat) and how ``--until-ci`` chose the
+    collapsed (the same bot in every seat) and how ``--until-ci`` or ``--until-decided`` chose the
     run's size (its ``stopping`` record: rule, looks, outcome).
     """
     lines = [title] if title else []

@@ -788,7 +788,8 @@ def confirmation(records: pl.DataFrame, study: Study) -> dict:
     """The verdicts on the confirmation run: seat balance (TOST within delta), game length, means."""
     records = records.filter(pl.col("seat") < study.players)
     advantage = stats.seat_advantage(records, delta=study.delta, alpha=ALPHA)
-    seats = [{k: (float(v) if isinstance(v, float) else v) for k, v in row.items()}
+    seats = [{k: (None if isinstance(v, float) and not math.isfinite(v) else float(v) if isinstance(v, float) else v)
+              for k, v in row.items()}
              for row in advantage.seats.select("seat", "share", "share_low", "share_high", "p_value", "tost_p")
              .rename({"share_low": "low", "share_high": "high"}).to_dicts()]
     out = {"verdict": _verdict(advantage), "seat_verdict": advantage.verdict, "seats": seats,

@@ -29,7 +29,7 @@ import numpy as np
 import polars as pl
 
 from sims.core.engine import GameResults
-from sims.core.files import (Opt, Where, exclusive, is_temporary, read_state, remove_temporaries, shape_problem,
+from sims.core.files import (Maybe, Opt, Where, exclusive, is_temporary, read_state, remove_temporaries, shape_problem,
                               state_error, write_json, write_parquet)
 from sims.core.spec import ConfigError
 
@@ -230,6 +230,14 @@ SEED_SHAPE = Where(int, lambda value: 0 <= value < 2**64, "an integer from 0 to 
 COUNT_SHAPE = Where(int, lambda value: value >= 1, "an integer of at least 1")
 BOTS_SHAPE = Where([str], bool, "a list of bot names")
 
+
+def _stopping_whole(stopping: dict) -> bool:
+    """A ``stopping`` record holds the keys of its rule (analysis.stopping.stopping_record)."""
+    keys = ("margin", "decision", "alpha", "beta") if "margin" in stopping else (
+        "target_half_width", "final_half_width", "confidence")
+    return all(key in stopping for key in keys)
+
+
 # The keys every manifest holds, with their JSON types, and the optional ones code reads back.
 MANIFEST_SHAPE: dict[str, Any] = {
     "game": str,
@@ -247,8 +255,12 @@ MANIFEST_SHAPE: dict[str, Any] = {
     "created": Opt(str),
     "config": Opt(dict),
     "rotations_collapsed": Opt(str),
-    "stopping": Opt({"rule": str, "method": str, "deals": int, "final_half_width": float, "target_half_width": float,
-                     "looks": [{"deals": int, "half_width": float}], "games": Opt(int), "earlier": Opt([dict])}),
+    "stopping": Opt(Where({"rule": str, "method": str, "deals": COUNT_SHAPE, "outcome": str, "looks": [{"deals": int}],
+                           "games": Opt(int), "max_games": Opt(Maybe(int)), "confidence": Opt(float),
+                           "target_half_width": Opt(float), "final_half_width": Opt(float), "margin": Opt(float),
+                           "decision": Opt(str), "alpha": Opt(float), "beta": Opt(float), "earlier": Opt([dict])},
+                          _stopping_whole, "the record of glade play --until-ci (target_half_width, final_half_width, "
+                          "confidence) or --until-decided (margin, decision, alpha, beta)")),
 }
 
 
@@ -423,16 +435,28 @@ def load_records(out_dir: str | Path) -> pl.DataFrame:
     return scan_records(out_dir).collect().sort("game", "seat")
 
 
-def scan_records(out_dir: str | Path) -> pl.LazyFrame:
-    """The run's records as a lazy frame (not sorted): summaries of huge runs stream through it."""
+def scan_records(out_dir: str | Path, deals: tuple[int, int] | None = None) -> pl.LazyFrame:
+    """The run's records as a lazy frame (not sorted): summaries of huge runs stream through it.
+
+    ``deals=(start, stop)`` keeps the deals in ``[start, stop)`` and opens only the chunk files that hold some.
+    """
     parts = _chunk_parts(out_dir, RECORDS)
     if not parts:
         raise ConfigError(str(Path(out_dir) / RECORDS), "(files)", "chunk files written by glade play",
                           has_got=False)
     frames = []
     for path, chunk, keep_from in parts:
+        first, stop = keep_from, chunk.stop
+        if deals is not None:
+            first, stop = max(first, deals[0]), min(stop, deals[1])
+            if first >= stop:
+                continue
         frame = pl.scan_parquet(path, glob=False)  # a folder name may hold [ ] (cell ids)
-        frames.append(frame if keep_from == chunk.start else frame.filter(pl.col("deal") >= keep_from))
+        if first > chunk.start or stop < chunk.stop:
+            frame = frame.filter(pl.col("deal").is_between(first, stop, closed="left"))
+        frames.append(frame)
+    if not frames:
+        return pl.scan_parquet(parts[0][0], glob=False).head(0)
     return pl.concat(frames, how="vertical")
 
 

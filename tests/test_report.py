@@ -137,14 +137,16 @@ def test_overgrowth_report_checks_the_target_band_and_components(runs):
     report.close()
 
 
-def test_three_player_report_of_a_rotated_mixed_lineup_adjusts_seats_for_the_bots(runs):
+def test_three_player_report_of_a_rotated_mixed_lineup_names_whose_seat_shares_it_shows(runs):
     report = rp.build_run_report(runs / "toy3")
     seats = report.section("seats")
     headline = report.section("summary").blocks[1].items[0].evidence
-    assert "between equal players, by a model of seat and bot terms" in headline  # said in the Summary
-    assert "adjusted for the bots" in headline  # the design, in the Summary
+    assert "of this lineup, each bot in every seat (not what equal players get)" in headline  # said in the Summary
+    assert "each bot in every seat of a deal" in headline  # the design, in the Summary
+    assert "to measure balance" in headline or "to measure it" in headline  # the lineup to play
     assert "the Summary's first finding" in seats.blocks[0].text and "the design" in seats.blocks[0].text
-    assert not any("adjusted for the bots" in item for b in seats.blocks for item in getattr(b, "items", []))
+    assert not any("each bot in every seat of a deal" in item for b in seats.blocks
+                   for item in getattr(b, "items", []))
     table = next(b for b in seats.blocks if isinstance(b, rp.Table))
     assert [row[0] for row in table.rows] == ["seat 0", "seat 1", "seat 2"]
     assert "Holm-corrected" in table.caption
@@ -205,7 +207,7 @@ def test_sweep_report_ranks_cells_pairs_them_and_draws_a_heatmap(sweep_dir, tmp_
     paired = report.section("paired")
     assert "common random numbers" in paired.blocks[0].text
     table = next(b for b in paired.blocks if isinstance(b, rp.Table))
-    assert len(table.rows) == 3 and "McNemar" in table.caption and "Holm" in table.caption
+    assert len(table.rows) == 3 and "t test that interval inverts" in table.caption and "Holm" in table.caption
     from analysis.sweep import cell_table, format_cell_table, load_sweep
 
     # glade report on a sweep prints the baseline's headline and the very table glade sweep prints
@@ -334,7 +336,7 @@ def test_diff_shows_a_changed_rule(runs):
     for seat, row in enumerate(scores.rows):  # the change in mean score per seat, B minus A
         mean_a = a.filter(pl.col("seat") == seat)["score"].mean()
         mean_b = b.filter(pl.col("seat") == seat)["score"].mean()
-        assert row[1:4] == [f"{mean_a:.2f}", f"{mean_b:.2f}", f"{mean_b - mean_a:+.2f}"] and "Wilcoxon" in row[7]
+        assert row[1:4] == [f"{mean_a:.2f}", f"{mean_b:.2f}", f"{mean_b - mean_a:+.2f}"] and "t test on paired" in row[7]
     report.close()
 
 

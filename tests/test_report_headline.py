@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+
+import analysis.stats as S
 import pytest
 
 from analysis import report as rp
@@ -178,10 +180,12 @@ def test_a_lineup_that_cannot_measure_seats_gets_a_note_not_empty_figures():
     manifest = {"game": "overgrowth", "players": 2, "bots": ["greedy", "random"], "rotations": 2}
     a = _analyse(Path("synthetic"), manifest, records, None, 0.025)
     seats = _seat_section(a)
-    assert not any(getattr(b, "id", "") in ("seat-win-rates", "convergence") for b in seats.blocks)
-    assert seats.blocks[-1].text.startswith("No seat-share figures: not measured by this lineup")
+    assert a.advantage.verdict == S.VERDICT_NOT_MEASURED
+    # The figures show this lineup's seat shares, and say whose they are.
+    plot = next(b for b in seats.blocks if getattr(b, "id", "") == "convergence")
+    assert "of this lineup" in plot.caption
     evidence = _verdict_flag(a.advantage).evidence  # why it is not measured: said once (it was said three times)
-    assert evidence.endswith("mixed lineups, seats rotated: seat effect adjusted for the bots")
+    assert "play greedy,greedy to measure it" in evidence and "not what equal players get" in evidence
     text = rendered_text([rp.Section("summary", "Summary", [rp.Flags([_verdict_flag(a.advantage), *_seat_flags(a)])]),
                           seats])
     assert text.count("greedy takes 100.0% of its decided comparisons") == 1
@@ -215,7 +219,7 @@ def test_the_sweep_pairs_seat_0s_share_of_first_places_with_ties_split():
     assert change.base_mean == pytest.approx(0.675)  # (60 + 15 / 2) / 100
     assert change.other_mean == pytest.approx(0.755)  # (75 + 1 / 2) / 100
     assert change.difference == pytest.approx(0.08)
-    assert change.mcnemar_p is None and change.wilcoxon_p < 0.001  # 16 positive differences, none negative
+    assert change.base_only is None and change.p_value < 0.001  # 16 positive differences, none negative
     old = stats.paired_difference(base.filter(pl.col("seat") == 0), cell.filter(pl.col("seat") == 0), "win",
                                   key=("deal", "seat"))
     assert old.difference == pytest.approx(0.0)  # ties as wins: the 15 tied deals looked unchanged

@@ -202,13 +202,13 @@ def _seat_change(ca: pl.DataFrame, cb: pl.DataFrame, seat: int, paired: bool, de
 
 
 def _score_change(ca: pl.DataFrame, cb: pl.DataFrame, seat: int, paired: bool) -> MetricChange:
-    """One seat's mean score from run A to run B: paired by deal (Wilcoxon signed-rank) or Welch."""
+    """One seat's mean score from run A to run B: paired by deal (t test on the paired differences) or Welch."""
     a_seat, b_seat = ca.filter(pl.col("seat") == seat), cb.filter(pl.col("seat") == seat)
     name = f"seat {seat}"
     if paired:
         d = stats.paired_difference(a_seat, b_seat, "score", key=_KEY)
-        return MetricChange(name, d.base_mean, d.other_mean, d.difference, d.mean.low, d.mean.high, d.wilcoxon_p,
-                            f"paired, {d.mean.method}; Wilcoxon signed-rank", _int(d.pairs) + " pairs"
+        return MetricChange(name, d.base_mean, d.other_mean, d.difference, d.mean.low, d.mean.high, d.p_value,
+                            f"paired, {d.mean.method}; {d.test}", _int(d.pairs) + " pairs"
                             + (f" in {d.units:,} deals" if d.unit == "deals" else ""), effect_size=d.effect_size)
     c = _unpaired_score_change(a_seat, b_seat)
     unit = " (per-deal means)" if _by_deal(a_seat, b_seat) else ""
@@ -221,7 +221,7 @@ def _turns_change(a0: pl.DataFrame, b0: pl.DataFrame, paired: bool) -> MetricCha
     if paired:
         t = stats.paired_difference(a0, b0, "turns", key=_KEY)
         return MetricChange("mean turns", t.base_mean, t.other_mean, t.difference, t.mean.low, t.mean.high,
-                            t.wilcoxon_p, f"paired, {t.mean.method}; Wilcoxon signed-rank", _int(t.pairs) + " pairs")
+                            t.p_value, f"paired, {t.mean.method}; {t.test}", _int(t.pairs) + " pairs")
     t = unpaired_mean_change(a0["turns"].to_numpy(), b0["turns"].to_numpy())
     return MetricChange("mean turns", t.base, t.other, t.difference, t.low, t.high, t.p_value,
                         f"unpaired, {t.interval_method}; {t.test}", f"{t.n_base:,} + {t.n_other:,}")
@@ -365,7 +365,7 @@ def _score_table(a: DiffAnalysis) -> Table:
          Column("Method"), Column("n", True)], rows,
         caption=("Mean final score per seat in the game's own points (stalled games included with their score), "
                  "B minus A. " + ("Paired by deal, rotation and seat (a deal's rotations averaged first: the deal "
-                                  "is the unit), Wilcoxon signed-rank test." if a.paired else
+                                  "is the unit), t test on the paired differences." if a.paired else
                                   "Unpaired: Welch's t on the games, or on per-deal means when a run rotates "
                                   "seats.") + " Holm across seats."),
         marked=[s in a.significant_scores for s in range(a.players)])
@@ -386,7 +386,8 @@ def _length_section(a: DiffAnalysis) -> Section:
         Table([Column("End"), Column("Run A", True), Column("Run B", True), Column("Change (points)", True),
                Column("95% interval", True), Column("p", True), Column("Holm p", True)], end_rows,
               caption=("Share of games per end reason. " + (
-                  "Paired: the per-game indicator compared deal by deal (paired_difference; McNemar)."
+                  "Paired: the per-game indicator compared deal by deal (paired_difference; t test on the "
+                  "paired differences)."
                   if a.paired else "Unpaired: Newcombe interval and score test.") + " Holm across end reasons."),
               marked=[ch.name in a.significant_ends for ch in a.ends]),
         Plot("diff-turns", plots.diff_turns(la.histogram, lb.histogram, *_labels(a), target),
@@ -397,9 +398,9 @@ def _length_section(a: DiffAnalysis) -> Section:
 
 _DIFF_METHODS = [
     "Paired comparison (same game, players, bots, seed and seat rotation; the same game seed on every common "
-    "deal): analysis.stats.paired_difference per seat on the win flag (McNemar) and on the score (Wilcoxon "
-    "signed-rank), on the turns (Wilcoxon signed-rank) and on each end reason's indicator (McNemar), keyed by "
-    "deal, rotation and seat.",
+    "deal): analysis.stats.paired_difference per seat on the win flag and on the score, on the turns and on each "
+    "end reason's indicator, keyed by deal, rotation and seat: the mean paired difference (a deal's rotations "
+    "averaged first) with its t interval and the t test that interval inverts (scipy ttest_1samp).",
     "Unpaired comparison (otherwise): difference of two independent proportions with the Newcombe hybrid "
     "score interval (statsmodels confint_proportions_2indep(method='newcomb', compare='diff')) and the score "
     "test (test_proportions_2indep(method='score')); mean turns and each seat's mean score by Welch's t test "

@@ -222,10 +222,9 @@ def _seat_flags(a: RunAnalysis) -> list[Flag]:
         return [Flag("info", "Seat advantage not tested: no game had a result to count.", adv.handling)]
     if not adv.measured or a.players == 2:  # with 2 players the one seat test is the headline's (the verdict)
         return []
-    what = "of first places" + (" between equal players (model)" if adv.design == stats.DESIGN_ADJUSTED else "")
+    what = "of first places" + (" of this lineup" if adv.estimand == stats.ESTIMAND_LINEUP else "")
     correction = f"Holm-corrected across {a.players} seats"
-    test = {stats.DESIGN_ADJUSTED: "t test of the model's share (deals - 1 df)"}.get(
-        adv.design, "t test on per-deal shares" if adv.unit == "deals" else "exact binomial test")
+    test = "t test on per-deal shares" if adv.unit == "deals" else "exact binomial test"
     significant = a.tests.filter(pl.col("significant"))
     for row in significant.to_dicts():
         direction = "more" if row["share"] > fair else "less"
@@ -348,7 +347,7 @@ def _run_notes(a: RunAnalysis) -> list[Flag]:
     """What a reader must know about how the run was played: its stopping rule, a collapsed seat rotation."""
     notes = []
     if a.manifest.get("stopping"):
-        notes.append(Flag("info", "The run's size was chosen by a stopping rule (play --until-ci).",
+        notes.append(Flag("info", "The run's size was chosen by a stopping rule (play --until-ci or --until-decided).",
                           _stopping_text(a.manifest)))
     elif a.manifest.get("rotations_collapsed"):
         notes.append(Flag("info", "Seat rotation played one rotation: the same bot sits in every seat.",
@@ -445,7 +444,7 @@ def _seat_section(a: RunAnalysis) -> Section:
             _pct(row["stall_rate"]), _num(row["mean_score"]), _ci_num(row["score_low"], row["score_high"]),
         ])
         marked.append(seat in significant)
-    equal = " between equal players" if a.advantage.design == stats.DESIGN_ADJUSTED else ""
+    equal = " of this lineup" if a.advantage.estimand == stats.ESTIMAND_LINEUP else ""
     table = Table(
         [Column("Seat"), Column("Bot"), Column("Games", True), Column("First places", True),
          Column("Wilson 95%", True), Column(f"Share of {tested}{equal} (headline)", True), Column("95% interval", True),

@@ -142,7 +142,7 @@ def _with_changes(cells: list[CellAnalysis]) -> list[CellAnalysis]:
     cells = [c if c is base else replace(c, **_paired_change(c, base, cells)) for c in cells]
     others = [i for i, c in enumerate(cells) if c.win_change is not None]  # the base has none
     win = stats.correct([cells[i].win_change.p_value for i in others], "holm")
-    turns = stats.correct([cells[i].turns_change.wilcoxon_p for i in others], "holm")
+    turns = stats.correct([cells[i].turns_change.p_value for i in others], "holm")
     for i, w, t in zip(others, win, turns):
         cells[i] = replace(cells[i], win_holm=float(w), turns_holm=float(t))
     return cells
@@ -350,12 +350,11 @@ def _sweep_section_paired(data: Any, cells: list[CellAnalysis]) -> Section:
         Table([Column("Cell"), Column("Pairs", True), Column("Seat 0 first places: baseline \u2192 cell", True),
                Column("Change (points)", True), Column("95% interval", True), Column("Test p", True),
                Column("Holm p", True), Column("Turns change", True), Column("95% interval", True),
-               Column("Holm p (Wilcoxon)", True)], rows,
+               Column("Holm p", True)], rows,
               caption=(f"{PAIRED_SHARE} and the game's turns, cell minus baseline, paired by deal (a deal's seat "
                        f"rotations averaged first: the deal is the unit). Intervals: {'; '.join(methods) or 'n/a'} on "
-                       "the paired differences. First places: McNemar's test when every paired game is won or lost "
-                       "outright with one game a deal, else Wilcoxon signed-rank on per-deal differences; turns: "
-                       "Wilcoxon signed-rank (zero differences dropped); both Holm-corrected across the "
+                       "the paired differences, tested by the t test that interval inverts (scipy ttest_1samp), so "
+                       "the interval and the p never disagree; both Holm-corrected across the "
                        f"{max(len(cells) - 1, 0)} cells compared.")),
     ]
     if notes:
@@ -503,8 +502,8 @@ _SWEEP_METHODS = [
     "Paired differences against the baseline: cells share their deals and game seeds (common random numbers), so "
     "seat 0's share of each game's first place (analysis.stats.first_place_share: shared first places split, a "
     "stall 1/players; a solitaire cell's win) and each game's turns are compared deal by deal "
-    "(analysis.stats.paired_difference); McNemar or Wilcoxon signed-rank (first places) and Wilcoxon signed-rank "
-    "(turns) p-values Holm-corrected across the cells compared. That share, not the 2-player headline's share of "
+    "(analysis.stats.paired_difference): the mean per-deal difference with its t interval and the t test that "
+    "interval inverts, p-values Holm-corrected across the cells compared. That share, not the 2-player headline's share of "
     "decided games, is paired: it is defined on every game, so every common deal pairs and none is selected by "
     "an outcome (a tie) the cell may change.",
     f"Stall and game-length flags per cell as in a run report (stalls over {STALL_FLAG:.0%}; median outside the "

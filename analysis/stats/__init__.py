@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from analysis.report.text import format_p  # read as stats.format_p by the reports
 from analysis.stats.common import (
-    BOOTSTRAP_MAX_N,
     BOOTSTRAP_RESAMPLES,
     CONFIDENCE,
     CORRECTIONS,
@@ -35,7 +34,6 @@ from analysis.stats.common import (
     VERDICT_NOT_MEASURED,
     VERDICT_UNBALANCED,
     VERDICT_UNSURE,
-    WILCOXON_ZERO_METHOD,
     _per_game,
 )
 from analysis.stats.intervals import (
@@ -44,8 +42,6 @@ from analysis.stats.intervals import (
     clustered_mean,
     clustered_proportion,
     format_proportion_table,
-    half_width_reached,
-    max_half_width,
     mean_interval,
     proportion,
     proportion_table,
@@ -58,15 +54,20 @@ from analysis.stats.power import (
     solved,
 )
 from analysis.stats.seat_result import (
-    DESIGN_ADJUSTED,
     DESIGN_CONFOUNDED,
     DESIGN_EQUAL,
+    DESIGN_ROTATED,
+    ESTIMAND_BOTS,
+    ESTIMAND_EQUAL,
+    ESTIMAND_LINEUP,
     LOPSIDED_SHARE,
     SeatAdvantage,
     _counted_shares,
     _seat_matrix,
 )
 from analysis.stats.seats import (
+    half_width_reached,
+    max_half_width,
     seat_advantage,
 )
 from analysis.stats.outcomes import (
@@ -113,7 +114,6 @@ from analysis.stats.methods import (
 
 __all__ = [
     "format_p",
-    "BOOTSTRAP_MAX_N",
     "BOOTSTRAP_RESAMPLES",
     "CONFIDENCE",
     "CORRECTIONS",
@@ -124,7 +124,6 @@ __all__ = [
     "VERDICT_NOT_MEASURED",
     "VERDICT_UNBALANCED",
     "VERDICT_UNSURE",
-    "WILCOXON_ZERO_METHOD",
     "_per_game",
     "MeanInterval",
     "Proportion",
@@ -141,7 +140,10 @@ __all__ = [
     "games_needed",
     "points_for_h",
     "solved",
-    "DESIGN_ADJUSTED",
+    "DESIGN_ROTATED",
+    "ESTIMAND_BOTS",
+    "ESTIMAND_EQUAL",
+    "ESTIMAND_LINEUP",
     "DESIGN_CONFOUNDED",
     "DESIGN_EQUAL",
     "LOPSIDED_SHARE",

@@ -11,13 +11,9 @@ import polars as pl
 CONFIDENCE = 0.95
 SEED = 20240611  # every bootstrap draws from default_rng(SEED) unless told otherwise
 BOOTSTRAP_RESAMPLES = 4999
-# Above this many values a mean's interval is a t interval: the bootstrap's
-# cost grows with n while the central limit theorem has long made t exact enough.
-BOOTSTRAP_MAX_N = 2000
 _BOOTSTRAP_BATCH_VALUES = 2_000_000  # resampled values held in memory at once
 ELO_PER_LOGIT = 400 / math.log(10)
 CORRECTIONS = ("holm", "fdr_bh", "bonferroni")
-WILCOXON_ZERO_METHOD = "wilcox"  # zero differences are dropped before ranking
 
 VERDICT_BALANCED = "balanced"
 VERDICT_UNBALANCED = "unbalanced"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -13,12 +12,9 @@ from statsmodels.stats.proportion import proportion_confint
 
 from analysis.report.text import _confidence, _interval_pct, _pct
 from analysis.stats.common import (
-    BOOTSTRAP_MAX_N,
-    BOOTSTRAP_RESAMPLES,
     CONFIDENCE,
     SEED,
     StatsError,
-    _BOOTSTRAP_BATCH_VALUES,
     _require,
 )
 
@@ -86,15 +82,22 @@ class MeanInterval:
                 f"n = {self.n:,}")
 
 
-def mean_interval(values: np.ndarray, confidence: float = CONFIDENCE, seed: int = SEED) -> MeanInterval:
-    """Mean with a percentile bootstrap interval (``scipy.stats.bootstrap``, seeded), or a t interval.
+def varies(values: np.ndarray) -> bool:
+    """True unless the values are all equal up to rounding (a t statistic on them would divide rounding noise)."""
+    values = np.asarray(values, dtype=np.float64)
+    return bool(values.size and np.ptp(values) > 1e-12 * max(1.0, float(np.max(np.abs(values)))))
 
-    Up to :data:`BOOTSTRAP_MAX_N` values: ``bootstrap(method="percentile")``
-    with :data:`BOOTSTRAP_RESAMPLES` resamples from ``default_rng(seed)``
-    (percentile rather than BCa: BCa's jackknife costs n squared). Above that
-    the t interval on the standard error (``scipy.stats.t``), which the
-    central limit theorem makes accurate at that size. The method string says
-    which one was used. Fewer than two values give a NaN interval.
+
+def mean_interval(values: np.ndarray, confidence: float = CONFIDENCE, seed: int = SEED) -> MeanInterval:
+    """Mean with its t interval (``scipy.stats.ttest_1samp(...).confidence_interval``).
+
+    The t interval covers a mean's true value about as well as the bootstrap
+    variants at every size Glade meets and better than the percentile
+    bootstrap on small skewed samples (measured: 93.9% against 93.5% at n = 50
+    of exponential values, docs/statistics.md), and it is the interval the t
+    test inverts, so a paired change's interval and its p never disagree.
+    Values that do not vary give the point; fewer than two values a NaN
+    interval. ``seed`` is kept for callers that pass one; nothing is random.
     """
     values = np.asarray(values, dtype=np.float64)
     n = values.size
@@ -102,18 +105,10 @@ def mean_interval(values: np.ndarray, confidence: float = CONFIDENCE, seed: int 
     level = _confidence(confidence)
     if n < 2:
         return MeanInterval(n, mean, float("nan"), float("nan"), "no interval (fewer than 2 values)")
-    if n > BOOTSTRAP_MAX_N:
-        sem = float(values.std(ddof=1)) / math.sqrt(n)
-        low, high = stats.t.interval(confidence, df=n - 1, loc=mean, scale=sem) if sem > 0 else (mean, mean)
-        return MeanInterval(n, mean, float(low), float(high), f"t {level}")
-    if np.all(values == values[0]):
-        return MeanInterval(n, mean, mean, mean, f"bootstrap percentile {level} (no variation)")
-    result = stats.bootstrap(
-        (values,), np.mean, n_resamples=BOOTSTRAP_RESAMPLES, batch=max(1, _BOOTSTRAP_BATCH_VALUES // n),
-        vectorized=True, confidence_level=confidence, method="percentile", rng=np.random.default_rng(seed),
-    )
-    interval = result.confidence_interval
-    return MeanInterval(n, mean, float(interval.low), float(interval.high), f"bootstrap percentile {level}")
+    if not varies(values):
+        return MeanInterval(n, mean, mean, mean, f"t {level} (no variation)")
+    interval = stats.ttest_1samp(values, mean).confidence_interval(confidence)
+    return MeanInterval(n, mean, float(interval.low), float(interval.high), f"t {level}")
 
 
 def _one_per_cluster(clusters: np.ndarray | None, n: int) -> bool:
@@ -167,8 +162,7 @@ def proportion_table(frame: pl.DataFrame, key: str | Sequence[str], confidence: 
     Columns: key, ``games`` (seat-games), ``wins`` (first places, shared ones
     included), ``win_rate``, ``win_low``, ``win_high`` (Wilson), ``ties``,
     ``tie_rate``, ``stalls`` (null rank), ``stall_rate``, ``mean_score``,
-    ``score_low``, ``score_high``, ``score_method`` (see :func:`mean_interval`:
-    percentile bootstrap, or a t interval above :data:`BOOTSTRAP_MAX_N` games).
+    ``score_low``, ``score_high``, ``score_method`` (t intervals, :func:`mean_interval`).
     """
     keys = [key] if isinstance(key, str) else list(key)
     _require(frame, [*keys, "win", "tie", "rank", "score"], "proportion_table")
@@ -214,18 +208,3 @@ def format_proportion_table(table: pl.DataFrame, key: str | Sequence[str], confi
             f"[{row['score_low']:.2f}, {row['score_high']:.2f}] ({row['score_method']})"
         )
     return "\n".join(lines)
-
-# ---------------------------------------------------------------- stopping
-
-
-def max_half_width(records: pl.DataFrame, confidence: float = CONFIDENCE) -> float:
-    """The largest Wilson half-width of a seat's win rate (first places incl. shared, over all games)."""
-    _require(records, ["seat", "win"], "max_half_width")
-    table = records.group_by("seat").agg(pl.len().alias("games"), pl.col("win").sum().alias("wins"))
-    low, high = _wilson(table["wins"].to_numpy(), table["games"].to_numpy(), confidence)
-    return float(np.max((high - low) / 2))
-
-
-def half_width_reached(records: pl.DataFrame, target: float, confidence: float = CONFIDENCE) -> bool:
-    """True when every seat's Wilson interval is at most ``target`` wide on each side (``play --until-ci``)."""
-    return max_half_width(records, confidence) <= target

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from analysis.report.text import _confidence
-from analysis.stats.common import BOOTSTRAP_MAX_N, BOOTSTRAP_RESAMPLES, CONFIDENCE, SEED
+from analysis.stats.common import CONFIDENCE
 from analysis.stats.seat_result import LOPSIDED_SHARE
 
 
@@ -15,25 +15,26 @@ def methods_used() -> list[str]:
     level = _confidence(CONFIDENCE)
     return [
         f"Win rates and shares: Wilson score interval ({level}), statsmodels proportion_confint(method='wilson').",
-        f"Mean scores, margins, turns and paired differences: percentile bootstrap ({level}, "
-        f"{BOOTSTRAP_RESAMPLES:,} resamples, scipy.stats.bootstrap, seeded with {SEED}); above "
-        f"{BOOTSTRAP_MAX_N:,} values a t interval on the standard error.",
+        f"Mean scores, margins, turns and paired differences: t interval ({level}, "
+        "scipy.stats.ttest_1samp(...).confidence_interval).",
         "The deal is the unit: games that share a deal (seat rotations, the same seed in two runs or cells) are "
         "not independent, so every test, interval and paired change that meets them counts deals.",
         "Seat advantage between equal players (the same bot in every seat), one game per deal: exact binomial test "
         "of seat 0's wins against 50% among games with a single winner (scipy.stats.binomtest), or with 3-4 players "
         "chi-square goodness of fit of first places (scipy.stats.chisquare, shared first places as fractions); "
-        "Wilson intervals; per-seat exact binomial tests, Holm across seats.",
+        "Wilson intervals; per-seat exact binomial tests, Holm across seats; equivalence by two one-sided exact "
+        "binomial tests (scipy.stats.binomtest; a fractional count at its worse whole count for each side).",
         "Seat advantage between equal players, several games per deal: per-deal seat shares; one-sample t test "
         "(scipy.stats.ttest_1samp) or with 3-4 players Hotelling's T-squared (statsmodels test_mvmean); t "
         "intervals; equivalence by DescrStatsW.ttost_mean.",
-        "Seat advantage with mixed lineups and rotated seats: Bradley-Terry logistic regression with seat and bot "
-        "terms on every pair of seats with different places (statsmodels Logit, covariance clustered by deal); the "
-        "equal-player share of each seat is the softmax of the seat terms with a delta-method interval; joint "
-        "clustered Wald test (F reference, deals - 1 degrees of freedom); equivalence by two one-sided t tests. A lineup whose bots are far apart in strength "
-        f"(over {LOPSIDED_SHARE:.0%} of decided comparisons) or in fixed seats is 'not measured by this lineup'.",
-        "Balance within +-delta: every seat's equivalence test must reject (intersection-union test): exact "
-        "binomial TOST (statsmodels binom_tost) per game, t TOST per deal, z TOST on the model's shares.",
+        "Seat advantage with mixed lineups and rotated seats: this lineup's per-deal seat shares (each bot in every "
+        "seat of a deal, so the deal's effect on each bot cancels within the deal), the same t test or Hotelling's "
+        "T-squared and t intervals; exact under 'no seat effect'. The shares are the lineup's, pulled toward fair "
+        "by the bots' differences, so a mixed lineup shows 'unbalanced' or 'not measured by this lineup', never "
+        f"'balanced'; a lineup whose bots are far apart (one over {LOPSIDED_SHARE:.0%} of decided comparisons) is "
+        "named as such. Fixed mixed seats: 'not measured by this lineup'.",
+        "Balance within +-delta (equal players only): every seat's equivalence test must reject (intersection-union "
+        "test): two one-sided exact binomial tests per game, t TOST (DescrStatsW.ttost_mean) per deal.",
         "Sweeps: each cell's verdict and the headline use the same rule, the difference test and the equivalence "
         "test both Holm-corrected across the cells (family_verdicts).",
         "Games still needed: one-sample power on Cohen's h (statsmodels proportion_effectsize, "
@@ -43,24 +44,26 @@ def methods_used() -> list[str]:
         "shares with a t interval (scipy.stats.ttest_1samp), or Wilson on deal units when they do not vary.",
         "Bot ratings: Bradley-Terry by logistic regression on a +-1 design (statsmodels Logit, Newton; constant = "
         "first-seat edge; one bot fixed at 0); with 3-4 players each pair of seats in a game is one comparison; "
-        "standard errors clustered by deal (cov_type='cluster'); under perfect separation a virtual-draw prior "
-        "(two drawn comparisons per pairing).",
+        "standard errors clustered by deal (cov_type='cluster') with t intervals on deals - 1 degrees of freedom; "
+        "under perfect separation a virtual-draw prior (two drawn comparisons per pairing).",
         "Component strength (observational, biased): win rate when used vs not used per seat-game, the deal as the "
         "unit: Newcombe hybrid score interval (statsmodels confint_proportions_2indep(method='newcomb')) and score "
         "test (test_proportions_2indep(method='score')) on counts divided by the design effect, the cluster-robust "
         "variance by deal (OLS win ~ used, cov_type='cluster') over the independent one, floored at 1; Holm "
         "correction across components.",
-        "Paired runs on the same seeds: differences averaged per deal when a deal holds several games; Wilcoxon "
-        "signed-rank test on them (scipy.stats.wilcoxon, zero_method='wilcox'); for win/loss with one game a deal "
-        "McNemar's test (statsmodels mcnemar, exact binomial under 25 discordant pairs); effect size Cohen's h (or "
-        "d_z), the detectable difference (normal approximation, z(1-alpha/2) + z(power) standard errors, 80% power) and the equivalence test within the "
-        "margin (DescrStatsW.ttost_mean) behind every 'no change'.",
+        "Paired runs on the same seeds: differences averaged per deal when a deal holds several games; the t "
+        "interval of their mean and the one-sample t test it inverts (scipy.stats.ttest_1samp), so interval and p "
+        "agree; effect size Cohen's h (or d_z), the detectable difference (normal approximation, z(1-alpha/2) + "
+        "z(power) standard errors, 80% power) and the equivalence test within the margin (DescrStatsW.ttost_mean) "
+        "behind every 'no change'.",
         "Independent runs: Newcombe interval and score test for two proportions (statsmodels), equivalence by "
         "tost_proportions_2indep; by deal (Welch t, ttost_ind) when a run rotates seats.",
-        "Stopping (play --until-ci): every seat's win-rate interval by deal (Wilson with one game a deal, else a t "
-        "interval of per-deal shares, DescrStatsW.tconfint_mean) checked after each step; with --anytime a "
-        "normal-mixture confidence sequence (Robbins; Howard et al. 2021) valid at every look. The rule, its looks "
-        "and the outcome are in the manifest and the report.",
+        "Stopping (play --until-ci): every seat's interval of the headline's share by deal (Wilson with one game a "
+        "deal, else a t interval of per-deal shares) checked after each step, stopping on the widths; with "
+        "--anytime an empirical-Bernstein confidence sequence (Waudby-Smith and Ramdas 2023) valid at every look. "
+        "play --until-decided: GSPRT on per-deal shares (fishtest's normal form), fair share against fair +-margin "
+        "per seat and side, Bonferroni over the sides for alpha, beta for 'balanced' at the margin. The rule, its "
+        "looks and the outcome are in the manifest and the report.",
         "Many comparisons: Holm (family-wise) or Benjamini-Hochberg (FDR) adjusted p-values "
         "(statsmodels multipletests, method named).",
         "Sample sizes: Cohen's h and normal power of a two-sided proportion test (statsmodels NormalIndPower).",

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 from scipy import stats
-from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_effectsize
 from statsmodels.stats.weightstats import DescrStatsW
@@ -24,12 +23,11 @@ from analysis.stats.common import (
     VERDICT_NOT_MEASURED,
     VERDICT_UNBALANCED,
     VERDICT_UNSURE,
-    WILCOXON_ZERO_METHOD,
     _require,
 )
-from analysis.stats.intervals import MeanInterval, mean_interval
+from analysis.stats.intervals import MeanInterval, mean_interval, varies
 from analysis.stats.power import detectable_z
-from analysis.stats.seat_result import DESIGN_ADJUSTED, SeatAdvantage
+from analysis.stats.seat_result import SeatAdvantage
 
 
 # ---------------------------------------------------------------- paired runs
@@ -42,17 +40,17 @@ class PairedDifference:
     Rows are paired by key (deal, rotation, seat); when a deal holds several
     paired rows (seat rotations), the deal is the unit: its differences are
     averaged first, because games of one deal share their shuffles.
-    ``mean`` is the mean difference per unit with its interval (percentile
-    bootstrap, or t above :data:`BOOTSTRAP_MAX_N`); Wilcoxon signed-rank
-    (``zero_method``) on the unit differences; for a binary metric with one
-    row per deal also McNemar (exact binomial when fewer than 25 discordant
-    pairs, else chi-square with continuity correction). ``base_only`` /
-    ``other_only`` are the discordant pairs (won in one run only).
-    ``effect_size`` is Cohen's h for a binary metric (else the mean difference
-    over the differences' standard deviation, Cohen's d_z); ``detectable`` the
-    smallest difference this many units detect (two-sided 5%, power 80%);
+    ``mean`` is the mean difference per unit with its t interval, and
+    ``p_value`` the one-sample t test of that mean against 0
+    (``scipy.stats.ttest_1samp``): the interval and the test are one
+    computation, so "significant" and "the interval leaves out 0" always agree.
+    ``base_only`` / ``other_only`` count the discordant pairs of a 0/1 metric
+    with one row a deal (won in one run only). ``effect_size`` is Cohen's h
+    for a binary metric (else the mean difference over the differences'
+    standard deviation, Cohen's d_z); ``detectable`` the smallest difference
+    this many units detect (two-sided ``alpha``, ``power``);
     ``equivalence_p`` the paired TOST within +-``margin`` (None without a
-    margin).
+    margin), judged at ``alpha``.
     """
 
     metric: str
@@ -60,11 +58,7 @@ class PairedDifference:
     base_mean: float
     other_mean: float
     mean: MeanInterval
-    wilcoxon_statistic: float
-    wilcoxon_p: float
-    zero_method: str
-    mcnemar_p: float | None
-    mcnemar_method: str | None
+    p_value: float
     base_only: int | None
     other_only: int | None
     units: int = 0  # deals (or pairs when each deal holds one)
@@ -75,44 +69,37 @@ class PairedDifference:
     margin: float | None = None
     equivalence_p: float | None = None
     variance_ratio: float = float("nan")  # var(differences) / (var(base) + var(other)): the paired design's cost
+    alpha: float = 0.05
+    binary: bool = False
+
+    test = "t test on paired differences (scipy ttest_1samp)"
 
     @property
     def difference(self) -> float:
         return self.mean.mean
 
     @property
-    def p_value(self) -> float:
-        """The difference test's p: McNemar where it applies, else Wilcoxon on the unit differences."""
-        return self.mcnemar_p if self.mcnemar_p is not None else self.wilcoxon_p
-
-    @property
-    def test(self) -> str:
-        return f"McNemar {self.mcnemar_method}" if self.mcnemar_p is not None else "Wilcoxon signed-rank"
-
-    @property
     def equivalent(self) -> bool:
-        """True when the paired TOST shows the change is inside +-margin at 5%."""
-        return self.equivalence_p is not None and self.equivalence_p < 0.05
+        """True when the paired TOST shows the change is inside +-margin at ``alpha``."""
+        return self.equivalence_p is not None and self.equivalence_p < self.alpha
 
     def describe(self) -> str:
         m = self.mean
-        binary = self.mcnemar_p is not None or self.effect_name == "Cohen's h"
-        if binary:
+        if self.binary:
             change = f"{_signed_points(m.mean)} {_interval_pct(m.low, m.high)}"
             levels = f"{_pct(self.base_mean)} -> {_pct(self.other_mean)}"
         else:
             change = f"{m.mean:+.3f} [{m.low:+.3f}, {m.high:+.3f}]"
             levels = f"{self.base_mean:.3f} -> {self.other_mean:.3f}"
         n = f"n = {self.pairs:,} pairs" + (f" in {self.units:,} deals" if self.unit == "deals" else "")
-        line = (f"{self.metric}: {levels}, paired difference {change} ({m.method}), {n}; "
-                f"Wilcoxon signed-rank {format_p(self.wilcoxon_p)} (zero_method {self.zero_method})")
-        if self.mcnemar_p is not None:
-            line += (f"; McNemar {self.mcnemar_method} {format_p(self.mcnemar_p)} "
-                     f"({self.base_only:,} won only in base, {self.other_only:,} only in other)")
+        line = f"{self.metric}: {levels}, paired difference {change} ({m.method}), {n}; t test {format_p(self.p_value)}"
+        if self.base_only is not None:
+            line += f" ({self.base_only:,} won only in base, {self.other_only:,} only in other)"
         if np.isfinite(self.effect_size):
             line += f"; {self.effect_name} {self.effect_size:+.3f}"
         if np.isfinite(self.detectable):
-            line += f"; detectable {self.detectable * (100 if binary else 1):.2g}{' points' if binary else ''}"
+            scale = 100 if self.binary else 1
+            line += f"; detectable {self.detectable * scale:.2g}{' points' if self.binary else ''}"
         if self.equivalence_p is not None:
             line += f"; equivalence within +-{self.margin:g}: TOST {format_p(self.equivalence_p)}"
         return line
@@ -130,14 +117,13 @@ def paired_difference(base: pl.DataFrame, other: pl.DataFrame, metric: str = "wi
     (``score``, ``win`` as 0/1, ``turns``); the difference is ``other - base``.
     When ``key`` holds ``deal`` and a deal has several rows (rotations), the
     differences are averaged per deal and the deal is the unit.
-    Interval: :func:`mean_interval` on the unit differences (seeded
-    percentile bootstrap). Test: ``scipy.stats.wilcoxon`` with
-    ``zero_method="wilcox"`` (zero differences dropped) and ``method="auto"``;
-    all-zero differences give p = 1. Binary metrics with one row per deal:
-    also ``statsmodels mcnemar`` on the 2x2 table of wins, exact when fewer
-    than 25 discordant pairs. Equivalence within +-``margin``:
-    ``DescrStatsW(d).ttost_mean``. Detectable difference: the normal approximation (:func:`detectable_z`)
+    Interval and test: the t interval of the mean unit difference and the
+    one-sample t test of it against 0 (``scipy.stats.ttest_1samp``), one
+    computation; differences that do not vary get the exact sign test, all-zero ones p = 1. Equivalence within
+    +-``margin``: ``DescrStatsW(d).ttost_mean``, judged at ``alpha``.
+    Detectable difference: the normal approximation (:func:`detectable_z`)
     (two-sided ``alpha``, ``power``) on the differences' standard deviation.
+    ``seed`` is kept for callers that pass one; nothing here is random.
     """
     key = list(key)
     for name, frame in (("base", base), ("other", other)):
@@ -167,14 +153,11 @@ def paired_difference(base: pl.DataFrame, other: pl.DataFrame, metric: str = "wi
     else:
         x, y = x_all, y_all
     d = y - x
-    if np.all(d == 0):
-        w_stat, w_p = 0.0, 1.0
-    else:
-        result = stats.wilcoxon(d, zero_method=WILCOXON_ZERO_METHOD, method="auto", alternative="two-sided")
-        w_stat, w_p = float(result.statistic), float(result.pvalue)
-    mc_p = mc_method = base_only = other_only = None
+    interval = mean_interval(d, confidence)
+    p_value = _paired_p(d)
+    base_only = other_only = None
     if binary and not by_deal:
-        mc_p, mc_method, base_only, other_only = _mcnemar(x, y)
+        base_only, other_only = int(np.sum((x == 1) & (y == 0))), int(np.sum((x == 0) & (y == 1)))
     sd = float(d.std(ddof=1)) if d.size > 1 else float("nan")
     if binary:
         effect, effect_name = float(proportion_effectsize(float(y.mean()), float(x.mean()))), "Cohen's h"
@@ -189,12 +172,23 @@ def paired_difference(base: pl.DataFrame, other: pl.DataFrame, metric: str = "wi
                        else float(abs(float(d.mean())) >= margin))
     return PairedDifference(
         metric=metric, pairs=len(x_all), base_mean=float(x_all.mean()), other_mean=float(y_all.mean()),
-        mean=mean_interval(d, confidence, seed), wilcoxon_statistic=w_stat, wilcoxon_p=w_p,
-        zero_method=WILCOXON_ZERO_METHOD, mcnemar_p=mc_p, mcnemar_method=mc_method,
-        base_only=base_only, other_only=other_only, units=len(d), unit="deals" if by_deal else "pairs",
-        effect_size=effect, effect_name=effect_name, detectable=detectable, margin=margin,
-        equivalence_p=equivalence, variance_ratio=_variance_ratio(x, y, d),
+        mean=interval, p_value=p_value, base_only=base_only, other_only=other_only, units=len(d),
+        unit="deals" if by_deal else "pairs", effect_size=effect, effect_name=effect_name, detectable=detectable,
+        margin=margin, equivalence_p=equivalence, variance_ratio=_variance_ratio(x, y, d), alpha=alpha,
+        binary=binary,
     )
+
+
+def _paired_p(d: np.ndarray) -> float:
+    """The t test of the mean difference against 0; differences that do not vary have no t statistic: then the
+    exact sign test (``scipy.stats.binomtest`` on the non-zero differences), so a few alike deals are not
+    taken as certainty."""
+    if d.size < 2:
+        return float("nan")
+    if varies(d):
+        return float(stats.ttest_1samp(d, 0.0).pvalue)
+    nonzero = d[np.abs(d) > 1e-12]
+    return float(stats.binomtest(int((nonzero > 0).sum()), nonzero.size, 0.5).pvalue) if nonzero.size else 1.0
 
 
 def first_place_share(records: pl.DataFrame, stall_share: float = 0.0) -> pl.DataFrame:
@@ -219,20 +213,6 @@ def _variance_ratio(x: np.ndarray, y: np.ndarray, d: np.ndarray) -> float:
     return float(d.var(ddof=1)) / unpaired if unpaired > 0 else float("nan")
 
 
-def _mcnemar(x: np.ndarray, y: np.ndarray) -> tuple[float, str, int, int]:
-    """McNemar's test on paired 0/1 outcomes: (p, method, won only in x, won only in y)."""
-    both = int(np.sum((x == 1) & (y == 1)))
-    base_only = int(np.sum((x == 1) & (y == 0)))
-    other_only = int(np.sum((x == 0) & (y == 1)))
-    neither = int(np.sum((x == 0) & (y == 0)))
-    exact = base_only + other_only < 25
-    method = "exact binomial" if exact else "chi-square with continuity correction"
-    if base_only + other_only == 0:
-        return 1.0, method, base_only, other_only
-    p = float(mcnemar([[both, base_only], [other_only, neither]], exact=exact, correction=True).pvalue)
-    return p, method, base_only, other_only
-
-
 # ---------------------------------------------------------------- multiplicity
 
 
@@ -255,23 +235,26 @@ def correct(p_values: Sequence[float] | np.ndarray, method: str = "holm") -> np.
 def family_verdicts(advantages: Sequence[SeatAdvantage], alpha: float = 0.05) -> list[tuple[str, float, float]]:
     """Seat verdicts for a family of runs (a sweep's cells): ``(verdict, p_holm, tost_holm)`` per run.
 
-    Both tests are Holm-corrected across the runs that measured seat balance
-    (:func:`correct`): "unbalanced" needs the adjusted difference p below
-    ``alpha``, "balanced" the adjusted equivalence p (each run's largest
-    per-seat equivalence p) below ``alpha``; runs their lineup cannot judge keep
-    :data:`VERDICT_NOT_MEASURED`. The same rule gives every cell's verdict and
-    the sweep's headline, so they cannot disagree.
+    The difference p-values of every run whose seat test ran are Holm-corrected
+    together (:func:`correct`), and so are the equivalence p-values (each run's
+    largest per-seat equivalence p) of the runs that can show balance (equal
+    players). "Balanced" needs the adjusted equivalence p below ``alpha``,
+    "unbalanced" the adjusted difference p. A run that cannot show balance (a
+    mixed lineup, whose shares are its own, not equal players') is
+    "unbalanced" or :data:`VERDICT_NOT_MEASURED`, as on its own; runs without a
+    test keep :data:`VERDICT_NOT_MEASURED`. The same rule gives every cell's
+    verdict and the sweep's headline, so they cannot disagree.
     """
-    measured = [a.measured for a in advantages]
-    p = correct([a.p_value if m else np.nan for a, m in zip(advantages, measured)], "holm")
-    tost = correct([a.tost_p if m else np.nan for a, m in zip(advantages, measured)], "holm")
+    p = correct([a.p_value if a.tested else np.nan for a in advantages], "holm")
+    tost = correct([a.tost_p if a.can_show_balance else np.nan for a in advantages], "holm")
     verdicts = []
-    for a, m, p_holm, tost_holm in zip(advantages, measured, p, tost):
-        # A lopsided lineup (an adjusted run with a lineup note) is never balanced, as in seat_advantage.
-        lopsided = a.design == DESIGN_ADJUSTED and bool(a.lineup_note)
-        verdict = (VERDICT_NOT_MEASURED if not m else
-                   (VERDICT_UNBALANCED if p_holm < alpha else VERDICT_NOT_MEASURED) if lopsided else
-                   VERDICT_BALANCED if tost_holm < alpha else
-                   VERDICT_UNBALANCED if p_holm < alpha else VERDICT_UNSURE)
+    for a, p_holm, tost_holm in zip(advantages, p, tost):
+        if not a.tested:
+            verdict = VERDICT_NOT_MEASURED
+        elif not a.can_show_balance:
+            verdict = VERDICT_UNBALANCED if p_holm < alpha else VERDICT_NOT_MEASURED
+        else:
+            verdict = (VERDICT_BALANCED if tost_holm < alpha else
+                       VERDICT_UNBALANCED if p_holm < alpha else VERDICT_UNSURE)
         verdicts.append((verdict, float(p_holm), float(tost_holm)))
     return verdicts

@@ -21,9 +21,12 @@ from analysis.stats.common import (
 # ---------------------------------------------------------------- seat advantage
 
 DESIGN_EQUAL = "equal players"
-DESIGN_ADJUSTED = "mixed lineups, seats rotated: seat effect adjusted for the bots"
+DESIGN_ROTATED = "mixed lineups, seats rotated: each bot in every seat of a deal"
 DESIGN_CONFOUNDED = "mixed lineups, seats fixed: bots and seats confounded"
 LOPSIDED_SHARE = 0.8  # a bot taking more than this share of decided comparisons against another
+ESTIMAND_EQUAL = "equal players"  # the shares are what the same bot in every seat takes
+ESTIMAND_LINEUP = "this lineup"  # the shares are this lineup's (bots and seats mixed), not equal players'
+ESTIMAND_BOTS = "the seat's bot"  # fixed mixed seats: a seat's share is its bot's
 _SHORT_TEST_NAMES = {
     "exact binomial test": "binomial",
     "chi-square goodness of fit": "chi-square",
@@ -43,9 +46,11 @@ class SeatAdvantage:
       With one game per deal, per game (Wilson intervals, exact tests); when
       deals hold several games (seat rotations of one deal), per deal: the deal
       is the unit, its games are not independent.
-    - :data:`DESIGN_ADJUSTED`, different bots with seats rotated: a
-      Bradley-Terry model with seat and bot terms, deal-clustered; the shares
-      are those of equal players in each seat that the model implies.
+    - :data:`DESIGN_ROTATED`, different bots with seats rotated: this
+      lineup's per-deal seat shares (each bot in every seat of a deal), whose
+      test is exact under "no seat effect"; the shares are pulled toward fair
+      by the bots' differences, so they can show "unbalanced", never
+      "balanced".
     - :data:`DESIGN_CONFOUNDED`, different bots in fixed seats: a seat's share
       is also its bot's, so no seat verdict (:data:`VERDICT_NOT_MEASURED`).
 
@@ -85,6 +90,7 @@ class SeatAdvantage:
     equivalence_method: str = "TOST (statsmodels binom_tost)"
     lineup_note: str = ""
     detectable: float = float("nan")  # the smallest seat gap (share points) these units detect, two-sided, at power
+    estimand: str = ESTIMAND_EQUAL  # whose shares ``seats`` holds: equal players', this lineup's, or the bots'
 
     @property
     def effect_size(self) -> float:
@@ -102,6 +108,16 @@ class SeatAdvantage:
     def measured(self) -> bool:
         """False when the lineup cannot tell seat balance between equal players."""
         return self.verdict != VERDICT_NOT_MEASURED
+
+    @property
+    def tested(self) -> bool:
+        """True when a difference test ran (its p-value belongs in a family of tests)."""
+        return bool(np.isfinite(self.p_value))
+
+    @property
+    def can_show_balance(self) -> bool:
+        """True when the shares are equal players' and an equivalence test ran: only then can "balanced" follow."""
+        return self.estimand == ESTIMAND_EQUAL and bool(np.isfinite(self.seats["tost_p"].to_numpy()).any())
 
     @property
     def test_name(self) -> str:
@@ -122,6 +138,7 @@ class SeatAdvantage:
         lines = []
         if self.design != DESIGN_EQUAL:
             lines.append(f"{self.design}: {self.lineup_note}" if self.lineup_note else self.design)
+        whose = "" if self.estimand == ESTIMAND_EQUAL else " (this lineup)"
         if not np.isfinite(self.seats["share"].to_numpy()).any():
             lines.append(f"seat balance between equal players: {self.verdict}, {self.n_text}")
             return "\n".join(lines)
@@ -132,24 +149,28 @@ class SeatAdvantage:
             return "\n".join(lines)
         if self.players == 2:
             seat0 = rows[0]
-            lines += [
-                f"seat 0 wins {_pct(seat0['share'])} {_interval_pct(seat0['share_low'], seat0['share_high'])} "
-                f"({self.share_method}), {self.n_text}, {self.test_name} {format_p(self.p_value)} "
-                f"vs 50%: {self.verdict}",
-                f"  equivalence within {delta}: {self.equivalence_method.split(' (')[0]} {format_p(self.tost_p)}; "
-                f"{self.handling}",
-            ]
+            lines.append(f"seat 0{whose} wins {_pct(seat0['share'])} "
+                         f"{_interval_pct(seat0['share_low'], seat0['share_high'])} ({self.share_method}), "
+                         f"{self.n_text}, {self.test_name} {format_p(self.p_value)} vs 50%: {self.verdict}")
+            if self.can_show_balance:
+                lines.append(f"  equivalence within {delta}: {self.equivalence_method.split(' (')[0]} "
+                             f"{format_p(self.tost_p)}; {self.handling}")
+            else:
+                lines.append(f"  no equivalence test: {self.equivalence_method}; {self.handling}")
         else:
             fair = 1 / self.players
-            lines.append(f"seat shares vs {_pct(fair)} each: {self.test_name} {self.statistic:.2f}, "
+            lines.append(f"seat shares{whose} vs {_pct(fair)} each: {self.test_name} {self.statistic:.2f}, "
                          f"{format_p(self.p_value)}, {self.n_text}: {self.verdict}")
             for row in rows:
+                equivalence = f", equivalence {format_p(row['tost_p'])}" if self.can_show_balance else ""
                 lines.append(f"  seat {row['seat']} {_pct(row['share'])} "
                              f"{_interval_pct(row['share_low'], row['share_high'])} "
-                             f"({self.share_method}), equivalence {format_p(row['tost_p'])}")
+                             f"({self.share_method}){equivalence}")
+            balance = (f"balanced within {delta} needs every seat's equivalence test to reject (largest "
+                       f"{format_p(self.tost_p)})" if self.can_show_balance
+                       else f"no equivalence test: {self.equivalence_method}")
             lines.append(f"  largest deviation: seat {self.largest_deviation_seat}, "
-                         f"{100 * self.largest_deviation:.2f} points; balanced within {delta} needs every seat's "
-                         f"equivalence test to reject (largest {format_p(self.tost_p)}); {self.handling}")
+                         f"{100 * self.largest_deviation:.2f} points; {balance}; {self.handling}")
         if np.isfinite(self.detectable):
             lines.append(f"  effect size: Cohen's h {self.effect_size:+.3f} (seat {self.largest_deviation_seat}); "
                          f"these {self.unit} detect a seat gap of about {100 * self.detectable:.1f} points "
@@ -191,7 +212,7 @@ def _counted_shares(records: pl.DataFrame, games: pl.DataFrame, players: int) ->
     return (records.join(games.select("game", "first_places"), on="game").filter(keep)
             .with_columns(pl.when(pl.col("win")).then(1.0 / pl.col("first_places")).otherwise(0.0)
                           .alias("fraction"))
-            .select("game", "deal", "seat", "bot", "fraction"))
+            .select("game", "deal", "seat", *(["bot"] if "bot" in records.columns else []), "fraction"))
 
 def _seat_matrix(counted: pl.DataFrame, players: int, unit: str) -> np.ndarray:
     """float ``[units, players]``: each unit's mean first-place share per seat (units sorted)."""
@@ -200,14 +221,21 @@ def _seat_matrix(counted: pl.DataFrame, players: int, unit: str) -> np.ndarray:
     return np.column_stack([per_unit[str(s)].fill_null(0.0).to_numpy() if str(s) in per_unit.columns
                             else np.zeros(per_unit.height) for s in range(players)])
 
-def _seat_result(c: _SeatContext, tested: int, units: int, unit: str, share: np.ndarray, low: np.ndarray,
-                 high: np.ndarray, seat_p: np.ndarray, tost: np.ndarray, test: str, statistic: float,
-                 p_value: float, more: int | None, handling: str, design: str, share_method: str,
+def _equal_lineup(records: pl.DataFrame, players: int) -> str:
+    """The lineup that measures seat balance: the strongest bot (most first places) in every seat."""
+    strongest = str(records.group_by("bot").agg(pl.col("win").mean()).sort("win", descending=True)["bot"][0])
+    return ",".join([strongest] * players)
+
+
+def _seat_result(c: _SeatContext, tested: int, units: int, unit: str, share, low, high, seat_p, tost, test: str,
+                 statistic: float, p_value: float, more: int | None, handling: str, design: str, share_method: str,
                  equivalence_method: str, note: str = "", verdict: str | None = None,
-                 first: np.ndarray | None = None, detectable: float = float("nan")) -> SeatAdvantage:
+                 first: np.ndarray | None = None, detectable: float = float("nan"),
+                 estimand: str = ESTIMAND_EQUAL) -> SeatAdvantage:
+    share, low, high, seat_p, tost = (np.asarray(x, dtype=np.float64) for x in (share, low, high, seat_p, tost))
     deviation = np.nan_to_num(np.abs(share - c.fair), nan=0.0)
     worst = int(np.argmax(deviation))
-    tost_p = float(np.nanmax(tost)) if np.isfinite(tost).any() else 1.0
+    tost_p = float(np.nanmax(tost)) if np.isfinite(tost).any() else float("nan")
     if verdict is None:
         verdict = (VERDICT_BALANCED if tost_p < c.alpha else
                    VERDICT_UNBALANCED if p_value < c.alpha else VERDICT_UNSURE)
@@ -215,7 +243,7 @@ def _seat_result(c: _SeatContext, tested: int, units: int, unit: str, share: np.
         more = 0
     elif verdict == VERDICT_NOT_MEASURED:
         more = None
-    first = share * tested if first is None else first
+    first = np.zeros(c.players) if first is None else first
     seats = pl.DataFrame({
         "seat": pl.Series(range(c.players), dtype=pl.Int8),
         "games": pl.Series([tested] * c.players, dtype=pl.Int64),
@@ -231,5 +259,5 @@ def _seat_result(c: _SeatContext, tested: int, units: int, unit: str, share: np.
         statistic=statistic, p_value=p_value, tost_p=tost_p, delta=c.delta, alpha=c.alpha, power=c.power,
         largest_deviation=float(deviation[worst]), largest_deviation_seat=worst, verdict=verdict, more_games=more,
         handling=handling, design=design, unit=unit, units_tested=units, share_method=share_method,
-        equivalence_method=equivalence_method, lineup_note=note, detectable=detectable,
+        equivalence_method=equivalence_method, lineup_note=note, detectable=detectable, estimand=estimand,
     )

@@ -7,9 +7,6 @@ import math
 import numpy as np
 import polars as pl
 from scipy import stats
-from statsmodels.stats.multivariate import test_mvmean
-from statsmodels.stats.proportion import binom_tost
-from statsmodels.stats.weightstats import DescrStatsW
 
 from analysis.report.text import _confidence
 from analysis.stats.common import CONFIDENCE, StatsError, VERDICT_NOT_MEASURED, _per_game, _players, _require
@@ -18,13 +15,16 @@ from analysis.stats.power import _tost_games, detectable_z, points_for_h
 from analysis.stats.seat_result import (
     DESIGN_CONFOUNDED,
     DESIGN_EQUAL,
+    ESTIMAND_BOTS,
     SeatAdvantage,
     _SeatContext,
     _counted_shares,
+    _equal_lineup,
     _seat_matrix,
     _seat_result,
 )
-from analysis.stats.seats_adjusted import _adjusted
+from analysis.stats.seat_tests import _tost_p, exact_first_places, per_deal_seat_tests
+from analysis.stats.seats_rotated import _rotated
 
 
 def seat_advantage(records: pl.DataFrame, delta: float = 0.025, alpha: float = 0.05,
@@ -39,7 +39,8 @@ def seat_advantage(records: pl.DataFrame, delta: float = 0.025, alpha: float = 0
     Equal players, one game per deal: seat 0's wins by the exact
     ``scipy.stats.binomtest(k, n, p=0.5)`` (2 players) or
     ``scipy.stats.chisquare`` against equal shares (3-4), Wilson intervals,
-    equivalence by ``statsmodels binom_tost`` per seat.
+    equivalence by two one-sided exact binomial tests per seat (a fractional
+    count of shared first places taken at its worst for each side).
 
     Equal players, several games per deal (seat rotations of one deal share
     its shuffles and are not independent): each seat's share of the deal's
@@ -48,15 +49,17 @@ def seat_advantage(records: pl.DataFrame, delta: float = 0.025, alpha: float = 0
     Hotelling's T-squared, ``statsmodels test_mvmean``), t intervals, and
     equivalence by ``DescrStatsW.ttost_mean``. n counts deals.
 
-    Mixed lineups with rotated seats: :func:`_adjusted_seat_shares` (a
-    Bradley-Terry model with seat and bot terms, deal-clustered). Mixed
+    Mixed lineups with rotated seats (:func:`analysis.stats.seats_rotated._rotated`):
+    the same per-deal tests on this lineup's shares, which compare each bot
+    with itself in every seat of a deal, so the test is exact under "no seat
+    effect" whatever the deals do for each bot; the shares are the lineup's,
+    pulled toward fair by its bots' differences, so the verdict is
+    "unbalanced" or :data:`VERDICT_NOT_MEASURED`, never "balanced". Mixed
     lineups in fixed seats: the raw shares, verdict
     :data:`VERDICT_NOT_MEASURED`.
 
-    "Balanced" needs every seat's equivalence test to reject (an
-    intersection-union test, no multiplicity correction); a lineup whose bots
-    are far apart in strength (one takes over :data:`LOPSIDED_SHARE` of the
-    decided comparisons against another) is never called balanced.
+    "Balanced" (equal players only) needs every seat's equivalence test to
+    reject: an intersection-union test, no multiplicity correction.
     """
     _require(records, ["game", "seat", "win", "tie", "rank"], "seat_advantage")
     if not 0 < delta < 0.5 or not 0 < alpha < 0.5:
@@ -78,7 +81,7 @@ def seat_advantage(records: pl.DataFrame, delta: float = 0.025, alpha: float = 0
         return _equal_players(counted, context)
     if lineups["lineup"].n_unique() == 1:
         return _confounded(counted, context, records)
-    return _adjusted(records, counted, context)
+    return _rotated(records, counted, context)
 
 def _equal_players(counted: pl.DataFrame, c: _SeatContext) -> SeatAdvantage:
     tested = counted["game"].n_unique()
@@ -88,7 +91,8 @@ def _equal_players(counted: pl.DataFrame, c: _SeatContext) -> SeatAdvantage:
     return _equal_players_by_deal(counted, c, tested, deals)
 
 def _equal_players_by_game(counted: pl.DataFrame, c: _SeatContext, tested: int) -> SeatAdvantage:
-    first = _seat_matrix(counted, c.players, "game").sum(axis=0) if tested else np.zeros(c.players)
+    first = exact_first_places(_seat_matrix(counted, c.players, "game").sum(axis=0)) if tested \
+        else np.zeros(c.players)
     if c.players == 2:
         test = "exact binomial test (scipy binomtest, p = 0.5)"
         statistic = float(first[0])
@@ -112,71 +116,26 @@ def _equal_players_by_game(counted: pl.DataFrame, c: _SeatContext, tested: int) 
                   for s in ([0] if c.players == 2 else range(c.players))]
         if all(n is not None for n in needed):
             more = max(0, int(math.ceil(max(needed) / (tested / c.games))) - c.games)
-    handling = c.handling + ("" if c.players == 2 else "; equivalence on first places rounded to whole games")
+    handling = c.handling + ("" if c.players == 2 else
+                              "; equivalence on fractional first places taken at the worse whole count")
     detectable = float("nan")
     if tested > 1:
         detectable = points_for_h(c.fair, detectable_z(c.alpha, c.power) / math.sqrt(tested))
     return _seat_result(c, tested, tested, "games", share, low, high, seat_p, tost, test, statistic, p_value,
                         more, handling, DESIGN_EQUAL, f"Wilson {_confidence(CONFIDENCE)}",
-                        "TOST (statsmodels binom_tost, exact binomial)", detectable=detectable)
+                        "TOST, two one-sided exact binomial tests (scipy binomtest)", detectable=detectable,
+                        first=first)
 
 
 def _equal_players_by_deal(counted: pl.DataFrame, c: _SeatContext, tested: int, deals: int) -> SeatAdvantage:
     shares = _seat_matrix(counted, c.players, "deal")
-    share = shares.mean(axis=0)
-    low, high, seat_p, tost = (np.empty(c.players) for _ in range(4))
-    for s in range(c.players):
-        low[s], high[s], seat_p[s], tost[s] = _mean_tests(shares[:, s], c.fair, c.delta)
-    if c.players == 2:
-        test = "t test on per-deal shares (scipy ttest_1samp, vs 50%)"
-        statistic, p_value = float(share[0]), float(seat_p[0])
-    else:
-        test = "Hotelling's T-squared on per-deal shares (statsmodels test_mvmean, equal shares)"
-        statistic, p_value = _hotelling(shares, c.fair)
-    more = _more_units(shares, share, c)
+    t = per_deal_seat_tests(shares, c)
+    more = _more_units(shares, t.share, c)
     handling = c.handling + f"; the deal is the unit ({tested:,} games in {deals:,} deals)"
-    sd = float(np.max(shares.std(axis=0, ddof=1))) if deals > 1 else float("nan")
-    detectable = sd * detectable_z(c.alpha, c.power) / math.sqrt(deals) if deals > 2 and sd > 0 else float("nan")
-    return _seat_result(c, tested, deals, "deals", share, low, high, seat_p, tost, test, statistic, p_value, more,
-                        handling, DESIGN_EQUAL, f"t {_confidence(CONFIDENCE)} on per-deal shares",
-                        "TOST on per-deal shares (statsmodels DescrStatsW.ttost_mean)", detectable=detectable)
-
-
-def _mean_tests(values: np.ndarray, fair: float, delta: float) -> tuple[float, float, float, float]:
-    """(low, high, p vs fair, equivalence p) of a mean over units, by t.
-
-    When the units do not vary (every deal split alike) a t test has no
-    variance to use: the deals then count as ``mean * n`` successes of ``n``
-    (Wilson interval, exact binomial test, ``binom_tost``), so a few alike
-    deals are never taken as certainty.
-    """
-    n = values.size
-    if n == 0:
-        return float("nan"), float("nan"), 1.0, 1.0
-    mean = float(values.mean())
-    if n < 2 or np.all(values == values[0]):
-        successes = int(round(mean * n))
-        low, high = _wilson(successes, n, CONFIDENCE)
-        p = float(stats.binomtest(successes, n, fair).pvalue)
-        return float(low), float(high), p, _tost_p(successes, n, fair, delta)
-    test = stats.ttest_1samp(values, fair)
-    interval = test.confidence_interval(CONFIDENCE)
-    tost_p = float(DescrStatsW(values).ttost_mean(fair - delta, fair + delta)[0])
-    return max(0.0, float(interval.low)), min(1.0, float(interval.high)), float(test.pvalue), tost_p
-
-
-def _hotelling(shares: np.ndarray, fair: float) -> tuple[float, float]:
-    """Hotelling's T-squared that the per-deal seat shares have mean ``fair`` (all seats but the last,
-    whose share is the rest); a degenerate covariance falls back to the largest per-seat t test."""
-    data = shares[:, :-1]
-    try:
-        result = test_mvmean(data, np.full(data.shape[1], fair))
-        statistic, p = float(result.statistic), float(result.pvalue)
-        if np.isfinite(p):
-            return statistic, p
-    except (np.linalg.LinAlgError, ValueError):
-        pass
-    return float("nan"), float(min(_mean_tests(shares[:, s], fair, 0.01)[2] for s in range(shares.shape[1])))
+    return _seat_result(c, tested, deals, "deals", t.share, t.low, t.high, t.seat_p, t.tost, t.test, t.statistic,
+                        t.p_value, more, handling, DESIGN_EQUAL, f"t {_confidence(CONFIDENCE)} on per-deal shares",
+                        "TOST on per-deal shares (statsmodels DescrStatsW.ttost_mean)", detectable=t.detectable,
+                        first=exact_first_places(_seat_matrix(counted, c.players, "game").sum(axis=0)))
 
 
 def _more_units(shares: np.ndarray, share: np.ndarray, c: _SeatContext) -> int | None:
@@ -196,7 +155,8 @@ def _more_units(shares: np.ndarray, share: np.ndarray, c: _SeatContext) -> int |
 
 def _confounded(counted: pl.DataFrame, c: _SeatContext, records: pl.DataFrame) -> SeatAdvantage:
     tested = counted["game"].n_unique()
-    first = _seat_matrix(counted, c.players, "game").sum(axis=0) if tested else np.zeros(c.players)
+    first = exact_first_places(_seat_matrix(counted, c.players, "game").sum(axis=0)) if tested \
+        else np.zeros(c.players)
     share = first / tested if tested else np.full(c.players, np.nan)
     low, high = _wilson(first, np.full(c.players, tested), CONFIDENCE)
     lineup = ",".join(records.filter(pl.col("game") == records["game"][0]).sort("seat")["bot"].to_list())
@@ -206,17 +166,17 @@ def _confounded(counted: pl.DataFrame, c: _SeatContext, records: pl.DataFrame) -
     nan = np.full(c.players, np.nan)
     return _seat_result(c, tested, tested, "games", share, low, high, nan, nan, "none (bots and seats confounded)",
                         float("nan"), float("nan"), None, c.handling, DESIGN_CONFOUNDED,
-                        f"Wilson {_confidence(CONFIDENCE)}", "none", note, verdict=VERDICT_NOT_MEASURED)
+                        f"Wilson {_confidence(CONFIDENCE)}", "none", note, verdict=VERDICT_NOT_MEASURED, first=first,
+                        estimand=ESTIMAND_BOTS)
 
 
-def _equal_lineup(records: pl.DataFrame, players: int) -> str:
-    """The lineup that measures seat balance: the strongest bot (most first places) in every seat."""
-    strongest = str(records.group_by("bot").agg(pl.col("win").mean()).sort("win", descending=True)["bot"][0])
-    return ",".join([strongest] * players)
+def max_half_width(records: pl.DataFrame) -> float:
+    """The largest half-width of a seat's interval in :func:`seat_advantage` (the headline's share, counted the
+    headline's way; Wilson with one game a deal, else t over deals)."""
+    seats = seat_advantage(records).seats
+    return float(((seats["share_high"] - seats["share_low"]) / 2).max())
 
-def _tost_p(first_places: float, n: int, target: float, delta: float) -> float:
-    """p-value of ``binom_tost`` on ``round(first_places)`` of ``n`` within ``target +- delta``."""
-    if n == 0:
-        return 1.0
-    p, _, _ = binom_tost(int(round(first_places)), n, target - delta, target + delta)
-    return float(p)
+
+def half_width_reached(records: pl.DataFrame, target: float) -> bool:
+    """True when every seat's interval of the headline's share is at most ``target`` wide on each side."""
+    return max_half_width(records) <= target

@@ -49,7 +49,7 @@ class SkillGradient:
     ``games``, ``comparisons``, ``points_a``, ``share`` (bot A's points
     against bot B, a tie or stall = half), ``share_low``, ``share_high``,
     ``p_value`` (vs 50%), ``method``. ``ratings`` columns: ``bot``, ``rating``
-    (logit; the reference bot is 0), ``se``, ``low``, ``high`` (normal 95%),
+    (logit; the reference bot is 0), ``se``, ``low``, ``high`` (t 95%, deals - 1 df),
     ``elo`` (400/ln 10 per logit), ``comparisons`` (against other bots).
     ``seat_edge`` is the logit edge of the lower-numbered seat of a pair.
     """
@@ -230,7 +230,8 @@ def _bradley_terry(comparisons: pl.DataFrame, bots: tuple[str, ...], reference: 
             raise StatsError("skill_gradient: the Bradley-Terry fit did not converge even with a virtual-draw prior "
                              "(expected every bot linked to the others by games)")
     params, se = np.asarray(fit.params), np.asarray(fit.bse)
-    z = stats.norm.ppf(0.5 + confidence / 2)
+    # Few deals bias a clustered variance low: Student's t with (deals - 1) degrees of freedom, as the seat test.
+    z = stats.t.ppf(0.5 + confidence / 2, max(comparisons["deal"].n_unique() - 1, 1))
     rating = {reference: (0.0, 0.0)} | {b: (params[i + 1], se[i + 1]) for i, b in enumerate(rated)}
     counts = {b: int(((bot_a == b) & (bot_b != b)).sum() + ((bot_b == b) & (bot_a != b)).sum()) for b in bots}
     ratings = pl.DataFrame({
