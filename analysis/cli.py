@@ -60,6 +60,8 @@ class _Glade(click.Group):
             _interrupted("interrupted")
         except OSError as error:  # an --out or --config path that cannot be read or written
             raise GladeError(str(error)) from None
+        except MemoryError as error:  # a batch too large for this machine
+            raise GladeError(f"not enough memory ({error or 'MemoryError'}): use a smaller --batch-size") from None
 
 
 def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import heapq
 import json
+import os
 import sys
 import time
 import warnings
@@ -65,7 +66,7 @@ __all__ = ["BASE_COLUMNS", "COLLAPSED", "Chunk", "EVENTS", "MANIFEST", "Progress
            "load_records", "load_trajectories",
            "machine", "missing_deals", "plan_chunks",
            "play_chunk", "recorded_rotations", "records_frame", "run", "run_rotations", "scan_records",
-           "run_manifest", "seat_rotations", "set_manifest_key", "versions", "write_chunk"]
+           "local_workers", "run_manifest", "seat_rotations", "set_manifest_key", "versions", "write_chunk"]
 
 # Manifest keys that must match for a directory to be resumed. ``rotations``
 # is not one: it follows from these, except in directories written before
@@ -486,13 +487,26 @@ def _execute(tasks: Iterable[tuple], jobs: int, backend: str = "loky", scheduler
         for task in tasks:
             yield play_chunk(*task)
         return
-    from joblib import Parallel, delayed, parallel_config
+    from joblib import delayed
 
-    # Workers ignore SIGINT: Ctrl-C reaches the whole process group, and only the main process should answer it
-    # (with one line); it then stops the workers itself.
-    with parallel_config(backend="loky", initializer=_ignore_interrupts):
-        parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
+    with local_workers(jobs, return_as="generator_unordered") as parallel:
         yield from _quietly_closed(parallel(delayed(play_chunk)(*task) for task in tasks))
+
+
+# More local worker processes than this many per CPU would only queue (and thousands would exhaust the machine).
+WORKERS_PER_CPU = 4
+
+
+@contextlib.contextmanager
+def local_workers(jobs: int, **options: Any) -> Iterator[Any]:
+    """A joblib ``Parallel`` of ``jobs`` loky worker processes (at most :data:`WORKERS_PER_CPU` per CPU).
+
+    Workers ignore SIGINT: Ctrl-C reaches the whole process group, and only the main process should answer it
+    (with one line); it then stops the workers itself."""
+    from joblib import Parallel, parallel_config
+
+    with parallel_config(backend="loky", initializer=_ignore_interrupts):
+        yield Parallel(n_jobs=max(1, min(jobs, WORKERS_PER_CPU * (os.cpu_count() or 1))), **options)
 
 
 def _quietly_closed(results: Iterator[tuple]) -> Iterator[tuple]:
