@@ -381,3 +381,19 @@ def test_temporaries_a_kill_left_are_removed_on_resume(zoo, tmp_path, command):
     ok(glade(*args(command, zoo), "--out", out))
     assert [p for p in left if p.exists()] == []
     same_records(out, zoo / KIND[command], KIND[command])
+
+
+def test_commands_that_write_nothing_refuse_counts_no_run_could_hold(zoo):
+    one_error_line(glade("verify", "toy", "--games", 10**15), "--games", "999,999,999")
+    one_error_line(glade("replay", zoo / "run", "--game", 10**15), "--game")
+
+
+def test_a_huge_jobs_asks_for_at_most_four_workers_per_cpu():
+    import os
+
+    from sims.runner import WORKERS_PER_CPU, local_workers
+
+    with local_workers(10**6) as parallel:  # no worker starts before a task is given
+        assert parallel.n_jobs == WORKERS_PER_CPU * os.cpu_count()
+    with local_workers(2) as parallel:
+        assert parallel.n_jobs == min(2, WORKERS_PER_CPU * os.cpu_count())
