@@ -103,7 +103,8 @@ def kind_of(path: str | Path) -> str:
 
 
 def describe(path: str | Path, kind: str | None = None) -> str:
-    """What ``path`` is, for an error: ``a glade sweep directory (sweep.json)``, ``a file``, ..."""
+    """What ``path`` is, for an error: ``a glade sweep directory (sweep.json)``, ``a file``, ``a directory of
+    other files (notes.txt)``, ..."""
     path = Path(path)
     kind = kind or kind_of(path)
     if kind in _BY_NAME:
@@ -152,8 +153,7 @@ T = TypeVar("T")
 
 
 @contextlib.contextmanager
-def writing(path: str | Path, command: str, check: Callable[[], T] | None = None, what: str | None = None
-            ) -> Iterator[T | None]:
+def writing(path: str | Path, command: str, check: Callable[[], T] | None = None) -> Iterator[T | None]:
     """Check ``path`` for ``glade COMMAND``, then create it and hold its lock for the block.
 
     ``check()`` is the command's own check of what the directory holds (the same
@@ -167,7 +167,7 @@ def writing(path: str | Path, command: str, check: Callable[[], T] | None = None
     check_out(path, command)
     check()
     path.mkdir(parents=True, exist_ok=True)
-    with exclusive(path, what or f"{_lock_name(command)}"):
+    with exclusive(path, _lock_name(command)):
         check_out(path, command)
         held = check()
         remove_temporaries(path)
