@@ -32,6 +32,7 @@ names write deal numbers in 9 digits); chunks are planned lazily, one at a time.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import heapq
 import json
@@ -541,14 +542,24 @@ def _client(backend: str, scheduler: str | None) -> Iterator[Any]:
         raise ConfigError("--backend", "dask", "the dask.distributed package (pip install 'dask[distributed]')",
                           has_got=False) from None
     try:
-        client = Client(scheduler, timeout="5s")
+        asyncio.run(_reach(scheduler))
     except (OSError, TimeoutError, ValueError, TypeError) as error:  # ValueError: not an address at all
         raise ConfigError("--scheduler", scheduler, f"the address of a running Dask scheduler ({error})",
                           has_got=False) from None
+    client = Client(scheduler, timeout="5s")
     try:
         yield client
     finally:
         client.close()
+
+
+async def _reach(scheduler: str) -> None:
+    """Connect to the scheduler once and hang up (a Client that fails to connect stays behind, and closing it
+    later can hang the process); an OSError or ValueError when it cannot be reached."""
+    from distributed.comm import connect
+
+    comm = await connect(scheduler, timeout="5s")
+    await comm.close()
 
 
 def check_scheduler(backend: str, scheduler: str | None) -> None:
