@@ -32,7 +32,10 @@ demo: setup
 	$(BIN)/glade report runs/demo/greedy-blocker --out reports/demo
 
 # Look at every report as a reader would: each reports/*/report.html as a headless Chromium screenshot
-# (reports/*/check/report.png) and each report.pdf as PNG pages (reports/*/check/page-N.png).
+# (reports/*/check/report.png) and each report.pdf as PNG pages (reports/*/check/page-N.png); then check what a
+# machine can: text wider than its box or past the page's column, captions outside their figure, a figure's text
+# cut off at its picture's edge (HTML, laid out by Chromium), text outside the PDF's margins and figures whose ink
+# reaches their edge (PDF, pypdfium2). It fails on any (python -m analysis.report.pages check FILE...).
 # PDF pages: pdftoppm (poppler-utils) if installed, else pypdfium2 (the dev extra, installed here if missing).
 # Without chromium (apt-get install -y chromium) the HTML's figures are written out instead (check/figure-N.svg).
 # The screenshot shows the first SCREEN_HEIGHT pixels; make report-check SCREEN_HEIGHT=12000 shows a whole report.
@@ -55,7 +58,7 @@ check-reports: setup
 	$(BIN)/glade report $(CHECK_RUNS)/reforest --out reports/check-reforest
 
 report-check: check-reports
-	@command -v pdftoppm >/dev/null || $(BIN)/python -c "import pypdfium2" 2>/dev/null || $(BIN)/python -m pip install --quiet -e '.[dev]'
+	@$(BIN)/python -c "import pypdfium2" 2>/dev/null || $(BIN)/python -m pip install --quiet -e '.[dev]'
 	@for html in reports/*/report.html; do \
 	  dir=$$(dirname $$html); mkdir -p $$dir/check; profile=$$(mktemp -d); \
 	  if ! command -v $(CHROMIUM) >/dev/null; then \
@@ -78,6 +81,12 @@ report-check: check-reports
 	    $(BIN)/python -m analysis.report.pages pdf $$pdf $$dir/check || exit 1; \
 	  fi; \
 	done
+	@if command -v $(CHROMIUM) >/dev/null; then \
+	  CHROMIUM=$(CHROMIUM) $(BIN)/python -m analysis.report.pages check reports/*/report.html reports/*/report.pdf; \
+	else \
+	  echo "report-check: $(CHROMIUM) not found: the HTML's layout is not checked, the PDFs are"; \
+	  $(BIN)/python -m analysis.report.pages check reports/*/report.pdf; \
+	fi
 
 bench: setup
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/glade bench --all --json  # one thread, as the README speed table is measured

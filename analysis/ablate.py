@@ -23,24 +23,27 @@ seed in every run), as a sweep whose cells are the baseline and the ablations
     DIR/ablate.json        the ablations as given: text, resolved overrides, the item they concern
     DIR/sweep.json         the sweep's state (see analysis.sweep)
     DIR/cells/baseline/    the baseline run; DIR/cells/<id>/ one run per ablation
+    DIR/placebo/           the baseline again on the same deals, every bot's tie-breaks from other streams
 
 Run the same command again and only what is missing is played; other ablations
 or settings need another ``--out``.
 
 :func:`analyse_ablate` compares each ablation with the baseline deal by deal
-(:func:`analysis.stats.paired_difference`: a deal's rotations are averaged
-first, so the deal is the unit): per seat the change of its share of first
-places (a shared first place split) and of its mean score, and the change of
-game length, each with its interval and test, Holm-adjusted across the
-ablations. Where the ablation names an item (the ``[Name]`` in its key, or the
-``name`` of the list item it indexes) that the baseline's events show in a
-content family (:mod:`analysis.report.content`), it also measures the change
-for the seats that used the item in the baseline, and :func:`confirmation`
-holds it against the observational content table.
+(the deal is the unit): per seat the change of its share as the headline counts
+it (:func:`analysis.stats.seat_share_change`) and of its mean score
+(:func:`analysis.stats.paired_difference`), and the change of game length, each
+with its interval and test, Holm-adjusted across the ablations. Where the
+ablation names an item (the ``[Name]`` in its key, or the ``name`` of the list
+item it indexes) that the baseline's events show in a content family
+(:mod:`analysis.report.content`), it measures the share of the seats that used
+the item in the baseline with the ablation and with the placebo (:func:`run_placebo`,
+the drift any change of the course of play shows), and :class:`Users` gives
+the verdict from their difference against the observational content table.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 from dataclasses import dataclass
@@ -55,17 +58,19 @@ from analysis.sweep import _held as _held_sweep
 from analysis.sweep import load_sweep, play_sweep, read_sweep, toml_value
 from sims.core.files import Maybe, Opt, read_state, set_aside, write_json, write_text
 from sims.core.play import resolve_bot, seat_labels
+from sims.records import load_events, load_records
 from sims.core.spec import (Bool, ConfigError, Int, List, Optional, Str, _Named, _steps, parse_override, read_toml,
                             validate)
 from sims.registry import get_game
-from sims.runner import check_deals, check_seed
+from sims.runner import check_deals, check_run_dir, check_seed, run_manifest
 
 ABLATE_JSON = "ablate.json"
 ABLATE_TOML = "ablate.toml"
 BASELINE = "baseline"
 FORMAT = 1
 METRICS = ("share", "score", "turns")
-METRIC_TEXT = {"share": "share of first places", "score": "mean score", "turns": "game length (turns)"}
+METRIC_TEXT = {"share": "seat share", "score": "mean score", "turns": "game length (turns)"}
+PLACEBO = "placebo"  # the placebo run's directory (the baseline with renamed bot streams), beside cells/
 _OPERATOR = re.compile(r"^(?P<key>[^=]+?)\s*(?P<op>\+=|-=|=)(?P<value>.*)$")
 _ID_CHARS = re.compile(r"[^A-Za-z0-9_.+-]+")
 
@@ -217,15 +222,43 @@ def make_ablations(game: str, items: list[str] | tuple[str, ...], base: tuple[st
     values = definition.load_config(None, base).loaded.values
     texts = list(items) + [remove_item(name, values) for name in remove]
     ablations = [parse_item(text, values, i) for i, text in enumerate(texts, 1)]
+    ablations[len(items):] = [dataclasses.replace(a, text=f"remove {name}")
+                              for a, name in zip(ablations[len(items):], remove)]
     ablations += [swap_item(text, values, i) for i, text in enumerate(swap, len(texts) + 1)]
     for a in ablations:
         try:
             definition.load_config(None, base + a.overrides)
         except ConfigError as error:
-            option = "--swap" if a.text.startswith("swap ") else "--item"
-            raise ConfigError(option, a.text, f"a value the game accepts ({error.key}: expected {error.expected})",
+            option, given = (("--swap", a.text.removeprefix("swap ").replace(" for ", "=")) if a.text.startswith("swap ")
+                             else ("--remove", a.text.removeprefix("remove ")) if a.text.startswith("remove ")
+                             else ("--item", a.text))
+            raise ConfigError(option, given, f"a change the game accepts; with it the game refuses {error.key} "
+                              f"(expected {error.expected}){_fix(definition, base, a.overrides, error.key)}",
                               has_got=False) from None
     return ablations
+
+
+def _fix(definition: Any, base: tuple[str, ...], overrides: tuple[str, ...], key: str) -> str:
+    """The ``--set`` that makes the game accept an ablation whose change another key refuses (Reforest's deck size
+    by player count, when a removed species leaves too few cards): the nearest whole value of that key the game
+    accepts with the ablation, tried outwards from the current one; "" when none is found or the key is not a
+    whole number."""
+    try:
+        resolved, current, _ = _resolve(definition.load_config(None, base).loaded.values, key, key)
+    except ConfigError:
+        return ""
+    if isinstance(current, bool) or not isinstance(current, int) or any(o.startswith(f"{resolved}=") for o in overrides):
+        return ""
+    for step in range(1, 201):
+        for value in (current - step, current + step):
+            if value < 0:
+                continue
+            try:
+                definition.load_config(None, base + (f"{resolved}={value}",) + overrides)
+            except ConfigError:
+                continue
+            return f"; add --set {key}={value} (--set applies to the baseline and every ablation alike)"
+    return ""
 
 
 def sweep_text(game: str, bots: list[str], players: int, seed: int, games: int, base: tuple[str, ...],
@@ -255,6 +288,7 @@ class Study:
     items: tuple[str, ...]
     remove: tuple[str, ...]
     swap: tuple[str, ...] = ()
+    placebo: bool = True
 
     def ablations(self) -> list[Ablation]:
         """The study's ablations, resolved and checked against the game's config."""
@@ -278,6 +312,7 @@ _STUDY = {
     "items": Optional(List(Str()), []),
     "remove": Optional(List(Str()), []),
     "swap": Optional(List(Str()), []),
+    "placebo": Optional(Bool(), True),
 }
 
 
@@ -295,16 +330,19 @@ def read_study(path: str | Path) -> Study:
         raise ConfigError(str(path), "items", "a list of ablations (or remove = a list of item names, or swap = a "
                           "list of NAME=VANILLA)", has_got=False)
     return Study(path, game, bots, players, values["games"], values["seed"], values["rotate_seats"],
-                 tuple(values["set"]), tuple(values["items"]), tuple(values["remove"]), tuple(values["swap"]))
+                 tuple(values["set"]), tuple(values["items"]), tuple(values["remove"]), tuple(values["swap"]),
+                 values["placebo"])
 
 
 def run_ablate(game: str, bots: list[str], players: int, seed: int, games: int, out_dir: str | Path,
                items: list[str] | tuple[str, ...], base: tuple[str, ...] = (), rotate: bool = False, jobs: int = 1,
                batch_size: int = 4096, progress: bool = False, remove: list[str] | tuple[str, ...] = (),
-               swap: list[str] | tuple[str, ...] = (), warn: Any = None) -> Any:
-    """Play the baseline and every ablation into ``out_dir`` (resuming); returns the sweep's summary.
+               swap: list[str] | tuple[str, ...] = (), placebo: bool = True, warn: Any = None) -> Any:
+    """Play the baseline and every ablation into ``out_dir`` (resuming), then the placebo run
+    (:func:`run_placebo`) unless ``placebo`` is false; returns the sweep's summary.
 
-    Every argument, and what ``out_dir`` holds, is checked before anything is written."""
+    Every argument, and what ``out_dir`` holds, is checked before anything is written; the directory stays
+    locked until the placebo run is played."""
     check_seed(seed)
     check_deals("--games", games)
     ablations = make_ablations(game, list(items), tuple(base), tuple(remove), tuple(swap))
@@ -319,8 +357,14 @@ def run_ablate(game: str, bots: list[str], players: int, seed: int, games: int, 
     given = {"format": FORMAT, "game": game, "base": list(base), "items_given": [a.text for a in ablations],
              "ablations": [a.__dict__ for a in ablations]}
     warn = warn or (lambda line: print(line, file=sys.stderr))
+    placebo_run = None
+    if placebo and _fixed_streams(definition, config, bots, players) is None:
+        placebo_run = run_manifest(game, config, bots, players, seed, games, out / PLACEBO, rotate,
+                                   bot_streams=PLACEBO_STREAMS)[0]
 
     def check() -> list[Path]:
+        if placebo_run is not None and (out / PLACEBO).exists():
+            check_run_dir(out / PLACEBO, placebo_run)
         return _check_ablate_dir(out, text)
 
     def before(damaged: list[Path]) -> None:
@@ -330,10 +374,18 @@ def run_ablate(game: str, bots: list[str], players: int, seed: int, games: int, 
                  "sweep it holds is this study's)")
         if not path.exists():
             write_text(text, path)
+        held = load_ablate_json(out) or {}
+        given.update({k: held[k] for k in ("placebo_skipped",) if k in held})
         write_json(given, out / ABLATE_JSON)
 
+    def after() -> None:
+        if placebo:
+            skipped = run_placebo(game, bots, players, seed, games, out, base, rotate, jobs, batch_size, progress)
+            if skipped:
+                write_json({**given, "placebo_skipped": skipped}, out / ABLATE_JSON)
+
     return play_sweep(sweep, out, jobs=jobs, batch_size=batch_size, progress=progress, command="ablate",
-                      check=check, before=before, warn=warn)
+                      check=check, before=before, after=after, warn=warn)
 
 
 def _check_ablate_dir(out: Path, text: str) -> list[Path]:
@@ -371,6 +423,42 @@ def _check_ablate_dir(out: Path, text: str) -> list[Path]:
     return damaged
 
 
+PLACEBO_STREAMS = "placebo"
+
+
+def run_placebo(game: str, bots: list[str], players: int, seed: int, games: int, out: Path, base: tuple[str, ...],
+                rotate: bool, jobs: int, batch_size: int, progress: bool) -> str:
+    """The placebo run, ``out/placebo/``: the baseline's config, bots and deals, every bot drawing its tie-breaks
+    from other random streams (``sims.runner.run(bot_streams=...)``). No rule changes, so whatever it does to the
+    item's users is the drift any change of the course of play shows. Returns why it was not played ("" when it
+    was): a bot whose random stream cannot be renamed."""
+    from sims.runner import run
+
+    definition = get_game(game)
+    config = definition.load_config(None, tuple(base))
+    fixed = _fixed_streams(definition, config, bots, players)
+    if fixed is not None:
+        return fixed
+    display = None
+    if progress:
+        from analysis.progress import progress_display as display
+    run(game, config, bots, players, seed, games, out / PLACEBO, batch_size=batch_size, jobs=jobs,
+        rotate_seats=rotate, progress=display, bot_streams=PLACEBO_STREAMS)
+    return ""
+
+
+def _fixed_streams(definition: Any, config: Any, bots: list[str], players: int) -> str | None:
+    """Why the placebo run cannot be played (a bot whose random stream cannot be renamed), or None."""
+    from sims.core.play import without_streams
+
+    fixed = without_streams(definition, [resolve_bot(definition, config, label)
+                                         for label in seat_labels(definition, players, bots)])
+    if fixed is None:
+        return None
+    return (f"none: {definition.name}'s {fixed.kind} bot ({fixed.label}) cannot draw its tie-breaks from other "
+            "random streams, so the drift a neutral change shows is not measured")
+
+
 # ---------------------------------------------------------------- analysis
 
 
@@ -392,29 +480,77 @@ class Change:
                 "p_holm": self.p_holm}
 
 
+VERDICTS = ("confirmed", "not confirmed", "undecided", "not comparable")
+MIN_USER_DEALS = 20  # fewer deals with a user of the item and its interval (an interval on so few) decides nothing
+
+
 @dataclass(frozen=True)
 class Users:
-    """The change for the seats that used the ablation's item in the baseline, beside its observational row."""
+    """The ablation's answer for its item: the change of the share of the seats that used the item in the
+    baseline, with the ablation and with the placebo (the drift a neutral change shows), the difference of the
+    two (the verdict's measure), and the item's use rate in each run.
+
+    ``verdict`` reads the ablation as weakening the item (fewer copies, a higher cost): ``confirmed`` when the
+    users' share, beyond the placebo's drift, is shown to move against the observational difference (a strong
+    item weakened costs its users); ``not confirmed`` when a move that way larger than ``margin`` is ruled out
+    (the interval's far end is within the margin, or the move goes the other way); ``undecided`` otherwise, and
+    always without a placebo run (the drift is then unknown); ``not comparable`` when no content table names the
+    item or no baseline seat used it.
+    """
 
     ablation: str
     item: str
     family: str | None  # the content family whose table names the item; None when no table does
     observed: dict | None  # the family table's row for the item (baseline run)
-    change: stats.PairedDifference | None  # paired change of the users' share of first places
+    change: stats.PairedDifference | None  # the users' share: ablation minus baseline
+    placebo: stats.PairedDifference | None = None  # the users' share: placebo minus baseline (the drift)
+    effect: stats.PairedDifference | None = None  # the users' share: ablation minus placebo (beyond the drift)
+    use: tuple[stats.Proportion | None, ...] = (None, None, None)  # use rate: baseline, ablation, placebo
+    changed: tuple[float, float] = (float("nan"), float("nan"))  # games the ablation changed; of them, the placebo
+    margin: float = 0.025
+
+    @property
+    def measure(self) -> stats.PairedDifference | None:
+        """What the verdict reads: the change beyond the placebo's drift (the users' change without a placebo)."""
+        return self.effect if self.placebo is not None else self.change
 
     @property
     def verdict(self) -> str:
-        """``confirmed``: the observational sign and the causal change agree (removing or weakening a strong item
-        lowers its users' share) and the causal interval excludes 0."""
         if self.observed is None or self.change is None:
             return "not comparable"
         observed = self.observed["difference"]
         if not np.isfinite(observed) or observed == 0:
             return "not comparable"
-        m = self.change.mean
-        if m.low <= 0 <= m.high:
-            return "not confirmed (interval holds 0)"
-        return "confirmed" if np.sign(m.mean) == -np.sign(observed) else "contradicted"
+        m = self.measure.mean
+        towards = sorted((-np.sign(observed) * m.low, -np.sign(observed) * m.high))  # > 0: the expected way
+        if not all(np.isfinite(towards)) or self.change.units < MIN_USER_DEALS:
+            return "undecided"
+        if towards[0] > 0:
+            return "confirmed" if self.placebo is not None else "undecided"
+        if towards[1] < self.margin:
+            return "not confirmed"
+        return "undecided"
+
+    def reason(self) -> str:
+        """Why the verdict, in words."""
+        verdict = self.verdict
+        if verdict == "not comparable":
+            return ("no content table of the baseline's events names the item" if self.family is None else
+                    "too few of the baseline's seats used it to pair" if self.change is None else
+                    "the content table shows no difference to confirm")
+        shown = "beyond the placebo's drift" if self.placebo is not None else "(no placebo run: drift unknown)"
+        m = self.measure
+        text = f"its users' share {_change('share', m.difference, m.mean.low, m.mean.high)} {shown}"
+        if self.change.units < MIN_USER_DEALS:
+            return text + f": only {self.change.units} deals had a user (at least {MIN_USER_DEALS} decide)"
+        if verdict == "confirmed":
+            return text + ": weakening it costs its users"
+        if verdict == "not confirmed":
+            return text + f": a move of more than {100 * self.margin:g} points the way its observational " \
+                          "difference predicts is ruled out"
+        if self.placebo is None:
+            return text + ": without a placebo run the drift a neutral change shows is unknown"
+        return text + f": the interval holds 0 and moves of more than {100 * self.margin:g} points"
 
 
 @dataclass(frozen=True)
@@ -425,6 +561,7 @@ class AblateResult:
     deals: int
     changes: tuple[Change, ...]
     users: tuple[Users, ...]
+    placebo: str = ""  # what the placebo run is ("" when there is none), or why it is missing
 
     def table(self) -> pl.DataFrame:
         return pl.DataFrame([c.row() for c in self.changes], schema={
@@ -435,7 +572,8 @@ class AblateResult:
 
 # ablate.json as glade ablate writes it.
 ABLATE_SHAPE = {"format": int, "game": str, "base": [str], "items_given": [str],
-                "ablations": [{"text": str, "id": str, "override": str, "item": Maybe(str), "also": Opt([str])}]}
+                "ablations": [{"text": str, "id": str, "override": str, "item": Maybe(str), "also": Opt([str])}],
+                "placebo_skipped": Opt(str)}
 
 
 def load_ablate_json(out_dir: str | Path) -> dict | None:
@@ -452,20 +590,21 @@ def load_ablations(out_dir: str | Path) -> list[Ablation]:
             for a in data["ablations"]]
 
 
-def _paired(base: pl.DataFrame, other: pl.DataFrame, metric: str, key: tuple[str, ...]) -> stats.PairedDifference:
-    return stats.paired_difference(base, other, metric, key=key)
+_KEY = ("deal", "rotation", "seat")
 
 
 def _changes(text: str, base: pl.DataFrame, other: pl.DataFrame) -> list[Change]:
-    key = ("deal", "rotation", "seat")
+    """Per seat: its share as the headline counts it (:func:`analysis.stats.seat_share_change`) and its mean
+    score; the game's length once."""
     out = []
     for seat in sorted(base["seat"].unique().to_list()):
         b, o = base.filter(pl.col("seat") == seat), other.filter(pl.col("seat") == seat)
-        for metric in ("share", "score"):
-            out.append(Change(text, int(seat), metric, _paired(b, o, metric, key)))
+        out.append(Change(text, int(seat), "share", stats.seat_share_change(base, other, int(seat), key=_KEY)))
+        out.append(Change(text, int(seat), "score", stats.paired_difference(b, o, "score", key=_KEY)))
     first = int(base["seat"].min())
-    out.append(Change(text, None, "turns", _paired(base.filter(pl.col("seat") == first),
-                                                   other.filter(pl.col("seat") == first), "turns", key)))
+    out.append(Change(text, None, "turns", stats.paired_difference(base.filter(pl.col("seat") == first),
+                                                                   other.filter(pl.col("seat") == first), "turns",
+                                                                   key=_KEY)))
     return out
 
 
@@ -481,46 +620,138 @@ def _holm(changes: list[Change]) -> list[Change]:
     return [Change(c.ablation, c.seat, c.metric, c.paired, p) for c, p in zip(changes, adjusted)]
 
 
-def _users(ablation: Ablation, game: str, base: pl.DataFrame, other: pl.DataFrame, events: pl.DataFrame | None,
-           players: int) -> Users:
+def _item_users(item: str, family: Any, events: pl.DataFrame | None) -> pl.DataFrame | None:
+    """``game, seat`` of the seat-games that used ``item`` (events of its family), or None without events."""
+    from analysis.report.content import family_events
+
+    if events is None:
+        return None
+    used = family_events(events, family)
+    if used is None:
+        return None
+    return used.filter(pl.col(family.item).cast(pl.String) == item).select("game", "seat").unique()
+
+
+def use_rate(records: pl.DataFrame, users: pl.DataFrame | None) -> stats.Proportion | None:
+    """The share of seat-games that used the item, the deal as the unit (:func:`analysis.stats.clustered_proportion`)."""
+    if users is None:
+        return None
+    flags = records.select("game", "seat", "deal").join(users.with_columns(pl.lit(True).alias("used")),
+                                                        on=["game", "seat"], how="left")
+    return stats.clustered_proportion(flags["used"].fill_null(False).to_numpy(), flags["deal"].to_numpy())
+
+
+def changed_games(base: pl.DataFrame, other: pl.DataFrame) -> pl.DataFrame:
+    """Per common game (``deal``, ``rotation``): ``changed``, whether its course changed from ``base`` to
+    ``other``: another length or another score for some seat."""
+    def per_game(frame: pl.DataFrame) -> pl.DataFrame:
+        return frame.sort("seat").group_by("deal", "rotation").agg(pl.col("turns").first(), pl.col("score"))
+
+    joined = per_game(base).join(per_game(other), on=["deal", "rotation"])
+    return joined.select("deal", "rotation", ((pl.col("turns") != pl.col("turns_right"))
+                                              | (pl.col("score") != pl.col("score_right"))).alias("changed"))
+
+
+def matched_placebo(base: pl.DataFrame, ablated: pl.DataFrame, placebo: pl.DataFrame) -> pl.DataFrame:
+    """The placebo's games where the ablation changed the course of play, the baseline's where it did not: a
+    neutral change of the very games the ablation changed, so its drift and the ablation's compare like for like
+    (the placebo redraws every game's tie-breaks, a far wider change than a cost that matters in a few games)."""
+    changed = changed_games(base, ablated)
+    keep = changed.filter(pl.col("changed")).select("deal", "rotation")
+    rest = changed.filter(~pl.col("changed")).select("deal", "rotation")
+    return pl.concat([placebo.join(keep, on=["deal", "rotation"]), base.join(rest, on=["deal", "rotation"])],
+                     how="vertical_relaxed").sort("deal", "rotation", "seat")
+
+
+def _users(ablation: Ablation, game: str, runs: dict[str, pl.DataFrame], events: dict[str, pl.DataFrame | None],
+           margin: float) -> Users:
+    """The item's users in the baseline and their share with the ablation, with the placebo, and between the two."""
     from analysis.report.content import content_of, family_events
 
-    if events is None or not events.height:
+    base_events = events["baseline"]
+    if base_events is None or not base_events.height:
         return Users(ablation.text, ablation.item, None, None, None)
-    for family in content_of(game, events).families:
-        used = family_events(events, family)
+    for family in content_of(game, base_events).families:
+        used = family_events(base_events, family)
         if used is None or ablation.item not in used[family.item].cast(pl.String).to_list():
             continue
-        table = stats.item_strength(base, used, family.item)
+        table = stats.item_strength(runs["baseline"], used, family.item)
         observed = table.filter(pl.col(family.item) == ablation.item).to_dicts()
-        users = (used.filter(pl.col(family.item).cast(pl.String) == ablation.item).select("game", "seat").unique()
-                 .join(base.select("game", "seat", "deal", "rotation"), on=["game", "seat"]))
-        key = ("deal", "rotation", "seat")
-        picked = users.select(*key)
-        change = None
-        if users.height > 1:
-            change = _paired(base.join(picked, on=list(key)), other.join(picked, on=list(key)), "share", key)
-        return Users(ablation.text, ablation.item, family.title, observed[0] if observed else None, change)
+        users = _item_users(ablation.item, family, base_events)
+        picked = users.join(runs["baseline"].select("game", "seat", "deal", "rotation"), on=["game", "seat"]) \
+            .select(*_KEY)
+        placebo = runs.get("placebo")
+
+        def users_change(base: pl.DataFrame, other: pl.DataFrame) -> stats.PairedDifference:
+            return stats.seat_share_change(base.join(picked, on=list(_KEY)), other.join(picked, on=list(_KEY)),
+                                           None, key=_KEY, margin=margin, metric="users' share")
+
+        found: dict[str, Any] = {}
+        matched = matched_placebo(runs["baseline"], runs["ablated"], placebo) if placebo is not None else None
+        if picked.height > 1:
+            found["change"] = users_change(runs["baseline"], runs["ablated"])
+            if matched is not None:
+                found["placebo"] = users_change(runs["baseline"], matched)
+                found["effect"] = users_change(matched, runs["ablated"])
+        rates = tuple(use_rate(runs[name], _item_users(ablation.item, family, events.get(name)))
+                      if name in runs else None for name in ("baseline", "ablated", "placebo"))
+        ablation_changed = changed_games(runs["baseline"], runs["ablated"])
+        changed = (float(ablation_changed["changed"].mean()), float("nan"))
+        if placebo is not None:
+            placebo_changed = changed_games(runs["baseline"], placebo).join(
+                ablation_changed.filter(pl.col("changed")).select("deal", "rotation"), on=["deal", "rotation"])
+            changed = (changed[0], float(placebo_changed["changed"].mean()) if placebo_changed.height else 0.0)
+        return Users(ablation.text, ablation.item, family.title, observed[0] if observed else None,
+                     found.get("change"), found.get("placebo"), found.get("effect"), rates, changed, margin)
     return Users(ablation.text, ablation.item, None, None, None)
 
 
-def analyse_ablate(out_dir: str | Path) -> AblateResult:
-    """Every ablation against the baseline on their common deals (see the module docstring)."""
+def _common_deals(base: pl.DataFrame, other: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    common = base.select("deal").unique().join(other.select("deal").unique(), on="deal")
+    return base.join(common, on="deal"), other.join(common, on="deal")
+
+
+def analyse_ablate(out_dir: str | Path, margin: float = 0.025) -> AblateResult:
+    """Every ablation against the baseline on their common deals, and its item against the placebo (module
+    docstring); ``margin`` is the users' share change a "not confirmed" rules out."""
     ablations = load_ablations(out_dir)
     data = load_sweep(out_dir)
     baseline = data.cell(BASELINE)
-    base = stats.first_place_share(baseline.records())
-    events = baseline.events()
+    players = data.players
+    base = stats.seat_fractions(baseline.records().filter(pl.col("seat") < players), players)
+    placebo_dir = Path(out_dir) / PLACEBO
+    placebo_records = placebo_events = None
+    if (placebo_dir / "manifest.json").is_file():
+        placebo_records = stats.seat_fractions(load_records(placebo_dir).filter(pl.col("seat") < players), players)
+        placebo_events = load_events(placebo_dir)
     changes, users = [], []
     for a in ablations:
-        other = stats.first_place_share(data.cell(a.id).records())
-        common = base.select("deal").unique().join(other.select("deal").unique(), on="deal")
-        b, o = base.join(common, on="deal"), other.join(common, on="deal")
+        cell = data.cell(a.id)
+        other = stats.seat_fractions(cell.records().filter(pl.col("seat") < players), players)
+        b, o = _common_deals(base, other)
         changes += _changes(a.text, b, o)
         if a.item is not None:
-            users.append(_users(a, data.game, b, o, events, data.players))
+            runs = {"baseline": b, "ablated": o}
+            if placebo_records is not None:
+                runs["baseline"], runs["placebo"] = _common_deals(b, placebo_records)
+                runs["ablated"] = o.join(runs["baseline"].select("deal").unique(), on="deal")
+            users.append(_users(a, data.game, runs, {"baseline": baseline.events(), "ablated": cell.events(),
+                                                     "placebo": placebo_events}, margin))
+    placebo = _placebo_text(out_dir) if placebo_records is not None else _placebo_missing(out_dir)
     return AblateResult(Path(out_dir), data.game, tuple(ablations), int(base["deal"].n_unique()),
-                        tuple(_holm(changes)), tuple(users))
+                        tuple(_holm(changes)), tuple(users), placebo)
+
+
+def _placebo_text(out_dir: str | Path) -> str:
+    return (f"the baseline played again on the same deals with every bot's tie-breaks drawn from other random "
+            f"streams ({Path(out_dir) / PLACEBO}): no rule changes, so its users' change is the drift alone; each "
+            "ablation is read against the placebo's games where it changed the course of play, the baseline's "
+            "elsewhere")
+
+
+def _placebo_missing(out_dir: str | Path) -> str:
+    held = load_ablate_json(out_dir) or {}
+    return held.get("placebo_skipped") or "none (glade ablate --no-placebo)"
 
 
 # ---------------------------------------------------------------- text and JSON
@@ -536,12 +767,51 @@ def _change(metric: str, c: float, low: float, high: float) -> str:
     return f"{c:+.2f} [{low:+.2f}, {high:+.2f}]"
 
 
+def _rate(p: stats.Proportion | None) -> str:
+    return "n/a" if p is None else f"{100 * p.rate:.1f}% [{100 * p.low:.1f}, {100 * p.high:.1f}]"
+
+
+def verdict_line(u: Users) -> str:
+    """The ablation's answer in one line: the verdict with its measure and interval, and the item's use rate
+    before and after."""
+    use = f"{u.item} used in {_rate(u.use[0])} of seat-games, {_rate(u.use[1])} with the change"
+    return f"{u.ablation}: {u.verdict}: {u.reason()}; {use}"
+
+
+def users_text(u: Users) -> str:
+    """The detail behind the verdict: the observational difference, the users' change with the ablation and with
+    the placebo, the share of games whose course each changed, the use rates."""
+    if u.family is None:
+        return f"item {u.item}: in no content table of the baseline's events (not compared)"
+    obs = u.observed
+    seen = (f"observational {100 * obs['difference']:+.1f} [{100 * obs['diff_low']:+.1f}, "
+            f"{100 * obs['diff_high']:+.1f}] points" if obs else "no observational row")
+    if u.change is None:
+        return f"item {u.item} ({u.family}): {seen}; too few users to pair: {u.verdict}"
+    c = u.change
+    parts = [f"its baseline users' share {_change('share', c.difference, c.mean.low, c.mean.high)} with the change"]
+    if u.placebo is not None:
+        p, e = u.placebo, u.effect
+        parts.append(f"{_change('share', p.difference, p.mean.low, p.mean.high)} with the placebo (the drift); "
+                     f"beyond it {_change('share', e.difference, e.mean.low, e.mean.high)}")
+        parts.append(f"the change altered the course of {100 * u.changed[0]:.0f}% of games, the placebo "
+                     f"{100 * u.changed[1]:.0f}% of those")
+    parts.append(f"use {_rate(u.use[0])} -> {_rate(u.use[1])}"
+                 + (f" (placebo {_rate(u.use[2])})" if u.use[2] is not None else ""))
+    return f"item {u.item} ({u.family}): {seen}; " + "; ".join(parts) + f": {u.verdict}"
+
+
 def format_ablate(result: AblateResult) -> str:
-    """One line per ablation, seat and metric: baseline -> ablated, paired change [95%], Holm p."""
+    """The verdicts first (one line per ablation with an item), then per ablation, seat and metric: baseline ->
+    ablated, paired change [95%], Holm p, and the item's detail."""
     from analysis.report.text import format_p
 
     lines = [f"{result.game}: {len(result.ablations)} ablation(s) on {result.deals:,} common deals "
-             f"({result.out_dir}); paired changes (ablated minus baseline), the deal as the unit"]
+             f"({result.out_dir})"]
+    lines += [f"verdict: {verdict_line(u)}" for u in result.users]
+    lines.append(f"placebo: {result.placebo}")
+    lines.append("paired changes (ablated minus baseline), the deal as the unit; share: of decided games "
+                 "(first places with 3-4 players), as the headline counts it")
     for a in result.ablations:
         lines.append(f"{a.text}  (set {' '.join(a.overrides)})")
         for c in (c for c in result.changes if c.ablation == a.text):
@@ -555,30 +825,28 @@ def format_ablate(result: AblateResult) -> str:
     return "\n".join(lines)
 
 
-def users_text(u: Users) -> str:
-    if u.family is None:
-        return f"item {u.item}: in no content table of the baseline's events (not compared)"
-    obs = u.observed
-    seen = (f"observational {100 * obs['difference']:+.1f} [{100 * obs['diff_low']:+.1f}, "
-            f"{100 * obs['diff_high']:+.1f}] points" if obs else "no observational row")
-    causal = (f"its baseline users' share {_change('share', u.change.difference, u.change.mean.low, u.change.mean.high)}"
-              if u.change is not None else "too few users to pair")
-    return f"item {u.item} ({u.family}): {seen}; {causal}: {u.verdict}"
-
-
 def ablate_json(result: AblateResult) -> dict:
     """What ``glade ablate --json`` prints."""
     def clean(row: dict) -> dict:
         return {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in row.items()}
 
+    def paired(p: stats.PairedDifference | None, name: str) -> dict:
+        if p is None:
+            return {name: None, f"{name}_low": None, f"{name}_high": None}
+        return {name: p.difference, f"{name}_low": p.mean.low, f"{name}_high": p.mean.high}
+
     users = []
     for u in result.users:
         users.append(clean({"ablation": u.ablation, "item": u.item, "family": u.family, "verdict": u.verdict,
+                            "reason": u.reason(),
                             "observed_difference": u.observed["difference"] if u.observed else None,
-                            "users_change": u.change.difference if u.change else None,
-                            "users_low": u.change.mean.low if u.change else None,
-                            "users_high": u.change.mean.high if u.change else None}))
-    return {"game": result.game, "out_dir": str(result.out_dir), "deals": result.deals,
+                            **paired(u.change, "users_change"), **paired(u.placebo, "placebo_change"),
+                            **paired(u.effect, "beyond_placebo"),
+                            "use_baseline": u.use[0].rate if u.use[0] else None,
+                            "use_ablated": u.use[1].rate if u.use[1] else None,
+                            "use_placebo": u.use[2].rate if u.use[2] else None,
+                            "changed_ablated": u.changed[0], "changed_placebo": u.changed[1]}))
+    return {"game": result.game, "out_dir": str(result.out_dir), "deals": result.deals, "placebo": result.placebo,
             "ablations": [a.__dict__ for a in result.ablations],
             "changes": [clean(r) for r in result.table().to_dicts()], "items": users}
 

@@ -317,8 +317,8 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
         glade play overgrowth --games 200000 --seed 3 --bots random,random --backend dask \\
             --scheduler tcp://10.0.0.5:8786 --out runs/cluster
     """
-    from analysis.summary import format_summary, summarize
-    from sims.records import load_manifest, scan_records
+    from analysis.summary import format_summary, summarize_run
+    from sims.records import load_manifest
     from sims.runner import run
 
     if until_ci is not None and until_decided is not None:
@@ -358,7 +358,7 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
                                decide=until_decided is not None)
             result = until.run
     manifest = load_manifest(out_dir)
-    summary = summarize(scan_records(out_dir), players=manifest.get("players"))
+    summary = summarize_run(out_dir, players=manifest.get("players"))
     played, seconds, speed = result.played, result.seconds, result.games_per_second
     if until is not None:
         played, seconds, speed = until.played, until.seconds, until.games_per_second
@@ -506,7 +506,14 @@ def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, 
 @click.option("--baseline", default=None, help="bot-share: the bot or persona it plays against.")
 @click.option("--delta", type=float, default=None, help="Balanced within +-delta of the fair share (default 0.025); "
               "bot-share: the share gap the search is tuned to tell apart (default 0.05).")
-@click.option("--turns", default=None, metavar="LO..HI", help="Also keep the median game length in this band.")
+@click.option("--turns", default=None, metavar="LO..HI",
+              help="Also keep the game length in this band (--turns-share of the games inside it).")
+@click.option("--turns-share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None, metavar="SHARE",
+              help="The share of games the --turns band must hold (default 0.75).")
+@click.option("--max-stalls", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
+              metavar="SHARE",
+              help="The largest share of games that may stall or end blocked (default 0.01): the search drops "
+              "candidates shown above it, the verdict is never balanced unless the confirmation shows it below.")
 @click.option("--mean", "means", multiple=True, metavar="COLUMN=LO..HI",
               help="Also keep a records column's mean in this range (checked on the confirmation run).")
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
@@ -525,7 +532,8 @@ def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, 
 @click.option("--progress/--no-progress", default=True, help="Print each look of the search on stderr.")
 def tune(study: str, bots: str | None, players: int | None, params: tuple[str, ...], target: str | None,
          challenger: str | None, baseline: str | None, delta: float | None, turns: str | None,
-         means: tuple[str, ...], overrides: tuple[str, ...], seed: int | None, out_dir: str, budget: int | None, confirm: int | None, start: int | None, jobs: int,
+         turns_share: float | None, max_stalls: float | None, means: tuple[str, ...], overrides: tuple[str, ...],
+         seed: int | None, out_dir: str, budget: int | None, confirm: int | None, start: int | None, jobs: int,
          batch_size: int, as_json: bool, progress: bool) -> None:
     """Search config keys for a setting whose seats are balanced (or bot weights that win); confirm on new deals.
 
@@ -533,7 +541,9 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
     bisection, several keys are raced; candidates clearly worse than another
     are dropped by anytime-valid confidence sequences (docs/tune.md). The
     chosen setting is then played on new deals and judged by an equivalence
-    test (balanced within --delta). GAME|FILE is a game or a tune file
+    test (balanced within --delta); "balanced" also needs at most --max-stalls
+    of the games stalled or blocked and, with --turns, --turns-share of them
+    inside the band, each shown on the new deals. GAME|FILE is a game or a tune file
     (configs/tune/); options given here override the file's. With --target
     bot-share the candidates set the --challenger's weights, which plays the
     --baseline on rotated seats; the best share is confirmed on new deals.
@@ -541,6 +551,7 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
     \b
         glade tune overgrowth --bots greedy,greedy --param rules.flowers=15..45:5 --seed 7 --out runs/tune-flowers
         glade tune configs/tune/overgrowth-board-flowers.toml --out runs/tune-og --jobs 2 --json
+        glade tune configs/tune/overgrowth-head-start-flowers.toml --max-stalls 0.02 --out runs/t --jobs 2
         glade tune vora --bots greedy --players 3 --param "kinds[0].count=10|12|14" --turns 20..60 --seed 1 \\
             --out runs/tune-vora
         glade tune vorex --target bot-share --challenger greedy --baseline greedy_v1 \\
@@ -556,7 +567,8 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
     else:
         settings["game"] = study
     given = {"players": players, "target": target, "challenger": challenger, "baseline": baseline, "delta": delta,
-             "seed": seed, "budget": budget, "confirm": confirm, "start": start}
+             "seed": seed, "budget": budget, "confirm": confirm, "start": start, "turns_share": turns_share,
+             "max_stalls": max_stalls}
     settings.update({k: v for k, v in given.items() if v is not None})
     if bots is not None:
         settings["bots"] = _bot_list(bots)
@@ -604,28 +616,35 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
 @click.option("--jobs", type=_POSITIVE, default=1, show_default=True, help="Worker processes.")
 @click.option("--batch-size", type=_POSITIVE, default=4096, show_default=True, help="Most games a chunk.")
 @click.option("--json", "as_json", is_flag=True, help="Print the paired changes as JSON.")
+@click.option("--placebo/--no-placebo", default=None,
+              help="Also play the baseline with the bots' tie-breaks redrawn (a change that should change nothing): "
+              "the verdict reads each item against its drift (default: on; a study file's placebo key).")
 @_progress_options
 def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], swapped: tuple[str, ...],
            bots: str | None, players: int | None, games: int, seed: int, overrides: tuple[str, ...],
-           rotate_seats: bool, out_dir: str, jobs: int, batch_size: int, as_json: bool, progress: bool,
-           quiet: bool) -> None:
-    """Play the same deals with one item changed, and report the paired change (the causal check).
+           rotate_seats: bool, out_dir: str, jobs: int, batch_size: int, as_json: bool, placebo: bool | None,
+           progress: bool, quiet: bool) -> None:
+    """Play the same deals with one item changed, and report whether the item does what the content tables say.
 
     Each --item is one ablation, played beside the baseline on the same deals
-    (common random numbers); per ablation and seat: the paired change of the
-    share of first places and of the mean score, and the change of game
-    length, with intervals by deal and Holm across ablations (docs/ablate.md).
-    Run it again to resume; glade report DIR adds the figure and the items the
-    ablation confirmed against the baseline's content tables. A study file
-    (configs/ablate/*.toml) holds the game, bots, deals and ablations instead.
+    (common random numbers), and a placebo run (the baseline with every bot's
+    tie-breaks redrawn) beside them. First the verdict per named item:
+    confirmed / not confirmed / undecided, from the change of its users' share
+    beyond the placebo's drift, with its interval, and the item's use rate
+    before and after; then per ablation and seat the paired change of the
+    seat's share (the headline's) and mean score, and of game length, with
+    intervals by deal and Holm across ablations (docs/ablate.md). Run it again
+    to resume. A study file (configs/ablate/*.toml) holds the game, bots, deals
+    and ablations instead.
 
     \b
         glade ablate reforest --bots greedy --players 3 --games 2000 --seed 1 --out runs/ablate-fir \\
-            --item "species[Douglas Fir].count=0" --item "species[Douglas Fir].cost+=1"
+            --item "species[Douglas Fir].count=0" --item "species[Douglas Fir].cost+=1" --set "deck.size[3]=87"
         glade ablate reforest --bots greedy --players 2 --remove "Douglas Fir" --out runs/no-fir
         glade ablate reforest --bots greedy --players 2 --swap "Douglas Fir=Bunchberry" --out runs/plain-fir
         glade ablate vora --bots greedy --players 3 --item "kinds[0].count-=2" --out runs/ablate-vora --json
         glade ablate configs/ablate/reforest-douglas-fir.toml --out runs/reforest-douglas-fir --jobs 2
+        glade ablate vora --bots greedy --players 3 --item "kinds[0].count-=2" --no-placebo --out runs/vora-quick
         glade report runs/ablate-fir
     """
     from analysis.ablate import ablate_json, analyse_ablate, format_ablate, read_study, run_ablate
@@ -635,6 +654,7 @@ def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], swa
         game, labels, count, seed, games = _game(study.game), list(study.bots), study.players, study.seed, study.games
         items, removed, overrides, rotate_seats = study.items, study.remove, study.base, study.rotate_seats
         swapped = study.swap
+        placebo = study.placebo if placebo is None else placebo
     else:
         if bots is None:
             raise ConfigError("--bots", "(none)", "comma-separated bots (or a study file as GAME)", has_got=False)
@@ -643,7 +663,8 @@ def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], swa
         count = _players(game, players, labels)
     with _interruptible(out_dir):
         run_ablate(game.name, labels, count, seed, games, out_dir, items, overrides, rotate_seats, jobs, batch_size,
-                   progress and not quiet, removed, swapped, warn=(lambda line: None) if quiet else _warn)
+                   progress and not quiet, removed, swapped, placebo is not False,
+                   warn=(lambda line: None) if quiet else _warn)
     result = analyse_ablate(out_dir)
     click.echo(json.dumps(ablate_json(result), indent=2) if as_json else format_ablate(result))
 
@@ -947,12 +968,17 @@ def export(run_dir: str, as_csv: bool, events: bool, out_file: str | None) -> No
               help="Folder for report.html and report.pdf (default: reports/NAME, NAME the directory's name).")
 @click.option("--delta", type=click.FloatRange(0, 0.5, min_open=True, max_open=True), default=0.025,
               show_default=True, help="Balance margin of the equivalence test, as a share (0.025 = 2.5 points).")
+@click.option("--band-share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.75,
+              show_default=True, help="Share of games the config's [report] target_turns band must hold for the "
+              "length check to pass (shown by a one-sided test).")
 def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bool, as_pdf: bool,
-           out_dir: str | None, delta: float) -> None:
-    """Write the report of a run or a sweep (HTML and PDF), or compare two runs.
+           out_dir: str | None, delta: float, band_share: float) -> None:
+    """Write the report of a run, a sweep, a tune or a ladder (HTML and PDF), or compare two runs.
 
-    DIR is a run directory (manifest.json, from glade play) or a sweep
-    directory (sweep.json, from glade sweep). --diff compares two runs: config
+    DIR is a run directory (manifest.json, from glade play), a sweep
+    directory (sweep.json, from glade sweep), a tune directory (tune.json) or a
+    ladder directory (ladder.json, from glade ladder: the pairs' shares and the
+    ratings with their intervals). --diff compares two runs: config
     keys that differ, seat win rates, mean scores, turns and end reasons, paired
     deal by deal when both runs played the same seeds. For a run it first prints
     the headline on seat balance, the words of the report's Seats section; for a
@@ -963,6 +989,7 @@ def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bo
         glade report runs/demo
         glade report runs/og-board-track --html --out reports/board-track
         glade report --diff runs/base runs/f20 --out reports/f20-vs-base
+        glade report runs/ladder-vora2
     """
     from analysis.report import build_diff_report, build_report, default_out, write_report
 
@@ -977,7 +1004,7 @@ def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bo
     if diff_runs is not None:
         built = build_diff_report(*diff_runs, delta)
     else:
-        built = build_report(directory, delta)
+        built = build_report(directory, delta, band_share)
     if built.headline:
         click.echo(f"headline: {built.headline}")
     if built.terminal:

@@ -12,6 +12,9 @@ round of a game is its end). From it:
   at half time (round ``rounds // 2``);
 * wire to wire: of the same games, the share whose winner was never behind any
   seat at a round end;
+* the seat gap: per round, the mean over games of seat 0's score less the mean
+  of the other seats' (:func:`analysis.stats.trajectory.seat_gap`), with its
+  interval by deal, and the first round whose interval excludes 0;
 * score bands: per seat and round, the median and quartiles over the games
   still running; with more than one bot in the run, the same per bot kind
   (a bot's seat-games in whatever seat it sat), since with rotated seats a
@@ -31,6 +34,7 @@ import polars as pl
 
 from analysis.stats import (CONFIDENCE, SEED, MeanInterval, Proportion, clustered_mean, clustered_proportion,
                             proportion)
+from analysis.stats.trajectory import seat_gap
 
 # The score bands stop at the last round that at least this share of the games reached.
 BAND_MIN_SHARE = 0.1
@@ -44,6 +48,7 @@ class Course:
     stall), ``comeback``, ``wire_to_wire`` (null where there is no single winner or fewer than two rounds).
     ``bands``: ``seat``, ``round``, ``games``, ``q25``, ``median``, ``q75``; ``bot_bands`` the same with
     ``bot`` for ``seat`` (``games`` then counts the bot's seat-games), None when one bot played every seat.
+    ``gap``: seat 0's mean lead over the other seats per round (:func:`analysis.stats.trajectory.seat_gap`).
     """
 
     games: int
@@ -55,6 +60,7 @@ class Course:
     per_game: pl.DataFrame
     bands: pl.DataFrame
     bot_bands: pl.DataFrame | None = None
+    gap: pl.DataFrame | None = None
 
     def describe(self) -> str:
         m = self.lead_changes
@@ -145,8 +151,9 @@ def bot_bands(records: pl.DataFrame, trajectories: pl.DataFrame,
 
 
 def course(records: pl.DataFrame, trajectories: pl.DataFrame | None, confidence: float = CONFIDENCE,
-           seed: int = SEED) -> Course | None:
-    """Lead changes, comebacks, wire-to-wire wins and score bands, or None without trajectories."""
+           seed: int = SEED, gap: bool = True) -> Course | None:
+    """Lead changes, comebacks, wire-to-wire wins, score bands and (``gap``) the seat gap per round, or None
+    without trajectories."""
     if trajectories is None or not trajectories.height:
         return None
     table = per_game(records, trajectories)
@@ -164,6 +171,7 @@ def course(records: pl.DataFrame, trajectories: pl.DataFrame | None, confidence:
         comeback=_share(judged["comeback"].to_numpy(), judged_deals, confidence, seed),
         wire_to_wire=_share(judged["wire_to_wire"].to_numpy(), judged_deals, confidence, seed),
         per_game=table, bands=score_bands(played), bot_bands=bot_bands(records, played),
+        gap=seat_gap(records, played, 0, BAND_MIN_SHARE, confidence, seed) if gap else None,
     )
 
 

@@ -35,7 +35,7 @@ from analysis import stats
 from sims.core.play import STRONG
 from sims.core.spec import ConfigError, Float, Int, List, Optional, Record, Str, project_root, read_toml, validate
 from sims import outdir
-from sims.core.files import LOCK, Opt, is_temporary, read_state, set_aside, write_json, write_text
+from sims.core.files import LOCK, Opt, Where, is_temporary, read_state, set_aside, write_json, write_text
 from sims.records import BOTS_SHAPE, COUNT_SHAPE, DAMAGED, SEED_SHAPE, load_records
 from sims.registry import get_game
 from sims.runner import check_deals, check_run_dir, check_seed, run, run_manifest
@@ -199,11 +199,25 @@ def play_ladder(game_name: str, players: int, games: int, seed: int, out_dir: st
 
 FORMAT = 1
 _STUDY_SHAPE = {"game": str, "players": COUNT_SHAPE, "bots": BOTS_SHAPE, "seed": SEED_SHAPE, "set": [str]}
-# ladder.json as glade ladder writes it: the study first, the pairs and ratings once measured.
-LADDER_SHAPE = {"format": int, "study": _STUDY_SHAPE, "games": int,
-                "pairs": Opt([{"lower": str, "upper": str, "share": float, "low": float, "high": float,
-                               "deals": int, "games": int}]),
-                "ratings": Opt([{"bot": str, "elo": float, "low": float, "high": float}])}
+# ladder.json as glade ladder writes it: the study first, the pairs and ratings once measured (a directory
+# written before the study was recorded holds only the measured keys).
+LADDER_SHAPE = Where({"format": Opt(int), "study": Opt(_STUDY_SHAPE), "games": Opt(int), "game": Opt(str),
+                      "players": Opt(COUNT_SHAPE), "method": Opt(str),
+                      "pairs": Opt([{"lower": str, "upper": str, "share": float, "low": float, "high": float,
+                                     "deals": int, "games": int}]),
+                      "ratings": Opt([{"bot": str, "elo": float, "low": float, "high": float}])},
+                     lambda data: "study" in data or all(key in data for key in ("game", "players", "pairs")),
+                     "a JSON object with the ladder's study (or, written before it was recorded, its game, players "
+                     "and pairs)")
+
+
+def held_study(held: dict) -> dict:
+    """The study a ladder.json records (of an older one: its game, players and the bots its pairs name)."""
+    if "study" in held:
+        return held["study"]
+    pairs = held["pairs"]
+    bots = [pairs[0]["lower"]] + [p["upper"] for p in pairs] if pairs else []
+    return {"game": held["game"], "players": held["players"], "bots": bots}
 
 
 def read_ladder_json(out_dir: str | Path) -> dict | None:
@@ -215,10 +229,11 @@ def _check_ladder_dir(out: Path, study: dict, wanted: dict[str, dict]) -> Config
     """None if ``out`` holds nothing or this ladder; the damage when ladder.json is damaged but every pair
     directory is this ladder's; else a ConfigError (another ladder, a pair of other bots). Read-only."""
     def same(held: dict) -> None:
+        recorded = held_study(held)
         for key, value in study.items():
-            if held["study"].get(key) != value:
-                raise ConfigError(str(out / LADDER_JSON), key, f"{json.dumps(held['study'].get(key))} (what this "
-                                  "ladder directory holds; use another --out for a different ladder), got "
+            if key in recorded and recorded[key] != value:
+                raise ConfigError(str(out / LADDER_JSON), key, f"{json.dumps(recorded[key])} (what this ladder "
+                                  "directory holds; use another --out for a different ladder), got "
                                   f"{json.dumps(value)}", has_got=False)
 
     def prove() -> None:

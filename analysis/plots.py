@@ -105,17 +105,102 @@ def _styled(function):
     return wrapper
 
 
+def _tick_decimals(target) -> int:
+    """Decimals that write every major tick of ``target`` (in percent) exactly: 2 for steps of 0.25 points, 1 for
+    2.5, 0 for 5 or 20 (at most 4)."""
+    ticks = np.asarray(target.get_majorticklocs(), dtype=float) * 100
+    step = float(np.min(np.diff(ticks))) if ticks.size > 1 else 1.0
+    for digits in range(5):
+        if np.allclose(np.round(ticks, digits), ticks, rtol=0, atol=1e-6 * max(step, 1e-12)):
+            return digits
+    return 4
+
+
 def _pct_axis(ax, axis: str = "x") -> None:
-    """Percent ticks with as many decimals as the tick step needs (20%, or 50.5%), never more."""
+    """Percent ticks with as many decimals as the tick step needs (20%, 2.5% or 50.5%), never more."""
     target = ax.xaxis if axis == "x" else ax.yaxis
 
     def label(value: float, _position: int) -> str:
-        ticks = np.asarray(target.get_majorticklocs(), dtype=float)
-        step = float(np.min(np.diff(ticks))) * 100 if ticks.size > 1 else 1.0
-        digits = max(0, -int(np.floor(np.log10(step) + 1e-9))) if step > 0 else 0
-        return f"{100 * value:.{digits}f}%"
+        return f"{100 * value:.{_tick_decimals(target)}f}%"
 
     target.set_major_formatter(matplotlib.ticker.FuncFormatter(label))
+
+
+def _points_axis(ax, axis: str = "x") -> None:
+    """Signed percentage points (a share 0.025 shows as +2.5), with as many decimals as the tick step needs."""
+    target = ax.xaxis if axis == "x" else ax.yaxis
+
+    def label(value: float, _position: int) -> str:
+        text = f"{100 * value:+.{_tick_decimals(target)}f}"
+        return "0" if float(text) == 0 else text
+
+    target.set_major_formatter(matplotlib.ticker.FuncFormatter(label))
+
+
+class _PlainLogFormatter(matplotlib.ticker.LogFormatter):
+    """A log axis's labels as plain numbers with thousands separators (20, 300, 5,000), never 2x10^1; which
+    ticks get a label is matplotlib's choice (minor ticks only when the axis spans few decades)."""
+
+    def _num_to_string(self, x: float, vmin: float, vmax: float) -> str:
+        return f"{x:,.0f}" if x >= 1 else f"{x:g}"
+
+
+def clipped_texts(figure: Figure, tolerance: float = 1.0) -> list[str]:
+    """The visible texts of ``figure`` that reach outside it (by more than ``tolerance`` pixels): what a saved
+    image would cut off, such as a note wider than the figure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    canvas = figure.canvas if hasattr(figure.canvas, "get_renderer") else FigureCanvasAgg(figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    width, height = figure.bbox.width, figure.bbox.height
+    undrawn = set()  # tick labels of ticks outside the view: matplotlib keeps them but does not draw them
+    for ax in figure.axes:
+        for axis, coordinate in ((ax.xaxis, 0), (ax.yaxis, 1)):
+            low, high = sorted(axis.get_view_interval())
+            slack = 1e-9 * max(abs(low), abs(high), 1.0)
+            undrawn |= {id(t) for t in axis.get_ticklabels(which="both")
+                        if not low - slack <= t.get_position()[coordinate] <= high + slack}
+    found = []
+    for text in figure.findobj(Text):
+        if not text.get_visible() or not text.get_text().strip() or id(text) in undrawn:
+            continue
+        box = text.get_window_extent(renderer)
+        if box.x0 < -tolerance or box.y0 < -tolerance or box.x1 > width + tolerance or box.y1 > height + tolerance:
+            found.append(text.get_text())
+    return found
+
+
+def fit_labels(figure: Figure, rounds: int = 3) -> Figure:
+    """Wrap each axes' title and x label that would run past the figure's edge onto as many lines as it needs
+    (a left-aligned title from where it starts, a centred label around its centre), then lay out again."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = figure.canvas if hasattr(figure.canvas, "get_renderer") else FigureCanvasAgg(figure)
+    for _ in range(rounds):
+        canvas.draw()
+        renderer = canvas.get_renderer()
+        width = figure.bbox.width
+        changed = False
+        for ax in figure.axes:
+            for text in (ax.title, ax._left_title, ax._right_title, ax.xaxis.label):
+                content = text.get_text()
+                if not content.strip() or not text.get_visible():
+                    continue
+                box = text.get_window_extent(renderer)
+                if box.x0 >= -1 and box.x1 <= width + 1:
+                    continue
+                centre = (box.x0 + box.x1) / 2
+                room = {"left": width - max(box.x0, 0.0), "right": box.x1 if box.x1 <= width else width,
+                        "center": 2 * min(centre, width - centre)}[text.get_horizontalalignment()]
+                longest = max(len(line) for line in content.split("\n"))
+                chars = max(12, int(longest * 0.96 * room / max(box.width, 1.0)))
+                text.set_text("\n".join(textwrap.fill(line, chars) for line in content.split("\n")))
+                changed = True
+        if not changed:
+            break
+    return figure
 
 
 def _grid_x(ax) -> None:
@@ -211,7 +296,8 @@ def convergence(games: np.ndarray, rate: np.ndarray, low: np.ndarray, high: np.n
     ax.axhline(fair, color=FAIR, ls="--", lw=1.1, label=f"{reference_label} {100 * fair:.1f}%")
     if games.size and games.max() / max(games.min(), 1) > 20:
         ax.set_xscale("log")
-        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+        ax.xaxis.set_major_formatter(_PlainLogFormatter())
+        ax.xaxis.set_minor_formatter(_PlainLogFormatter(labelOnlyBase=False, minor_thresholds=(1, 0.4)))
     if games.size and games.max() > games.min():
         ax.set_xlim(games.min(), games.max())
     _pct_axis(ax, "y")
@@ -272,8 +358,9 @@ def score_distributions(by_seat: Sequence[tuple[str, np.ndarray]],
 
 @_styled
 def game_length(histogram: pl.DataFrame, target: Sequence[float] | None, median: float, q1: float,
-                q3: float) -> Figure:
-    """Games per number of turns, the designer's target band shaded, the median and quartiles marked."""
+                q3: float, turn_cap: float | None = None, players: int = 2) -> Figure:
+    """Games per number of turns (every seat's turns counted), the designer's target band shaded, the median and
+    quartiles marked."""
     fig, axes = _figure(2.9)
     ax = axes[0, 0]
     turns = histogram["turns"].to_numpy()
@@ -291,19 +378,62 @@ def game_length(histogram: pl.DataFrame, target: Sequence[float] | None, median:
     ax.axvline(q1, color=INK, lw=0.9, ls=":", label=f"quartiles {q1:g} / {q3:g}")
     ax.axvline(q3, color=INK, lw=0.9, ls=":")
     _pct_axis(ax, "y")
-    ax.set_xlabel("turns (both players' turns)")
+    ax.set_xlabel({1: "turns", 2: "turns (both players' turns)"}.get(players, f"turns (all {players} players' turns)"))
     ax.set_ylabel("share of games")
     ax.set_title("Game length")
+    cap = length_cap(histogram, turn_cap=turn_cap, keep=target[1] if target is not None else None)
+    longest = turns.max() if cap is None else cap
     low = min(turns.min(), target[0] if target is not None else turns.min()) - 1.5
-    high = max(turns.max(), target[1] if target is not None else turns.max()) + 1.5
+    high = max(longest, target[1] if target is not None else longest) + 1.5
     ax.set_xlim(low, high)
     ax.set_ylim(0, share.max() * 1.08 if share.size else 1)
+    if cap is not None:
+        ax.text(1.0, 1.0, f"cut at {cap:g} turns \u2192", transform=ax.transAxes, ha="right", va="bottom",
+                fontsize=8, color=MUTED)
     ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     handles, labels = ax.get_legend_handles_labels()
     if target is not None:
         handles[0] = Rectangle((0, 0), 1, 1, facecolor=BAND, edgecolor=MUTED, lw=0.6)
     fig.legend(handles, labels, loc="outside lower center", ncols=3)
     return fig
+
+
+TAIL_QUANTILE = 0.99  # length figures cut their axis here when games run longer (a turn cap's stalls)
+
+
+def length_cap(*histograms: pl.DataFrame, quantile: float = TAIL_QUANTILE, turn_cap: float | None = None,
+               keep: float | None = None) -> float | None:
+    """The turns at ``quantile`` of the games of ``histograms`` (``turns``, ``games``) together, or ``keep`` (a
+    target band's end) if that is further, where a length figure cuts its axis; None when no game is longer
+    (nothing to cut). Games at ``turn_cap`` (the config's turn limit: stalls, which end there) are left out of
+    the quantile: a few percent of stalls would otherwise put it at the cap itself."""
+    frames = [h for h in histograms if h is not None and h.height]
+    if not frames:
+        return None
+    joined = pl.concat([h.select(pl.col("turns").cast(pl.Float64), pl.col("games").cast(pl.Float64))
+                        for h in frames]).group_by("turns").agg(pl.col("games").sum()).sort("turns")
+    longest = float(joined["turns"].max())
+    if turn_cap is not None:
+        joined = joined.filter(pl.col("turns") < turn_cap)
+        if not joined.height:
+            return None
+    turns, games = joined["turns"].to_numpy(), joined["games"].to_numpy()
+    cumulative = np.cumsum(games) / games.sum()
+    cap = max(float(turns[min(int(np.searchsorted(cumulative, quantile)), turns.size - 1)]), keep or -np.inf)
+    return cap if longest > cap else None
+
+
+def length_cap_note(cap: float | None, *histograms: pl.DataFrame) -> str:
+    """The caption's sentence on a cut axis: where, and how many games lie beyond it (up to the longest)."""
+    if cap is None:
+        return ""
+    frames = [h for h in histograms if h is not None and h.height]
+    games = sum(float(h["games"].sum()) for h in frames)
+    beyond = sum(float(h.filter(pl.col("turns") > cap)["games"].sum()) for h in frames)
+    longest = max(float(h["turns"].max()) for h in frames)
+    return (f" The turns axis is cut at {cap:g} turns (the {100 * TAIL_QUANTILE:g}th percentile of the games that "
+            f"did not stall, or further to keep the target band and a sweep's quartiles in view): {100 * beyond / games:.1f}% of the games "
+            f"are longer, up to {longest:g}.")
 
 
 @_styled
@@ -443,7 +573,7 @@ def cell_balance(cells: Sequence[str], share: np.ndarray, low: np.ndarray, high:
         left.set_title("Solitaire win rate", fontsize=9.5)
         left.set_xlabel("Wilson 95%", color=MUTED, fontsize=8)
     elif relative:
-        left.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{100 * v:+.0f}"))
+        _points_axis(left)
         left.set_title(f"Seat {seat} share less the fair share", fontsize=9.5)
         left.set_xlabel("points; Wilson 95%; fair share = 1 / players of the cell", color=MUTED, fontsize=8)
     else:
@@ -451,7 +581,7 @@ def cell_balance(cells: Sequence[str], share: np.ndarray, low: np.ndarray, high:
         left.set_title(f"Seat {seat} share", fontsize=9.5)
         left.set_xlabel(f"Wilson 95%; dashed: fair share {100 * fair:.0f}%", color=MUTED, fontsize=8)
     _forest(right, [c for c in cells], diff, diff_low, diff_high, 0.0, colors=colors, markers=markers)
-    right.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{100 * v:+.0f}"))
+    _points_axis(right)
     right.set_title("Change vs baseline", fontsize=9.5)
     right.set_xlabel("points, paired 95% interval", color=MUTED, fontsize=8)
     return fig
@@ -515,8 +645,10 @@ def sweep_heatmap(values: np.ndarray, annotations: Sequence[Sequence[str]], row_
 
 @_styled
 def cell_turns(cells: Sequence[str], median: np.ndarray, q1: np.ndarray, q3: np.ndarray,
-               minimum: np.ndarray, maximum: np.ndarray, target: Sequence[float] | None, baseline: str) -> Figure:
-    """Per cell: the median game length with its quartiles and range, over the target band."""
+               minimum: np.ndarray, maximum: np.ndarray, target: Sequence[float] | None, baseline: str,
+               cap: float | None = None) -> Figure:
+    """Per cell: the median game length with its quartiles and range, over the target band; ``cap`` cuts the axis
+    (the range lines run to its edge)."""
     n = len(cells)
     fig, axes = _figure(0.9 + 0.3 * n)
     ax = axes[0, 0]
@@ -530,6 +662,10 @@ def cell_turns(cells: Sequence[str], median: np.ndarray, q1: np.ndarray, q3: np.
         ax.plot([minimum[i], maximum[i]], [y[i]] * 2, color=color, lw=0.8, alpha=0.7)
         ax.plot([q1[i], q3[i]], [y[i]] * 2, color=color, lw=5, solid_capstyle="butt", alpha=0.55)
         ax.plot(median[i], y[i], marker="|", color=INK, markersize=12, markeredgewidth=2)
+    if cap is not None and np.nanmax(maximum) > cap:
+        ax.set_xlim(right=cap * 1.03 + 1)
+        ax.text(1.0, 1.0, f"cut at {cap:g} turns \u2192", transform=ax.transAxes, ha="right", va="bottom",
+                fontsize=8, color=MUTED)
     ax.set_yticks(y, [f"{c}{' (baseline)' if c == baseline else ''}" for c in cells])
     ax.tick_params(axis="y", length=0)
     _grid_x(ax)
@@ -568,7 +704,7 @@ def diff_seats(seats: Sequence[int], a: tuple[np.ndarray, np.ndarray, np.ndarray
 
 @_styled
 def diff_turns(hist_a: pl.DataFrame, hist_b: pl.DataFrame, label_a: str, label_b: str,
-               target: Sequence[float] | None) -> Figure:
+               target: Sequence[float] | None, turn_cap: float | None = None) -> Figure:
     """Game-length distributions of two runs (share of games per number of turns)."""
     fig, axes = _figure(2.9)
     ax = axes[0, 0]
@@ -579,6 +715,13 @@ def diff_turns(hist_a: pl.DataFrame, hist_b: pl.DataFrame, label_a: str, label_b
         turns = hist["turns"].to_numpy()
         share = hist["games"].to_numpy() / max(int(hist["games"].sum()), 1)
         ax.plot(turns, share, color=PALETTE[i], ls=LINESTYLES[i], marker=MARKERS[i], markersize=3, label=label)
+    cap = length_cap(hist_a, hist_b, turn_cap=turn_cap, keep=target[1] if target is not None else None)
+    if cap is not None:
+        low = min(float(hist_a["turns"].min()), float(hist_b["turns"].min()))
+        high = max(cap, target[1] if target is not None else cap)
+        ax.set_xlim(min(low, target[0] if target is not None else low) - 1.5, high + 1.5)
+        ax.text(1.0, 1.0, f"cut at {cap:g} turns \u2192", transform=ax.transAxes, ha="right", va="bottom",
+                fontsize=8, color=MUTED)
     _pct_axis(ax, "y")
     ax.set_xlabel("turns")
     ax.set_ylabel("share of games")
@@ -588,7 +731,7 @@ def diff_turns(hist_a: pl.DataFrame, hist_b: pl.DataFrame, label_a: str, label_b
 
 
 __all__ = [
-    "STYLE", "WIDTH", "ablation_changes", "cell_balance", "cell_turns", "component_strength", "convergence", "diff_seats",
+    "STYLE", "TAIL_QUANTILE", "WIDTH", "ablation_changes", "length_cap", "length_cap_note", "cell_balance", "cell_turns", "component_strength", "convergence", "diff_seats",
     "diff_turns", "end_reasons", "game_length", "score_distributions", "seat_win_rates", "skill_gradient",
     "sweep_heatmap",
 ]
@@ -745,3 +888,97 @@ def ablation_changes(labels: Sequence[str], panels: Sequence[tuple[str, np.ndarr
         ax.tick_params(axis="x", labelsize=7.5)
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(4))
     return fig
+
+
+# ---------------------------------------------------------------- sweep effects
+
+
+@_styled
+def response_curves(key: str, lines: Sequence[tuple[str, np.ndarray, Sequence[tuple[np.ndarray, np.ndarray,
+                                                                                       np.ndarray]]]],
+                    panels: Sequence[tuple[str, str, str, float | tuple[float, float] | None]],
+                    crossings: Sequence[Sequence[float]] | None = None) -> Figure:
+    """One panel per measure against a numeric sweep key: each line (a combination of the other keys) its cells'
+    estimates with their intervals; the target dashed (a number) or shaded (a band); a crossing marked by a tick.
+
+    ``lines``: ``(label, x, [(y, low, high) per panel])``; ``panels``: ``(title, axis note, format, target)``
+    with format ``pct`` (shares), ``pts`` (shares less the fair share, in points) or ``num``; ``crossings``:
+    per line, per panel, the crossing's value (NaN: none)."""
+    fig, axes = _figure(2.9, ncols=len(panels))
+    for k, (title, note, fmt, target) in enumerate(panels):
+        ax = axes[0, k]
+        if isinstance(target, tuple):
+            ax.axhspan(target[0], target[1], color=BAND, lw=0, zorder=0)
+        elif target is not None:
+            ax.axhline(target, color=FAIR, ls="--", lw=1.1, zorder=1)
+        for i, (label, x, values) in enumerate(lines):
+            y, low, high = (np.asarray(v, dtype=float) for v in values[k])
+            color, marker = PALETTE[i % len(PALETTE)], MARKERS[i % len(MARKERS)]
+            offset = (i - (len(lines) - 1) / 2) * 0.012 * (np.ptp(x) or 1.0)  # intervals side by side, not on top
+            ax.errorbar(np.asarray(x, dtype=float) + offset, y,
+                        yerr=np.clip([y - low, high - y], 0, None), color=color, marker=marker,
+                        ls=LINESTYLES[i % len(LINESTYLES)], capsize=2.5, lw=1.3, ms=4.5,
+                        label=label if k == 0 else None)
+            value = crossings[i][k] if crossings is not None else float("nan")
+            if np.isfinite(value):
+                ax.axvline(value, color=color, ls=":", lw=1.0, ymax=0.12)
+        ax.set_title(textwrap.fill(title, 24), fontsize=9.5)
+        ax.set_xlabel(textwrap.fill(f"{key}; {note}", 30), color=MUTED, fontsize=8)
+        ax.set_xticks(sorted({float(v) for _, x, _ in lines for v in x}))
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        if fmt == "pct":
+            _pct_axis(ax, "y")
+        elif fmt == "pts":
+            _points_axis(ax, "y")
+    if len(lines) > 1:
+        longest = max(len(label) for label, _, _ in lines)
+        fits = max(1, int(WIDTH * 72 / (longest * 4.6 + 40)))  # an entry: about 4.6 pt a character, 40 pt of key
+        fig.legend(loc="outside lower center", ncols=min(3, len(lines), fits), fontsize=8)
+    return fit_labels(fig)
+
+
+@_styled
+def main_effects(labels: Sequence[str], panels: Sequence[tuple[str, pl.DataFrame, str]],
+                 alpha: float = 0.05) -> Figure:
+    """Each key's levels (``labels``, ``key: level``): their effect on each outcome with its interval, 0 dashed
+    (the mean of all cells); ``panels``: ``(title, levels, format)`` where ``levels`` has ``effect``, ``low``,
+    ``high``, ``p_holm`` in the labels' order and format is ``pts`` or ``num``; a level with ``p_holm < alpha`` is
+    drawn in the accent colour."""
+    n = len(labels)
+    fig, axes = _figure(1.0 + 0.3 * n, ncols=len(panels), sharey=True)
+    for ax, (title, levels, fmt) in zip(axes[0], panels):
+        colors = [FAIR if p < alpha else PALETTE[0] for p in levels["p_holm"].to_numpy()]
+        _forest(ax, list(labels), levels["effect"].to_numpy(), levels["low"].to_numpy(), levels["high"].to_numpy(),
+                0.0, colors=colors)
+        ax.set_title(textwrap.fill(title, 30), fontsize=9.5)
+        if fmt == "pts":
+            _points_axis(ax)
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(5))
+    return fit_labels(fig)
+
+
+@_styled
+def seat_gap(gap: pl.DataFrame, seat: int = 0, first: int | None = None) -> Figure:
+    """Seat ``seat``'s mean lead over the other seats' mean at each round end (``gap`` of
+    :func:`analysis.stats.trajectory.seat_gap`) with its 95% band; 0 dashed; ``first``: the first round whose
+    interval excludes 0, marked."""
+    fig, axes = _figure(2.5)
+    ax = axes[0, 0]
+    if not gap.height:
+        _empty(ax, "no trajectories recorded")
+        return fig
+    rounds = gap["round"].to_numpy()
+    ax.fill_between(rounds, gap["low"].to_numpy(), gap["high"].to_numpy(), color=PALETTE[0], alpha=0.2, lw=0,
+                    label="95% by deal")
+    ax.plot(rounds, gap["mean"].to_numpy(), color=PALETTE[0], marker="o", ms=3, label="mean gap")
+    ax.axhline(0, color=FAIR, ls="--", lw=1.1)
+    if first is not None:
+        ax.axvline(first, color=MUTED, ls=":", lw=1.0)
+        ax.annotate(f"round {first}: first clear", (first, 0), xytext=(4, 6), textcoords="offset points",
+                    fontsize=8, color=MUTED)
+    ax.set_xlabel("round (a round ends when seat 0 is to move again; the last point of a game is its end)")
+    ax.set_ylabel("points")
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+    ax.set_title(f"Seat gap: seat {seat}'s score less the other seats' mean, per round")
+    ax.legend(fontsize=8, frameon=False, loc="upper left")
+    return fit_labels(fig)

@@ -19,7 +19,9 @@ the headline names another.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,7 +33,6 @@ from analysis.report.text import _ci, _int, _num, _pct, format_p
 
 CONFIDENCE = 0.95
 DELTA = 0.025  # the balance margin of the headline's equivalence test (glade report --delta)
-_HEADLINE_COLUMNS = ("game", "deal", "seat", "bot", "win", "tie", "rank", "turns", "end")
 
 
 @dataclass
@@ -71,12 +72,27 @@ def shares_counted(advantage: stats.SeatAdvantage) -> str:
 
 
 def _beside(advantage: stats.SeatAdvantage) -> str:
-    """The ties and stalls, shown beside the shares (with 2 players neither is in them)."""
+    """The ties and stalls, shown beside the shares (with 2 players neither is in them), and the blocked games
+    when there are any (scored, so counted like the others)."""
     games = max(advantage.games, 1)
     ties = "ties" if advantage.players == 2 else "shared first places"
     counted = "neither counted" if advantage.players == 2 else "stalls not counted"
+    if advantage.blocked:
+        counted = ("ties and stalls not counted" if advantage.players == 2 else "stalls not counted") + \
+            ", blocked games (no seat could move; scored) counted"
+        return (f"{ties} {_pct(advantage.ties / games)}, stalls {_pct(advantage.stalls / games)} and blocked "
+                f"{_pct(advantage.blocked / games)} of {advantage.games:,} games, {counted}")
     return (f"{ties} {_pct(advantage.ties / games)} and stalls {_pct(advantage.stalls / games)} of "
             f"{advantage.games:,} games, {counted}")
+
+
+def unfinished_note(stalls: float, blocked: float, games: int, limit: float = stats.UNFINISHED_LIMIT) -> str:
+    """A warning when more than ``limit`` of the games stalled or ended blocked ("" otherwise): the rates named."""
+    if stalls + blocked <= limit:
+        return ""
+    return (f"warning: {_pct(stalls + blocked)} of {games:,} games stalled (the turn cap, no result) or ended "
+            f"blocked (no seat could move): stalls {_pct(stalls)}, blocked {_pct(blocked)}, over "
+            f"{100 * limit:g}%")
 
 
 def _tested(advantage: stats.SeatAdvantage) -> str:
@@ -123,22 +139,23 @@ def solo_headline(wins: stats.Proportion) -> str:
     return f"the player wins {_pct(wins.rate)} {_ci(wins.low, wins.high)} of games (Wilson 95%, n = {wins.n:,} games)"
 
 
-def headline(records: pl.DataFrame | pl.LazyFrame, players: int | None = None,
+def headline(records: pl.DataFrame | pl.LazyFrame | Iterable[pl.DataFrame], players: int | None = None,
              delta: float = DELTA) -> tuple[str, stats.SeatAdvantage | None]:
     """:func:`seat_headline` (or :func:`solo_headline`) of a records table, and the seat analysis behind it.
 
     ``players`` (the manifest's) leaves out a game's own seats beyond them (a
-    solo mode's opponent), as the run report does.
+    solo mode's opponent), as the run report does. A lazy frame, or blocks of
+    whole deals, is tallied a block at a time (:func:`analysis.stats.seat_tally`),
+    so the headline of a run of any size takes memory that does not grow with it.
     """
-    frame = records.lazy().select(*[c for c in _HEADLINE_COLUMNS if c in records.collect_schema().names()])
-    if players is not None:
-        frame = frame.filter(pl.col("seat") < players)
-    frame = frame.collect()
-    if frame.height == 0:
+    tally = stats.seat_tally(records, players)
+    if tally.games == 0:
         return "no games", None
-    if int(frame["seat"].max()) == 0:
-        return solo_headline(stats.proportion(int(frame["win"].sum()), frame.height)), None
-    advantage = stats.seat_advantage(frame, delta=delta)
+    if tally.players == 1:
+        wins, games = next(iter(tally.bot_wins.values())) if len(tally.bot_wins) == 1 else (
+            sum(w for w, _ in tally.bot_wins.values()), sum(g for _, g in tally.bot_wins.values()))
+        return solo_headline(stats.proportion(int(wins), int(games))), None
+    advantage = stats.seat_advantage(tally, delta=delta)
     return seat_headline(advantage), advantage
 
 
@@ -167,16 +184,25 @@ def _rates(records: pl.LazyFrame, key: str) -> pl.DataFrame:
              "mean_score")
 
 
-def summarize(records: pl.DataFrame | pl.LazyFrame, players: int | None = None, delta: float = DELTA) -> Summary:
+def summarize_run(out_dir: str | Path, players: int | None = None, delta: float = DELTA) -> Summary:
+    """:func:`summarize` of a run directory, read a block of deals at a time (memory flat in the games)."""
+    from sims.records import deal_blocks, scan_records
+
+    return summarize(scan_records(out_dir), players, delta, blocks=deal_blocks(out_dir))
+
+
+def summarize(records: pl.DataFrame | pl.LazyFrame, players: int | None = None, delta: float = DELTA,
+              blocks: Iterable[pl.DataFrame] | None = None) -> Summary:
     """The headline, per seat and per bot rates, game length and end reasons of a records table.
 
     A lazy frame (``sims.records.scan_records``) is aggregated in streaming
     fashion; the headline reads seven small columns of every seat-game.
     ``players`` (the manifest's) keeps a game's own extra seats out of the
-    headline.
+    headline. ``blocks`` (whole deals a block, e.g. ``sims.records.deal_blocks``)
+    feed the headline instead of the lazy frame.
     """
     records = records.lazy()
-    text, advantage = headline(records, players, delta)
+    text, advantage = headline(records if blocks is None else blocks, players, delta)
     per_game = records.filter(pl.col("seat") == 0).select("turns", "end")
     turns = per_game.select(
         pl.len().alias("games"),
@@ -257,6 +283,10 @@ def format_summary(summary: Summary, title: str | None = None, games_per_second:
     lines.append("end    " + ", ".join(
         f"{row['end']} {_pct(row['share'])} ({_int(row['games'])})" for row in summary.ends.to_dicts()
     ))
+    share = {row["end"]: row["share"] for row in summary.ends.to_dicts()}
+    note = unfinished_note(share.get(stats.STALL, 0.0), share.get(stats.BLOCKED, 0.0), summary.games)
+    if note:
+        lines.insert(lines.index(f"headline: {summary.headline}") + 1 if summary.headline else 1, note)
     if played is not None:
         if played and games_per_second:
             lines.append(f"speed  {played:,} games in {seconds:.2f} s: {games_per_second:,.0f} games/s")

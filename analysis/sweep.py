@@ -8,7 +8,7 @@ the cells to play::
     players = 2                      # optional, default: the number of bots
     bots = ["greedy", "greedy"]
     rotate_seats = false             # optional, default false
-    trajectories = false             # optional: record each seat's score per round (lead changes, comebacks)
+    trajectories = true              # optional, default true: each seat's score per round (lead changes, comebacks)
     seed = 11
     games_per_cell = 2000            # deals per cell
     base = ["rules.flowers=25"]      # optional: overrides applied to every cell
@@ -136,7 +136,7 @@ _SCHEMA = {
     "players": Optional(Int(1, 64)),
     "bots": List(Str(), 1),
     "rotate_seats": Optional(Bool(), False),
-    "trajectories": Optional(Bool(), False),
+    "trajectories": Optional(Bool(), True),
     "seed": Int(),
     "games_per_cell": Int(1),
     "base": Optional(List(Str()), []),
@@ -199,7 +199,7 @@ class Sweep:
     cells: tuple[CellSpec, ...]
     baseline: str  # a cell id
     axes: tuple[str, ...]  # grid keys in order, or the keys explicit cells set
-    trajectories: bool = False  # cells record each seat's score at each round end
+    trajectories: bool = True  # cells record each seat's score at each round end
 
     @property
     def rotations(self) -> int:
@@ -600,12 +600,12 @@ def run_sweep(
 def play_sweep(sweep: Sweep, out_dir: str | Path, jobs: int = 1, games_per_cell: int | None = None,
                batch_size: int = 4096, progress: bool = True, backend: str = "loky", scheduler: str | None = None,
                command: str = "sweep", before: Callable[[Any], None] | None = None,
-               check: Callable[[], Any] | None = None,
+               check: Callable[[], Any] | None = None, after: Callable[[], None] | None = None,
                warn: Callable[[str], None] | None = None) -> SweepSummary:
     """:func:`run_sweep` of a read sweep. ``command`` names the command writing ``out_dir`` (``ablate`` writes its
     sweep into its own directory), ``check()`` is its own read-only check of the directory and ``before()`` what
-    it writes there (given what ``check()`` found), under the lock, before the sweep; everything is checked before
-    anything is written."""
+    it writes there (given what ``check()`` found), under the lock, before the sweep; ``after()`` what it plays
+    there after the sweep, still under the lock. Everything is checked before anything is written."""
     for option, value in (("--games-per-cell", games_per_cell), ("--batch-size", batch_size), ("--jobs", jobs)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise ConfigError(option, str(value), "an integer of at least 1", has_got=False)
@@ -664,6 +664,8 @@ def play_sweep(sweep: Sweep, out_dir: str | Path, jobs: int = 1, games_per_cell:
                     done = (f"played {result.played:,} in {result.seconds:.1f} s" if result.played
                             else "all on disk")
                     bar.echo(f"cell {number}/{len(sweep.cells)} {cell.id}: {result.games:,} games ({done})")
+        if after is not None:
+            after()
     return SweepSummary(out_dir=out, sweep=sweep, games_per_cell=deals, cells=runs,
                         seconds=time.perf_counter() - started)
 
@@ -988,18 +990,19 @@ _CELL_SCHEMA = {
     "cell": pl.String, "title": pl.String, "baseline": pl.Boolean, "games": pl.Int64, "players": pl.Int64,
     "seat0_share": pl.Float64, "seat0_low": pl.Float64, "seat0_high": pl.Float64, "counted": pl.String,
     "share_method": pl.String, "headline": pl.String, "mean_turns": pl.Float64, "stall_rate": pl.Float64,
+    "blocked_rate": pl.Float64,
 }
 
 
 def cell_row(cell_id: str, title: str, baseline: bool, players: int, headline: str, advantage: Any,
-             solo: Any, games: int, mean_turns: float, stall_rate: float) -> dict[str, Any]:
+             solo: Any, games: int, mean_turns: float, stall_rate: float, blocked_rate: float = 0.0) -> dict[str, Any]:
     """One row of :func:`cell_table`: seat 0's share as the cell's headline counts it
     (``analysis.summary.seat_headline``: decided games with 2 players, first places with a shared one split with
     3-4), or a solitaire cell's win rate (``solo``, an ``analysis.stats.Proportion``)."""
     from analysis.summary import shares_counted
 
     row = {"cell": cell_id, "title": title, "baseline": baseline, "games": games, "players": players,
-           "headline": headline, "mean_turns": mean_turns, "stall_rate": stall_rate}
+           "headline": headline, "mean_turns": mean_turns, "stall_rate": stall_rate, "blocked_rate": blocked_rate}
     if advantage is not None:
         seat0 = advantage.seats.filter(pl.col("seat") == 0).row(0, named=True)
         row.update(seat0_share=seat0["share"], seat0_low=seat0["share_low"], seat0_high=seat0["share_high"],
@@ -1018,7 +1021,8 @@ def cell_table(data: SweepData) -> pl.DataFrame:
     games with 2 players, ties and stalls not counted; of first places with 3-4, a shared one split between its
     seats; between equal players by a model of seat and bot terms when the bots differ and seats rotate; a
     solitaire cell's win rate), counted (what the share is of), share_method (its interval), headline (the
-    cell's headline sentence), mean_turns, stall_rate. Cells without records have 0 games and nulls.
+    cell's headline sentence), mean_turns, stall_rate, blocked_rate (games that ended with no seat able to move).
+    Cells without records have 0 games and nulls.
     """
     from analysis.summary import headline
     from analysis.stats import proportion
@@ -1032,7 +1036,8 @@ def cell_table(data: SweepData) -> pl.DataFrame:
             text, advantage = headline(records, cell.players)
             solo = proportion(int(seat0["win"].sum()), seat0.height) if advantage is None else None
             row = cell_row(cell.id, cell.title, cell.baseline, cell.players, text, advantage, solo, seat0.height,
-                           float(seat0["turns"].mean()), float(seat0["rank"].is_null().mean()))  # a stall: no rank
+                           float(seat0["turns"].mean()), float(seat0["rank"].is_null().mean()),  # a stall: no rank
+                           float((seat0["end"].cast(pl.String) == "blocked").mean()))
         rows.append(row)
     return cell_frame(rows)
 
@@ -1049,13 +1054,17 @@ def format_cell_table(table: pl.DataFrame) -> str:
     names = [t if t else c for c, t in zip(table["cell"], table["title"])]
     table = table.with_columns(pl.Series("cell", names, dtype=pl.String))
     width = max(len("cell"), *(len(c) for c in table["cell"]))
-    lines = [f"{'cell':<{width}}    {'games':>9}  {'seat 0 share [95%]':<24}  {'turns':>6}  {'stalls':>6}"]
+    blocked = bool((table["blocked_rate"].fill_null(0.0) > 0).any())
+    lines = [f"{'cell':<{width}}    {'games':>9}  {'seat 0 share [95%]':<24}  {'turns':>6}  {'stalls':>6}"
+             + (f"  {'blocked':>7}" if blocked else "")]
     for row in table.iter_rows(named=True):
         mark = " *" if row["baseline"] else "  "
         if row["games"]:
             share = ("n/a" if row["seat0_share"] is None or not math.isfinite(row["seat0_share"]) else
                      f"{100 * row['seat0_share']:.1f}%" + _interval(row["seat0_low"], row["seat0_high"]))
             rest = f"{row['mean_turns']:>6.1f}  {100 * row['stall_rate']:>5.1f}%"
+            if blocked:
+                rest += f"  {100 * (row['blocked_rate'] or 0.0):>6.1f}%"
         else:
             share, rest = "(not played)", ""
         lines.append(f"{row['cell']:<{width}}{mark}  {row['games']:>9,}  {share:<24}  {rest}".rstrip())
@@ -1063,7 +1072,8 @@ def format_cell_table(table: pl.DataFrame) -> str:
     counted = "; ".join(dict.fromkeys(played["counted"].drop_nulls().to_list())) or "n/a"
     methods = "; ".join(dict.fromkeys(played["share_method"].drop_nulls().to_list())) or "n/a"
     lines.append("* baseline; seat 0 share: the headline's (glade play, glade report), of " + counted)
-    lines.append(f"  interval: {methods}; turns: mean; stalls: share of games without a result")
+    lines.append(f"  interval: {methods}; turns: mean; stalls: share of games without a result"
+                 + ("; blocked: share of games that ended with no seat able to move (scored)" if blocked else ""))
     return "\n".join(lines)
 
 

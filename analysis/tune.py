@@ -17,7 +17,9 @@ A tune file holds the same study (command-line options override it)::
     seed = 7
     target = "seat-balance"       # or "bot-share" (challenger and baseline instead of bots; see analysis.tune_bots)
     delta = 0.025                 # optional: balanced within +-delta of the fair share
-    turns = "16..40"              # optional: the median game length inside this band
+    turns = "16..40"              # optional: the game length band ...
+    turns_share = 0.75            # optional: ... that at least this share of games must lie inside (default 0.75)
+    max_stalls = 0.01             # optional: at most this share of games may stall or end blocked (default 0.01)
     means = ["score=10..20"]      # optional: a records column's mean inside a range
     budget = 60000                # optional: games the search may spend
     confirm = 4000                # optional: deals of the confirmation run
@@ -46,6 +48,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import shlex
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -78,15 +81,16 @@ FORMAT = 1
 SEAT_BALANCE = "seat-balance"
 BOT_SHARE = "bot-share"
 TARGETS = (SEAT_BALANCE, BOT_SHARE)
-VERDICTS = ("balanced", "unbalanced", "undecided")
 ALPHA = 0.05  # the error of the drop rule (a good candidate ever dropped) and of the confirmation tests
-DEFAULTS = {"delta": 0.025, "budget": 60_000, "confirm": 4000, "start": 256, "target": "seat-balance"}
+VERDICTS = ("balanced", "unbalanced", "undecided", "rejected")
+DEFAULTS = {"delta": 0.025, "budget": 60_000, "confirm": 4000, "start": 256, "target": "seat-balance",
+            "turns_share": stats.BAND_SHARE, "max_stalls": stats.UNFINISHED_LIMIT}
 _REAL_POINTS = 9  # values of a real range given without a step
 _MAX_VALUES = 1000
 _MAX_CANDIDATES = 4096
 # What must match for an output directory to be resumed.
 _IDENTITY = ("game", "bots", "players", "params", "target", "delta", "turns", "means", "seed", "start", "set",
-             "challenger", "baseline")
+             "challenger", "baseline", "turns_share", "max_stalls")
 
 
 # ---------------------------------------------------------------- parameters and targets
@@ -246,6 +250,8 @@ class Study:
     target: str = "seat-balance"
     delta: float = 0.025
     turns: tuple[float, float] | None = None
+    turns_share: float = stats.BAND_SHARE  # the share of games the turns band must hold
+    max_stalls: float = stats.UNFINISHED_LIMIT  # the largest share of games that may stall or end blocked
     means: tuple[MeanTarget, ...] = ()
     budget: int = 60_000
     confirm: int = 4000
@@ -277,12 +283,19 @@ class Study:
         return (self.target == SEAT_BALANCE and len(self.params) == 1 and self.params[0].ordered
                 and len(self.params[0].values) > 3)
 
+    @property
+    def limits_stalls(self) -> bool:
+        """Whether the search and the verdict hold the stall limit (seat balance: always; bot strength: never)."""
+        return self.target == SEAT_BALANCE
+
     def identity(self) -> dict:
         pair = {"challenger": self.challenger, "baseline": self.baseline} if self.target == BOT_SHARE else {}
+        limits = {"turns_share": self.turns_share, "max_stalls": self.max_stalls} if self.target == SEAT_BALANCE \
+            else {}
         return {"game": self.game, "bots": list(self.bots), "players": self.players,
                 "params": [p.text for p in self.params], "target": self.target, "delta": self.delta,
                 "turns": list(self.turns) if self.turns else None, "means": [m.text for m in self.means],
-                "seed": self.seed, "start": self.start, "set": list(self.base), **pair}
+                "seed": self.seed, "start": self.start, "set": list(self.base), **pair, **limits}
 
 
 _FILE_SCHEMA = {
@@ -296,6 +309,8 @@ _FILE_SCHEMA = {
     "baseline": Optional(Str()),
     "delta": Optional(Float(0.0, 0.5)),
     "turns": Optional(Str()),
+    "turns_share": Optional(Float(0.0, 1.0)),
+    "max_stalls": Optional(Float(0.0, 1.0)),
     "means": Optional(List(Str()), []),
     "budget": Optional(Int(1)),
     "confirm": Optional(Int(2)),
@@ -359,9 +374,10 @@ def make_study(game: str, bots: Sequence[str] | None, players: int | None, param
         players, labels, delta = bot_share_lineup(definition, where, source, bots, players, options)
     else:
         players, labels, delta = _seat_balance_lineup(definition, where, source, bots, players, options)
+    limits = _limits(where, source, options)
     study = Study(
         game=definition.name, bots=labels, players=players, params=tuple(params), seed=int(seed), target=target,
-        delta=delta, turns=options.get("turns"), means=tuple(options.get("means") or ()),
+        delta=delta, turns=options.get("turns"), means=tuple(options.get("means") or ()), **limits,
         budget=int(options.get("budget") or DEFAULTS["budget"]), confirm=int(options.get("confirm") or
                                                                            DEFAULTS["confirm"]),
         start=int(options.get("start") or DEFAULTS["start"]), base=tuple(options.get("base") or ()),
@@ -374,9 +390,23 @@ def make_study(game: str, bots: Sequence[str] | None, players: int | None, param
     return study
 
 
+def _limits(where: str, source: str, options: dict) -> dict:
+    """``turns_share`` and ``max_stalls``, checked: shares strictly between 0 and 1."""
+    found = {}
+    for name, text in (("turns_share", "the share of games the turns band must hold"),
+                       ("max_stalls", "the largest share of games that may stall or end blocked")):
+        value = options.get(name)
+        value = DEFAULTS[name] if value is None else float(value)
+        if not 0 < value < 1:
+            raise ConfigError(where, _key(source, name), f"{text}, a number strictly between 0 "
+                              f"and 1 (default {DEFAULTS[name]:g})", value)
+        found[name] = value
+    return found
+
+
 def _key(source: str, name: str) -> str:
-    """A study key as the user wrote it: ``challenger`` in a tune file, ``--challenger`` on the command line."""
-    return name if source else f"--{name}"
+    """A study key as the user wrote it: ``max_stalls`` in a tune file, ``--max-stalls`` on the command line."""
+    return name if source else f"--{name.replace('_', '-')}"
 
 
 def _seat_balance_lineup(definition: Any, where: str, source: str, bots: Sequence[str] | None,
@@ -452,9 +482,9 @@ class Look:
     share: tuple[float, ...]  # per seat, mean per-deal share of first places
     half_width: float  # the confidence sequence's half-width (every seat)
     median_turns: float
-    below: float  # share of games shorter than the turns band (nan without a band)
-    above: float
+    inside: float  # mean per-deal share of games inside the turns band (nan without a band)
     turns_half_width: float
+    unfinished: float = math.nan  # mean per-deal share of games that stalled or ended blocked
     means: tuple[float, ...] = ()
 
     def deviation(self, fair: float) -> np.ndarray:
@@ -471,15 +501,20 @@ class Look:
         gaps = np.abs(self.deviation(fair))
         return float(np.max(np.maximum(gaps - self.half_width, 0.0))), float(np.max(gaps + self.half_width))
 
-    def off_band(self) -> str:
-        """Why the median game length is clearly outside the band ("" when it is not shown to be)."""
-        if math.isnan(self.below):
+    def off_band(self, required: float) -> str:
+        """Why the game length clearly misses the band ("" when it is not shown to): the confidence sequence of
+        the share of games inside it lies below ``required``."""
+        if math.isnan(self.inside) or not self.inside + self.turns_half_width < required:
             return ""
-        if self.below - self.turns_half_width > 0.5:
-            return f"median turns clearly below the band ({_pct(self.below)} of games shorter)"
-        if self.above - self.turns_half_width > 0.5:
-            return f"median turns clearly above the band ({_pct(self.above)} of games longer)"
-        return ""
+        return (f"clearly fewer than {_pct(required)} of games inside the turns band ({_pct(self.inside)} inside, "
+                f"+-{100 * self.turns_half_width:.1f})")
+
+    def over_limit(self, limit: float) -> str:
+        """Why the candidate clearly breaks the stall limit ("" when it is not shown to)."""
+        if math.isnan(self.unfinished) or not self.unfinished - self.turns_half_width > limit:
+            return ""
+        return (f"clearly more than {_pct(limit)} of games stall or end blocked ({_pct(self.unfinished)}, "
+                f"+-{100 * self.turns_half_width:.1f})")
 
     def to_dict(self, fair: float) -> dict:
         lower, upper = self.bounds(fair)
@@ -488,11 +523,17 @@ class Look:
                 "low": [max(0.0, s - self.half_width) for s in self.share],
                 "high": [min(1.0, s + self.half_width) for s in self.share],
                 "imbalance": self.imbalance(fair), "imbalance_low": lower, "imbalance_high": upper,
-                "median_turns": self.median_turns, "means": list(self.means)}
+                "median_turns": self.median_turns, "inside": _finite(self.inside),
+                "unfinished": _finite(self.unfinished), "means": list(self.means)}
 
 
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
+
+
+def _finite(x: float) -> float | None:
+    """A float for tune.json: None for nan (JSON has no nan)."""
+    return None if x is None or not math.isfinite(x) else float(x)
 
 
 def deal_matrix(records: pl.DataFrame, players: int) -> np.ndarray:
@@ -514,7 +555,7 @@ class _Level:
 
     def __init__(self, study: Study):
         statistics = (1 if study.players == 2 or study.target == BOT_SHARE else study.players) + \
-            (2 if study.turns else 0)
+            (1 if study.turns else 0) + (1 if study.limits_stalls else 0)
         self.tests = len(study.candidates) * statistics
         self.confidence = 1 - ALPHA / self.tests
         self.rho = mixture_rho(study.delta, self.confidence)
@@ -531,17 +572,17 @@ def take_look(records: pl.DataFrame, study: Study, candidate: str, deals: int, l
     shares = deal_matrix(part, study.players)
     first = part.filter(pl.col("seat") == 0)
     turns = first["turns"].cast(pl.Float64)
-    below = above = math.nan
-    if study.turns:
-        per_deal = first.group_by("deal").agg((pl.col("turns") < study.turns[0]).mean().alias("below"),
-                                              (pl.col("turns") > study.turns[1]).mean().alias("above"))
-        below, above = float(per_deal["below"].mean()), float(per_deal["above"].mean())
+    per_deal = first.group_by("deal").agg(
+        pl.col("turns").is_between(*(study.turns or (0, 0))).mean().alias("inside"),
+        (pl.col("rank").is_null() | (pl.col("end").cast(pl.String) == stats.BLOCKED)).mean().alias("unfinished"))
+    inside = float(per_deal["inside"].mean()) if study.turns else math.nan
+    unfinished = float(per_deal["unfinished"].mean()) if study.limits_stalls else math.nan
     means = tuple(float(part[m.column].cast(pl.Float64).mean()) for m in study.means)
     return Look(candidate=candidate, deals=deals, games=first.height, counted=shares.shape[0],
                 share=tuple(float(x) for x in (shares.mean(axis=0) if shares.shape[0] else
                                                np.full(study.players, np.nan))),
                 half_width=level.half_width(shares.shape[0]), median_turns=float(turns.median()),
-                below=below, above=above, turns_half_width=level.half_width(first["deal"].n_unique()),
+                inside=inside, turns_half_width=level.half_width(first["deal"].n_unique()), unfinished=unfinished,
                 means=means)
 
 
@@ -736,12 +777,17 @@ class _Search:
         return len(alive) == 1 or inside or outside
 
     def _drops(self, alive: list[int]) -> list[int]:
-        off = {i: self.looks[i].off_band() for i in alive}
-        if self.study.turns and not all(off.values()):
-            for i in alive:
-                if off[i]:
-                    self.drop(i, "turns", off[i])
-            alive = [i for i in alive if not off[i]]
+        """Candidates shown to break the stall limit, then those shown to miss the turns band (unless every one
+        left does), then the race's drop by the seat imbalance's confidence sequences."""
+        study = self.study
+        for phase, reason, active in (("stalls", lambda look: look.over_limit(study.max_stalls), study.limits_stalls),
+                                      ("turns", lambda look: look.off_band(study.turns_share), bool(study.turns))):
+            off = {i: reason(self.looks[i]) for i in alive}
+            if active and not all(off.values()):
+                for i in alive:
+                    if off[i]:
+                        self.drop(i, phase, off[i])
+                alive = [i for i in alive if not off[i]]
         best_high = min(self.looks[i].bounds(self.fair)[1] for i in alive)
         kept = []
         for i in alive:
@@ -763,13 +809,13 @@ class _Search:
         return sorted(keep)
 
     def choose(self, alive: list[int]) -> int:
-        """The survivor with the smallest estimated imbalance, preferring one inside the other targets."""
+        """The survivor with the smallest estimated imbalance, preferring one whose estimates meet the other
+        targets: the stall limit, the turns band's share, the means' ranges."""
         def outside(i: int) -> int:
-            look = self.looks[i]
-            misses = 0
-            if self.study.turns and not self.study.turns[0] <= look.median_turns <= self.study.turns[1]:
-                misses += 1
-            misses += sum(not m.low <= v <= m.high for m, v in zip(self.study.means, look.means))
+            look, study = self.looks[i], self.study
+            misses = int(study.limits_stalls and look.unfinished > study.max_stalls)
+            misses += int(bool(study.turns) and look.inside < study.turns_share)
+            misses += sum(not m.low <= v <= m.high for m, v in zip(study.means, look.means))
             return misses
         return min(alive, key=lambda i: (outside(i), self.looks[i].imbalance(self.fair), i))
 
@@ -779,47 +825,65 @@ def confirm_seed(seed: int) -> int:
     return int(mix64(np.uint64(seed % (1 << 64)) ^ purpose_key("tune/confirm")))
 
 
-def _verdict(advantage: stats.SeatAdvantage) -> str:
+def _seat_verdict(advantage: stats.SeatAdvantage) -> str:
     return {stats.VERDICT_BALANCED: "balanced", stats.VERDICT_UNBALANCED: "unbalanced"}.get(advantage.verdict,
                                                                                              "undecided")
 
 
+def verdict(seat_verdict: str, targets: Sequence[dict]) -> str:
+    """The study's verdict from the seats' and the other targets': ``unbalanced`` when a seat is shown off,
+    ``rejected`` when a target is shown missed (too many stalls or blocked games, the length band, a mean),
+    ``balanced`` only when the seats are shown balanced and every target shown met, else ``undecided``."""
+    if seat_verdict == "unbalanced":
+        return "unbalanced"
+    if any(t["verdict"] in ("outside", "over") for t in targets):
+        return "rejected"
+    if seat_verdict == "balanced" and all(t["verdict"] in ("inside", "within") for t in targets):
+        return "balanced"
+    return "undecided"
+
+
 def confirmation(records: pl.DataFrame, study: Study) -> dict:
-    """The verdicts on the confirmation run: seat balance (TOST within delta), game length, means."""
+    """The verdicts on the confirmation run: seat balance (TOST within delta), stalls and blocked games, game
+    length, means; and the study's verdict over all of them (:func:`verdict`)."""
     records = records.filter(pl.col("seat") < study.players)
     advantage = stats.seat_advantage(records, delta=study.delta, alpha=ALPHA)
     seats = [{k: (None if isinstance(v, float) and not math.isfinite(v) else float(v) if isinstance(v, float) else v)
               for k, v in row.items()}
              for row in advantage.seats.select("seat", "share", "share_low", "share_high", "p_value", "tost_p")
              .rename({"share_low": "low", "share_high": "high"}).to_dicts()]
-    out = {"verdict": _verdict(advantage), "seat_verdict": advantage.verdict, "seats": seats,
+    out = {"seat_verdict": _seat_verdict(advantage), "seat_verdict_text": advantage.verdict, "seats": seats,
            "test": advantage.test, "p_value": advantage.p_value, "tost_p": advantage.tost_p,
            "equivalence": advantage.equivalence_method, "share_method": advantage.share_method,
            "more_games": advantage.more_games, "unit": advantage.unit, "units": advantage.units_tested,
            "describe": advantage.describe(), "targets": []}
-    first = records.filter(pl.col("seat") == 0)
+    if study.limits_stalls:
+        out["targets"].append(_stall_check(records, study.max_stalls))
     if study.turns:
-        out["targets"].append(_turns_check(first, study.turns))
+        out["targets"].append(_turns_check(records, study.turns, study.turns_share))
     for target in study.means:
         out["targets"].append(_mean_check(records, target))
+    out["verdict"] = verdict(out["seat_verdict"], out["targets"])
     return out
 
 
-def _turns_check(first: pl.DataFrame, band: tuple[float, float]) -> dict:
-    """The median game length inside ``band``: one-sided sign tests over deals (each deal's share of games
-    below and above the band, both below one half), ``DescrStatsW.ttost``-free: binomial on whole deals."""
-    per_deal = first.group_by("deal").agg((pl.col("turns") < band[0]).mean().alias("below"),
-                                          (pl.col("turns") > band[1]).mean().alias("above"))
-    n = per_deal.height
-    p_below = float(scipy_stats.binomtest(int((per_deal["below"] > 0.5).sum()), n, 0.5, alternative="less").pvalue)
-    p_above = float(scipy_stats.binomtest(int((per_deal["above"] > 0.5).sum()), n, 0.5, alternative="less").pvalue)
-    p = max(p_below, p_above)
-    median = float(first["turns"].median())
-    inside = band[0] <= median <= band[1]
-    return {"target": "turns", "band": list(band), "estimate": median, "p_inside": p,
-            "verdict": "inside" if p < ALPHA else "outside" if not inside else "undecided",
-            "method": "median turns; one-sided exact binomial tests that fewer than half the deals fall below "
-                      "and above the band (both must reject)"}
+def _stall_check(records: pl.DataFrame, limit: float) -> dict:
+    """At most ``limit`` of the games stalled or ended blocked (:func:`analysis.stats.unfinished`)."""
+    u = stats.unfinished(records, limit, ALPHA)
+    return {"target": "stalls and blocked games", "band": [0.0, limit], "estimate": u.either.rate,
+            "low": u.either.low, "high": u.either.high, "stalls": u.stalls.rate, "blocked": u.blocked.rate,
+            "limit": limit, "p_inside": u.p_within, "p_outside": u.p_over, "verdict": u.verdict,
+            "method": f"{u.either.method} 95% interval; {u.test}", "describe": u.describe()}
+
+
+def _turns_check(records: pl.DataFrame, band: tuple[float, float], required: float) -> dict:
+    """At least ``required`` of the games inside the turns ``band`` (:func:`analysis.stats.band_share`: the deal
+    as the unit when deals hold several games, one-sided tests against ``required``)."""
+    b = stats.band_share(records, band, required, ALPHA)
+    return {"target": "turns", "band": list(band), "estimate": b.share.rate, "low": b.share.low,
+            "high": b.share.high, "required": required, "median": b.median, "p_inside": b.p_inside,
+            "p_outside": b.p_outside, "verdict": b.verdict,
+            "method": f"share of games inside the band, {b.share.method} 95%; {b.test}", "describe": b.describe()}
 
 
 def _check_column(records: pl.DataFrame, target: MeanTarget) -> None:
@@ -838,9 +902,12 @@ def _mean_check(records: pl.DataFrame, target: MeanTarget) -> dict:
     p = float(DescrStatsW(values).ttost_mean(target.low, target.high)[0]) if values.std() > 0 else \
         float(not target.low < estimate < target.high)
     inside = target.low <= estimate <= target.high
+    text = "inside" if p < ALPHA else "outside" if not inside else "undecided"
     return {"target": f"mean {target.column}", "band": [target.low, target.high], "estimate": estimate,
-            "p_inside": p, "verdict": "inside" if p < ALPHA else "outside" if not inside else "undecided",
-            "method": "mean of per-deal means; two one-sided t tests (statsmodels DescrStatsW.ttost_mean)"}
+            "p_inside": p, "verdict": text,
+            "method": "mean of per-deal means; two one-sided t tests (statsmodels DescrStatsW.ttost_mean)",
+            "describe": f"mean {target.column} {estimate:.4g} (of per-deal means), range {target.low:g}..{target.high:g}"
+                        f": {text} (two one-sided t tests, statsmodels DescrStatsW.ttost_mean, {stats.format_p(p)})"}
 
 
 def _seeds(records: pl.DataFrame) -> set[int]:
@@ -849,7 +916,8 @@ def _seeds(records: pl.DataFrame) -> set[int]:
 
 def _check_resume(held: dict, wanted: dict, path: Path) -> None:
     for key in _IDENTITY:
-        if held["study"].get(key) != wanted["study"].get(key):
+        default = DEFAULTS.get(key) if key in wanted["study"] else None  # directories older than the key
+        if held["study"].get(key, default) != wanted["study"].get(key):
             raise ConfigError(str(path), key, f"{json.dumps(held['study'].get(key))} (what this tune "
                               f"directory holds; use another --out for a different study), got "
                               f"{json.dumps(wanted['study'].get(key))}", has_got=False)
@@ -874,7 +942,8 @@ _NUMBER = Maybe(float)  # a statistic: NaN, or null where none could be computed
 _STUDY_SHAPE = {"game": str, "bots": BOTS_SHAPE, "players": COUNT_SHAPE, "params": [str],
                 "target": Where(str, lambda value: value in TARGETS, "one of " + ", ".join(TARGETS)),
                 "delta": float, "turns": Maybe([float]), "means": [str], "seed": SEED_SHAPE, "start": int, "set": [str],
-                "budget": int, "confirm": int, "challenger": Opt(str), "baseline": Opt(str)}
+                "budget": int, "confirm": int, "challenger": Opt(str), "baseline": Opt(str),
+                "turns_share": Opt(float), "max_stalls": Opt(float)}
 # tune.json as glade tune writes it (after every look): the study, the candidates, the search so far.
 TUNE_SHAPE = {"format": int, "study": _STUDY_SHAPE, "description": Opt(str), "source": Opt(str),
               "candidates": [{"id": str, "set": dict, "dir": str}], "path": [dict],
@@ -976,7 +1045,7 @@ def run_tune(study: Study, out_dir: str | Path, jobs: int = 1, batch_size: int =
         candidate = search.candidates[best]
         manifest["survivors"] = [search.candidates[i].id for i in alive]
         manifest["best"] = {"id": candidate.id, "set": dict(candidate.settings),
-                            "search": search.looks[best].to_dict(search.fair)}
+                            "set_args": list(candidate.overrides), "search": search.looks[best].to_dict(search.fair)}
         manifest["closest"] = manifest["best"]["id"]
         confirm_dir = out / CONFIRM / candidate.id
         seed = confirm_seed(study.seed)
@@ -1030,7 +1099,8 @@ def tune_json(data: dict) -> dict:
         from analysis.tune_bots import bot_tune_json
         return bot_tune_json(data)
     c = data["confirmation"]
-    return {"best": data["best"]["set"], "best_id": data["best"]["id"], "verdict": c["verdict"],
+    return {"best": data["best"]["set"], "best_id": data["best"]["id"], "best_set": best_set_args(data),
+            "verdict": c["verdict"], "seat_verdict": c.get("seat_verdict", c["verdict"]),
             "seats": c["seats"], "games": data["games"], "delta": data["study"]["delta"],
             "confirmation": {k: c[k] for k in ("candidate", "seed", "deals", "games", "disjoint", "test", "p_value",
                                                "tost_p", "equivalence", "share_method", "more_games", "targets")},
@@ -1054,21 +1124,102 @@ def candidate_rows(data: dict) -> list[dict]:
     return rows
 
 
+def best_set_args(data: dict) -> list[str]:
+    """The chosen setting as ``--set`` values (``key=TOML value``), as ``glade play --set`` takes them."""
+    best = data["best"]
+    if "set_args" in best:
+        return list(best["set_args"])
+    return [s.override for key, value in best["set"].items() for s in flatten(key, value)]
+
+
+def paste_text(data: dict) -> str:
+    """The chosen setting as ``--set`` options quoted for a shell: ``--set rules.flowers=35 --set '...'``."""
+    return " ".join(f"--set {shlex.quote(arg)}" for arg in best_set_args(data))
+
+
+def limit_text(target: dict) -> str:
+    """A confirmation target in one line: its estimate, interval and verdict, the stall and blocked rates named."""
+    if target["target"] == "stalls and blocked games":
+        return (f"stalls and blocked games: {100 * target['estimate']:.2f}% [{100 * target['low']:.2f}, "
+                f"{100 * target['high']:.2f}] of games (stalls {100 * target['stalls']:.2f}%, blocked "
+                f"{100 * target['blocked']:.2f}%), limit {100 * target['limit']:g}%: {target['verdict']} "
+                f"({stats.format_p(target['p_inside'])} below, {stats.format_p(target['p_outside'])} above)")
+    if target["target"] == "turns" and "required" in target:
+        return (f"turns: {_pct(target['estimate'])} [{100 * target['low']:.1f}, {100 * target['high']:.1f}] of games "
+                f"inside {target['band'][0]:g}..{target['band'][1]:g} (median {target['median']:g}); the band needs "
+                f"{100 * target['required']:g}%: {target['verdict']} ({stats.format_p(target['p_inside'])} above, "
+                f"{stats.format_p(target['p_outside'])} below)")
+    return (f"{target['target']}: {target['estimate']:.4g}, band {target['band'][0]:g}..{target['band'][1]:g}: "
+            f"{target['verdict']} ({stats.format_p(target['p_inside'])})")
+
+
+def verdict_text(data: dict) -> str:
+    """The verdict sentence: what the confirmation showed of the seats and of every other target."""
+    study, c, best = data["study"], data["confirmation"], data["best"]["id"]
+    delta = f"+-{100 * study['delta']:g} points of {_pct(1 / study['players'])}"
+    targets = c.get("targets", [])
+    missed = [t for t in targets if t["verdict"] in ("outside", "over")]
+    open_ = [t for t in targets if t["verdict"] not in ("inside", "within", "outside", "over")]
+    seat = c.get("seat_verdict", c["verdict"])
+    seats = {"balanced": f"keeps every seat within {delta} (TOST {stats.format_p(c['tost_p'])})",
+             "unbalanced": f"favours a seat ({c['test'].split(' (')[0]} {stats.format_p(c['p_value'])})",
+             }.get(seat, f"is neither shown balanced within {delta} nor unbalanced")
+    verdict = c["verdict"]
+    if verdict == "balanced":
+        checked = ", ".join(_target_name(t) for t in targets)
+        return f"verdict: balanced: {best} {seats}" + (f"; {checked} shown met" if checked else "")
+    if verdict == "unbalanced":
+        return (f"verdict: unbalanced: no setting in range is shown balanced; the closest, {best}, still {seats}"
+                + "".join(f"; {_missed(t)}" for t in missed))
+    if verdict == "rejected":
+        return f"verdict: rejected: {best} {seats}, but " + "; ".join(_missed(t) for t in missed)
+    more = (f"; about {c['more_games']:,} more {c['unit']} would decide the seats" if seat == "undecided"
+            and c.get("more_games") else "")
+    pending = "; ".join(f"{_target_name(t)} not shown met" for t in open_)
+    return f"verdict: undecided: {best} {seats}" + (f"; {pending}" if pending else "") + more
+
+
+def _target_name(target: dict) -> str:
+    if target["target"] == "stalls and blocked games":
+        return f"stalls and blocked games at most {100 * target['limit']:g}%"
+    if target["target"] == "turns" and "required" in target:
+        return f"{100 * target['required']:g}% of games inside {target['band'][0]:g}..{target['band'][1]:g} turns"
+    return f"{target['target']} inside {target['band'][0]:g}..{target['band'][1]:g}"
+
+
+def _missed(target: dict) -> str:
+    if target["target"] == "stalls and blocked games":
+        return (f"{100 * target['estimate']:.2f}% [{100 * target['low']:.2f}, {100 * target['high']:.2f}] of games "
+                f"stall or end blocked, over the {100 * target['limit']:g}% limit")
+    if target["target"] == "turns" and "required" in target:
+        return (f"only {_pct(target['estimate'])} [{100 * target['low']:.1f}, {100 * target['high']:.1f}] of games "
+                f"last {target['band'][0]:g}..{target['band'][1]:g} turns, fewer than the "
+                f"{100 * target['required']:g}% the band needs")
+    return f"{target['target']} {target['estimate']:.4g} is outside {target['band'][0]:g}..{target['band'][1]:g}"
+
+
 def format_tune(data: dict, seconds: float | None = None) -> str:
-    """The printed table: candidates looked at, the choice, and its confirmation on new deals."""
+    """The printed table: candidates looked at, the choice, its confirmation on new deals, the verdict over every
+    target, and the chosen setting as ``--set`` values."""
     if data["study"]["target"] == BOT_SHARE:
         from analysis.tune_bots import format_bot_tune
         return format_bot_tune(data, seconds)
     study = data["study"]
-    fair = 1 / study["players"]
     rows = candidate_rows(data)
+    band = bool(study.get("turns"))
     width = max(len("candidate"), *(len(r["candidate"]) for r in rows))
     lines = [f"{'candidate':<{width}}  {'deals':>7}  {'seat 0 share [conf. seq.]':<25}  "
-             f"{'imbalance':>9}  {'turns':>6}  status"]
+             f"{'imbalance':>9}  {'turns':>6}  {'in band' if band else '':>7}  {'stalls':>6}  status"]
     for r in rows:
         share = f"{_pct(r['share'][0])} [{_pct(r['low'][0])}, {_pct(r['high'][0])}]"
+        inside = _pct(r["inside"]) if band and r.get("inside") is not None else ""
+        stalled = _pct(r["unfinished"]) if r.get("unfinished") is not None else ""
         lines.append(f"{r['candidate']:<{width}}  {r['deals']:>7,}  {share:<25}  "
-                     f"{100 * r['imbalance']:>6.1f} pt  {r['median_turns']:>6.1f}  {r['status']}")
+                     f"{100 * r['imbalance']:>6.1f} pt  {r['median_turns']:>6.1f}  {inside:>7}  {stalled:>6}  "
+                     f"{r['status']}")
+    lines.append(f"  turns: median; in band: share of games inside {study['turns'][0]:g}..{study['turns'][1]:g}; "
+                 "stalls: share of games that stalled or ended blocked" if band else
+                 "  turns: median; stalls: share of games that stalled or ended blocked")
     c = data["confirmation"]
     lines.append("")
     survivors = data["survivors"]
@@ -1077,21 +1228,9 @@ def format_tune(data: dict, seconds: float | None = None) -> str:
     lines.append(f"confirmation on {c['deals']:,} new deals (seed {c['seed']}, none shared with the search):")
     lines += ["  " + line for line in c["describe"].splitlines()]
     for t in c["targets"]:
-        lines.append(f"  {t['target']}: {t['estimate']:.4g}, band {t['band'][0]:g}..{t['band'][1]:g}: "
-                     f"{t['verdict']} ({stats.format_p(t['p_inside'])})")
-    verdict = c["verdict"]
-    delta = f"+-{100 * study['delta']:g} points of {_pct(fair)}"
-    if verdict == "balanced":
-        lines.append(f"verdict: balanced: {data['best']['id']} keeps every seat within {delta} (TOST "
-                     f"{stats.format_p(c['tost_p'])})")
-    elif verdict == "unbalanced":
-        lines.append(f"verdict: unbalanced: no setting in range is shown balanced; the closest, "
-                     f"{data['best']['id']}, still favours a seat ({c['test'].split(' (')[0]} "
-                     f"{stats.format_p(c['p_value'])})")
-    else:
-        more = f"; about {c['more_games']:,} more {c['unit']} would decide it" if c.get("more_games") else ""
-        lines.append(f"verdict: undecided: {data['best']['id']} is neither shown balanced within {delta} nor "
-                     f"unbalanced{more}")
+        lines.append("  " + limit_text(t))
+    lines.append(verdict_text(data))
+    lines.append(f"the setting, for glade play: {paste_text(data)}")
     g = data["games"]
     spent = f"games: {g['search']:,} searching (budget {study['budget']:,}) + {g['confirm']:,} confirming = {g['total']:,}"
     lines.append(spent + (f"; {seconds:.1f} s" if seconds is not None else ""))
@@ -1100,5 +1239,5 @@ def format_tune(data: dict, seconds: float | None = None) -> str:
 
 __all__ = ["BOT_SHARE", "CANDIDATES", "SEAT_BALANCE", "TARGETS", "CONFIRM", "Candidate", "Look", "MeanTarget", "Param", "Study", "TUNE_JSON",
            "TuneResult", "candidate_configs", "candidate_rows", "confirm_seed", "confirmation", "deal_matrix",
-           "format_tune", "load_tune", "make_study", "parse_band", "parse_mean", "parse_param", "read_tune_file",
+           "format_tune", "load_tune", "make_study", "paste_text", "verdict", "verdict_text", "best_set_args", "parse_band", "parse_mean", "parse_param", "read_tune_file",
            "run_tune", "take_look", "tune_json"]

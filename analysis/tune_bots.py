@@ -52,9 +52,9 @@ def bot_share_lineup(definition: Any, where: str, source: str, bots: Sequence[st
     if bots:
         raise ConfigError(where, _key(source, "bots"), "no bots with target bot-share: the lineup is the baseline "
                           "and the challenger, seats split and rotated", ",".join(bots))
-    for name in ("turns", "means"):
+    for name in ("turns", "means", "turns_share", "max_stalls"):
         if options.get(name):
-            raise ConfigError(where, _key(source, name), f"no {name} with target bot-share (a seat-balance target)",
+            raise ConfigError(where, _key(source, name), f"no {name.replace('_', ' ')} with target bot-share (a seat-balance target)",
                               has_got=False)
     challenger, baseline = options.get("challenger"), options.get("baseline")
     for name, bot in (("challenger", challenger), ("baseline", baseline)):

@@ -19,7 +19,7 @@ import json
 import os
 import platform
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -255,6 +255,7 @@ MANIFEST_SHAPE: dict[str, Any] = {
     "created": Opt(str),
     "config": Opt(dict),
     "rotations_collapsed": Opt(str),
+    "bot_streams": Opt(str),
     "stopping": Opt(Where({"rule": str, "method": str, "deals": COUNT_SHAPE, "outcome": str, "looks": [{"deals": int}],
                            "games": Opt(int), "max_games": Opt(Maybe(int)), "confidence": Opt(float),
                            "target_half_width": Opt(float), "final_half_width": Opt(float), "margin": Opt(float),
@@ -458,6 +459,17 @@ def scan_records(out_dir: str | Path, deals: tuple[int, int] | None = None) -> p
     if not frames:
         return pl.scan_parquet(parts[0][0], glob=False).head(0)
     return pl.concat(frames, how="vertical")
+
+
+def deal_blocks(out_dir: str | Path, deals: int | None = None, block_deals: int = 1 << 16,
+                columns: Sequence[str] | None = None) -> Iterator[pl.DataFrame]:
+    """The run's records ``block_deals`` deals at a time, each block every game of its deals, in deal order:
+    only the chunk files that hold a block's deals are opened. ``deals`` stops early (default: every deal)."""
+    stop = max((chunk.stop for _, chunk, _ in _chunk_parts(out_dir, RECORDS)), default=0)
+    stop = stop if deals is None else min(stop, deals)
+    for start in range(0, stop, block_deals):
+        frame = scan_records(out_dir, (start, min(start + block_deals, stop)))
+        yield (frame if columns is None else frame.select(columns)).collect()
 
 
 def load_events(out_dir: str | Path) -> pl.DataFrame | None:

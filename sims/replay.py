@@ -30,6 +30,7 @@ def replay_text(
     scores: bool = False,
     board: str = "full",
     explain: bool = False,
+    bot_streams: str = "",
 ) -> str:
     """The game ``game_id`` of a run with these options, played batched, shown on the reference engine.
 
@@ -52,7 +53,8 @@ def replay_text(
     game_seed = int(game_seeds(seed, np.array([deal]))[0])
     max_turns = game.max_turns(config)
     engine = game.batched(config, players)
-    _, trace = play_batch(engine, batched_bots(game, engine, seats), np.array([game_seed], np.uint64), max_turns)
+    _, trace = play_batch(engine, batched_bots(game, engine, seats, bot_streams), np.array([game_seed], np.uint64),
+                          max_turns)
 
     lines = [f"{game.name} game {game_id}: deal {deal}, rotation {rotation}, seed {game_seed}",
              "seats: " + ", ".join(f"{s} {c.label}" for s, c in enumerate(seats))]
@@ -160,5 +162,10 @@ def run_replay(out_dir: str | Path, game_id: int, scores: bool = True, board: st
     games = manifest["games"] * rotations
     if not 0 <= game_id < games:
         raise ConfigError("--game", str(game_id), f"a game id of {out_dir}: 0 to {games - 1}", has_got=False)
+    streams = manifest.get("bot_streams", "")
+    if streams and explain:
+        raise ConfigError("--explain", "true", f"a run whose bots draw from the usual streams ({out_dir} is a placebo "
+                          f"run: its bots draw from {streams}/bot/<seat>, which the reference bots' explanations do "
+                          "not); replay it without --explain", has_got=False)
     return replay_text(game.name, config, manifest["players"], manifest["seed"], game_id, manifest["bots"],
-                       rotations=rotations, scores=scores, board=board, explain=explain)
+                       rotations=rotations, scores=scores, board=board, explain=explain, bot_streams=streams)

@@ -227,6 +227,7 @@ def play_chunk(
     start: int,
     stop: int,
     trajectories: bool = False,
+    bot_streams: str = "",
 ) -> tuple[Chunk, pl.DataFrame, pl.DataFrame | None, pl.DataFrame | None]:
     """Play deals ``[start, stop)`` of one rotation: the chunk, its records, its events and its trajectories (each
     None if the game has none; trajectories only when asked for).
@@ -239,7 +240,7 @@ def play_chunk(
     """
     game = get_game(game_name)
     engine = game.batched(config, players)
-    bots = batched_bots(game, engine, choices)
+    bots = batched_bots(game, engine, choices, bot_streams)
     deals = np.arange(start, stop, dtype=np.int64)
     seeds = game_seeds(seed, deals)
     state, trace = play_batch(engine, bots, seeds, game.max_turns(config), trajectories=trajectories)
@@ -261,10 +262,11 @@ def play_chunk(
 def _check_resume(held: dict, wanted: dict, path: Path) -> None:
     """Refuse a directory that holds a different run."""
     advice = "use another --out for a different run"
-    for key in _IDENTITY:
-        if held.get(key) != wanted[key]:
-            raise ConfigError(str(path), key, f"{_plain(held.get(key))} (what this run directory holds; {advice}), "
-                              f"got {_plain(wanted[key])}", has_got=False)
+    for key in (*_IDENTITY, "bot_streams"):  # bot_streams: absent in an ordinary run
+        default = "" if key == "bot_streams" else None
+        if held.get(key, default) != wanted.get(key, default):
+            raise ConfigError(str(path), key, f"{_plain(held.get(key, default))} (what this run directory holds; "
+                              f"{advice}), got {_plain(wanted.get(key, default))}", has_got=False)
     if wanted.get("games") is not None and wanted["games"] < held.get("games", 0):
         raise ConfigError(str(path), "games", f"at least {held['games']} (what this run directory holds; {advice}), "
                           f"got {wanted['games']}", has_got=False)
@@ -286,7 +288,8 @@ def _config_values(config: GameConfig) -> tuple[dict, str, str, list[str]]:
 
 def run_manifest(game_name: str, config: GameConfig, bot_labels: Sequence[str], players: int, seed: int,
                  games: int, out: Path, rotate_seats: bool = False, trajectories: bool = False, batch_size: int = 4096,
-                 backend: str = "loky", scheduler: str | None = None) -> tuple[dict, list[BotChoice]]:
+                 backend: str = "loky", scheduler: str | None = None, bot_streams: str = ""
+                 ) -> tuple[dict, list[BotChoice]]:
     """The manifest :func:`run` would write to ``out`` and the seats' bots, every argument checked (a ConfigError
     otherwise): what sweeps, tunes and ladders check of each run directory before they write anything."""
     game = get_game(game_name)
@@ -307,6 +310,7 @@ def run_manifest(game_name: str, config: GameConfig, bot_labels: Sequence[str], 
         "games": games,
         "rotations": rotations,
         **({"rotations_collapsed": collapsed} if collapsed else {}),
+        **({"bot_streams": bot_streams} if bot_streams else {}),
         "batch_size": batch_size,
         "config_source": source,
         "config_overrides": overrides,
@@ -355,6 +359,7 @@ def run(
     scheduler: str | None = None,
     warn: Callable[[str], None] | None = None,
     trajectories: bool = False,
+    bot_streams: str = "",
 ) -> RunSummary:
     """Play ``games`` deals of ``game_name`` into ``out_dir`` (resuming what is there).
 
@@ -374,11 +379,15 @@ def run(
 
     ``trajectories``: also write each seat's score at each round end (``trajectories/``, the engine's
     ``progress``); opt-in, it costs about 5-8% of play time. A directory played with it keeps it on resuming.
+
+    ``bot_streams`` (empty: the usual streams): every bot draws its random numbers from
+    ``<bot_streams>/bot/<seat>`` instead of ``bot/<seat>``, so the same deals are played with other tie-breaks
+    (``glade ablate``'s placebo run); the manifest records it and a resume must give the same.
     """
     game = get_game(game_name)
     out = Path(out_dir)
     manifest, choices = run_manifest(game.name, config, bot_labels, players, seed, games, out, rotate_seats,
-                                     trajectories, batch_size, backend, scheduler)
+                                     trajectories, batch_size, backend, scheduler, bot_streams)
     for option, value in (("--batch-size", batch_size), ("--jobs", jobs)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigError(option, str(value), "an integer of at least 1", has_got=False)
@@ -392,7 +401,7 @@ def run(
         missing = missing_deals(games, rotations, finished)
         todo = iter_chunks(games, rotations, batch_size, list(finished))
         tasks = ((game.name, config, players, lineup(choices, c.rotation, players), int(seed), c.rotation, rotations,
-                  c.start, c.stop, manifest["trajectories"]) for c in todo)
+                  c.start, c.stop, manifest["trajectories"], bot_streams) for c in todo)
         started = time.perf_counter()
         played = chunks_played = 0
         with _progress_bar(progress if missing else None, missing, f"{game.name} ({out})") as bar, \

@@ -8,6 +8,8 @@ changes nothing must give exactly zero change on every deal.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import polars as pl
 import pytest
@@ -19,6 +21,7 @@ from analysis.report.ablate import ablation_section, ablation_title
 from analysis.report.html import render_html
 from analysis.sweep import load_sweep
 from sims.core.spec import ConfigError
+from sims.records import load_manifest, load_records
 from tests import toy_game  # noqa: F401 (registers the toy game)
 from tests.cli_helpers import glade, one_error_line
 
@@ -50,7 +53,7 @@ def test_parse_item_resolves_names_and_sugar():
         with pytest.raises(ConfigError, match="--item") as error:
             parse_item(text, values, 1)
         assert fragment in str(error.value)
-    with pytest.raises(ConfigError, match="a value the game accepts"):
+    with pytest.raises(ConfigError, match="a change the game accepts"):
         make_ablations("toy", ["race.goal=1000"])
 
 
@@ -71,7 +74,7 @@ def test_ablate_takes_quiet_as_play_and_sweep_do(tmp_path):
 
 def test_every_run_plays_the_same_deals_and_resuming_plays_nothing(ablated):
     out, first, again, _ = ablated
-    assert first.played == 4 * 120 and again.played == 0
+    assert first.played == 4 * 120 and again.played == 0  # the sweep's runs; the placebo is a run of its own
     data = load_sweep(out)
     seeds = [c.records().filter(pl.col("seat") == 0).sort("deal").select("deal", "seed") for c in data.cells]
     assert all(s.equals(seeds[0]) for s in seeds[1:])
@@ -94,7 +97,12 @@ def test_known_effects_of_the_ablations(ablated):
     holm = {c.ablation: c.p_holm for c in result.changes if c.seat == 0 and c.metric == "score"}
     assert holm["race.goal+=0"] == 1.0 and holm["race.goal+=12"] < 0.01
     text = format_ablate(result)
-    assert "bots.greedy.progress=-1" in text and "seat 0  share of first places" in text
+    assert "bots.greedy.progress=-1" in text and "seat 0  seat share" in text
+    # the share is the headline's: seat 0's share of decided games in each run
+    ids, data = {a.text: a.id for a in result.ablations}, load_sweep(ablated[0])
+    for item in ITEMS:
+        share = stats.seat_advantage(data.cell(ids[item]).records()).seats["share"][0]
+        assert change(result, item, 0, "share").other_mean == pytest.approx(share)
 
 
 def test_the_report_has_the_ablation_section(ablated):
@@ -109,20 +117,36 @@ def test_the_report_has_the_ablation_section(ablated):
     assert title == "Dice race ablation: race.goal+=0; bots.greedy.progress=-1; race.goal+=12"
 
 
-def users(observed: float, shares_base: list[float], shares_other: list[float]) -> Users:
-    frame = pl.DataFrame({"deal": range(len(shares_base)), "rotation": 0, "seat": 0})
-    paired = stats.paired_difference(frame.with_columns(pl.Series("share", shares_base)),
-                                     frame.with_columns(pl.Series("share", shares_other)), "share")
-    return Users("x", "fir", "Cards played", {"difference": observed}, paired)
+def users(observed: float, base: list[float], ablated: list[float], placebo: list[float] | None) -> Users:
+    """The users' share in the three runs, one user a deal: won (1) or lost (0)."""
+    frame = pl.DataFrame({"deal": range(len(base)), "rotation": 0, "seat": 0})
+
+    def rows(wins: list[float]) -> pl.DataFrame:
+        return frame.with_columns(pl.Series("fraction", wins), pl.lit(True).alias("counted"))
+
+    def paired(a: list[float], b: list[float]) -> stats.PairedDifference:
+        return stats.seat_share_change(rows(a), rows(b), None)
+
+    if placebo is None:
+        return Users("x", "fir", "Cards played", {"difference": observed}, paired(base, ablated))
+    return Users("x", "fir", "Cards played", {"difference": observed}, paired(base, ablated),
+                 paired(base, placebo), paired(placebo, ablated))
 
 
-def test_an_ablation_confirms_an_item_when_signs_agree_and_the_interval_excludes_0():
+def test_an_ablation_confirms_an_item_beyond_the_placebos_drift():
     rng = np.random.default_rng(2)
-    base = list((rng.random(200) < 0.6).astype(float))
-    weaker = [b if rng.random() < 0.7 else 0.0 for b in base]  # users lose some of their wins without the item
-    assert users(0.2, base, weaker).verdict == "confirmed"
-    assert users(-0.2, base, weaker).verdict == "contradicted"
-    assert users(0.2, base, base).verdict.startswith("not confirmed")
+    base = (rng.random(400) < 0.6).astype(float)
+    drift = np.where(rng.random(400) < 0.15, 0.0, base)  # a neutral change: the users fall back a little
+    weaker = np.where(rng.random(400) < 0.35, 0.0, base)  # the item weakened: they fall back much further
+    assert users(0.2, base, weaker, drift).verdict == "confirmed"
+    assert users(0.2, base, drift, drift).verdict == "not confirmed"  # no more than the placebo's drift
+    assert users(-0.2, base, weaker, drift).verdict == "not confirmed"  # the users' share moved the other way
+    assert users(0.2, base, drift, weaker).verdict == "not confirmed"
+    # the drift alone, read without a placebo, looks like a confirmation: with none the verdict is never confirmed
+    assert users(0.2, base, drift, None).change.mean.high < 0
+    assert users(0.2, base, drift, None).verdict == "undecided"
+    few = users(0.2, base[:40], weaker[:40], drift[:40])  # too few deals to tell
+    assert few.verdict == "undecided"
     assert Users("x", "fir", None, None, None).verdict == "not comparable"
 
 
@@ -138,10 +162,14 @@ def test_remove_sets_the_named_items_count_to_zero_or_says_why_not(tmp_path):
                          "--out", tmp_path / "v"), "--remove: l1_bar", "one of a kind")
     one_error_line(glade("ablate", "reforest", "--bots", "greedy", "--players", "2", "--remove", "Oak",
                          "--out", tmp_path / "r"), "--remove: Oak", "species (Step Moss")
-    # the game's own check: without Douglas Fir the 4-player deck of 90 cards cannot be dealt
-    one_error_line(glade("ablate", "reforest", "--bots", "greedy", "--players", "2", "--remove", "Douglas Fir",
-                         "--out", tmp_path / "d"), "species[Douglas Fir].count=0", "deck.size[3]")
+    # the game's own check: without Douglas Fir the 4-player deck of 90 cards cannot be dealt; the error names
+    # --remove and the --set that fits the deck
+    for players in (2, 3):
+        one_error_line(glade("ablate", "reforest", "--bots", "greedy", "--players", players, "--remove",
+                             "Douglas Fir", "--out", tmp_path / "d"), "--remove: Douglas Fir", "deck.size[3]",
+                       "--set deck.size[3]=87")
     assert not Path(tmp_path / "d").exists()
+    assert make_ablations("reforest", [], ("deck.size[3]=87",), ["Douglas Fir"])[0].text == "remove Douglas Fir"
 
 
 def test_swap_moves_the_count_to_the_vanilla_item_or_copies_its_values(tmp_path):
@@ -163,7 +191,7 @@ def test_swap_moves_the_count_to_the_vanilla_item_or_copies_its_values(tmp_path)
     one_error_line(glade("ablate", "reforest", "--bots", "greedy", "--players", "2", "--swap", "Douglas Fir=Oak",
                          "--out", tmp_path / "r"), "--swap: Douglas Fir=Oak", "Bunchberry")
     one_error_line(glade("ablate", "vorex", "--bots", "greedy", "--players", "2", "--swap", "l1_bar=start_b",
-                         "--out", tmp_path / "v"), "--swap: swap l1_bar for start_b", "a value the game accepts")
+                         "--out", tmp_path / "v"), "--swap: l1_bar=start_b", "a change the game accepts")
 
 
 @pytest.mark.parametrize("name", ["reforest-douglas-fir.toml", "vorex-actions.toml"])
@@ -184,3 +212,68 @@ def test_a_study_file_without_ablations_is_one_error_line(tmp_path):
     path = tmp_path / "empty.toml"
     path.write_text('game = "reforest"\nbots = ["greedy"]\nplayers = 2\n')
     one_error_line(glade("ablate", path, "--out", tmp_path / "o"), "empty.toml: items")
+
+
+# ---------------------------------------------------------------- the placebo and the verdict first
+
+
+def test_the_placebo_plays_the_same_deals_with_other_tie_breaks(ablated):
+    out = ablated[0]
+    base = load_sweep(out).cell("baseline").records().sort("deal", "seat")
+    placebo = load_records(out / "placebo").sort("deal", "seat")
+    assert placebo["seed"].equals(base["seed"])  # the same deals
+    assert not placebo["score"].equals(base["score"])  # the random seat's choices redrawn
+    assert load_manifest(out / "placebo")["bot_streams"] == "placebo"
+    assert "placebo: the baseline played again on the same deals" in format_ablate(ablated[3])
+    replay = glade("replay", out / "placebo", "--game", 3)
+    assert replay.exit_code == 0, replay.output
+    one_error_line(glade("replay", out / "placebo", "--game", 3, "--explain"), "--explain", "placebo run")
+
+
+def test_no_placebo_says_so_and_a_bot_without_streams_is_named(tmp_path):
+    result = glade("ablate", "toy", "--bots", "greedy,random", "--games", 8, "--out", tmp_path / "n",
+                   "--item", "race.goal+=2", "--no-placebo", "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert not (tmp_path / "n" / "placebo").exists() and "placebo: none (glade ablate --no-placebo)" in result.stdout
+
+
+@pytest.fixture(scope="module")
+def fir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("fir") / "fir"
+    result = glade("ablate", "reforest", "--bots", "greedy", "--players", 2, "--games", 40, "--seed", 1,
+                   "--item", "species[Douglas Fir].cost+=1", "--out", out, "--no-progress")
+    assert result.exit_code == 0, result.output
+    return out, result.stdout
+
+
+def test_the_answer_comes_first_with_its_interval_and_the_items_use_before_and_after(fir):
+    out, text = fir
+    lines = text.splitlines()
+    assert lines[1].startswith("verdict: species[Douglas Fir].cost+=1: ")
+    verdict = lines[1].split(": ")[2]
+    assert verdict in ("confirmed", "not confirmed", "undecided")
+    assert "beyond the placebo's drift" in lines[1] and re.search(r"[+-]\d+\.\d \[[+-]\d+\.\d, [+-]\d+\.\d\] points",
+                                                                lines[1])
+    assert re.search(r"Douglas Fir used in \d+\.\d% \[.*\] of seat-games, \d+\.\d% \[.*\] with the change", lines[1])
+    result = analyse_ablate(out)
+    (users,) = result.users
+    assert users.use[0].rate > 0 and users.placebo is not None
+    # the verdict's measure is the users' change with the ablation less their change with the placebo
+    assert users.effect.difference == pytest.approx(users.change.difference - users.placebo.difference)
+
+
+def test_the_ablation_report_opens_with_the_verdict_and_names_cells_by_their_change(fir, tmp_path):
+    out, _ = fir
+    from analysis.report import build_report
+
+    report = build_report(out)
+    try:
+        assert report.headline.startswith("species[Douglas Fir].cost+=1: ")  # glade report's headline: line
+        flags = report.section("summary").blocks[1].items
+        assert flags[0].title.startswith("species[Douglas Fir].cost+=1: ")
+        assert not any(f.title.startswith(("Most balanced cell", "Least balanced cell")) for f in flags)
+        cells = next(b for b in report.section("cells").blocks if hasattr(b, "rows"))
+        assert {row[1].rstrip(" *") for row in cells.rows} == {"baseline", "species[Douglas Fir].cost+=1"}
+        assert "a1-species" not in render_html(report).split("Sweep manifest")[0]
+    finally:
+        report.close()

@@ -557,3 +557,112 @@ def test_until_decided_error_rates_slow(players):
           f"called balanced {margin['balanced']:.4f}, of {replicates}")
     assert fair["unbalanced"] <= band(ALPHA, replicates)[1]
     assert margin["balanced"] <= band(ALPHA, replicates)[1]
+
+
+# ---------------------------------------------------------------- the change of a seat's share
+
+
+SHARE_CHANGE_CASES = {
+    # id: (lineup, rotate, extra seat 0 effect in the second run, deals)
+    "2p-per-game": ("aa", False, 0.3, 300),
+    "2p-mixed-realistic": ("xy", True, 0.3, 200),
+    "3p-mixed-realistic": ("xyz", True, 0.3, 200),
+}
+
+
+def _share_change_runs(rng, lineup: str, rotate: bool, gain: float, deals: int, perturb: float = 0.0):
+    """Two runs on the same deals (common random numbers: noise, per-deal seat and bot effects, ties, stalls),
+    seat 0 stronger by ``gain`` in the second; ``perturb`` redraws that share of the second run's games'
+    noise (a change that moves games without changing any strength)."""
+    players = len(lineup)
+    rotations = players if rotate else 1
+    noise = rng.gumbel(size=(deals * rotations, players))
+    deal_effect = rng.normal(0.0, 0.7, (deals, players))
+    bot_effect = rng.normal(0.0, 0.7, (deals, len(set(lineup))))
+    redrawn = np.where(rng.random((deals * rotations, 1)) < perturb, rng.gumbel(size=noise.shape), noise)
+    runs = []
+    for extra, n in ((0.0, noise), (gain, redrawn)):
+        effect = [extra] + [0.0] * (players - 1)
+        runs.append(records(*simulate(np.random.default_rng(7), deals, list(lineup), STRENGTHS, seat_effect=effect,
+                                      rotate=rotate, noise=n, deal_effect=deal_effect, bot_effect=bot_effect,
+                                      ties=0.05, stalls=0.02)))
+    return runs
+
+
+def share_change_rates(case: str, replicates: int, seed: int) -> tuple[float, float]:
+    """Over paired runs: the share whose interval for seat 0's share change holds the true change, and the share
+    of no-change pairs (half the games redrawn) whose test rejects."""
+    lineup, rotate, gain, deals = SHARE_CHANGE_CASES[case]
+    players = len(lineup)
+    effect = [gain] + [0.0] * (players - 1)
+    if rotate:  # this lineup's shares with and without the gain, on the same 400,000 simulated deals
+        truth = float(lineup_shares(lineup, effect, 0.7, 0.7, seed + 1)[0]
+                      - lineup_shares(lineup, [0.0] * players, 0.7, 0.7, seed + 1)[0])
+    else:  # equal players: the fair share without the gain
+        truth = float(expected_shares(np.random.default_rng(seed + 1), effect, 0.7, draws=4_000_000)[0]) - 1 / players
+    rng = np.random.default_rng(seed)
+    covered, rejected = [], []
+    for _ in range(replicates):
+        base, other = _share_change_runs(rng, lineup, rotate, gain, deals)
+        change = S.seat_share_change(base, other, seat=0)
+        covered.append(change.mean.low <= truth <= change.mean.high)
+        base, other = _share_change_runs(rng, lineup, rotate, 0.0, deals, perturb=0.5)
+        rejected.append(S.seat_share_change(base, other, seat=0).p_value < ALPHA)
+    return float(np.mean(covered)), float(np.mean(rejected))
+
+
+@pytest.mark.parametrize("case", ["2p-per-game", "2p-mixed-realistic"])
+def test_seat_share_change_covers_and_keeps_its_level(case):
+    replicates = 100
+    coverage, rejected = share_change_rates(case, replicates, seed=sum(map(ord, case)))
+    assert band(LEVEL, replicates)[0] <= coverage, f"{case}: coverage {coverage:.3f}"
+    assert rejected <= band(ALPHA, replicates)[1], f"{case}: rejected {rejected:.3f}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(SHARE_CHANGE_CASES))
+def test_seat_share_change_covers_and_keeps_its_level_slow(case):
+    replicates = 2000
+    coverage, rejected = share_change_rates(case, replicates, seed=1 + sum(map(ord, case)))
+    print(f"\nseat share change {case}: coverage {coverage:.4f}, no-change rejection {rejected:.4f}, of {replicates}")
+    assert max(band(LEVEL, replicates)[0], 0.93) <= coverage <= min(band(LEVEL, replicates)[1], 0.97)
+    assert band(ALPHA, replicates)[0] <= rejected <= band(ALPHA, replicates)[1]
+
+
+# ---------------------------------------------------------------- glade tune's drop rule
+
+
+def tune_sequences_hold(candidates: int, replicates: int, seed: int, deals: int = 4096) -> float:
+    """glade tune's race: ``candidates`` sequences of per-deal shares (equal bots, rotated, deal sd 1), looked
+    at after 64, 128, ... deals, each at level 1 - 0.05 / candidates (Bonferroni). The share of races in which
+    every sequence held its candidate's true share at every look: what the drop rule's promise needs."""
+    from analysis.stopping import mixture_half_width, mixture_rho
+
+    rho = mixture_rho(0.02, 1 - ALPHA / candidates)
+    looks = 64 * 2 ** np.arange(int(math.log2(deals / 64)) + 1)
+    rng = np.random.default_rng(seed)
+    truths = [expected_shares(np.random.default_rng(seed + k), [0.1 * k, 0.0], 1.0)[0] for k in range(candidates)]
+    held = 0
+    for _ in range(replicates):
+        ok = True
+        for k in range(candidates):
+            rank, _, _, rotations = simulate(rng, deals, ["a", "a"], STRENGTHS, seat_effect=[0.1 * k, 0.0],
+                                             rotate=True, deal_sd=1.0, ties=0.05, stalls=0.02)
+            shares = per_deal_shares(rank, rotations)[:, 0]
+            means = np.cumsum(shares)[np.minimum(looks, shares.size) - 1] / np.minimum(looks, shares.size)
+            radius = mixture_half_width(np.minimum(looks, shares.size), rho, 1 - ALPHA / candidates)
+            ok = ok and bool(np.all(np.abs(means - truths[k]) <= radius))
+        held += ok
+    return held / replicates
+
+
+def test_tune_drop_rule_sequences_hold_together():
+    assert tune_sequences_hold(candidates=4, replicates=60, seed=61) >= band(LEVEL, 60)[0]
+
+
+@pytest.mark.slow
+def test_tune_drop_rule_sequences_hold_together_slow():
+    replicates = 1000
+    held = tune_sequences_hold(candidates=4, replicates=replicates, seed=62)
+    print(f"\ntune's race, 4 candidates: every sequence held at every look in {held:.4f} of {replicates}")
+    assert held >= LEVEL

@@ -141,3 +141,41 @@ def test_trajectories_resume_like_records(tmp_path):
     run("overgrowth", config, ["greedy", "random"], 2, 9, 6, tmp_path / "cut", batch_size=3, progress=None)
     assert load_manifest(tmp_path / "cut")["trajectories"] is True
     assert load_trajectories(tmp_path / "cut").equals(load_trajectories(tmp_path / "whole"))
+
+
+def test_the_seat_gap_per_round_shows_when_seat_zero_pulls_ahead():
+    """Seat 0 level with seat 1 for two rounds, then ahead by 1, 2, 3 points (plus noise that averages out): the
+    gap is 0 at rounds 1-2, and round 3 is the first whose interval excludes 0. Three seats: seat 0 less the mean
+    of the other two."""
+    from analysis.stats.trajectory import first_clear_round, seat_gap
+
+    rng = np.random.default_rng(4)
+    records, rows = [], []
+    for game in range(60):
+        noise = rng.choice([-0.5, 0.5])
+        for seat in range(3):
+            lead = [0, 0, 1, 2, 3] if seat == 0 else [0, 0, 0, 0, 0]
+            values = [10 * r + lead[r] + (noise if seat == 1 else -noise if seat == 2 else 0) for r in range(5)]
+            records.append({"game": game, "deal": game, "seat": seat, "rank": 1 if seat == 0 else 2,
+                            "score": values[-1]})
+            rows += [{"game": game, "round": r + 1, "seat": seat, "value": float(v)} for r, v in enumerate(values)]
+    gap = seat_gap(pl.DataFrame(records), pl.DataFrame(rows))
+    assert gap["round"].to_list() == [1, 2, 3, 4, 5] and gap["games"].to_list() == [60] * 5
+    assert gap["mean"].to_list() == pytest.approx([0, 0, 1, 2, 3])
+    assert first_clear_round(gap)["round"] == 3
+    found = drama.course(pl.DataFrame(records), pl.DataFrame(rows))
+    assert found.gap["mean"].to_list() == pytest.approx([0, 0, 1, 2, 3])
+
+
+def test_the_seat_gap_counts_deals_not_rotated_copies():
+    """The same games twice as rotations of one deal: the interval is as wide as with one game a deal."""
+    from analysis.stats.trajectory import seat_gap
+
+    records, trajectories = _frames([COMEBACK, WIRE, TWO_CHANGES] * 10)
+    doubled_records, doubled = _frames([COMEBACK, WIRE, TWO_CHANGES] * 10 * 2, [g % 30 for g in range(60)])
+    once, twice = seat_gap(records, trajectories), seat_gap(doubled_records, doubled)
+    assert twice["mean"].to_list() == pytest.approx(once["mean"].to_list())
+    width = (once["high"] - once["low"]).to_numpy()
+    varied = width > 0  # round 5: only one kind of game runs that long, every gap the same
+    assert varied.sum() == 4
+    assert ((twice["high"] - twice["low"]).to_numpy()[varied] / width[varied]) == pytest.approx(1, abs=0.1)

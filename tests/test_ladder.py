@@ -180,3 +180,21 @@ def test_reforest_planner_and_strong_roll_out_to_their_own_next_turn(players):
     planner = planner_class(engine, 0, resolve_bot(game, config, "planner").weights)
     assert strong.depth == players and strong.sample_count == 4
     assert planner.depth == players and planner.sample_count == 1
+
+
+def test_glade_report_on_a_ladder_directory(tmp_path):
+    """glade report on a glade ladder directory said it held neither manifest.json nor sweep.json: now the pairs,
+    ratings and intervals as a report, HTML and PDF like the others."""
+    out, reports = tmp_path / "ladder", tmp_path / "reports"
+    assert glade("ladder", "toy", "--bots", "random,greedy,bully", "--players", 2, "--games", 30, "--seed", 3,
+                 "--out", out).exit_code == 0
+    result = glade("report", out, "--out", reports)
+    assert result.exit_code == 0, result.output
+    assert (reports / "report.pdf").read_bytes().startswith(b"%PDF")
+    page = (reports / "report.html").read_text()
+    data = json.loads((out / "ladder.json").read_text())
+    for pair in data["pairs"]:
+        assert f"{pair['upper']} beats {pair['lower']} {100 * pair['share']:.1f}%" in page
+    for rating in data["ratings"]:
+        assert f"<td class=\"nw\">{rating['bot']}</td>" in page
+    assert "Glade ladder report" in page and 'id="fig-skill-gradient"' in page and "Bradley-Terry" in page

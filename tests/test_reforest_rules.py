@@ -355,3 +355,33 @@ def test_choose_uniform_picks_what_a_uniform_choice_over_the_legal_mask_picks(pl
         actions[rows] = fast
         engine.step(state, actions)
         state.decisions[rows] += 1
+
+
+@pytest.mark.parametrize("players, extra", [(1, None), (2, None), (3, "[0, 2, 1, 0]"), (4, "[1, 0, 0, 2]")])
+def test_deal_events_name_each_starting_hand_card_in_both_engines(players, extra):
+    """Each card dealt into a starting hand is a ``deal`` row (seat, species, source the deck, amount 1) before any
+    decision, in deck order, the same rows in the batched and the reference engine; they add up to the hands."""
+    from sims.reforest import GAME
+    from sims.reforest.reference import ReforestGame
+
+    config = GAME.load_config(None, [f"hand.start_extra={extra}"] if extra else [])
+    engine = ReforestEngine(config, players)
+    seeds = game_seeds(8, np.arange(5))
+    state = engine.init(seeds)
+    hands = state.hand.copy()
+    play_random(engine, state, check=False)
+    events = engine.events(state, None)
+    names = np.array(config.species_names)
+    for game in range(seeds.size):
+        mine = np.flatnonzero(events["game"] == game)
+        dealt = mine[events["event"][mine] == "deal"]
+        assert (dealt == mine[:dealt.size]).all()  # the deal rows come first
+        reference = ReforestGame(config, players, int(seeds[game]))
+        logged = [e for e in reference.events if e["event"] == "deal"]
+        assert len(logged) == dealt.size == sum(config.hand_size(p) for p in range(players))
+        for row, expected in zip(dealt, logged):
+            assert {k: (events[k][row].item() if isinstance(events[k][row], np.generic) else events[k][row])
+                    for k in expected} == expected
+        for seat in range(players):
+            held = events["species"][dealt][events["seat"][dealt] == seat]
+            assert sorted(held) == sorted(np.repeat(names, hands[game, seat]))

@@ -209,7 +209,7 @@ def test_a_malformed_ladder_file_is_refused_before_the_ladder_is_played(zoo, tmp
 def test_report_and_export_refuse_bad_input_without_writing(zoo, tmp_path):
     out = tmp_path / "report"
     one_error_line(glade("report", tmp_path / "nothing", "--out", out), "nothing", "does not exist")
-    one_error_line(glade("report", zoo / "ladder", "--out", out), "a glade ladder directory")
+    one_error_line(glade("report", zoo / "file", "--out", out), "is a file")
     one_error_line(glade("report", zoo / "foreign", "--out", out), "notes.txt")
     one_error_line(glade("report", "--diff", zoo / "run", zoo / "sweep", "--out", out), "manifest.json")
     assert not out.exists()
@@ -294,7 +294,7 @@ def test_a_damaged_state_file_is_repaired_from_the_runs_or_refused_in_one_line(z
                                                                                damage):
     out = copy(zoo, KIND[command], tmp_path / "out")
     DAMAGES[damage](out / name)
-    if command not in ("ladder", "play"):  # reading it: one line naming the file
+    if command != "play":  # reading it: one line naming the file
         before = snapshot(out)
         one_error_line(glade("report", out, "--html", "--out", tmp_path / "report"), str(out / name))
         assert snapshot(out) == before and not (tmp_path / "report").exists()

@@ -50,6 +50,13 @@ def assert_self_contained(page: str) -> None:
     assert "<style>" in page
 
 
+def assert_no_text_cut_off(report: rp.Report) -> None:
+    """No figure of the report has a text reaching past its edge (a saved picture cuts it off there)."""
+    from analysis import plots
+
+    assert [(p.id, text) for p in report.plots() for text in plots.clipped_texts(p.figure)] == []
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     base = tmp_path_factory.mktemp("report-runs")
@@ -111,6 +118,7 @@ def test_run_report_has_every_section_flags_and_inline_figures(runs, tmp_path):
     assert "<details><summary>Config" in page  # the config, collapsible
     data = (tmp_path / "out" / "report.pdf").read_bytes()
     assert data.startswith(b"%PDF") and pdf_pages(data) >= 5
+    assert_no_text_cut_off(report)
 
 
 def test_overgrowth_report_checks_the_target_band_and_components(runs):
@@ -193,7 +201,8 @@ def test_config_helpers():
 def test_sweep_report_ranks_cells_pairs_them_and_draws_a_heatmap(sweep_dir, tmp_path):
     report = rp.build_sweep_report(sweep_dir)
     ids = [s.id for s in report.sections]
-    assert ids == ["summary", "cells", "paired", "heatmap", "cell-length", "cell-drama", "methods", "manifest"]
+    assert ids == ["summary", "cells", "paired", "heatmap", "effects", "curves", "cell-length", "cell-drama", "methods",
+                   "manifest"]
     methods = " ".join(item for b in report.section("methods").blocks for item in getattr(b, "items", []))
     assert "Drama per cell" in methods and "Skill trace" not in methods  # no trace drawn, none described
     ranked = next(b for b in report.section("cells").blocks if isinstance(b, rp.Table))
@@ -207,7 +216,12 @@ def test_sweep_report_ranks_cells_pairs_them_and_draws_a_heatmap(sweep_dir, tmp_
     paired = report.section("paired")
     assert "common random numbers" in paired.blocks[0].text
     table = next(b for b in paired.blocks if isinstance(b, rp.Table))
-    assert len(table.rows) == 3 and "t test that interval inverts" in table.caption and "Holm" in table.caption
+    assert len(table.rows) == 3 and "pseudo-values" in table.caption and "Holm" in table.caption
+    # one seat share: the paired table's baseline and cell figures are the cells table's (2 players: seat 0's)
+    share = {row[1].rstrip(" *"): row[4] for row in ranked.rows}
+    baseline = next(row[1].rstrip(" *") for row in ranked.rows if row[1].endswith(" *"))
+    for row in table.rows:
+        assert row[2] == f"{share[baseline]} \u2192 {share[row[0]]}"
     from analysis.sweep import cell_table, format_cell_table, load_sweep
 
     # glade report on a sweep prints the baseline's headline and the very table glade sweep prints
@@ -225,6 +239,7 @@ def test_sweep_report_ranks_cells_pairs_them_and_draws_a_heatmap(sweep_dir, tmp_
     assert [p.name for p in written] == ["report.pdf"]
     data = written[0].read_bytes()
     assert data.startswith(b"%PDF") and pdf_pages(data) >= 5
+    assert_no_text_cut_off(report)
 
 
 def test_sweep_with_one_axis_has_no_heatmap(tmp_path):
@@ -289,6 +304,10 @@ def test_sweep_with_solitaire_cells_reports_the_win_rate_beside_seat_balance(sol
     assert solo.rows[0][2] == f"{100 * standard.solo.rate:.1f}%"
     assert any("Solitaire: the highest win rate" in f.title for f in report.section("summary").blocks[1].items)
     assert "4 cells of" in report.section("summary").blocks[0].text
+    course = {row[0].rstrip(" *"): row[1:] for b in report.section("cell-drama").blocks
+              if isinstance(b, rp.Table) and b.columns[1].name == "Lead changes a game" for row in b.rows}
+    assert course["players=1,solitaire.difficulty=hard"] == ["one seat: no lead to change"] + ["\u2014"] * 5
+    assert "n/a" not in course["players=2,solitaire.difficulty=hard"]  # recorded by default
     report.close()
 
 
@@ -344,9 +363,12 @@ def test_diff_of_rotated_runs_on_other_seeds_is_unpaired_and_by_deal(runs):
     report = rp.build_diff_report(runs / "toy", runs / "toy-seed6")
     headline = report.section("summary").blocks[1].items[0]
     assert "unpaired" in headline.evidence and "seed" in headline.evidence
-    seats = next(b for b in report.section("seats").blocks if isinstance(b, rp.Table))
-    assert "Welch" in seats.caption  # the rotated games of a deal are not independent: per-deal rates
-    assert seats.rows[0][-1] == "150 + 150"  # deals, not games
+    seats, scores = [b for b in report.section("seats").blocks if isinstance(b, rp.Table)]
+    # mixed bots in rotated seats: each run's share is its headline's, the lineup's per-deal shares; unpaired Welch
+    assert "Welch" in seats.caption and seats.rows[0][-1] == "150 + 150"  # deals, not games
+    share = stats.seat_advantage(load_records(runs / "toy")).seats["share"][0]
+    assert seats.rows[0][1] == f"{100 * share:.1f}%"
+    assert "Welch" in scores.caption and scores.rows[0][-1] == "150 + 150"  # per-deal mean scores: deals, not games
     report.close()
 
 
@@ -406,7 +428,7 @@ def test_cli_errors_are_one_line(runs, tmp_path):
 def test_kind_of(runs, sweep_dir, tmp_path):
     assert rp.kind_of(runs / "toy") == "run"
     assert rp.kind_of(sweep_dir) == "sweep"
-    with pytest.raises(ConfigError):
+    with pytest.raises(ConfigError, match="ladder directory"):
         rp.kind_of(tmp_path)
 
 

@@ -180,7 +180,7 @@ def test_the_sweep_drama_figure_draws_lead_changes_and_comebacks_per_cell_with_i
                 trajectory += [dict(game=g, round=r + 1, seat=seat, value=float(v)) for r, v in enumerate(values)]
         frame = records(rows)
         course = course_of.course(frame, pl.DataFrame(trajectory)) if courses is not None else None
-        return SimpleNamespace(id=title, baseline=baseline, drama=stats.drama(frame), course=course)
+        return SimpleNamespace(id=title, baseline=baseline, drama=stats.drama(frame), course=course, players=2)
 
     swingy = [([1, 0, 2], [0, 1, 1])] * 3 + [([0, 2], [1, 1])]  # 2, 2, 2 and 1 lead changes: mean 1.75
     steady = [([1, 2, 3], [0, 1, 1])] * 4  # never a change
@@ -321,6 +321,8 @@ def test_every_game_gets_the_designer_sections_in_html(designer_analyses, name):
     for family, table in d.families:  # a family that declares points shows them per item
         shown = [column.name for column in family_table(family, table).columns]
         assert (f"Mean {family.unit} per use" in shown) == (family.points is not None), family.title
+        assert ("Win when held" in shown and "IWD Holm p" in shown) == (family.held_item is not None), family.title
+    assert any(family.held_item is not None for family, _ in d.families) == (name == "reforest")
     assert d.sources is not None and d.tempo is not None  # every game's score splits and its moves are ordered
     assert "moved last" in page and "Lead changes per game" in page  # every game's engine has a progress measure
     assert d.course is not None and d.course.games == 12
@@ -401,3 +403,37 @@ def test_the_shipped_skill_trace_studies_are_valid_sweeps():
         sweep = read_sweep(f"configs/sweeps/{name}-skill-trace.toml")
         assert "bots" in sweep.axes and sweep.players == 2
         assert any(cell.games for cell in sweep.cells)  # the planner plays fewer deals
+
+
+def test_the_drama_section_says_when_seat_zeros_lead_first_shows():
+    """Seat 0 level for two rounds, then ahead by one more point a round: the report names round 3 and draws the
+    gap."""
+    rows, trajectory = [], []
+    for g in range(30):
+        rows += [dict(game=g, seat=0, score=3.0, rank=1), dict(game=g, seat=1, score=0.0, rank=2)]
+        trajectory += [dict(game=g, round=r, seat=s, value=float(max(0, r - 2) if s == 0 else 0) + (g % 2) * 0.5)
+                       for r in range(1, 6) for s in (0, 1)]
+    d = analyse_designer("toy", {}, records(rows), None, 2, trajectories=pl.DataFrame(trajectory))
+    section = drama_section(d)
+    assert "seat-gap" in {b.id for b in section.blocks if isinstance(b, rp.Plot)}
+    said = next(b.text for b in section.blocks if isinstance(b, rp.Paragraph) and "Seat 0's lead" in b.text)
+    assert "first shows at round 3: +1.00 points" in said
+
+
+def test_held_strength_is_the_win_rate_when_held_against_never_held():
+    """Two seats, one game a deal: seat 0 holds card A in games 0-5 and wins four of them; seat 1 holds A in games
+    6-9 and wins one: GIH WR 5/10. The seat-games that never held A (seat 1 in games 0-5, seat 0 in 6-9) won 2 + 3
+    of 10: IWD 0. B is dealt to both seats of every game: no comparison."""
+    from analysis.stats.held import held_strength
+
+    rows, held = [], []
+    for g in range(10):
+        winner = 0 if g in (0, 1, 2, 3, 6, 7, 8) else 1
+        rows += [dict(game=g, seat=s, score=float(s == winner), rank=1 if s == winner else 2) for s in (0, 1)]
+        held.append(dict(game=g, seat=0 if g < 6 else 1, species="A"))
+        held += [dict(game=g, seat=s, species="B") for s in (0, 1)]
+    table = held_strength(records(rows), pl.DataFrame(held), "species").sort("species")
+    a, b = table.to_dicts()
+    assert (a["held"], a["win_held"], a["win_not_held"]) == (10, 0.5, 0.5)  # 4 + 1 of 10; the rest 3 + 2 of 10
+    assert a["iwd"] == pytest.approx(0.0) and a["iwd_low"] < 0 < a["iwd_high"]
+    assert b["held"] == 20 and np.isnan(b["iwd"])

@@ -199,11 +199,13 @@ def _cell(name: str, records: pl.DataFrame, baseline: bool = False):
                         float("nan"), 0, 2)
 
 
-def test_the_sweep_pairs_seat_0s_share_of_first_places_with_ties_split():
+def test_the_sweep_pairs_seat_0s_share_as_the_headline_counts_it():
     """Base: seat 0 alone first in 60 deals, seat 1 in 25, 15 shared. The cell turns the 15 shared first places
-    into seat 0's and stalls one of seat 1's deals (every row of it unranked): per deal +0.5 fifteen times and +0.5 once (a stall gives
-    each seat 1/2), so the paired change is +8.0 points. Counting ties as wins saw no change on the tied deals,
-    and pairing only the deals decided in both cells would drop them all."""
+    into seat 0's and stalls one of seat 1's deals (every row of it unranked). Each cell's share is its headline's,
+    of decided games: 60 / 85 = 70.6% in the base, 75 / 99 = 75.8% in the cell, so the paired change is +5.2
+    points, the very figures of the cells table. The 15 deals tied in the base count in the cell's share only, so
+    no deal is dropped; counting ties as wins saw no change on them, and pairing only the deals decided in both
+    cells would drop them all."""
     from analysis.report.sweep import _paired_change, _sweep_section_paired
 
     base = tied_records()
@@ -215,11 +217,11 @@ def test_the_sweep_pairs_seat_0s_share_of_first_places_with_ties_split():
                              pl.lit(False).alias("tie"))
     cells = [_cell("base", base, baseline=True), _cell("other", cell)]
     change = _paired_change(cells[1], cells[0], cells)["win_change"]
-    assert change.pairs == 100 and change.metric == "share"
-    assert change.base_mean == pytest.approx(0.675)  # (60 + 15 / 2) / 100
-    assert change.other_mean == pytest.approx(0.755)  # (75 + 1 / 2) / 100
-    assert change.difference == pytest.approx(0.08)
-    assert change.base_only is None and change.p_value < 0.001  # 16 positive differences, none negative
+    assert change.pairs == 100 and change.metric == "seat share"
+    assert change.base_mean == pytest.approx(60 / 85) == stats.seat_advantage(base).seats["share"][0]
+    assert change.other_mean == pytest.approx(75 / 99) == stats.seat_advantage(cell).seats["share"][0]
+    assert change.difference == pytest.approx(75 / 99 - 60 / 85)
+    assert change.mean.low < change.difference < change.mean.high and change.p_value < 0.01
     old = stats.paired_difference(base.filter(pl.col("seat") == 0), cell.filter(pl.col("seat") == 0), "win",
                                   key=("deal", "seat"))
     assert old.difference == pytest.approx(0.0)  # ties as wins: the 15 tied deals looked unchanged
@@ -227,5 +229,5 @@ def test_the_sweep_pairs_seat_0s_share_of_first_places_with_ties_split():
 
     paired = _sweep_section_paired(None, [cells[0], replace(cells[1], **_paired_change(cells[1], cells[0], cells))])
     table = next(b for b in paired.blocks if hasattr(b, "rows"))
-    assert table.rows[0][:4] == ["other", "100", "67.5% \u2192 75.5%", "+8.0"]
-    assert "1/m of a first place shared by m seats" in table.caption
+    assert table.rows[0][:4] == ["other", "100", "70.6% \u2192 75.8%", "+5.2"]
+    assert "the same figures as the cells table" in table.caption

@@ -34,6 +34,7 @@ def _pages_of(section: Section, filler_mm: float) -> list[tuple[str, int]]:
         if isinstance(b, Heading):
             writer.keep_with_next(section.blocks, i)
         writer.block(b)
+    writer.close()
     return seen
 
 
@@ -60,6 +61,7 @@ def test_the_room_a_heading_needs_counts_its_paragraphs_and_the_table_start():
     writer.pdf.set_y(room - (3 + 5.5 + lead + 28) + 1)  # 1 mm short
     writer.keep_with_next(blocks, 0)
     assert writer.pdf.page_no() == 2
+    writer.close()
 
 
 def test_a_figure_taller_than_a_page_is_shrunk_to_fit_one_page():
@@ -77,3 +79,21 @@ def test_a_figure_taller_than_a_page_is_shrunk_to_fit_one_page():
     assert whole <= usable and height < 26 * 25.4 and width / height == pytest.approx(6.5 / 26)  # shrunk, same aspect
     (width, height), _ = writer._plot_height(Plot("short", Figure(figsize=(6.5, 3)), "caption"))
     assert (width, height) == (min(writer.width, 6.5 * 25.4), min(writer.width, 6.5 * 25.4) * 3 / 6.5)  # as before
+    writer.close()
+
+
+def test_a_table_too_wide_for_the_page_is_split_under_its_first_column():
+    """Sixteen columns of unbreakable numbers (a card table with its held columns) crashed fpdf ('Not enough
+    horizontal space'); the PDF now holds two tables, each starting with the item, the caption under the second."""
+    pdfium = pytest.importorskip("pypdfium2", reason="the test extra installs it")
+    from analysis.report.pdf import render_pdf
+
+    columns = [Column("Item")] + [Column(f"Measure {i} with a long name", True) for i in range(15)]
+    rows = [[f"card {r}"] + [f"+{r}.0 [+{r}.5, +{r + 9}.5]" for _ in range(15)] for r in range(6)]
+    data = render_pdf(Report("run", "t", "", [Section("s", "S", [Table(columns, rows, caption="A wide table.")])], ""))
+    document = pdfium.PdfDocument(data)
+    text = "".join(document[i].get_textpage().get_text_range() for i in range(len(document)))
+    document.close()
+    parts = text.count("Item")  # as many tables as it takes, each with the items
+    assert parts >= 2 and text.count("card 5") == parts and text.count("A wide table.") == 1
+    assert text.index("Measure 14 with") < text.index("A wide table.")  # the caption after the last part

@@ -732,3 +732,18 @@ def test_skill_gradient_on_overgrowth_says_greedy_beats_random(tmp_path):
     assert S.seat_advantage(records).games == 400
     assert S.game_length(records, load_events(tmp_path)).lead_changes is None
     assert "kind" in S.component_strength(records, load_events(tmp_path)).columns
+
+
+@pytest.mark.parametrize("lineup, rotate", [("aa", False), ("aaa", True), ("xy", True), ("xyzz", True),
+                                            ("xy", False)])
+def test_seat_advantage_streams_a_lazy_run_a_block_of_deals_at_a_time(lineup, rotate):
+    """The tally of a lazy frame read 7 deals at a time gives the analysis of the whole table, field by field."""
+    from tests.test_calibration import STRENGTHS, draw
+
+    records = draw(np.random.default_rng(len(lineup)), 60, list(lineup), STRENGTHS, rotate=rotate, deal_sd=0.7,
+                   bot_sd=0.7, ties=0.1, stalls=0.05, seat_effect=[0.3] + [0.0] * (len(lineup) - 1))
+    whole = S.seat_advantage(records)
+    streamed = S.seat_advantage(S.seat_tally(records.lazy(), block_deals=7))
+    assert streamed.describe() == whole.describe()
+    assert streamed.seats.equals(whole.seats)
+    assert (streamed.verdict, streamed.lineup_note, streamed.games) == (whole.verdict, whole.lineup_note, whole.games)

@@ -68,6 +68,28 @@ COIN = dataclasses.replace(toy_game.GAME, name="coin", title="Biased coin (test 
 register(COIN)
 
 
+class StallCoinEngine(CoinEngine):
+    """A fair toss (seat 0 wins half the decided games) that stalls in (race.goal - 3)% of games; with race.bump
+    those games end ``blocked`` instead (no seat can move: ended at once and scored, a fair toss too)."""
+
+    end_reasons = ("", "toss", "stall", "blocked")
+
+    def results(self, state: BatchedState) -> GameResults:
+        u = uniforms(state.seeds, "coin", 0, slots=2)
+        first = u[:, 0] < 0.5
+        rank = np.where(first[:, None], [1, 2], [2, 1]).astype(np.int8)
+        unfinished = u[:, 1] < (self.config.goal - 3) / 100
+        end = np.where(unfinished, 3 if self.config.bump else 2, 1).astype(np.int8)
+        if not self.config.bump:
+            rank[unfinished] = 0
+        return GameResults(score=(rank == 1).astype(np.float64), rank=rank, end=end, turns=state.turn.copy(),
+                           seat_columns={}, game_columns={})
+
+
+register(dataclasses.replace(COIN, name="stallcoin", title="Fair coin that stalls (test game)",
+                             batched=lambda config, players: StallCoinEngine(config, players)))
+
+
 def _coin(params: str, **options) -> tune.Study:
     options = {"budget": 20_000, "confirm": 3000, "start": 128, **options}
     return tune.make_study("coin", ["random", "random"], None, [tune.parse_param(params)], 5, **options)
@@ -201,7 +223,8 @@ def test_json_shape(tmp_path):
     assert all(s["low"] <= s["share"] <= s["high"] for s in data["seats"])
     assert data["games"]["total"] == data["games"]["search"] + data["games"]["confirm"]
     assert data["games"]["confirm"] == 500
-    (mean,) = data["confirmation"]["targets"]
+    stalls, mean = data["confirmation"]["targets"]
+    assert stalls["target"] == "stalls and blocked games" and stalls["verdict"] == "within"
     assert mean["target"] == "mean score" and mean["estimate"] == 0.5 and mean["verdict"] == "inside"
 
 
@@ -219,7 +242,7 @@ def test_same_result_on_any_jobs_and_batch_size(tmp_path):
     for key in ("path", "dropped", "best", "games"):
         assert one.data[key] == two.data[key]
     assert one.data["confirmation"]["seats"] == two.data["confirmation"]["seats"]
-    assert one.data["confirmation"]["targets"][0]["target"] == "turns"
+    assert [t["target"] for t in one.data["confirmation"]["targets"]] == ["stalls and blocked games", "turns"]
 
 
 def test_three_players_have_three_seats_and_a_sequence_each(tmp_path):
@@ -228,7 +251,7 @@ def test_three_players_have_three_seats_and_a_sequence_each(tmp_path):
     data = tune.run_tune(study, tmp_path / "three").data
     assert [s["seat"] for s in data["confirmation"]["seats"]] == [0, 1, 2]
     assert all(len(entry["share"]) == 3 and abs(sum(entry["share"]) - 1) < 1e-9 for entry in data["path"])
-    assert data["drop_rule"]["tests"] == 2 * 3  # two candidates, a sequence per seat
+    assert data["drop_rule"]["tests"] == 2 * (3 + 1)  # two candidates, a sequence per seat and one for stalls
 
 
 def test_report_of_a_tune_directory(bisected, tmp_path):
@@ -238,3 +261,102 @@ def test_report_of_a_tune_directory(bisected, tmp_path):
     html = (tmp_path / "report" / "report.html").read_text()
     assert "Search path" in html and "Confirmation" in html and "balanced" in html
     assert "race.die_sides=8" in html
+
+
+# ---------------------------------------------------------------- stalls, blocked games, the length band, --set
+
+
+def _stall_study(params: str, **options) -> tune.Study:
+    options = {"budget": 12_000, "confirm": 3000, "start": 256, "delta": 0.05, **options}
+    return tune.make_study("stallcoin", ["random", "random"], None, [tune.parse_param(params)], 5, **options)
+
+
+@pytest.mark.parametrize("bump, reason", [(False, "stalls"), (True, "blocked")])
+def test_a_setting_that_stalls_is_never_balanced(tmp_path, bump, reason):
+    """Every candidate is a fair toss; 5-6% of games stall (or end blocked): the seats are balanced, the setting
+    is not, and the verdict and the printed lines say why with the rates."""
+    study = _stall_study("race.goal=8|9", base=(f"race.bump={str(bump).lower()}",))
+    data = tune.run_tune(study, tmp_path / reason).data
+    c = data["confirmation"]
+    assert c["seat_verdict"] == "balanced"
+    assert c["verdict"] == "rejected"
+    (stalls,) = [t for t in c["targets"] if t["target"] == "stalls and blocked games"]
+    assert stalls["verdict"] == "over" and 0.04 < stalls["estimate"] < 0.08
+    assert (stalls["blocked"] if bump else stalls["stalls"]) == stalls["estimate"]
+    text = tune.format_tune(data)
+    assert "verdict: rejected" in text and "verdict: balanced" not in text
+    assert "stall or end blocked, over the 1% limit" in text
+    assert f"{'blocked' if bump else 'stalls'} {100 * stalls['estimate']:.2f}%" in text
+
+
+def test_the_search_drops_a_candidate_that_stalls_and_keeps_the_one_that_does_not(tmp_path):
+    data = tune.run_tune(_stall_study("race.goal=3|9"), tmp_path / "drop").data
+    assert data["best"]["id"] == "race.goal=3"
+    (drop,) = data["dropped"]
+    assert drop["candidate"] == "race.goal=9" and drop["phase"] == "stalls"
+    assert "stall or end blocked" in drop["reason"]
+    assert data["confirmation"]["verdict"] == "balanced"
+
+
+def test_max_stalls_is_a_tune_file_key_and_an_option(tmp_path):
+    path = tmp_path / "study.toml"
+    path.write_text('game = "stallcoin"\nbots = ["random", "random"]\nseed = 5\nmax_stalls = 0.1\ndelta = 0.05\n'
+                    'budget = 4000\nconfirm = 3000\nstart = 256\n[params]\n"race.goal" = "8|9"\n')
+    settings = tune.read_tune_file(path)
+    assert settings["max_stalls"] == 0.1
+    result = glade("tune", path, "--out", tmp_path / "t", "--no-progress", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["verdict"] == "balanced"  # 5-6% stalls are within a 10% limit
+    result = glade("tune", path, "--max-stalls", 0.02, "--out", tmp_path / "u", "--no-progress", "--json")
+    assert json.loads(result.stdout)["verdict"] == "rejected"
+    one_error_line(glade("tune", path, "--max-stalls", 1.5, "--out", tmp_path / "v"), "--max-stalls", "0<x<1")
+
+
+def _two_rotations(deals: int, short_both: int) -> pl.DataFrame:
+    """Records of ``deals`` deals of two rotated games each: every deal has one game of 5 turns and one of 20,
+    except ``short_both`` deals whose two games both last 5: a little more than half the games are short."""
+    rows = []
+    for deal in range(deals):
+        for rotation in range(2):
+            turns = 5 if rotation == 0 or deal < short_both else 20
+            game = deal * 2 + rotation
+            for seat in range(2):
+                win = (seat + deal + rotation) % 2 == 0
+                rows.append({"game": game, "deal": deal, "rotation": rotation, "seed": deal, "seat": seat,
+                             "bot": "greedy", "score": float(win),
+                             "rank": 1 if win else 2, "win": win, "tie": False, "turns": turns, "end": "toss"})
+    return pl.DataFrame(rows)
+
+
+def test_the_turns_check_counts_games_by_deal_not_deals_with_most_games_short(tmp_path):
+    """52% of the games are shorter than the band, spread one per deal: the old check counted deals whose share of
+    short games is above one half (none of the single short games) and said inside."""
+    records = _two_rotations(400, 16)
+    study = tune.make_study("toy", ["greedy", "greedy"], None, [tune.parse_param("race.goal=8|16")], 2,
+                            turns=(10.0, 40.0))
+    (turns,) = [t for t in tune.confirmation(records, study)["targets"] if t["target"] == "turns"]
+    assert turns["verdict"] == "outside"
+    assert abs(turns["estimate"] - 0.48) < 1e-9 and turns["high"] < 0.75
+
+
+def test_the_best_setting_prints_as_set_values_that_glade_play_takes(tmp_path):
+    path = tmp_path / "named.toml"
+    path.write_text('game = "coin"\nbots = ["random", "random"]\nseed = 5\nbudget = 3000\nconfirm = 500\n'
+                    'start = 128\n[params.race]\nfair = { die_sides = 8, goal = 9 }\nlow = { die_sides = 2 }\n')
+    result = glade("tune", path, "--out", tmp_path / "t", "--no-progress")
+    assert result.exit_code == 0, result.output
+    (line,) = [x for x in result.stdout.splitlines() if x.startswith("the setting, for glade play: ")]
+    assert line.endswith("--set race.die_sides=8 --set race.goal=9")
+    data = tune.load_tune(tmp_path / "t")
+    assert tune.tune_json(data)["best_set"] == ["race.die_sides=8", "race.goal=9"]
+    args = line.removeprefix("the setting, for glade play: ").split()
+    played = glade("play", "coin", "--games", 10, "--seed", 1, "--bots", "random,random", *args,
+                   "--out", tmp_path / "p", "--json")
+    assert played.exit_code == 0, played.output
+    confirm = json.loads((tmp_path / "t" / "confirm" / "race=fair" / "manifest.json").read_text())
+    assert json.loads(played.stdout)["config_hash"] == confirm["config_hash"]
+    report = glade("report", tmp_path / "t", "--html", "--out", tmp_path / "r")
+    assert report.exit_code == 0, report.output
+    assert report.stdout.startswith("headline: verdict ")
+    assert "--set race.die_sides=8 --set race.goal=9" in report.stdout
+    assert "--set race.die_sides=8 --set race.goal=9" in (tmp_path / "r" / "report.html").read_text()

@@ -280,9 +280,17 @@ class RaceGame(ReferenceGame):
 # ---------------------------------------------------------------- bots
 
 
-class RandomBot(BatchedBot):
+class _Streamed(BatchedBot):
+    """A bot drawing from ``stream`` (default ``bot/<seat>``): a placebo run renames it."""
+
+    def __init__(self, engine, seat: int, weights=None, stream: str | None = None):
+        super().__init__(engine, seat, weights)
+        self.stream = stream or f"bot/{seat}"
+
+
+class RandomBot(_Streamed):
     def act(self, state: RaceState, active: np.ndarray) -> np.ndarray:
-        u = uniforms(state.seeds, f"bot/{self.seat}", state.decisions)[:, 0]
+        u = uniforms(state.seeds, self.stream, state.decisions)[:, 0]
         return choose_uniform(self.engine.legal_mask(state), u)
 
 
@@ -293,7 +301,7 @@ class ReferenceRandomBot(ReferenceBot):
         return legal[min(int(u * len(legal)), len(legal) - 1)]
 
 
-class GreedyBot(BatchedBot):
+class GreedyBot(_Streamed):
     """Furthest landing space, plus a bonus per opponent sent home."""
 
     def act(self, state: RaceState, active: np.ndarray) -> np.ndarray:
@@ -302,7 +310,7 @@ class GreedyBot(BatchedBot):
         landing = here[:, None] + engine._moves(state)
         bumped = engine._bumped(state, landing).sum(axis=2) * (landing > here[:, None])
         value = self.weights.get("progress", 1.0) * landing + self.weights.get("bump", 0.0) * bumped
-        noise = uniforms(state.seeds, f"bot/{self.seat}", state.decisions, engine.num_actions)
+        noise = uniforms(state.seeds, self.stream, state.decisions, engine.num_actions)
         return choose_best(value, engine.legal_mask(state), noise)
 
 

@@ -61,6 +61,7 @@ _EXPORTS = {
               "sweep_flags"],
     "diff": ["DiffAnalysis", "SeatChange", "analyse_diff", "build_diff_report"],
     "tune": ["build_tune_report", "search_path_figure"],
+    "ladder": ["build_ladder_report"],
     "files": ["build_report", "default_out", "kind_of", "write_report"],
     "html": ["render_html"],
     "pdf": ["render_pdf"],

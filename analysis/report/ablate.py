@@ -12,20 +12,29 @@ from pathlib import Path
 import numpy as np
 
 from analysis import plots
-from analysis.ablate import ABLATE_JSON, METRIC_TEXT, AblateResult, analyse_ablate
-from analysis.report.model import Block, Column, Paragraph, Plot, Section, Table
-from analysis.report.text import _ci_num, _ci_pts, _num, _p, _pct, _pts
+from analysis.ablate import ABLATE_JSON, METRIC_TEXT, AblateResult, Users, analyse_ablate, load_ablations, verdict_line
+from analysis.report.model import Block, Column, Flag, Paragraph, Plot, Section, Table
+from analysis.report.text import _ci, _ci_num, _ci_pts, _num, _p, _pct, _plain, _pts
 
 ABLATE_METHODS = [
-    "Ablations (glade ablate): the baseline and each ablation play the same deals (common random numbers). Per "
-    "ablation and seat, the paired change (ablated minus baseline) of the seat's share of first places (a shared "
-    "first place split) and of its score, and of the game's length, by analysis.stats.paired_difference: a deal's "
-    "rotations averaged first (the deal is the unit), the mean difference's t interval and the t test it inverts "
-    "(scipy ttest_1samp); Holm across the ablations, per seat and measure. An item "
-    "is confirmed when the baseline's observational table and the causal change agree in sign (removing or "
-    "weakening an item that its users win more with lowers its users' share) and the causal interval excludes 0; "
-    "the users are the seats that used the item in the baseline, paired with the same seats of the same deals in "
-    "the ablation.",
+    "Ablations (glade ablate): the baseline, each ablation and a placebo play the same deals (common random "
+    "numbers). Per ablation and seat, the change (ablated minus baseline) of the seat's share as the headline counts "
+    "it (analysis.stats.seat_share_change: decided games with 2 players, first places with 3-4) and, paired by deal "
+    "(analysis.stats.paired_difference), of its score and of the game's length; a deal's rotations together (the "
+    "deal is the unit); t intervals and the t tests they invert (scipy ttest_1samp; the share's on delta-method "
+    "pseudo-values by deal); Holm across the ablations, per seat and measure.",
+    "The verdict on an item: its users are the seats that used it in the baseline. Chosen by the baseline's "
+    "play, their share falls back towards the average whenever the course of play changes, even for a neutral "
+    "change; the placebo measures that drift: the baseline played again on the same deals with every bot's "
+    "tie-breaks drawn from other random streams (sims.runner.run(bot_streams=...), no rule changed), taken in the "
+    "games the ablation changed (the baseline's elsewhere). The verdict's measure is the users' share with the "
+    "ablation minus with the placebo, paired by deal. Confirmed: its interval excludes 0 the way the observational "
+    "difference predicts for a weakened item (users of a strong item lose); not confirmed: a move that way larger "
+    "than 2.5 points is ruled out; otherwise undecided (also with fewer than 20 deals with a user, or without a "
+    "placebo run). The placebo redraws a game from its first tie, the ablation from the item's first use, so the "
+    "placebo's drift is if anything the larger one: a confirmation is not drift, a 'not confirmed' may hide a small "
+    "effect. A removal or a swap changes the deck and so re-deals more than the placebo does: read its "
+    "confirmation with that in mind.",
 ]
 
 
@@ -62,7 +71,7 @@ def _figure(result: AblateResult) -> Plot:
             for target, x in zip(panels["turns"], (turns.difference, turns.mean.low, turns.mean.high)):
                 target.append(x if i == 0 else np.nan)
     figure = plots.ablation_changes(labels, [
-        ("Share of first places (points)", *(100 * np.array(v) for v in panels["share"])),
+        ("Seat share (points)", *(100 * np.array(v) for v in panels["share"])),
         ("Mean score (game points)", *(np.array(v) for v in panels["score"])),
         ("Game length (turns)", *(np.array(v) for v in panels["turns"]))])
     return Plot("ablation-changes", figure, "Paired change (ablated minus baseline) per ablation and seat with its "
@@ -70,27 +79,48 @@ def _figure(result: AblateResult) -> Plot:
                                             "no change.")
 
 
-def _confirmed(result: AblateResult) -> list[Block]:
+def _verdict_table(result: AblateResult) -> list[Block]:
+    """The answer first: per ablation with a named item, the verdict, its measure, the drift, the use rates."""
     if not result.users:
         return [Paragraph("No ablation names an item (a [Name] in its key, or a list item with a name), so none is "
                           "held against the content tables.", "note")]
     rows = []
     for u in result.users:
         obs = u.observed
-        rows.append([u.ablation, str(u.item), u.family or "(in no table)",
-                     f"{_pts(obs['difference'])} {_ci_pts(obs['diff_low'], obs['diff_high'])}" if obs else "n/a",
-                     f"{_pts(u.change.difference)} {_ci_pts(u.change.mean.low, u.change.mean.high)}"
-                     if u.change is not None else "n/a", u.verdict])
-    return [Table([Column("Ablation"), Column("Item"), Column("Family"), Column("Observational (points)", True),
-                   Column("Causal: users' change (points)", True), Column("Verdict")], rows,
+
+        def change(p) -> str:
+            return f"{_pts(p.difference)} {_ci_pts(p.mean.low, p.mean.high)}" if p is not None else "n/a"
+
+        use = " \u2192 ".join(f"{_pct(p.rate)} {_ci(p.low, p.high)}" if p is not None else "n/a" for p in u.use[:2])
+        rows.append([u.ablation, str(u.item), u.verdict, change(u.effect if u.placebo is not None else u.change),
+                     change(u.change), change(u.placebo), use,
+                     f"{_pts(obs['difference'])} {_ci_pts(obs['diff_low'], obs['diff_high'])}" if obs else "n/a"])
+    return [Table([Column("Ablation"), Column("Item"), Column("Verdict"),
+                   Column("Users' share beyond the placebo (points)", True),
+                   Column("Users' share, the change (points)", True), Column("Users' share, the placebo (points)", True),
+                   Column("Use rate: baseline \u2192 ablated", True), Column("Observational (points)", True)], rows,
                   marked=[u.verdict == "confirmed" for u in result.users],
-                  caption="Observational: the baseline run's content table (win rate of seat-games that used the item "
-                          "minus the others', 95% by deal). Causal: the paired change of the share of first places of "
-                          "the seats that used the item in the baseline, on the same deals with the ablation. "
-                          "Confirmed: opposite signs (weakening a strong item costs its users) and the causal "
-                          "interval excludes 0. The users are chosen by the baseline's play, so where the ablation "
-                          "changes the course of play their share falls back towards the average even for a "
-                          "neutral item: read a confirmation beside a placebo (an item the table calls neutral).")]
+                  caption="Users: the seats that used the item in the baseline. Their share (of decided games, as "
+                          "the headline counts it) with the ablation and with the placebo, each minus the baseline, "
+                          "and the verdict's measure: with the ablation minus with the placebo, 95% on delta-method "
+                          "pseudo-values by deal. Confirmed: that interval excludes 0 the way the observational "
+                          "difference (the baseline's content table: win rate of seat-games that used the item minus "
+                          "the others', 95% by deal) predicts for a weakened item; not confirmed: a move that way "
+                          "larger than 2.5 points is ruled out; else undecided. Use rate: the share of seat-games "
+                          "that used the item (Wilson, or by deal). " + result.placebo + ".")]
+
+
+def ablation_flags(result: AblateResult) -> list[Flag]:
+    """The report's first findings: one per ablation with a named item, the verdict and why."""
+    flags = []
+    for u in result.users:
+        level = {"confirmed": "ok", "not confirmed": "info"}.get(u.verdict, "info")
+        m = u.effect if u.placebo is not None else u.change
+        measure = (f" (its users' share {_pts(m.difference)} {_ci_pts(m.mean.low, m.mean.high)} points "
+                   f"{'beyond the placebo' if u.placebo is not None else 'with the change'})" if m is not None else "")
+        title = f"{u.ablation}: {u.verdict}{measure}."
+        flags.append(Flag(level, title, _plain(verdict_line(u).split(": ", 2)[2]) + f". Placebo: {result.placebo}"))
+    return flags
 
 
 def ablation_title(game_title: str, path: str | Path) -> str:
@@ -100,21 +130,28 @@ def ablation_title(game_title: str, path: str | Path) -> str:
     return f"{game_title} ablation: " + "; ".join(a.text for a in load_ablations(path))
 
 
-def ablation_section(path: str | Path) -> Section:
-    """The ablations' paired changes, their figure and the items they confirmed."""
-    result = analyse_ablate(path)
+def ablation_section(path: str | Path, result: AblateResult | None = None) -> Section:
+    """The verdict per item first, then the ablations' paired changes and their figure."""
+    result = result if result is not None else analyse_ablate(path)
     rows, marked = _change_rows(result)
     blocks: list[Block] = [
         Paragraph(f"{len(result.ablations)} ablation(s), each played on the same {result.deals:,} deals as the "
-                  "baseline: the paired change is what the change itself does (causal), unlike the content "
-                  "tables.", "lead"),
+                  "baseline and a placebo: the paired change is what the change itself does (causal), unlike the "
+                  "content tables.", "lead"),
+        *_verdict_table(result),
         Table([Column("Ablation"), Column("Who"), Column("Measure"), Column("Baseline", True),
                Column("Ablated", True), Column("Change [95% by deal]", True), Column("Holm p", True)], rows,
-              marked=marked, caption="Highlighted: Holm-adjusted p < 0.05 across the ablations."),
+              marked=marked, caption="Seat share: the seat's share as its headline counts it (decided games with 2 "
+                                     "players, first places with 3-4). Highlighted: Holm-adjusted p < 0.05 across "
+                                     "the ablations."),
         _figure(result),
-        *_confirmed(result),
     ]
     return Section("ablation", "Ablations", blocks)
 
 
-__all__ = ["ABLATE_METHODS", "ablation_section", "is_ablation"]
+def ablation_titles(path: str | Path) -> dict[str, str]:
+    """Cell id -> the ablation as given (``remove Douglas Fir``), for naming an ablation's cells."""
+    return {a.id: a.text for a in load_ablations(path)}
+
+
+__all__ = ["ABLATE_METHODS", "ablation_flags", "ablation_section", "ablation_titles", "is_ablation"]

@@ -37,6 +37,9 @@ class Family:
     points: str | None = None  # an events column of points the use scored, if the engine logs one
     separator: str | None = None  # the item column lists several items joined by this (each one a use)
     unit: str = "points"  # what the points column counts
+    held: pl.Expr | None = None  # the events that put an item into a seat's hand (None: the game deals none)
+    held_item: str | None = None  # the events column naming the held item
+    held_logged: tuple[str, object] | None = None  # (column, value) a run's held events hold if it logged hands
 
 
 @dataclass(frozen=True)
@@ -62,14 +65,20 @@ _OPERATORS: dict[str, Callable[[pl.Expr, object], pl.Expr]] = {
 }
 
 
-def as_family(declared: ComponentFamily) -> Family:
-    """A game's declared family as the events filter the report runs (every condition holds)."""
+def _conditions(conditions: tuple) -> pl.Expr | None:
+    """Conditions on events columns as one filter (every condition holds), None for none."""
     where = None
-    for column, operator, value in declared.where:
+    for column, operator, value in conditions:
         condition = _OPERATORS[operator](pl.col(column), value)
         where = condition if where is None else where & condition
-    return Family(declared.title, declared.item, where, declared.text, declared.points, declared.separator,
-                  declared.unit)
+    return where
+
+
+def as_family(declared: ComponentFamily) -> Family:
+    """A game's declared family as the events filter the report runs (every condition holds)."""
+    return Family(declared.title, declared.item, _conditions(declared.where), declared.text, declared.points,
+                  declared.separator, declared.unit, _conditions(declared.held), declared.held_item,
+                  declared.held_logged)
 
 
 def declared_families(game: str | None) -> tuple[Family, ...]:
@@ -123,8 +132,8 @@ _CONTENT = {
         order="turn", moves=pl.col("phase") != "setup", moves_text="events with phase other than setup",
     ),
     "reforest": GameContent(
-        order="turn", moves=~pl.col("event").is_in(["round_end", "visitor"]) & (pl.col("seat") >= 0),
-        moves_text="events other than round_end and visitor",
+        order="turn", moves=~pl.col("event").is_in(["round_end", "visitor", "deal"]) & (pl.col("seat") >= 0),
+        moves_text="events other than round_end, visitor and deal (the starting hands)",
     ),
 }
 
@@ -161,6 +170,22 @@ def family_events(events: pl.DataFrame, family: Family) -> pl.DataFrame | None:
         used = used.with_columns(pl.coalesce(per_item).alias(family.points) if per_item
                                  else pl.lit(None, dtype=pl.Int64).alias(family.points))
     return used.filter(pl.col("seat") >= 0) if "seat" in used.columns else used
+
+
+def held_events(events: pl.DataFrame, family: Family) -> pl.DataFrame | None:
+    """The events that put an item of ``family`` into a seat's hand, the item named in ``family.item``; None when
+    the family declares none or the events lack their columns (a run made before they were logged)."""
+    if family.held is None or family.held_item is None:
+        return None
+    needed = {family.held_item, "seat"} | set(family.held.meta.root_names())
+    if not needed <= set(events.columns):
+        return None
+    held = events.filter(family.held & (pl.col("seat") >= 0))
+    if family.held_logged is not None:
+        column, value = family.held_logged
+        if column not in held.columns or not held.filter(pl.col(column) == value).height:
+            return None  # a run made before every hand was logged: 'never held' would be wrong
+    return held.select("game", "seat", pl.col(family.held_item).alias(family.item))
 
 
 def with_sources(game: str | None, records: pl.DataFrame, config: dict) -> tuple[pl.DataFrame, str]:

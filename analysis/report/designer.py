@@ -14,7 +14,9 @@ import polars as pl
 from analysis import drama as course_of
 from analysis import plots
 from analysis import stats
-from analysis.report.content import Family, GameContent, content_of, family_events, with_sources
+from analysis.stats.trajectory import first_clear_round
+from analysis.report.content import Family, GameContent, content_of, family_events, held_events, with_sources
+from analysis.stats.held import held_strength
 from analysis.report.model import Block, Column, Facts, Heading, Paragraph, Plot, Section, Table
 from analysis.report.text import _ci, _ci_num, _ci_pts, _finite, _int, _num, _p, _pct, _pts
 
@@ -89,8 +91,12 @@ def analyse_designer(game: str | None, manifest: dict, records: pl.DataFrame, ev
     families = []
     for family in content.families:
         used = family_events(events, family) if events is not None and events.height else None
-        table = (stats.item_strength(records, used, family.item, points=family.points)
+        held = held_events(events, family) if used is not None else None
+        values = held[family.item].unique().to_list() if held is not None else None  # held, never played: 0%
+        table = (stats.item_strength(records, used, family.item, points=family.points, values=values)
                  if used is not None and players > 0 else None)
+        if table is not None and held is not None:
+            table = table.join(held_strength(records, held, family.item), on=family.item, how="left")
         families.append((family, table))
     course = course_of.course(records, trajectories) if players > 1 else None
     return DesignerAnalysis(content, players, sources, sources_text, tempo, stats.drama(records, events),
@@ -197,13 +203,27 @@ def _tempo_blocks(d: DesignerAnalysis) -> list[Block]:
             f"{_pct(1 / len(seats))} if turns were shared evenly.", "lead"))
     blocks += [
         Table([Column("Seat"), Column("Turns per game", True), Column("95% interval", True), Column("Method")],
-              turn_rows, caption="Turns a seat took per game: distinct turn indices among its move events."),
+              turn_rows, caption="Turns a seat took per game: distinct turn indices among its move events"
+                                 + _turns_reconciled(t) + "."),
         Table([Column("End"), Column("Games", True)] + [Column(f"Seat {s} moved last", True) for s in seats],
               last_rows, caption="Share of games (per end reason, and all) whose last move was that seat's, with "
                                  "95% intervals and the count of games."),
         Facts(facts),
     ]
     return blocks
+
+
+def _turns_reconciled(t: stats.Tempo) -> str:
+    """How the seats' turns add up to the game length: the turns that hold no move event (setup turns)."""
+    if not _finite(t.game_turns):
+        return ""
+    together = float(t.turns["mean"].sum())
+    moves = t.columns.split("(moves: ", 1)[-1].split(")", 1)[0]
+    text = f" ({moves}). Together {_num(together, 2)} a game"
+    if abs(t.other_turns) < 0.005:
+        return text + f", the game length (mean {t.game_turns:.1f} turns)"
+    return (text + f"; the game length (mean {t.game_turns:.1f} turns, the records' turns) also counts "
+            f"{_num(t.other_turns, 2)} turns a game that hold no move event of a seat (such as setup turns)")
 
 
 def why_section(d: DesignerAnalysis) -> Section:
@@ -283,6 +303,8 @@ def drama_section(d: DesignerAnalysis) -> Section:
                            "Each seat's score at each round end as if the game ended there: the median (line) and "
                            "the 25-75% band over the games still running; rounds reached by fewer than 10% of the "
                            "games are left out. " + PROGRESS_NOTE))
+    if d.course is not None and d.course.gap is not None and d.course.gap.height:
+        blocks += gap_blocks(d.course.gap)
     if d.course is not None and d.course.bot_bands is not None:
         blocks.append(Plot("trajectories-by-bot", plots.score_trajectories(d.course.bot_bands, by="bot"),
                            "The same per bot kind: each seat-game under the bot that played it, in whatever seat "
@@ -292,6 +314,26 @@ def drama_section(d: DesignerAnalysis) -> Section:
                        "Share of games per final margin (first place's score minus second place's; 0 is a shared "
                        "first place, negative a game won on a goal without the best score). Stalls excluded."))
     return Section("drama", "How the game feels", blocks)
+
+
+def gap_blocks(gap: pl.DataFrame) -> list[Block]:
+    """When seat 0's lead (or deficit) first shows, and the figure of the gap per round."""
+    first = first_clear_round(gap)
+    last = gap.to_dicts()[-1]
+    if first is None:
+        said = (f"Seat 0's mean gap to the other seats' mean holds 0 in its 95% interval at every round end "
+                f"(last shown, round {last['round']}: {last['mean']:+.2f} points {_ci_signed(last['low'], last['high'])}).")
+    else:
+        said = (f"Seat 0's {'lead' if first['mean'] > 0 else 'deficit'} first shows at round {first['round']}: "
+                f"{first['mean']:+.2f} points {_ci_signed(first['low'], first['high'])} over the other seats' mean "
+                f"({first['method']}, {first['games']:,} games still running); by round {last['round']} "
+                f"{last['mean']:+.2f} {_ci_signed(last['low'], last['high'])}.")
+    return [Paragraph(said, "body"),
+            Plot("seat-gap", plots.seat_gap(gap, 0, first["round"] if first else None),
+                 "Seat 0's score less the mean of the other seats' at each round end (as if the game ended there), "
+                 "averaged over the games still running, with its 95% interval by deal; the dotted line marks the "
+                 "first round whose interval excludes 0. Rounds reached by fewer than 10% of the games are left "
+                 "out. " + PROGRESS_NOTE)]
 
 
 PROGRESS_NOTE = ("The value is the game engine's progress measure (its score of the position as it stands; "
@@ -311,6 +353,7 @@ def family_table(family: Family, table: pl.DataFrame) -> Table:
     """One row per item, sorted by effect (win rate when used minus when not)."""
     item = family.item
     points = family.points is not None and table["mean_points"].is_not_null().any()
+    held = "iwd" in table.columns
     rows, marked = [], []
     for r in table.to_dicts():
         row = [str(r[item]), _int(r["used"]), _pct(r["use_rate"]), _pct(r["win_used"]), _pct(r["win_not_used"]),
@@ -318,6 +361,9 @@ def family_table(family: Family, table: pl.DataFrame) -> Table:
                _p(r["p_holm"]), _p(r["p_bh"]), _flag(r)]
         if points:
             row.append(_num(r["mean_points"]))
+        if held:
+            row += [_int(r["held"]) if r["held"] is not None else "0", _pct(r["win_held"]),
+                    f"{_pts(r['iwd'])} {_ci_pts(r['iwd_low'], r['iwd_high'])}", _p(r["iwd_holm"])]
         rows.append(row)
         marked.append(bool(_flag(r)))
     columns = [Column("Item"), Column("Used (seat-games)", True), Column("Use rate", True),
@@ -326,13 +372,21 @@ def family_table(family: Family, table: pl.DataFrame) -> Table:
                Column("BH p", True), Column("Flag")]
     if points:
         columns.append(Column(f"Mean {family.unit} per use", True))
+    if held:
+        columns += [Column("Held (seat-games)", True), Column("Win when held", True),
+                    Column("IWD (points) 95% by deal", True), Column("IWD Holm p", True)]
     return Table(columns, rows, marked=marked, caption=(
         f"{family.title}: {family.text}. Sorted by the difference (largest first; n/a: used in every seat-game or in "
         f"none). 95% by deal: Newcombe on counts divided by the design effect (the cluster-robust variance by deal "
         "over the independent one). Holm and Benjamini-Hochberg across the "
         f"{table.height} items of this family; Flag: adjusted p < 0.05. "
         "Observational." + (f" Mean {family.unit} per use: the events column {_points_column(family)} averaged over "
-                            "the item's events (not per seat-game)." if points else "")))
+                            "the item's events (not per seat-game)." if points else "")
+        + (" Held: seat-games that held the item at any point (dealt into the starting hand, gathered or drawn; "
+           f"events column {family.held_item}); win when held is 17lands' GIH WR; IWD, the improvement when drawn, "
+           "is that less the win rate of seat-games that never held it (GNS WR), with its 95% interval by deal "
+           "(as the difference) and Holm across the items. Also observational: a seat that draws more holds more "
+           "of everything." if held else "")))
 
 
 def _points_column(family: Family) -> str:

@@ -15,9 +15,10 @@ from analysis.report.methods import (Change, _methods_section, config_changes, t
                                      unpaired_mean_change)
 from analysis.report.model import (ALPHA, Column, DELTA, Facts, Flag, Flags, Heading, Paragraph, Plot, Report,
                                    Section, Table)
-from analysis.report.run import _run_manifest_blocks
+from analysis.report.run import _run_manifest_blocks, turn_cap
 from analysis.report.sweep import _common
-from analysis.report.text import (_ci_num, _ci_pts, _finite, _g, _game_title, _int, _listing, _p, _pct, _pts)
+from analysis.report.text import (_ci, _ci_num, _ci_pts, _finite, _g, _game_title, _int, _listing, _p, _pct,
+                                  _pts)
 from sims.core.spec import ConfigError
 from sims.records import load_manifest, load_records, now
 
@@ -45,13 +46,15 @@ def _per_deal(frame: pl.DataFrame, column: str) -> np.ndarray:
     return frame.group_by("deal").agg(pl.col(column).cast(pl.Float64).mean())[column].to_numpy()
 
 
-def _unpaired_win_change(a_seat: pl.DataFrame, b_seat: pl.DataFrame, delta: float) -> Change:
-    """One seat's win rate in two independent runs; by deal (Welch t on per-deal rates) when a run rotates seats,
-    since the games of one deal are not independent."""
+def _unpaired_share_change(a_seat: pl.DataFrame, b_seat: pl.DataFrame, delta: float) -> Change:
+    """One seat's share of decided games (first places with 3-4 players, as the headline counts it) in two
+    independent runs: Newcombe on first places over counted games with one game a deal; by deal (Welch t on the
+    per-deal shares of the deals with a counted game, as the headline's by-deal share) when a run rotates seats."""
+    a_seat, b_seat = a_seat.filter(pl.col("counted")), b_seat.filter(pl.col("counted"))
     if _by_deal(a_seat, b_seat):
-        return unpaired_mean_change(_per_deal(a_seat, "win"), _per_deal(b_seat, "win"), margin=delta)
-    return unpaired_change(float(a_seat["win"].sum()), a_seat.height, float(b_seat["win"].sum()), b_seat.height,
-                           margin=delta)
+        return unpaired_mean_change(_per_deal(a_seat, "fraction"), _per_deal(b_seat, "fraction"), margin=delta)
+    return unpaired_change(float(a_seat["fraction"].sum()), a_seat.height, float(b_seat["fraction"].sum()),
+                           b_seat.height, margin=delta)
 
 
 def _unpaired_score_change(a_seat: pl.DataFrame, b_seat: pl.DataFrame) -> Change:
@@ -78,7 +81,7 @@ def _diff_settings(ma: dict, mb: dict) -> list[list[str]]:
 
 @dataclass(frozen=True)
 class MetricChange:
-    """One metric from run A to run B (B minus A): a seat's win rate, the mean turns, or an end reason's share."""
+    """One metric from run A to run B (B minus A): a seat's share, the mean turns, or an end reason's share."""
 
     name: str
     base: float  # run A
@@ -112,14 +115,16 @@ class DiffAnalysis:
     config_rows: list[list[str]]
     setting_rows: list[list[str]]
     players: int
-    seats: tuple[MetricChange, ...]  # per seat's win rate, Holm across seats
+    seats: tuple[MetricChange, ...]  # per seat's share (the headline's), Holm across seats
     scores: tuple[MetricChange, ...]  # per seat's mean score, Holm across seats
     turns: MetricChange  # mean turns of seat 0's rows (one per game)
     ends: tuple[MetricChange, ...]  # per end reason's share, Holm across reasons
     length_a: stats.GameLength
     length_b: stats.GameLength
-    table_a: pl.DataFrame  # stats.proportion_table by seat
-    table_b: pl.DataFrame
+    advantage_a: stats.SeatAdvantage  # each run's seat analysis (its headline's shares), on the games compared
+    advantage_b: stats.SeatAdvantage
+    unfinished_a: stats.Unfinished  # stalls and blocked games
+    unfinished_b: stats.Unfinished
     delta: float
 
     @property
@@ -168,18 +173,21 @@ def analyse_diff(run_a: str | Path, run_b: str | Path, delta: float = DELTA) -> 
     paired, why, ca, cb = _pairing(ma, mb, ra, rb)
     players = int(max(ra["seat"].max(), rb["seat"].max())) + 1
     try:
-        seats = _holm([_seat_change(ca, cb, seat, paired, delta) for seat in range(players)])
+        fa, fb = stats.seat_fractions(ca, players), stats.seat_fractions(cb, players)
+        seats = _holm([_seat_change(fa, fb, seat, paired, delta) for seat in range(players)])
         scores = _holm([_score_change(ca, cb, seat, paired) for seat in range(players)])
         a0, b0 = ca.filter(pl.col("seat") == 0), cb.filter(pl.col("seat") == 0)
         turns = _turns_change(a0, b0, paired)
         reasons = sorted(set(a0["end"].unique().to_list()) | set(b0["end"].unique().to_list()))
         ends = _holm([_end_change(a0, b0, reason, paired) for reason in reasons])
         lengths = stats.game_length(ca), stats.game_length(cb)
-        tables = stats.proportion_table(ca, "seat"), stats.proportion_table(cb, "seat")
+        advantages = stats.seat_advantage(ca, delta=delta), stats.seat_advantage(cb, delta=delta)
+        unfinished = stats.unfinished(ca), stats.unfinished(cb)
     except stats.StatsError as error:
         raise ConfigError(f"{pa} / {pb}", "(records)", f"records a diff can use ({error})", has_got=False) from None
     return DiffAnalysis(pa, pb, ma, mb, ra, rb, paired, why, ca, cb, _diff_config(ma, mb), _diff_settings(ma, mb),
-                        players, tuple(seats), tuple(scores), turns, tuple(ends), *lengths, *tables, delta)
+                        players, tuple(seats), tuple(scores), turns, tuple(ends), *lengths, *advantages, *unfinished,
+                        delta)
 
 
 def _holm(changes: list[MetricChange]) -> list[MetricChange]:
@@ -187,15 +195,17 @@ def _holm(changes: list[MetricChange]) -> list[MetricChange]:
     return [replace(ch, p_holm=float(q)) for ch, q in zip(changes, adjusted)]
 
 
-def _seat_change(ca: pl.DataFrame, cb: pl.DataFrame, seat: int, paired: bool, delta: float) -> MetricChange:
-    a_seat, b_seat = ca.filter(pl.col("seat") == seat), cb.filter(pl.col("seat") == seat)
+def _seat_change(fa: pl.DataFrame, fb: pl.DataFrame, seat: int, paired: bool, delta: float) -> MetricChange:
+    """One seat's share as the headline counts it (``analysis.stats.seat_share_change`` when the runs pair, else
+    two independent shares), B minus A. ``fa``, ``fb``: the records with ``stats.seat_fractions``' columns."""
     name = f"seat {seat}"
     if paired:
-        d = stats.paired_difference(a_seat, b_seat, "win", key=_KEY, margin=delta)
+        d = stats.seat_share_change(fa, fb, seat, key=_KEY, margin=delta)
+        n_text = _int(d.pairs) + " pairs" + (f" in {d.units:,} deals" if d.unit == "deals" else "")
         return MetricChange(name, d.base_mean, d.other_mean, d.difference, d.mean.low, d.mean.high, d.p_value,
-                            f"{d.mean.method}; {d.test}", _int(d.pairs) + " pairs", d.equivalence_p, d.effect_size,
-                            d.detectable)
-    c = _unpaired_win_change(a_seat, b_seat, delta)
+                            f"{d.mean.method}; {d.test}", n_text, d.equivalence_p, d.effect_size, d.detectable)
+    a_seat, b_seat = fa.filter(pl.col("seat") == seat), fb.filter(pl.col("seat") == seat)
+    c = _unpaired_share_change(a_seat, b_seat, delta)
     return MetricChange(name, c.base, c.other, c.difference, c.low, c.high, c.p_value,
                         f"{c.interval_method}; {c.test}", f"{c.n_base:,} + {c.n_other:,}", c.equivalence_p,
                         c.effect_size, c.detectable)
@@ -249,9 +259,11 @@ def _headline(a: DiffAnalysis) -> Flag:
                     a.mode + "; the configs differ only in the keys listed below")
     if not a.significant_seats and not a.significant_scores and not a.significant_ends and not a.turns_changed:
         return _no_significant_change(a)
-    parts = [f"seat {s}'s win rate {_pts(a.seats[s].difference)} points "
-             f"{_ci_pts(a.seats[s].low, a.seats[s].high)} (Holm {stats.format_p(a.seats[s].p_holm)})"
-             for s in a.significant_seats]
+    what = _share_what(a)
+    parts = [f"seat {s}'s share {what} {_pct(a.seats[s].base)} \u2192 {_pct(a.seats[s].other)}, "
+             f"{_pts(a.seats[s].difference)} points {_ci_pts(a.seats[s].low, a.seats[s].high)} "
+             f"(Holm {stats.format_p(a.seats[s].p_holm)})" for s in a.significant_seats
+             if a.players > 2 or s == 0]  # with 2 players seat 1's share is the rest of seat 0's
     parts += [f"seat {s}'s mean score {a.scores[s].difference:+.2f} {_ci_num(a.scores[s].low, a.scores[s].high)} "
               f"(Holm {stats.format_p(a.scores[s].p_holm)})" for s in a.significant_scores]
     if a.turns_changed:
@@ -271,19 +283,54 @@ def _no_significant_change(a: DiffAnalysis) -> Flag:
     shown = all(p is not None and p < ALPHA for p in equivalence)
     largest = max((p for p in equivalence if p is not None), default=float("nan"))
     if shown:
-        return Flag("ok", f"No change: every seat's win rate is within \u00b1{100 * delta:g} points of run "
-                          "A's.", a.mode + f"; equivalence (TOST) for every seat, largest {stats.format_p(largest)}"
+        return Flag("ok", f"No change: every seat's share {_share_what(a)} is within \u00b1{100 * delta:g} points "
+                          "of run A's.", a.mode + f"; equivalence (TOST) for every seat, largest {stats.format_p(largest)}"
                           f"; no significant change in mean scores, turns or end reasons (Holm at {ALPHA})")
     return Flag("info", "Undecided: no significant change, but no equivalence shown either.",
-                a.mode + f"; no seat win rate, mean score, turns or end-reason change is significant (Holm at {ALPHA}), and "
+                a.mode + f"; no seat share, mean score, turns or end-reason change is significant (Holm at {ALPHA}), and "
                 f"the equivalence test within \u00b1{100 * delta:g} points does not pass (largest TOST "
                 f"{stats.format_p(largest)}); these games detect a change of about "
                 f"{100 * detectable:.1f} points (80% power)")
 
 
+def _share_what(a: DiffAnalysis) -> str:
+    """What the seat shares are of, as the headline (glade play, glade report) says it."""
+    from analysis.summary import shares_counted
+
+    return shares_counted(a.advantage_a)
+
+
+def _stall_flag(a: DiffAnalysis) -> Flag | None:
+    """Stalls and blocked games, each run's rates, when either run has more than 1% of its games so."""
+    if not (a.unfinished_a.above_limit or a.unfinished_b.above_limit):
+        return None
+    return Flag("warn", f"Stalls and blocked games over {stats.UNFINISHED_LIMIT:.0%} of games: run A "
+                        f"{_pct(a.unfinished_a.either.rate)}, run B {_pct(a.unfinished_b.either.rate)}.",
+                f"run A: {a.unfinished_a.rates_text()}; run B: {a.unfinished_b.rates_text()}; stalled games have no "
+                "result and are left out of the seat shares, blocked games (no seat could move) are scored")
+
+
+def diff_headline(a: DiffAnalysis) -> str:
+    """The line ``glade report --diff`` prints: the verdict, each seat's share in both runs (as each run's headline
+    counts it), and the stall and blocked rates when either run is over 1%."""
+    flag = _headline(a)
+    seats = "; ".join(f"seat {ch.name.removeprefix('seat ')} {_pct(ch.base)} \u2192 {_pct(ch.other)}"
+                      for ch in a.seats[:1 if a.players == 2 else a.players])
+    line = f"{flag.title} Seat shares {_share_what(a)}, A \u2192 B: {seats}"
+    if _stall_flag(a) is not None:
+        line += "; stalled or blocked games, over 1% in " + " and ".join(
+            f"{name} {_pct(u.either.rate)} {_ci(u.either.low, u.either.high)} (stalls {_pct(u.stalls.rate)}, "
+            f"blocked {_pct(u.blocked.rate)})" for name, u in (("A", a.unfinished_a), ("B", a.unfinished_b))
+            if u.above_limit)
+    return line
+
+
 def diff_flags(a: DiffAnalysis) -> list[Flag]:
-    """The headline, then what differs in the setup."""
+    """The headline, the stall and blocked rates when over 1%, then what differs in the setup."""
     flags = [_headline(a)]
+    stalls = _stall_flag(a)
+    if stalls is not None:
+        flags.append(stalls)
     config_rows, setting_rows = a.config_rows, a.setting_rows
     if config_rows:
         flags.append(Flag("info", f"{len(config_rows)} config key{'s differ' if len(config_rows) > 1 else ' differs'}: "
@@ -333,24 +380,26 @@ def _seat_row(ch: MetricChange) -> list[str]:
 
 def _seat_section(a: DiffAnalysis) -> Section:
     method = a.seats[0].method
+    what = _share_what(a)
     table = Table(
-        [Column("Seat"), Column("A win rate", True), Column("B win rate", True), Column("Change (points)", True),
+        [Column("Seat"), Column("A share", True), Column("B share", True), Column("Change (points)", True),
          Column("95% interval", True), Column("p", True), Column("Holm p", True), Column("Cohen's h", True),
          Column("Detectable (points)", True), Column(f"TOST \u00b1{100 * a.delta:g} p", True), Column("n", True)],
         [_seat_row(ch) for ch in a.seats],
-        caption=("Win = first place, ties included. " + (
+        caption=(f"Share: the seat's share {what}, as each run's headline (glade play, glade report) counts it: "
+                 f"{a.advantage_a.handling} in run A. " + (
             f"Paired by deal, rotation and seat, the deal the unit: interval {method}." if a.paired else
             f"Unpaired: {method}.") + " Holm across seats. Cohen's h: the effect size; detectable: the "
             "change these games find with 80% power (two-sided 5%); TOST: the equivalence test within the margin "
             "that a 'no change' needs."),
         marked=[s in a.significant_seats for s in range(a.players)])
-    columns = ("win_rate", "win_low", "win_high")
-    figure = plots.diff_seats(list(range(a.players)), tuple(a.table_a[c].to_numpy() for c in columns),
-                              tuple(a.table_b[c].to_numpy() for c in columns), *_labels(a), 1 / a.players)
-    return Section("seats", "Seat win rates and scores", [
+    columns = ("share", "share_low", "share_high")
+    figure = plots.diff_seats(list(range(a.players)), tuple(a.advantage_a.seats[c].to_numpy() for c in columns),
+                              tuple(a.advantage_b.seats[c].to_numpy() for c in columns), *_labels(a), 1 / a.players)
+    return Section("seats", "Seat shares and scores", [
         table,
-        Plot("diff-seats", figure, "Win rate per seat in each run with Wilson 95% intervals; the dashed line "
-                                   "is the fair share."),
+        Plot("diff-seats", figure, f"Each seat's share {what} in each run with its headline's 95% interval "
+                                   f"({a.advantage_a.share_method}); the dashed line is the fair share."),
         _score_table(a),
     ])
 
@@ -373,6 +422,8 @@ def _score_table(a: DiffAnalysis) -> Table:
 
 def _length_section(a: DiffAnalysis) -> Section:
     la, lb, t = a.length_a, a.length_b, a.turns
+    caps = [c for c in (turn_cap(a.manifest_a), turn_cap(a.manifest_b)) if c is not None]
+    cap = min(caps) if caps else None
     target = target_band(a.manifest_b.get("config") or {}) or target_band(a.manifest_a.get("config") or {})
     turns_row = [f"{t.base:.2f}", f"{t.other:.2f}", f"{t.difference:+.2f}", _ci_num(t.low, t.high), _p(t.p_value),
                  t.method, t.n_text]
@@ -390,22 +441,31 @@ def _length_section(a: DiffAnalysis) -> Section:
                   "paired differences)."
                   if a.paired else "Unpaired: Newcombe interval and score test.") + " Holm across end reasons."),
               marked=[ch.name in a.significant_ends for ch in a.ends]),
-        Plot("diff-turns", plots.diff_turns(la.histogram, lb.histogram, *_labels(a), target),
+        Plot("diff-turns", plots.diff_turns(la.histogram, lb.histogram, *_labels(a), target, cap),
              "Share of games per number of turns in each run"
-             + (f"; the shaded band is the target {target[0]:g}\u2013{target[1]:g}." if target else ".")),
+             + (f"; the shaded band is the target {target[0]:g}\u2013{target[1]:g}." if target else ".")
+             + plots.length_cap_note(plots.length_cap(la.histogram, lb.histogram, turn_cap=cap,
+                                                      keep=target[1] if target else None), la.histogram, lb.histogram)),
     ])
 
 
 _DIFF_METHODS = [
+    "Seat shares: each seat's share of decided games (2 players; ties and stalls left out) or of first places "
+    "(3-4 players, a shared first place split, stalls left out), as analysis.stats.seat_advantage and every "
+    "headline count it (blocked games are scored, so they count). Paired runs: analysis.stats.seat_share_change, "
+    "the difference of the two runs' shares with an interval and a t test on per-deal delta-method pseudo-values "
+    "(equivalence by DescrStatsW.ttost_mean); a mixed lineup in rotated seats compares its per-deal seat shares "
+    "(the lineup's, as its headline).",
     "Paired comparison (same game, players, bots, seed and seat rotation; the same game seed on every common "
-    "deal): analysis.stats.paired_difference per seat on the win flag and on the score, on the turns and on each "
-    "end reason's indicator, keyed by deal, rotation and seat: the mean paired difference (a deal's rotations "
-    "averaged first) with its t interval and the t test that interval inverts (scipy ttest_1samp).",
-    "Unpaired comparison (otherwise): difference of two independent proportions with the Newcombe hybrid "
-    "score interval (statsmodels confint_proportions_2indep(method='newcomb', compare='diff')) and the score "
+    "deal): analysis.stats.paired_difference per seat on the score, on the turns and on each end reason's "
+    "indicator, keyed by deal, rotation and seat: the mean paired difference (a deal's rotations averaged first) "
+    "with its t interval and the t test that interval inverts (scipy ttest_1samp).",
+    "Unpaired comparison (otherwise): seat shares and end reasons as the difference of two independent "
+    "proportions (first places over counted games) with the Newcombe hybrid score interval (statsmodels "
+    "confint_proportions_2indep(method='newcomb', compare='diff')) and the score "
     "test (test_proportions_2indep(method='score')); mean turns and each seat's mean score by Welch's t test "
     "and interval (scipy ttest_ind(equal_var=False)), on per-deal means when a run rotates seats.",
-    "Seat win rates, seat mean scores and end reasons are each a family: p-values Holm-corrected within it (statsmodels "
+    "Seat shares, seat mean scores and end reasons are each a family: p-values Holm-corrected within it (statsmodels "
     "multipletests(method='holm')).",
     "\"No change\" means the same config and settings and identical results on every paired game; \"no "
     "significant change\" means no Holm-adjusted p-value below 0.05.",
@@ -420,13 +480,13 @@ def _manifest_section(a: DiffAnalysis) -> Section:
 
 
 def build_diff_report(run_a: str | Path, run_b: str | Path, delta: float = DELTA) -> Report:
-    """What changed from run A to run B: config keys, seat win rates, turns, end reasons."""
+    """What changed from run A to run B: config keys, seat shares, scores, turns, end reasons."""
     a = analyse_diff(run_a, run_b, delta)
     sections = [_summary_section(a), _setup_section(a), _seat_section(a), _length_section(a),
                 _methods_section(_DIFF_METHODS), _manifest_section(a)]
     title = f"{_game_title(a.manifest_a.get('game', '?'))}: {a.path_a.name} vs {a.path_b.name}"
     subtitle = f"What changed from run A ({a.path_a}) to run B ({a.path_b})."
-    return Report("diff", title, subtitle, sections, now())
+    return Report("diff", title, subtitle, sections, now(), headline=diff_headline(a))
 
 
 def _same_results(a: pl.DataFrame, b: pl.DataFrame) -> bool:

@@ -4,42 +4,49 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from analysis.ladder import LADDER_JSON
 from analysis.report.html import render_html
+from analysis.report.ladder import build_ladder_report
 from analysis.report.model import DELTA, HTML_NAME, PDF_NAME, Report
 from analysis.report.pdf import render_pdf
 from analysis.report.run import build_run_report
 from analysis.report.sweep import build_sweep_report
 from analysis.report.tune import build_tune_report
+from analysis.stats.common import BAND_SHARE
 from sims import outdir
 from sims.core.files import write_bytes
 from sims.core.spec import ConfigError
 
 
 def kind_of(path: str | Path) -> str:
-    """``"run"`` (manifest.json), ``"sweep"`` (sweep.json, also an ablate directory's) or ``"tune"`` (tune.json),
-    as :func:`sims.outdir.kind_of` tells them; else a ConfigError."""
+    """``"run"`` (manifest.json), ``"sweep"`` (sweep.json, also an ablate directory's), ``"tune"`` (tune.json) or
+    ``"ladder"`` (ladder.json), as :func:`sims.outdir.kind_of` tells them; else a ConfigError."""
     path = Path(path)
     kind = outdir.kind_of(path)
     if kind == "ablate" and (path / "sweep.json").is_file():
         return "sweep"
-    if kind in ("run", "sweep", "tune"):
+    if kind in ("run", "sweep", "tune") or (kind == "ladder" and (path / LADDER_JSON).is_file()):
         return kind
     what = "does not exist" if kind == outdir.NEW else f"is {outdir.describe(path, kind)}"
     if kind == "ablate":
         what += " whose sweep.json is not written yet (run the same glade ablate again)"
     raise ConfigError(str(path), "(directory)", f"a run directory (manifest.json, from glade play), a sweep "
-                      f"directory (sweep.json, from glade sweep or glade ablate) or a tune directory (tune.json, "
-                      f"from glade tune); it {what}", has_got=False)
+                      f"directory (sweep.json, from glade sweep or glade ablate), a tune directory (tune.json, from "
+                      f"glade tune) or a ladder directory (ladder.json, from glade ladder); it {what}", has_got=False)
 
 
-def build_report(path: str | Path, delta: float = DELTA) -> Report:
-    builders = {"sweep": build_sweep_report, "tune": build_tune_report, "run": build_run_report}
+def build_report(path: str | Path, delta: float = DELTA, band_share: float = BAND_SHARE) -> Report:
+    """The report of a run, sweep, tune or ladder directory; ``band_share``: the share of games a config's target
+    band must hold for a length check to pass (a tune's own study says its own)."""
     kind = kind_of(path)
     if outdir.kind_of(path) == "ablate":  # its ablate.json is checked before the sweep's cells are analysed
         from analysis.ablate import load_ablations
 
         load_ablations(path)
-    return builders[kind](path, delta)
+    if kind in ("tune", "ladder"):
+        return {"tune": build_tune_report, "ladder": build_ladder_report}[kind](path, delta)
+    builders = {"sweep": build_sweep_report, "run": build_run_report}
+    return builders[kind](path, delta, band_share)
 
 
 def default_out(path: str | Path, other: str | Path | None = None) -> Path:

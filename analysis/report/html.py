@@ -76,7 +76,7 @@ def render_html(report: Report) -> str:
     """The report as one self-contained HTML page (inline CSS and images, no script, no external URL)."""
     e = html.escape
     kicker = {"run": "Glade run report", "sweep": "Glade sweep report", "diff": "Glade comparison",
-              "tune": "Glade tune report"}[report.kind]
+              "tune": "Glade tune report", "ladder": "Glade ladder report"}[report.kind]
     nav = "".join(f'<a href="#{e(s.id)}">{e(s.title)}</a>' for s in report.sections)
     sections = "\n".join(
         f'<section id="{e(s.id)}"><h2>{e(s.title)}</h2>\n' + "\n".join(_html_block(b) for b in s.blocks)

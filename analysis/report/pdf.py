@@ -93,7 +93,7 @@ class _PdfWriter:
         pdf = self.pdf
         pdf.add_page()
         kicker = {"run": "GLADE RUN REPORT", "sweep": "GLADE SWEEP REPORT", "diff": "GLADE COMPARISON",
-                  "tune": "GLADE TUNE REPORT"}
+                  "tune": "GLADE TUNE REPORT", "ladder": "GLADE LADDER REPORT"}
         self.text(kicker[self.report.kind], 8.5, "B", "accent")
         pdf.ln(1)
         self.text(self.report.title, 19, "B", height=8.5)
@@ -109,7 +109,16 @@ class _PdfWriter:
         for number, section in enumerate(self.report.sections):
             self.section(section, first=number == 0)
         self.text(f"Written by Glade on {self.report.generated}.", 7.5, color="muted")
-        return bytes(pdf.output())
+        data = bytes(pdf.output())
+        self.close()
+        return data
+
+    def close(self) -> None:
+        """Close the font files: fpdf closes those a page used when it writes, the others stay open."""
+        for font in self.pdf.fonts.values():
+            close = getattr(font, "close", None)
+            if close is not None:
+                close()
 
     def section(self, section: Section, first: bool) -> None:
         pdf = self.pdf
@@ -298,6 +307,11 @@ class _PdfWriter:
         while fitted is None and size > 5.6:
             size = round(size - 0.3, 1)
             fitted = self._widths(table, size)
+        if fitted is None and len(table.columns) > 3:  # still too wide: two tables, the first column in both
+            for first, second in self._halves(table):
+                self.table(first)
+                self.table(second)
+            return
         if fitted is None:  # still too wide: share the page in proportion
             least = self._widths_raw(table, size)
             fitted = [w * self.width / sum(least) for w in least], self.width
@@ -328,6 +342,17 @@ class _PdfWriter:
         if table.caption:
             self.text(table.caption, 7.5, "I", "muted", height=3.6)
         pdf.ln(3)
+
+    def _halves(self, table: Table) -> list[tuple[Table, Table]]:
+        """A table too wide for the page as two tables one above the other, each with its first column (the row's
+        name): the first takes as many of the other columns as fit at 7 points, the second the rest (split again if
+        it is still too wide); the caption goes under the second."""
+        keep = len(table.columns) - 1
+        while keep > 1 and self._widths(_columns(table, range(keep)), 7.0) is None:
+            keep -= 1
+        first = _columns(table, range(keep), caption="")
+        second = _columns(table, [0, *range(keep, len(table.columns))])
+        return [(first, second)]
 
     def _table_start(self, table: Table) -> float:
         """A table's heading row and first rows (up to four): what never stays alone at a page's bottom."""
@@ -378,6 +403,13 @@ class _PdfWriter:
             pdf.multi_cell(self.width - key_width, line, value, new_x="LMARGIN", new_y="NEXT", align="L")
             pdf.set_y(y + height + 1.0)
         pdf.ln(2)
+
+
+def _columns(table: Table, keep, caption: str | None = None) -> Table:
+    """The columns ``keep`` (indices) of ``table``, its rows and marks; its caption unless one is given."""
+    keep = list(keep)
+    return Table([table.columns[i] for i in keep], [[row[i] for i in keep] for row in table.rows],
+                 caption=table.caption if caption is None else caption, marked=table.marked)
 
 
 def render_pdf(report: Report) -> bytes:

@@ -29,11 +29,15 @@ _RUN_METHODS = [
     "decided games: one test, Holm over a family of one); with 3-4 players one exact binomial test per seat "
     "against 1/players (scipy.stats.binomtest, first places rounded to whole games), Holm-corrected across seats "
     "(statsmodels multipletests(method='holm')). Significant: Holm-adjusted p < 0.05.",
-    f"Stall flag: more than {STALL_FLAG:.0%} of games stalled (hit the turn cap); the rate has a Wilson 95% interval, "
-    "by deal when a deal is played more than once (the interval of the per-deal shares; Wilson over the deals when "
-    "no game, or every game, stalled).",
-    "Game-length flag: the median turns outside the config's [report] target_turns band; the share of games inside "
-    "the band has a Wilson 95% interval.",
+    f"Stall flag: more than {STALL_FLAG:.0%} of games stalled (hit the turn cap) or ended blocked (no seat could "
+    "move again: ended at once and scored); each rate has a Wilson 95% interval, by deal when a deal is played more "
+    "than once (the interval of the per-deal shares; Wilson over the deals when no game, or every game, did) "
+    "(analysis.stats.unfinished).",
+    "Game-length flag (analysis.stats.band_share): the share of games inside the config's [report] target_turns "
+    "band with its interval (Wilson, or by deal), and one-sided tests against the required share (glade report "
+    "--band-share, default 75%): exact binomial with one game a deal, else t tests of the per-deal shares. OK only "
+    "when more than the required share is shown inside; a warning when fewer is shown; else undecided. The median "
+    "is not the test: a median inside the band can sit beside two thirds of the games outside it.",
     "Component flags (observational): dominant = Holm p < 0.05 and at least +10 points win rate when used; unused = "
     "used in under 1% of seat-games (analysis.stats.component_strength, split by bot). Use rates and the win rates "
     "when used and not used are drawn with Wilson 95% intervals.",
@@ -67,7 +71,8 @@ class RunAnalysis:
     by_bot: pl.DataFrame
     length: stats.GameLength
     margin: stats.Margin
-    in_band: stats.Proportion | None
+    band: stats.BandShare | None  # the share of games inside the target band, against the required share
+    unfinished: stats.Unfinished  # stalls and blocked games
     gradient: stats.SkillGradient | None
     gradient_error: str | None
     component: str | None
@@ -99,14 +104,14 @@ def design_components(game_name: str | None, events: pl.DataFrame | None) -> tup
     return component_column(events), None
 
 
-def analyse_run(path: str | Path, delta: float = DELTA) -> RunAnalysis:
+def analyse_run(path: str | Path, delta: float = DELTA, band_share: float = stats.BAND_SHARE) -> RunAnalysis:
     path = Path(path)
     manifest = load_manifest(path)
     records = load_records(path)
     events = load_events(path)
     trajectories = load_trajectories(path)
     try:
-        return _analyse(path, manifest, records, events, delta, trajectories)
+        return _analyse(path, manifest, records, events, delta, trajectories, band_share)
     except stats.StatsError as error:
         raise ConfigError(str(path), "(records)", f"records a report can use ({error})", has_got=False) from None
 
@@ -128,7 +133,8 @@ def player_seats(manifest: dict, records: pl.DataFrame,
 
 
 def _analyse(path: Path, manifest: dict, records: pl.DataFrame, events: pl.DataFrame | None,
-             delta: float, trajectories: pl.DataFrame | None = None) -> RunAnalysis:
+             delta: float, trajectories: pl.DataFrame | None = None,
+             band_share: float = stats.BAND_SHARE) -> RunAnalysis:
     players, records, events = player_seats(manifest, records, events)
     if trajectories is not None:
         trajectories = trajectories.filter(pl.col("seat") < players)
@@ -137,10 +143,7 @@ def _analyse(path: Path, manifest: dict, records: pl.DataFrame, events: pl.DataF
     target = target_band(manifest.get("config", {}))
     advantage = stats.seat_advantage(records, delta=delta) if players > 1 else None
     length = stats.game_length(records, events)
-    in_band = None
-    if target is not None:
-        turns = records.group_by("game").agg(pl.col("turns").first())["turns"]
-        in_band = stats.proportion(int(((turns >= target[0]) & (turns <= target[1])).sum()), turns.len())
+    band = stats.band_share(records, target, band_share) if target is not None else None
     gradient, gradient_error = None, None
     if rotated and len(bots) > 1:
         try:
@@ -162,7 +165,8 @@ def _analyse(path: Path, manifest: dict, records: pl.DataFrame, events: pl.DataF
         rotated=rotated, target=target, advantage=advantage,
         tests=seat_tests(advantage) if advantage is not None else pl.DataFrame(),
         by_seat=stats.proportion_table(records, "seat"), by_bot=stats.proportion_table(records, "bot"),
-        length=length, margin=stats.score_margin(records), in_band=in_band, gradient=gradient,
+        length=length, margin=stats.score_margin(records), band=band, unfinished=stats.unfinished(records),
+        gradient=gradient,
         gradient_error=gradient_error, component=component, components=components, designer=designer,
     )
 
@@ -239,32 +243,43 @@ def _seat_flags(a: RunAnalysis) -> list[Flag]:
     return flags
 
 
-def _stall_flag(stalls: stats.Proportion, cap: Any) -> Flag:
+def _stall_flag(unfinished: stats.Unfinished, cap: Any) -> Flag:
+    """Stalls (the turn cap) and blocked games (no seat could move), each with its rate: a warning over 1%."""
+    u = unfinished
     cap_text = f" (the turn cap is {cap} turns)" if cap is not None else ""
-    evidence = (f"stalls {_pct(stalls.rate, 2)} {_ci(stalls.low, stalls.high, 2)} ({stalls.method} 95%), n = {stalls.n:,} "
-                f"games" + cap_text)
-    if stalls.rate > STALL_FLAG:
-        return Flag("warn", f"High stall rate: {_pct(stalls.rate)} of games never finished.", evidence)
-    return Flag("ok", f"Stall rate {_pct(stalls.rate)}, at most {STALL_FLAG:.0%}.", evidence)
+    evidence = f"{u.rates_text()}; n = {u.either.n:,} games" + cap_text
+    either = u.stalls.rate + u.blocked.rate
+    if u.blocked.k:
+        if either > STALL_FLAG:
+            return Flag("warn", f"High stall rate: {_pct(either)} of games stalled or ended blocked (stalls "
+                                f"{_pct(u.stalls.rate)}, blocked {_pct(u.blocked.rate)}), over {STALL_FLAG:.0%}.",
+                        evidence + "; a blocked game ended when no seat could move again (scored)")
+        return Flag("ok", f"Stalls and blocked games {_pct(either)}, at most {STALL_FLAG:.0%}.", evidence)
+    if u.stalls.rate > STALL_FLAG:
+        return Flag("warn", f"High stall rate: {_pct(u.stalls.rate)} of games never finished.", evidence)
+    return Flag("ok", f"Stall rate {_pct(u.stalls.rate)}, at most {STALL_FLAG:.0%}.", evidence)
 
 
 def _length_flag(length: stats.GameLength, target: tuple[float, float] | None,
-                 in_band: stats.Proportion | None) -> Flag:
+                 band: stats.BandShare | None) -> Flag:
+    """The game length against the target band: OK only when the required share of games is shown inside it."""
     shape = (f"median {length.median:g} turns, quartiles {length.q1:g} / {length.q3:g}, n = {length.games:,} games; "
              f"mean {length.mean.mean:.1f} {_ci_num(length.mean.low, length.mean.high, 1)} ({length.mean.method})")
-    if target is None:
+    if target is None or band is None:
         return Flag("info", f"Typical game {length.median:g} turns (median); the config sets no target band.",
                     shape + "; add [report] target_turns = [low, high] to the game's config to check it")
-    band = f"{target[0]:g}\u2013{target[1]:g} turns"
-    inside = ("; " + in_band.describe("games inside the band", "").strip()) if in_band is not None else ""
-    if length.median < target[0]:
-        return Flag("warn", f"Typical game too short: median {length.median:g} turns, below the target {band}.",
-                    shape + _plain(inside))
-    if length.median > target[1]:
-        return Flag("warn", f"Typical game too long: median {length.median:g} turns, above the target {band}.",
-                    shape + _plain(inside))
-    return Flag("ok", f"Typical game {length.median:g} turns (median), inside the target {band}.",
-                shape + _plain(inside))
+    share = band.share
+    inside = f"{_pct(share.rate)} {_ci(share.low, share.high)}"
+    needs = f"the target needs {_pct(band.required, 0)}"
+    evidence = _plain(band.describe()) + "; " + shape
+    if band.verdict == "inside":
+        return Flag("ok", f"Game length: {inside} of games inside the target {band.band_text}; {needs}.", evidence)
+    if band.verdict == "outside":
+        side = ("too short" if band.below > band.above else "too long")
+        return Flag("warn", f"Game length off target: only {inside} of games inside {band.band_text} ({needs}; "
+                            f"{_pct(band.below)} shorter, {_pct(band.above)} longer: mostly {side}).", evidence)
+    return Flag("info", f"Game length undecided: {inside} of games inside {band.band_text}; {needs}, not shown "
+                        "either way.", evidence)
 
 
 def _component_flags(a: RunAnalysis) -> list[Flag]:
@@ -359,8 +374,8 @@ def run_flags(a: RunAnalysis) -> list[Flag]:
     """The summary's findings, warnings first, then the checks that passed."""
     cap = ((a.manifest.get("config") or {}).get("limits") or {}).get("max_turns")
     seats = [_verdict_flag(a.advantage), *_seat_flags(a)] if a.advantage is not None else [_solo_flag(a)]
-    flags = [*seats, _stall_flag(a.length.stalls, cap),
-             _length_flag(a.length, a.target, a.in_band), *_component_flags(a), *_run_notes(a)]
+    flags = [*seats, _stall_flag(a.unfinished, cap),
+             _length_flag(a.length, a.target, a.band), *_component_flags(a), *_run_notes(a)]
     gradient = _gradient_flag(a)
     if gradient is not None:
         flags.append(gradient)
@@ -579,15 +594,25 @@ def _score_section(a: RunAnalysis) -> Section:
         facts.append((f"Won by the smallest margin ({m.smallest:g})",
                       f"{_pct(m.smallest_share.rate)} {_ci(m.smallest_share.low, m.smallest_share.high)} (Wilson 95%)"))
     facts.append(("Shared first places", f"{_pct(m.ties.rate)} {_ci(m.ties.low, m.ties.high)} (Wilson 95%)"))
-    if m.not_outscored.k:
-        facts.append(("Won without outscoring second place",
-                      f"{_pct(m.not_outscored.rate)} {_ci(m.not_outscored.low, m.not_outscored.high)} (Wilson 95%): "
-                      "the game ends on a goal, not on points"))
+    facts += won_not_on_points(m)
     return Section("scores", "Scores", [
         Facts(facts),
         Plot("score-distributions", plots.score_distributions(by_seat, by_bot),
              "Share of seat-games at each final score; vertical lines mark the means."),
     ])
+
+
+def won_not_on_points(m: stats.Margin) -> list[tuple[str, str]]:
+    """Facts on games won without outscoring second place: at equal points (a rule breaks the tie, such as
+    Vorex's resources) and with fewer points (the game ends on a goal, such as Overgrowth's connection)."""
+    facts = []
+    for share, name, why in ((m.tie_break, "Won at equal points (a tie-break)",
+                              "the winner scored as much as second place and won on the game's tie-break rule"),
+                             (m.fewer_points, "Won with fewer points than second place",
+                              "the game ends on a goal, not on points")):
+        if share is not None and share.k:
+            facts.append((name, f"{_pct(share.rate)} {_ci(share.low, share.high)} ({share.method} 95%): {why}"))
+    return facts
 
 
 def _length_section(a: RunAnalysis) -> Section:
@@ -599,11 +624,14 @@ def _length_section(a: RunAnalysis) -> Section:
         ("Target band", f"{a.target[0]:g}\u2013{a.target[1]:g} turns (config [report] target_turns)"
          if a.target else "none set (config [report] target_turns)"),
     ]
-    if a.in_band is not None:
-        facts.append(("Games inside the band", f"{_pct(a.in_band.rate)} {_ci(a.in_band.low, a.in_band.high)} "
-                                               f"(Wilson 95%)"))
+    if a.band is not None:
+        facts.append(("Games inside the band", _plain(a.band.describe())))
     facts.append(("Stalls", f"{_pct(L.stalls.rate, 2)} {_ci(L.stalls.low, L.stalls.high, 2)} ({L.stalls.method} 95%), "
                             f"{int(L.stalls.k):,} games"))
+    if a.unfinished.blocked.k:
+        b = a.unfinished.blocked
+        facts.append(("Blocked", f"{_pct(b.rate, 2)} {_ci(b.low, b.high, 2)} ({b.method} 95%), {int(b.k):,} games "
+                                 "ended when no seat could move again (scored)"))
     if L.lead_changes is not None:
         facts.append(("Lead changes", _plain(L.lead_changes.describe())))
     ends = Table(
@@ -614,12 +642,21 @@ def _length_section(a: RunAnalysis) -> Section:
         marked=[str(r["end"]) == "stall" for r in L.ends.to_dicts()])
     return Section("length", "Game length and endings", [
         Facts(facts),
-        Plot("game-length", plots.game_length(L.histogram, a.target, L.median, L.q1, L.q3),
+        Plot("game-length", plots.game_length(L.histogram, a.target, L.median, L.q1, L.q3, turn_cap(a.manifest),
+                                              a.players),
              "Share of games per number of turns" + (", the target band shaded; games outside it hatched."
-                                                     if a.target else ".")),
+                                                     if a.target else ".")
+             + plots.length_cap_note(plots.length_cap(L.histogram, turn_cap=turn_cap(a.manifest),
+                                                      keep=a.target[1] if a.target else None), L.histogram)),
         ends,
         Plot("end-reasons", plots.end_reasons(L.ends), "Share of games per end reason with Wilson 95% intervals."),
     ])
+
+
+def turn_cap(manifest: dict) -> float | None:
+    """The run's turn limit (``[limits] max_turns``), where its stalls end; None when the config has none."""
+    cap = ((manifest.get("config") or {}).get("limits") or {}).get("max_turns")
+    return float(cap) if isinstance(cap, (int, float)) and not isinstance(cap, bool) else None
 
 
 def _component_section(a: RunAnalysis) -> Section:
@@ -749,9 +786,10 @@ def _shipped_config(game: str) -> dict | None:
         return None
 
 
-def build_run_report(path: str | Path, delta: float = DELTA) -> Report:
-    """The report of one run directory (``manifest.json``, ``records/``, ``events/``)."""
-    a = analyse_run(path, delta)
+def build_run_report(path: str | Path, delta: float = DELTA, band_share: float = stats.BAND_SHARE) -> Report:
+    """The report of one run directory (``manifest.json``, ``records/``, ``events/``); ``band_share`` is the
+    share of games the config's target band must hold for the length check to pass."""
+    a = analyse_run(path, delta, band_share)
     flags = run_flags(a)
     warnings = sum(f.level == "warn" for f in flags)
     summary = Section("summary", "Summary", [

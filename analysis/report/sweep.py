@@ -17,8 +17,11 @@ from analysis.drama import course as drama_course
 from analysis.report.methods import _methods_section, _versions_now, target_band
 from analysis.report.model import (ALPHA, Block, Code, Column, DELTA, Facts, Flag, Flags, Paragraph, Plot, Report,
                                    STALL_FLAG, Section, Table)
-from analysis.report.run import _bot_rows, config_block, player_seats
-from analysis.report.ablate import ABLATE_METHODS, ablation_section, ablation_title, is_ablation
+from analysis.report.run import _bot_rows, config_block, player_seats, turn_cap
+from analysis.ablate import analyse_ablate, verdict_line
+from analysis.report.ablate import (ABLATE_METHODS, ablation_flags, ablation_section, ablation_title, ablation_titles,
+                                    is_ablation)
+from analysis.report.effects import CURVES_METHOD, EFFECTS_METHOD, main_effects_section, response_section
 from analysis.report.trace import DRAMA_METHOD, SKILL_TRACE_METHOD, drama_flags, trace_flags, trace_groups, trace_section
 from analysis.report.trace import drama_section as trace_drama_section
 from analysis.report.text import (_ci, _ci_num, _ci_pts, _g, _game_title, _int, _listing, _num, _p, _pct, _pts,
@@ -57,6 +60,8 @@ class CellAnalysis:
     paired_note: str = ""
     drama: stats.Drama | None = None
     course: Course | None = None  # lead changes and comebacks, from the cell's trajectories
+    band: stats.BandShare | None = None  # the share of games inside the target band, against the required share
+    unfinished: stats.Unfinished | None = None  # stalls and blocked games
 
     @property
     def games(self) -> int:
@@ -88,29 +93,36 @@ class SweepAnalysis:
     delta: float
 
 
-def analyse_sweep(path: str | Path, delta: float = DELTA) -> SweepAnalysis:
+def analyse_sweep(path: str | Path, delta: float = DELTA, band_share: float = stats.BAND_SHARE,
+                  titles: dict[str, str] | None = None) -> SweepAnalysis:
     """Every cell with records: seat balance (or a solitaire win rate), game length, the verdicts
-    Holm-corrected across cells, and the paired change against the baseline."""
+    Holm-corrected across cells, and the paired change against the baseline. ``titles`` renames cells by id
+    (an ablation's cells by their change)."""
     from analysis.sweep import load_sweep
 
     data = load_sweep(path)
-    cells = [_analyse_cell(cell, delta) for cell in data.cells if cell.status != "pending"]
+    cells = [_analyse_cell(cell, delta, band_share, (titles or {}).get(cell.id))
+             for cell in data.cells if cell.status != "pending"]
     if not cells:
         raise ConfigError(str(Path(path) / "cells"), "(files)", "cells with records (run glade sweep)",
                           has_got=False)
     return SweepAnalysis(data, tuple(_with_changes(_with_verdicts(cells))), delta)
 
 
-def _analyse_cell(cell: Any, delta: float) -> CellAnalysis:
+def _analyse_cell(cell: Any, delta: float, band_share: float = stats.BAND_SHARE,
+                  title: str | None = None) -> CellAnalysis:
     """One cell on its own: seat advantage (or the solitaire win rate), game length, the worst seat's gap."""
     manifest = cell.manifest()
     players, records, _ = player_seats(manifest, cell.records())
+    target = target_band(manifest.get("config") or {})
     try:
         length = stats.game_length(records)
+        band = stats.band_share(records, target, band_share) if target is not None else None
+        unfinished = stats.unfinished(records)
         advantage = stats.seat_advantage(records, delta=delta) if players != 1 else None
         drama = stats.drama(records)
         trajectories = cell.trajectories()
-        course = (drama_course(records, trajectories.filter(pl.col("seat") < players))
+        course = (drama_course(records, trajectories.filter(pl.col("seat") < players), gap=False)
                   if trajectories is not None and players > 1 else None)
     except stats.StatsError as error:
         raise ConfigError(str(cell.path), "(records)", f"records a report can use ({error})",
@@ -121,9 +133,9 @@ def _analyse_cell(cell: Any, delta: float) -> CellAnalysis:
     else:
         worst, gap, low, high = _gap(advantage)
         solo = None
-    return CellAnalysis(cell.title, dict(cell.labels), cell.baseline, records, manifest, advantage, length,
-                        target_band(manifest.get("config") or {}), gap, low, high, worst, players, solo, drama=drama,
-                        course=course)
+    return CellAnalysis(title or cell.title, dict(cell.labels), cell.baseline, records, manifest, advantage, length,
+                        target, gap, low, high, worst, players, solo, drama=drama, course=course, band=band,
+                        unfinished=unfinished)
 
 
 def _with_verdicts(cells: list[CellAnalysis]) -> list[CellAnalysis]:
@@ -155,28 +167,23 @@ def _paired_change(cell: CellAnalysis, base: CellAnalysis, cells: list[CellAnaly
         return {"paired_note": f"not paired: no cell with {cell.players} players and the baseline's other settings"}
     if reference is cell:
         return {"paired_note": f"the reference cell for {cell.players} players"}
-    base0, cell0 = _seat0_outcome(reference), _seat0_outcome(cell)
-    a, b = _common(base0, cell0)
+    base_all, cell_all = _common(reference.records, cell.records)
+    a, b = base_all.filter(pl.col("seat") == 0), cell_all.filter(pl.col("seat") == 0)
     key = ("deal", "rotation", "seat")
     found: dict[str, Any] = {"win_change": None, "turns_change": None, "paired_note": ""}
     try:
-        found["win_change"] = stats.paired_difference(a, b, "share" if cell.players > 1 else "win", key=key)
+        found["win_change"] = (stats.seat_share_change(base_all, cell_all, 0, key=key) if cell.players > 1 else
+                               stats.paired_difference(a, b, "win", key=key))
         found["turns_change"] = stats.paired_difference(a, b, "turns", key=key)
     except stats.StatsError as error:
         found["paired_note"] = str(error)
-    if found["win_change"] is not None and a.height < max(base0.height, cell0.height):
+    if found["win_change"] is not None and a.height < max(reference.records.filter(pl.col("seat") == 0).height,
+                                                          cell.records.filter(pl.col("seat") == 0).height):
         found["paired_note"] = f"paired on the {a.height:,} deals both cells hold"
     if reference is not base:
         found["paired_note"] = "; ".join(filter(None, [f"against {reference.id} (same player count)",
                                                        found["paired_note"]]))
     return found
-
-
-def _seat0_outcome(cell: CellAnalysis) -> pl.DataFrame:
-    """Seat 0's rows with ``share``, its share of the first place: a shared first place split, a stall giving
-    each seat 1 / players (nobody's first place). Unlike the 2-player headline's share of decided games it is
-    defined on every game, so every common deal pairs (docs/statistics.md, "Paired differences")."""
-    return stats.first_place_share(cell.records, 1 / cell.players).filter(pl.col("seat") == 0)
 
 
 def _paired_reference(cell: CellAnalysis, base: CellAnalysis, cells: list[CellAnalysis]) -> CellAnalysis | None:
@@ -199,7 +206,9 @@ def _tested(players: int) -> str:
     return "decided games" if players == 2 else "first places"
 
 
-def sweep_flags(data: Any, cells: list[CellAnalysis], delta: float) -> list[Flag]:
+def sweep_flags(data: Any, cells: list[CellAnalysis], delta: float, ablation: bool = False) -> list[Flag]:
+    """The sweep's findings; an ablation's (``ablation``) leave out the ranking by balance and the verdict counts
+    (its question is the item's, answered by the findings before these)."""
     ranked = _rank(cells)
     flags = []
 
@@ -212,9 +221,10 @@ def sweep_flags(data: Any, cells: list[CellAnalysis], delta: float) -> list[Flag
                 f"Holm {stats.format_p(c.p_holm)} across {len(cells)} cells; verdict {c.verdict}")
 
     best, worst = ranked[0], ranked[-1]
-    flags.append(Flag("ok" if best.verdict == stats.VERDICT_BALANCED else "info",
-                      f"Most balanced cell: {best.id}.", gap_text(best)))
-    if len(ranked) > 1:
+    if not ablation:
+        flags.append(Flag("ok" if best.verdict == stats.VERDICT_BALANCED else "info",
+                          f"Most balanced cell: {best.id}.", gap_text(best)))
+    if len(ranked) > 1 and not ablation:
         flags.append(Flag("warn" if worst.p_holm < ALPHA else "info", f"Least balanced cell: {worst.id}.",
                           gap_text(worst)))
     significant = [c.id for c in cells if c.p_holm < ALPHA]
@@ -228,26 +238,50 @@ def sweep_flags(data: Any, cells: list[CellAnalysis], delta: float) -> list[Flag
     counts = {v: sum(c.verdict == v for c in cells)
               for v in (stats.VERDICT_BALANCED, stats.VERDICT_UNBALANCED, stats.VERDICT_UNSURE,
                         stats.VERDICT_NOT_MEASURED)}
-    flags.append(Flag("info", "Verdicts: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + ".",
-                      f"balanced = the equivalence test within \u00b1{100 * delta:g} points passes; unbalanced = "
-                      f"the difference test rejects; both Holm-corrected across the {len(cells)} cells, as the "
-                      "headline above; otherwise not enough games yet"))
+    if not ablation:
+        flags.append(Flag("info", "Verdicts: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n) + ".",
+                          f"balanced = the equivalence test within \u00b1{100 * delta:g} points passes; unbalanced = "
+                          f"the difference test rejects; both Holm-corrected across the {len(cells)} cells, as the "
+                          "headline above; otherwise not enough games yet"))
     base = next((c for c in cells if c.baseline), cells[0])
-    flags += _win_change_flag(cells, f"change seat 0's share of first places against the baseline {base.id}")
-    stalled = [c for c in cells if c.length.stalls.rate > STALL_FLAG]
+    flags += _win_change_flag(cells, f"change seat 0's share ({_tested(base.players)}, the headline's) against the "
+                                     f"baseline {base.id}")
+    return flags + length_flags(cells)
+
+
+def length_flags(cells: list[CellAnalysis]) -> list[Flag]:
+    """Stalls and blocked games over 1% per cell; the game length against the target band by the share of games
+    inside it (analysis.stats.band_share): OK only when every cell shows the required share inside."""
+    flags = []
+    stalled = [c for c in cells if c.unfinished is not None and c.unfinished.above_limit]
     if stalled:
-        flags.append(Flag("warn", f"High stall rate in {len(stalled)} cells.",
-                          "; ".join(f"{c.id}: {_pct(c.length.stalls.rate)} {_ci(c.length.stalls.low, c.length.stalls.high)}"
-                                    for c in stalled[:5]) + f" (over {STALL_FLAG:.0%}, Wilson 95%)"))
-    outside = [c for c in cells if c.target and not c.target[0] <= c.length.median <= c.target[1]]
+        flags.append(Flag("warn", f"High stall rate in {len(stalled)} cell{'s' if len(stalled) > 1 else ''}: "
+                                  f"over {STALL_FLAG:.0%} of games stalled or ended blocked.",
+                          "; ".join(f"{c.id}: {c.unfinished.rates_text()}" for c in stalled[:5])
+                          + ("" if len(stalled) <= 5 else f"; and {len(stalled) - 5} more")))
+    banded = [c for c in cells if c.band is not None]
+    if not banded:
+        return flags
+    required = _pct(banded[0].band.required, 0)
+    outside = [c for c in banded if c.band.verdict == "outside"]
+    open_ = [c for c in banded if c.band.verdict == "undecided"]
+
+    def inside(c: CellAnalysis) -> str:
+        share = c.band.share
+        return f"{c.id}: {_pct(share.rate)} {_ci(share.low, share.high)} inside {c.band.band_text}"
+
     if outside:
-        flags.append(Flag("warn", f"Typical game outside the target band in {len(outside)} cells.",
-                          "; ".join(f"{c.id}: median {c.length.median:g} turns (target {c.target[0]:g}\u2013"
-                                    f"{c.target[1]:g})" for c in outside[:6])
-                          + ("" if len(outside) <= 6 else f"; and {len(outside) - 6} more")))
-    elif any(c.target for c in cells):
-        flags.append(Flag("ok", "Every cell's typical game is inside the target band.",
-                          "; ".join(f"{c.id}: {c.length.median:g}" for c in cells[:9]) + " turns (median)"))
+        flags.append(Flag("warn", f"Game length off target in {len(outside)} of {len(banded)} cells: fewer than "
+                                  f"{required} of games inside the target band.",
+                          "; ".join(inside(c) for c in outside[:6])
+                          + ("" if len(outside) <= 6 else f"; and {len(outside) - 6} more")
+                          + f" ({banded[0].band.test})"))
+    if open_:
+        flags.append(Flag("info", f"Game length undecided in {len(open_)} cells: {required} of games inside the "
+                                  "band is shown neither way.", "; ".join(inside(c) for c in open_[:6])))
+    if not outside and not open_:
+        flags.append(Flag("ok", f"Every cell holds at least {required} of its games inside the target band.",
+                          "; ".join(inside(c) for c in banded[:9]) + f" ({banded[0].band.test})"))
     return flags
 
 
@@ -291,8 +325,9 @@ def _sweep_section_cells(data: Any, cells: list[CellAnalysis], delta: float) -> 
         table,
         Plot("cell-balance", figure, f"Left: seat 0's share of {what} per cell ({_share_methods(cells)})"
                                      + (", less the cell's fair share 1 / players" if mixed else
-                                        ", the dashed line the fair share") + ". Right: the paired change of seat 0's share of first places (shared ones split) against the baseline "
-                                     f"{base.id} (mean paired difference with its interval)."),
+                                        ", the dashed line the fair share") + ". Right: the paired change of the same "
+                                     f"share against the baseline {base.id} (the difference of the two shares with its "
+                                     "interval on delta-method pseudo-values by deal)."),
     ])
 
 
@@ -309,8 +344,8 @@ def _smallest(values: Sequence[float]) -> float:
     return min(finite) if finite else float("nan")
 
 
-PAIRED_SHARE = ("Seat 0's share of first places (1 alone first, 1/m of a first place shared by m seats, 1/players of "
-                "a stalled game; a solitaire cell's win)")
+PAIRED_SHARE = ("Seat 0's share as each cell's headline counts it (of decided games with 2 players, ties and stalls left "
+                "out; of first places with 3-4, a shared one split, stalls left out; a solitaire cell's win rate)")
 
 
 def _pairing_gain(cells: list[CellAnalysis]) -> str:
@@ -320,7 +355,7 @@ def _pairing_gain(cells: list[CellAnalysis]) -> str:
     if not ratios:
         return ""
     ratio = float(np.median(ratios))
-    return (f"Measured here: the paired first-place comparison needs {ratio:.0%} of the games two independent runs would "
+    return (f"Measured here: the paired seat-share comparison needs {ratio:.0%} of the games two independent runs would "
             "need for the same precision (median over cells of the variance of paired differences over the sum of "
             "the two cells' variances).")
 
@@ -347,14 +382,17 @@ def _sweep_section_paired(data: Any, cells: list[CellAnalysis]) -> Section:
         Paragraph(f"Every cell plays the same deals on the same game seeds (common random numbers), so each game is "
                   f"compared with the same deal in the baseline cell {base.id}: paired differences. "
                   + _pairing_gain(cells), "lead"),
-        Table([Column("Cell"), Column("Pairs", True), Column("Seat 0 first places: baseline \u2192 cell", True),
+        Table([Column("Cell"), Column("Pairs", True), Column("Seat 0 share: baseline \u2192 cell", True),
                Column("Change (points)", True), Column("95% interval", True), Column("Test p", True),
                Column("Holm p", True), Column("Turns change", True), Column("95% interval", True),
                Column("Holm p", True)], rows,
               caption=(f"{PAIRED_SHARE} and the game's turns, cell minus baseline, paired by deal (a deal's seat "
-                       f"rotations averaged first: the deal is the unit). Intervals: {'; '.join(methods) or 'n/a'} on "
-                       "the paired differences, tested by the t test that interval inverts (scipy ttest_1samp), so "
-                       "the interval and the p never disagree; both Holm-corrected across the "
+                       f"rotations together: the deal is the unit). Intervals: {'; '.join(methods) or 'n/a'}, each "
+                       "tested by the t test it inverts (scipy ttest_1samp), so the interval and the p never "
+                       "disagree. Seat share: the difference of the two cells' shares (the same figures as the cells "
+                       "table), on its per-deal delta-method pseudo-values (a deal tied or stalled in one cell counts "
+                       "in the other's share only, so no deal is selected by an outcome the cell changes); turns: "
+                       "the mean per-deal difference; both Holm-corrected across the "
                        f"{max(len(cells) - 1, 0)} cells compared.")),
     ]
     if notes:
@@ -402,20 +440,35 @@ def _sweep_heatmap(data: Any, cells: list[CellAnalysis], solitaire: bool = False
 def _sweep_section_length(data: Any, cells: list[CellAnalysis]) -> Section:
     base = next((c for c in cells if c.baseline), cells[0])
     target = base.target
+    limits = [c for c in (turn_cap(c.manifest) for c in cells) if c is not None]
+    cap = plots.length_cap(*(c.length.histogram for c in cells), turn_cap=min(limits) if limits else None,
+                           keep=max([c.length.q3 for c in cells] + ([target[1]] if target else [])))
     figure = plots.cell_turns([c.id for c in cells], np.array([c.length.median for c in cells]),
                               np.array([c.length.q1 for c in cells]), np.array([c.length.q3 for c in cells]),
                               np.array([c.length.minimum for c in cells]), np.array([c.length.maximum for c in cells]),
-                              target, base.id)
+                              target, base.id, cap)
+    banded = any(c.band is not None for c in cells)
     rows = [[c.id + (" *" if c.baseline else ""), _int(c.length.games), _num(c.length.mean.mean, 1),
              _ci_num(c.length.mean.low, c.length.mean.high, 1), _g(c.length.median),
-             f"{c.length.q1:g} / {c.length.q3:g}", _pct(c.length.stalls.rate, 2),
+             f"{c.length.q1:g} / {c.length.q3:g}",
+             *([f"{_pct(c.band.share.rate)} {_ci(c.band.share.low, c.band.share.high)}: {c.band.verdict}"
+                if c.band is not None else "n/a"] if banded else []),
+             _pct(c.length.stalls.rate, 2),
              ", ".join(f"{r['end']} {_pct(r['share'], 0)}" for r in c.length.ends.to_dicts())] for c in cells]
+    band_column = [Column("Inside the target band", True)] if banded else []
+    required = next((c.band.required for c in cells if c.band is not None), stats.BAND_SHARE)
     return Section("cell-length", "Game length per cell", [
         Table([Column("Cell"), Column("Games", True), Column("Mean turns", True), Column("95% interval", True),
-               Column("Median", True), Column("Quartiles", True), Column("Stalls", True), Column("Ends")], rows,
-              caption=f"Mean turns with {cells[0].length.mean.method} intervals. * baseline."),
+               Column("Median", True), Column("Quartiles", True), *band_column, Column("Stalls", True),
+               Column("Ends")], rows,
+              caption=f"Mean turns with {cells[0].length.mean.method} intervals. * baseline."
+              + (f" Inside the target band: the share of games inside the config's target_turns with its 95% interval "
+                 f"and the verdict against {_pct(required, 0)} (analysis.stats.band_share)." if banded else "")
+              + " Ends: every end reason's share (stall: the turn cap, no result; blocked: no seat could move, "
+                "scored)."),
         Plot("cell-turns", figure, "Median game length per cell with quartiles and range"
-             + (f"; the shaded band is the target {target[0]:g}\u2013{target[1]:g} turns." if target else ".")),
+             + (f"; the shaded band is the target {target[0]:g}\u2013{target[1]:g} turns." if target else ".")
+             + plots.length_cap_note(cap, *(c.length.histogram for c in cells))),
     ])
 
 
@@ -499,15 +552,17 @@ _SWEEP_METHODS = [
     "of that share less 1/players. Cells are ranked by the absolute gap, then by the interval's far end.",
     "Seat advantage across cells: each cell's seat-advantage p-value (exact binomial, or chi-square with 3-4 "
     "players) Holm-corrected across the cells (statsmodels multipletests(method='holm')).",
-    "Paired differences against the baseline: cells share their deals and game seeds (common random numbers), so "
-    "seat 0's share of each game's first place (analysis.stats.first_place_share: shared first places split, a "
-    "stall 1/players; a solitaire cell's win) and each game's turns are compared deal by deal "
-    "(analysis.stats.paired_difference): the mean per-deal difference with its t interval and the t test that "
-    "interval inverts, p-values Holm-corrected across the cells compared. That share, not the 2-player headline's share of "
-    "decided games, is paired: it is defined on every game, so every common deal pairs and none is selected by "
-    "an outcome (a tie) the cell may change.",
-    f"Stall and game-length flags per cell as in a run report (stalls over {STALL_FLAG:.0%}; median outside the "
-    "config's [report] target_turns).",
+    "Paired differences against the baseline: cells share their deals and game seeds (common random numbers). "
+    "Seat 0's share, the headline's (analysis.stats.seat_share_change: each cell's share of decided games, or of "
+    "first places with 3-4 players, the same figure as the cells table), is compared as the difference of the two "
+    "shares: a deal decided in one cell and tied or stalled in the other counts in the first cell's share only, "
+    "so every common deal is used and none is selected by an outcome; its interval and t test are on per-deal "
+    "delta-method pseudo-values (a t interval and the t test it inverts). A solitaire cell's win and each game's "
+    "turns are paired deal by deal (analysis.stats.paired_difference: the mean per-deal difference, its t interval "
+    "and t test). p-values Holm-corrected across the cells compared.",
+    f"Stall and game-length flags per cell as in a run report (stalls and blocked games over {STALL_FLAG:.0%}; the "
+    "share of games inside the config's [report] target_turns against the required share, glade report "
+    "--band-share, default 75%, by analysis.stats.band_share).",
 ]
 
 
@@ -575,30 +630,36 @@ def _sweep_section_solitaire(data: Any, cells: list[CellAnalysis]) -> Section:
     return Section("solitaire", "Solitaire cells", blocks)
 
 
-def build_sweep_report(path: str | Path, delta: float = DELTA) -> Report:
+def build_sweep_report(path: str | Path, delta: float = DELTA, band_share: float = stats.BAND_SHARE) -> Report:
     """The report of a sweep directory (``sweep.json``, ``cells/<id>/``).
 
     Cells with one seat (solitaire) are reported by the player's win rate, the others by seat balance.
     """
-    analysis = analyse_sweep(path, delta)
+    ablated = is_ablation(path)
+    result = analyse_ablate(path) if ablated else None
+    analysis = analyse_sweep(path, delta, band_share, ablation_titles(path) if ablated else None)
     data, everything = analysis.sweep, list(analysis.cells)
     cells = [c for c in everything if c.advantage is not None]
     solitaire = [c for c in everything if c.advantage is None]
     groups = trace_groups(data.axes, cells)
-    flags = ((sweep_flags(data, cells, delta) if cells else []) + (solitaire_flags(solitaire) if solitaire else [])
-             + trace_flags(groups) + drama_flags(everything))
+    flags = ((ablation_flags(result) if ablated else [])
+             + (sweep_flags(data, cells, delta, ablated) if cells else [])
+             + (solitaire_flags(solitaire) if solitaire else []) + trace_flags(groups) + drama_flags(everything))
     total = sum(c.games for c in everything)
-    summary = Section("summary", "Summary", [
-        Paragraph(f"{len(everything)} cells of {_game_title(data.game)} ({total:,} games), bots {', '.join(data.bots)}"
-                  + (", seats rotated" if data.rotate_seats else ", seats fixed")
-                  + f"; every cell plays the same {data.games_per_cell:,} deals{_capped_text(data)}. "
-                  + (data.description + "." if data.description else ""), "lead"),
-        Flags(flags),
-    ])
-    sections = [summary]
-    ablated = is_ablation(path)
+    lead = (f"{len(everything)} cells of {_game_title(data.game)} ({total:,} games), bots {', '.join(data.bots)}"
+            + (", seats rotated" if data.rotate_seats else ", seats fixed")
+            + f"; every cell plays the same {data.games_per_cell:,} deals{_capped_text(data)}. "
+            + (data.description + "." if data.description else ""))
     if ablated:
-        sections.append(ablation_section(path))
+        lead = (f"{len(result.ablations)} ablation{'s' if len(result.ablations) > 1 else ''} of "
+                f"{_game_title(data.game)}, bots {', '.join(data.bots)}, each played on the same "
+                f"{data.games_per_cell:,} deals as the baseline and a placebo: does each named item do what the "
+                "content tables say? The findings first answer that, one per item; then what each change does to "
+                "the seats, the length and the stalls.")
+    summary = Section("summary", "Summary", [Paragraph(lead, "lead"), Flags(flags)])
+    sections = [summary]
+    if ablated:
+        sections.append(ablation_section(path, result))
     if groups:
         sections.append(trace_section(groups))
     if cells:
@@ -609,7 +670,12 @@ def build_sweep_report(path: str | Path, delta: float = DELTA) -> Report:
     heatmap = _sweep_heatmap(data, cells) if cells else None
     if heatmap is not None:
         sections.append(heatmap)
-    methods = (_SWEEP_METHODS + ([_SOLITAIRE_METHOD] if solitaire else []) + [DRAMA_METHOD]
+    grid = [s for s in (main_effects_section(data, cells or solitaire), response_section(data, cells or solitaire))
+            if s is not None]
+    sections += grid
+    methods = (_SWEEP_METHODS + ([_SOLITAIRE_METHOD] if solitaire else [])
+               + [m for s, m in (("effects", EFFECTS_METHOD), ("curves", CURVES_METHOD)) if any(g.id == s for g in grid)]
+               + [DRAMA_METHOD]
                + ([SKILL_TRACE_METHOD] if groups else []) + (ABLATE_METHODS if ablated else []))
     base = next((c for c in everything if c.baseline), everything[0])
     sections += [_sweep_section_length(data, everything), trace_drama_section(everything, base.id),
@@ -619,8 +685,12 @@ def build_sweep_report(path: str | Path, delta: float = DELTA) -> Report:
              f"{_game_title(data.game)} sweep: {', '.join(data.axes) or 'cells'}")
     subtitle = (f"{len(everything)} cells \u00d7 {data.games_per_cell:,} deals, bots {', '.join(data.bots)}, seed "
                 f"{data.seed}; baseline {data.baseline.id}. Sweep directory {data.out_dir}")
-    return Report("sweep", title, subtitle, sections, now(), headline=_sweep_headline(everything),
-                  terminal=format_cell_table(cell_frame([_cell_row(c) for c in everything])))
+    table = format_cell_table(cell_frame([_cell_row(c) for c in everything]))
+    if ablated and result.users:  # the item's verdicts first, the baseline's headline after them
+        verdicts = [f"verdict: {verdict_line(u)}" for u in result.users]
+        return Report("sweep", title, subtitle, sections, now(), headline=verdicts[0].removeprefix("verdict: "),
+                      terminal="\n".join([*verdicts[1:], f"baseline: {_sweep_headline(everything)}", table]))
+    return Report("sweep", title, subtitle, sections, now(), headline=_sweep_headline(everything), terminal=table)
 
 
 def _cell_headline(cell: CellAnalysis) -> str:
@@ -638,4 +708,5 @@ def _sweep_headline(cells: list[CellAnalysis]) -> str:
 
 def _cell_row(cell: CellAnalysis) -> dict[str, Any]:
     return cell_row(cell.id, cell.id, cell.baseline, cell.players, _cell_headline(cell), cell.advantage, cell.solo,
-                    cell.games, cell.length.mean.mean, cell.length.stalls.rate)
+                    cell.games, cell.length.mean.mean, cell.length.stalls.rate,
+                    cell.unfinished.blocked.rate if cell.unfinished is not None else 0.0)

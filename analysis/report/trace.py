@@ -140,8 +140,17 @@ def drama_section(cells: Sequence[Any], baseline: str) -> Section:
         tuple(np.array([getattr(c.drama, k) for c in cells]) for k in ("turns_sd", "turns_sd_low", "turns_sd_high")),
         baseline, _course_metric(cells, "lead_changes", ("mean", "low", "high")),
         _course_metric(cells, "comeback", ("rate", "low", "high")))
-    missing = "" if all(c.course is not None for c in cells) else (
+    missing = "" if all(c.course is not None or c.players == 1 for c in cells) else (
         " Lead changes and comebacks of cells without trajectories (n/a): " + NO_TRAJECTORIES + ".")
+    seated = any(c.players > 1 for c in cells)
+    course = Table([Column("Cell"), Column("Lead changes a game", True), Column("95% interval", True),
+                    Column("Comebacks", True), Column("95% interval", True), Column("Wire to wire", True),
+                    Column("95% interval", True)], [[c.id + (" *" if c.baseline else ""), *_course_cells(c)]
+                                                    for c in cells],
+                   caption="The course of each cell's games (from its trajectories): lead changes per game, "
+                           "comebacks (the one winner trailed at half time) and wire-to-wire wins (the winner never "
+                           "trailed), of games with one winner; intervals by deal when deals hold several games. "
+                           "* baseline.", marked=[c.baseline for c in cells])
     return Section("cell-drama", "How each cell feels", [
         Paragraph("Which cell is decisive, drawish or swingy: the final margin (first place's score minus second's), "
                   "shared first places, how much game length varies, how often the lead changes and how often the "
@@ -152,14 +161,8 @@ def drama_section(cells: Sequence[Any], baseline: str) -> Section:
                Column("Bootstrap 95%", True), Column("CV", True)], rows,
               caption="Close games: won by the smallest margin seen in the cell. CV: turns sd over mean turns. "
                       "* baseline.", marked=[c.baseline for c in cells]),
-        Table([Column("Cell"), Column("Lead changes a game", True), Column("95% interval", True),
-               Column("Comebacks", True), Column("95% interval", True), Column("Wire to wire", True),
-               Column("95% interval", True)], [[c.id + (" *" if c.baseline else ""), *_course_cells(c)]
-                                               for c in cells],
-              caption="The course of each cell's games (from its trajectories): lead changes per game, comebacks "
-                      "(the one winner trailed at half time) and wire-to-wire wins (the winner never trailed), of "
-                      "games with one winner; intervals by deal when deals hold several games. * baseline.",
-              marked=[c.baseline for c in cells]),
+        *([course] if seated else [Paragraph("Every cell has one seat: there is no lead to change, so no lead "
+                                             "changes or comebacks.", "note")]),
         Plot("cell-drama", figure, "Per cell: the mean final margin, the share of shared first places, the "
                                    "standard deviation of game length" + (
                                        ", lead changes per game and comebacks (the share of games with one winner "
@@ -181,6 +184,8 @@ def _course_metric(cells: Sequence[Any], name: str,
 
 def _course_cells(cell: Any) -> list[str]:
     course = cell.course
+    if cell.players == 1:
+        return ["one seat: no lead to change"] + ["\u2014"] * 5
     if course is None:
         return ["n/a"] * 6
     lc, cb, wire = course.lead_changes, course.comeback, course.wire_to_wire

@@ -4,6 +4,7 @@ confirmation run's verdict on new deals, and the games spent (a ``glade tune`` d
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ from analysis import plots
 from analysis.report.methods import _methods_section
 from analysis.report.model import Code, Column, DELTA, Facts, Flag, Flags, Paragraph, Plot, Report, Section, Table
 from analysis.report.text import _ci, _game_title, _int, _p, _pct
-from analysis.tune import ALPHA, BOT_SHARE, candidate_rows, load_tune
+from analysis.tune import ALPHA, BOT_SHARE, candidate_rows, limit_text, load_tune, paste_text, verdict_text
 from sims.records import now
 
 _STATUS_COLORS = {"best": plots.FAIR, "survived": plots.PALETTE[0]}
@@ -26,18 +27,20 @@ def search_path_figure(rows: list[dict], fair: float, delta: float) -> Figure:
     the fair share (dashed) and the balance band (dotted)."""
     share = np.array([r["share"][0] for r in rows])
     low, high = np.array([r["low"][0] for r in rows]), np.array([r["high"][0] for r in rows])
-    fig, axes = plots._figure(0.9 + 0.34 * len(rows))
+    labels = [textwrap.fill(f"{_short(r['candidate'])} ({r['deals']:,})", 36) for r in rows]
+    lines = max((label.count("\n") + 1 for label in labels), default=1)
+    fig, axes = plots._figure(0.9 + (0.2 + 0.14 * lines) * len(rows))
     ax = axes[0, 0]
     colors = [_STATUS_COLORS.get(r["status"], plots.PALETTE[4]) for r in rows]
-    plots._forest(ax, [f"{_short(r['candidate'])} ({r['deals']:,})" for r in rows], share, low, high, fair,
-                  colors=colors, markers=["D" if r["status"] == "best" else "o" for r in rows])
+    plots._forest(ax, labels, share, low, high, fair, colors=colors,
+                  markers=["D" if r["status"] == "best" else "o" for r in rows])
     for edge in (fair - delta, fair + delta):
         ax.axvline(edge, color=plots.FAIR, ls=":", lw=0.9, zorder=1)
     plots._pct_axis(ax)
     ax.set_title("Seat 0 share at each candidate's last look (deals)", fontsize=9.5)
     ax.set_xlabel(f"anytime-valid confidence sequence; dashed: fair {100 * fair:.0f}%, dotted: "
                   f"\u00b1{100 * delta:g} points; grey: dropped", color=plots.MUTED, fontsize=8)
-    return fig
+    return plots.fit_labels(fig)
 
 
 def _short(candidate: str) -> str:
@@ -53,23 +56,20 @@ def _verdict_flag(data: dict) -> Flag:
     evidence = (f"{shares} ({c['share_method']}) on {c['deals']:,} new deals; {c['test'].split(' (')[0]} "
                 f"{_p(c['p_value'])} against fair; equivalence within \u00b1{100 * delta:g} points "
                 f"{c['equivalence'].split(' (')[0]} {_p(c['tost_p'])}")
-    if c["verdict"] == "balanced":
-        return Flag("ok", f"Balanced: {best} keeps every seat within \u00b1{100 * delta:g} points of fair.", evidence)
-    if c["verdict"] == "unbalanced":
-        return Flag("warn", f"No setting in range is shown balanced; the closest, {best}, still favours a seat.",
-                    evidence)
-    more = f" About {c['more_games']:,} more {c['unit']} would decide it." if c.get("more_games") else ""
-    return Flag("info", f"Undecided: {best} is neither shown balanced nor unbalanced.{more}", evidence)
+    sentence = verdict_text(data).removeprefix("verdict: ")
+    evidence += f". The setting, for glade play: {paste_text(data)}"
+    level = {"balanced": "ok", "unbalanced": "warn", "rejected": "warn"}.get(c["verdict"], "info")
+    return Flag(level, sentence[0].upper() + sentence[1:] + ".", evidence)
 
 
 def _summary(data: dict) -> Section:
     study, games = data["study"], data["games"]
     flags = [_verdict_flag(data)]
     for target in data["confirmation"]["targets"]:
-        level = {"inside": "ok", "outside": "warn"}.get(target["verdict"], "info")
-        flags.append(Flag(level, f"{target['target']}: {target['verdict']} the band "
-                          f"{target['band'][0]:g}..{target['band'][1]:g}.",
-                          f"estimate {target['estimate']:.4g}; {target['method']}; {_p(target['p_inside'])}"))
+        level = {"inside": "ok", "within": "ok", "outside": "warn", "over": "warn"}.get(target["verdict"], "info")
+        line = limit_text(target)
+        flags.append(Flag(level, line[0].upper() + line[1:].split(" (")[0] + ".",
+                          target.get("describe", "") + f"; {target['method']}"))
     flags.append(Flag("info", f"{games['total']:,} games spent.",
                       f"{games['search']:,} searching (budget {study['budget']:,}) and {games['confirm']:,} "
                       f"confirming; the search stopped because {data.get('stopped', 'it ended')}"))
@@ -87,11 +87,16 @@ def _path(data: dict) -> Section:
     fair, delta = 1 / study["players"], study["delta"]
     rows = candidate_rows(data)
     table = Table([Column("candidate"), Column("deals", True), Column("seat 0 share [conf. seq.]", True),
-                   Column("imbalance", True), Column("median turns", True), Column("status"), Column("why")],
+                   Column("imbalance", True), Column("median turns", True), Column("in the turns band", True),
+                   Column("stalled or blocked", True), Column("status"), Column("why")],
                   [[r["candidate"], _int(r["deals"]), f"{_pct(r['share'][0])} {_ci(r['low'][0], r['high'][0])}",
-                    f"{100 * r['imbalance']:.1f} pt", f"{r['median_turns']:g}", r["status"], r["reason"]]
+                    f"{100 * r['imbalance']:.1f} pt", f"{r['median_turns']:g}",
+                    _pct(r["inside"]) if r.get("inside") is not None else "n/a",
+                    _pct(r["unfinished"]) if r.get("unfinished") is not None else "n/a", r["status"], r["reason"]]
                    for r in rows], caption="Each candidate at its last look; imbalance = the largest seat's "
-                   "distance from the fair share.", marked=[r["status"] == "best" for r in rows])
+                   "distance from the fair share; in the turns band: the share of its games inside the study's band "
+                   "(n/a without one); stalled or blocked: the share of its games that hit the turn cap or ended "
+                   "with no seat able to move.", marked=[r["status"] == "best" for r in rows])
     looks = Table([Column("step", True), Column("phase"), Column("candidate"), Column("deals", True),
                    Column("seat shares"), Column("\u00b1", True), Column("games spent", True)],
                   [[str(e["step"]), e["phase"], e["candidate"], _int(e["deals"]),
@@ -114,7 +119,8 @@ def _confirmation(data: dict) -> Section:
                    Column("equivalence p", True)],
                   [[str(s["seat"]), _pct(s["share"]), _ci(s["low"], s["high"]), _p(s["p_value"]), _p(s["tost_p"])]
                    for s in c["seats"]], caption=c["share_method"])
-    facts = Facts([("setting", c["candidate"]), ("verdict", c["verdict"]), ("deals", _int(c["deals"])),
+    facts = Facts([("setting", c["candidate"]), ("for glade play", paste_text(data)),
+                   ("verdict", c["verdict"]), ("deals", _int(c["deals"])),
                    ("games", _int(c["games"])), ("root seed", str(c["seed"])),
                    ("deals shared with the search", "none (checked seed by seed)" if c["disjoint"] else "some")])
     return Section("confirmation", "Confirmation on new deals", [
@@ -138,15 +144,26 @@ def build_tune_report(path: str | Path, delta: float = DELTA) -> Report:
         f"Drop rule: per candidate and statistic a normal-mixture confidence sequence at level "
         f"{rule['confidence']:.5f} ({ALPHA:g} split over {rule['tests']} candidate-statistics, Bonferroni; rho "
         f"{rule['rho']:.4g}); a candidate is dropped when the smallest imbalance its sequences allow exceeds the "
-        f"largest another candidate's allow, or when its median game length is shown outside the turns band.",
+        f"largest another candidate's allow; before that, a candidate whose share of stalled or blocked games is "
+        f"shown above max_stalls, or whose share of games inside the turns band is shown below turns_share, is "
+        f"dropped (unless every candidate left is).",
         "Successive halving when the budget cannot pay a round for every survivor: the worse half by estimate "
         "(not an error-controlled drop; the path says where it happened).",
         "Confirmation: the chosen setting on new deals (another root seed), judged by analysis.stats.seat_advantage "
         "(difference test and TOST within the study's delta).",
+        "Stalls and blocked games on the confirmation (analysis.stats.unfinished): one-sided exact binomial tests of "
+        "their share against the study's max_stalls (by deal when deals hold several games); the verdict is "
+        "balanced only when it is shown below the limit.",
+        "Game length on the confirmation (analysis.stats.band_share): the share of games inside the turns band, "
+        "one-sided exact binomial tests against turns_share (t tests of per-deal shares when deals hold several "
+        "games); the verdict is balanced only when more than that share is shown inside.",
+        "Verdict: unbalanced when a seat is shown off; rejected when a target (stalls, the turns band, a mean) is "
+        "shown missed; balanced when the seats and every target are shown met; otherwise undecided.",
     ]
     sections = [_summary(data), _path(data), _confirmation(data), _methods_section(methods),
                 Section("study", "Study", [Code("tune.json: the study", json.dumps(study, indent=2))])]
     title = f"{_game_title(study['game'])} tune: {', '.join(p.split('=')[0] for p in study['params'])}"
     subtitle = (f"{len(data['candidates'])} candidates, bots {', '.join(study['bots'])}, seed {study['seed']}, "
                 f"balanced within \u00b1{100 * study['delta']:g} points; tune directory {path}")
-    return Report("tune", title, subtitle, sections, now())
+    return Report("tune", title, subtitle, sections, now(), headline=verdict_text(data).replace(": ", " ", 1),
+                  terminal=f"the setting, for glade play: {paste_text(data)}")

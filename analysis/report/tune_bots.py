@@ -32,7 +32,7 @@ def share_path_figure(rows: list[dict], challenger: str, baseline: str) -> Figur
     plots._pct_axis(ax)
     ax.set_title(f"{challenger}'s share against {baseline} at each candidate's last look (deals)", fontsize=9.5)
     ax.set_xlabel("anytime-valid confidence sequence; dashed: 50%; grey: dropped", color=plots.MUTED, fontsize=8)
-    return fig
+    return plots.fit_labels(fig)
 
 
 def _flag(data: dict) -> Flag:

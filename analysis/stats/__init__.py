@@ -24,12 +24,16 @@ from __future__ import annotations
 
 from analysis.report.text import format_p  # read as stats.format_p by the reports
 from analysis.stats.common import (
+    BAND_SHARE,
+    BLOCKED,
     BOOTSTRAP_RESAMPLES,
     CONFIDENCE,
     CORRECTIONS,
     ELO_PER_LOGIT,
     SEED,
+    STALL,
     StatsError,
+    UNFINISHED_LIMIT,
     VERDICT_BALANCED,
     VERDICT_NOT_MEASURED,
     VERDICT_UNBALANCED,
@@ -65,13 +69,18 @@ from analysis.stats.seat_result import (
     _counted_shares,
     _seat_matrix,
 )
+from analysis.stats.seat_tally import SeatTally, seat_tally
 from analysis.stats.seats import (
     half_width_reached,
     max_half_width,
     seat_advantage,
 )
 from analysis.stats.outcomes import (
+    BandShare,
     GameLength,
+    Unfinished,
+    band_share,
+    unfinished,
     LeadChanges,
     Margin,
     end_reasons,
@@ -96,6 +105,8 @@ from analysis.stats.paired import (
     family_verdicts,
     first_place_share,
     paired_difference,
+    seat_fractions,
+    seat_share_change,
 )
 from analysis.stats.designer import (
     Drama,
@@ -114,11 +125,15 @@ from analysis.stats.methods import (
 
 __all__ = [
     "format_p",
+    "BAND_SHARE",
+    "BLOCKED",
     "BOOTSTRAP_RESAMPLES",
     "CONFIDENCE",
     "CORRECTIONS",
     "ELO_PER_LOGIT",
     "SEED",
+    "STALL",
+    "UNFINISHED_LIMIT",
     "StatsError",
     "VERDICT_BALANCED",
     "VERDICT_NOT_MEASURED",
@@ -141,6 +156,8 @@ __all__ = [
     "points_for_h",
     "solved",
     "DESIGN_ROTATED",
+    "SeatTally",
+    "seat_tally",
     "ESTIMAND_BOTS",
     "ESTIMAND_EQUAL",
     "ESTIMAND_LINEUP",
@@ -151,7 +168,11 @@ __all__ = [
     "_counted_shares",
     "_seat_matrix",
     "seat_advantage",
+    "BandShare",
     "GameLength",
+    "Unfinished",
+    "band_share",
+    "unfinished",
     "LeadChanges",
     "Margin",
     "end_reasons",
@@ -170,6 +191,8 @@ __all__ = [
     "family_verdicts",
     "first_place_share",
     "paired_difference",
+    "seat_fractions",
+    "seat_share_change",
     "Drama",
     "POINTS_PREFIX",
     "ScoreSources",

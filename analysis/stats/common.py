@@ -15,6 +15,11 @@ _BOOTSTRAP_BATCH_VALUES = 2_000_000  # resampled values held in memory at once
 ELO_PER_LOGIT = 400 / math.log(10)
 CORRECTIONS = ("holm", "fdr_bh", "bonferroni")
 
+BLOCKED = "blocked"  # the end reason of a game no seat can ever move in again (ended at once, scored)
+STALL = "stall"  # the end reason of a game that hit the turn cap (no result)
+UNFINISHED_LIMIT = 0.01  # at most this share of games may stall or end blocked (tune's default, the reports' flag)
+BAND_SHARE = 0.75  # a length verdict is OK when at least this share of games is inside the target band
+
 VERDICT_BALANCED = "balanced"
 VERDICT_UNBALANCED = "unbalanced"
 VERDICT_UNSURE = "not enough games yet"

@@ -149,6 +149,11 @@ class Tempo:
     several games). ``on_winner``: games with one winner that end on the
     winner's own move; ``on_leader``: games that end on the move of the seat
     that had the highest final score alone. ``columns`` says what was read.
+    ``game_turns``: the records' mean game length (``turns``, averaged by
+    deal); ``other_turns``: its part with no move event (turns of the game
+    that are nobody's move by ``moves``, such as setup turns), so that the
+    seats' turns sum to ``game_turns - other_turns`` when no two seats share a
+    turn index. Both NaN when the records have no ``turns``.
     """
 
     turns: pl.DataFrame
@@ -156,6 +161,8 @@ class Tempo:
     on_winner: Proportion
     on_leader: Proportion
     columns: str
+    game_turns: float = float("nan")
+    other_turns: float = float("nan")
 
 
 def _share_table(frame: pl.DataFrame, flag: str, groups: Sequence[str], confidence: float,
@@ -217,9 +224,18 @@ def tempo(records: pl.DataFrame, events: pl.DataFrame | None, order: str, moves:
         (pl.col("winners").list.first() == pl.col("last")).alias("flag"))
     one_top = games.filter(pl.col("top").list.len() == 1).with_columns(
         (pl.col("top").list.first() == pl.col("last")).alias("flag"))
+    game_turns = other_turns = float("nan")
+    if "turns" in records.columns:
+        moved_turns = moved.group_by("game").agg(pl.col(order).n_unique().cast(pl.Float64).alias("moved"))
+        lengths = (records.group_by("game").agg(pl.col("deal").first(), pl.col("turns").first().cast(pl.Float64))
+                   .join(moved_turns, on="game", how="left").with_columns(pl.col("moved").fill_null(0.0)))
+        by_deal = lengths.group_by("deal").agg(pl.col("turns").mean(), (pl.col("turns") - pl.col("moved")).mean()
+                                               .alias("other"))
+        game_turns, other_turns = float(by_deal["turns"].mean()), float(by_deal["other"].mean())
     return Tempo(per_seat, by_end, _proportion_of(one_winner, "flag", confidence, seed),
                  _proportion_of(one_top, "flag", confidence, seed),
-                 f"events columns game, seat, {order} (moves: {moves_text}); records columns rank, score, end")
+                 f"events columns game, seat, {order} (moves: {moves_text}); records columns rank, score, end"
+                 + (", turns" if "turns" in records.columns else ""), game_turns, other_turns)
 
 
 @dataclass(frozen=True)

@@ -67,4 +67,17 @@ def methods_used() -> list[str]:
         "Many comparisons: Holm (family-wise) or Benjamini-Hochberg (FDR) adjusted p-values "
         "(statsmodels multipletests, method named).",
         "Sample sizes: Cohen's h and normal power of a two-sided proportion test (statsmodels NormalIndPower).",
+        "Main effects of a crossed sweep: one OLS of a per-game outcome on the cells (statsmodels, covariance "
+        "clustered by deal, use_t=False); each level's marginal mean less the mean of all cells by results.t_test, "
+        "each key's main effect and the interaction by joint Wald chi-square tests (results.wald_test); Holm across "
+        "terms and across levels.",
+        "Response curves of a numeric sweep key: each cell's own estimate and interval; a crossing of the target by "
+        "linear interpolation between neighbouring cells (numpy.interp), its range where the interpolated 95% band "
+        "holds the target (descriptive, no model).",
+        "Seat gap per round: seat 0's score at each round end less the other seats' mean, averaged over the games "
+        "still running, t interval by deal.",
+        "Cards held (observational): win rate of seat-games that held a card at any point (dealt, gathered or "
+        "drawn; 17lands' GIH WR) against those that never did (GNS WR); the difference (IWD) as component strength "
+        "(Newcombe and score test on counts divided by the design effect by deal), Holm and Benjamini-Hochberg "
+        "across cards.",
     ]

@@ -7,8 +7,11 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from analysis.report.text import _confidence, _interval_pct, _pct
-from analysis.stats.common import CONFIDENCE, SEED, _per_game, _players, _require
+from scipy import stats
+
+from analysis.report.text import _confidence, _interval_pct, _pct, format_p
+from analysis.stats.common import (BAND_SHARE, BLOCKED, CONFIDENCE, SEED, UNFINISHED_LIMIT, StatsError, _per_game,
+                                   _players, _require)
 from analysis.stats.intervals import (
     MeanInterval,
     Proportion,
@@ -30,8 +33,11 @@ class Margin:
     smallest positive margin seen (the game's scoring step, usually 1) and
     ``smallest_share`` the games won by exactly that (Wilson); ``ties`` are
     shared first places (margin 0); ``not_outscored`` are games won with a
-    score no higher than second place's (a game that ends on a goal, not on
-    points). ``distribution`` has columns ``margin``, ``games``.
+    score no higher than second place's, split into ``tie_break`` (won alone
+    at second place's score: a rule breaks equal points, such as Vorex's
+    resources) and ``fewer_points`` (won below second place's score: the
+    game ends on a goal, not on points). ``distribution`` has columns
+    ``margin``, ``games``.
     """
 
     games: int
@@ -42,6 +48,8 @@ class Margin:
     ties: Proportion
     not_outscored: Proportion
     distribution: pl.DataFrame
+    tie_break: Proportion | None = None
+    fewer_points: Proportion | None = None
 
     def describe(self) -> str:
         m = self.mean
@@ -50,8 +58,10 @@ class Margin:
         if self.smallest is not None:
             lines.append("  " + self.smallest_share.describe(f"won by the smallest margin ({self.smallest:g})", ""))
         lines.append("  " + self.ties.describe("shared first places", ""))
-        if self.not_outscored.k:
-            lines.append("  " + self.not_outscored.describe("won without outscoring second place", ""))
+        for share, label in ((self.tie_break, "won at equal points (a tie-break)"),
+                             (self.fewer_points, "won with fewer points than second place (a goal)")):
+            if share is not None and share.k:
+                lines.append("  " + share.describe(label, ""))
         return "\n".join(lines)
 
 
@@ -90,6 +100,8 @@ def score_margin(records: pl.DataFrame, confidence: float = CONFIDENCE, seed: in
         ties=clustered_proportion(shared, deals, confidence, seed),
         not_outscored=clustered_proportion((margins <= 0) & ~shared, deals, confidence, seed),
         distribution=distribution,
+        tie_break=clustered_proportion((margins == 0) & ~shared, deals, confidence, seed),
+        fewer_points=clustered_proportion((margins < 0) & ~shared, deals, confidence, seed),
     )
 
 
@@ -226,3 +238,182 @@ def lead_changes(records: pl.DataFrame, events: pl.DataFrame | None, score_colum
     return LeadChanges(games=per_game.height, mean=mean_interval(counts.astype(np.float64), confidence, seed),
                        with_change=proportion(int(np.sum(counts > 0)), per_game.height, confidence),
                        per_game=per_game)
+
+
+# ---------------------------------------------------------------- verdicts on length and on unfinished games
+
+
+def _share_tests(flags: np.ndarray, deals: np.ndarray, target: float) -> tuple[float, float, str, str, int]:
+    """One-sided tests of a share of games against ``target``: (p that it is above, p that it is below, the test,
+    the unit, the units). One game a deal: exact binomial (``scipy.stats.binomtest``). Several: the per-deal shares
+    by one-sample t tests (``scipy.stats.ttest_1samp``), or, when every deal has the same share, exact binomial
+    on the deals (``round(mean x deals)`` successes), as the seat tests do."""
+    _, codes = np.unique(deals, return_inverse=True)
+    units = int(codes.max()) + 1 if codes.size else 0
+    if units == 0:
+        return 1.0, 1.0, "none (no game)", "games", 0
+    if units == flags.size:
+        k = int(flags.sum())
+        return (float(stats.binomtest(k, units, target, alternative="greater").pvalue),
+                float(stats.binomtest(k, units, target, alternative="less").pvalue),
+                f"one-sided exact binomial tests against {_pct(target)} (scipy binomtest)", "games", units)
+    per_deal = np.bincount(codes, weights=flags.astype(np.float64)) / np.bincount(codes)
+    if np.all(per_deal == per_deal[0]):
+        k = int(round(float(per_deal.mean()) * units))
+        return (float(stats.binomtest(k, units, target, alternative="greater").pvalue),
+                float(stats.binomtest(k, units, target, alternative="less").pvalue),
+                f"one-sided exact binomial tests on the deals against {_pct(target)} (every deal alike)", "deals",
+                units)
+    return (float(stats.ttest_1samp(per_deal, target, alternative="greater").pvalue),
+            float(stats.ttest_1samp(per_deal, target, alternative="less").pvalue),
+            f"one-sided t tests of the per-deal shares against {_pct(target)} (scipy ttest_1samp)", "deals", units)
+
+
+@dataclass(frozen=True)
+class BandShare:
+    """How many games last as long as the designer wants: the share of games inside ``band`` (turns, inclusive)
+    with its interval, and the verdict against the ``required`` share.
+
+    ``verdict``: ``inside`` when a one-sided test shows more than ``required`` of the games inside the band
+    (``p_inside`` below ``alpha``), ``outside`` when one shows fewer (``p_outside``), else ``undecided``. The
+    median says nothing here: a median inside the band can sit beside two thirds of the games outside it.
+    """
+
+    band: tuple[float, float]
+    required: float
+    share: Proportion
+    below: float  # share of games shorter than the band
+    above: float  # share of games longer
+    median: float
+    p_inside: float
+    p_outside: float
+    test: str
+    unit: str
+    units: int
+    alpha: float = 0.05
+
+    @property
+    def verdict(self) -> str:
+        if self.p_inside < self.alpha:
+            return "inside"
+        if self.p_outside < self.alpha:
+            return "outside"
+        return "undecided"
+
+    @property
+    def band_text(self) -> str:
+        return f"{self.band[0]:g}\u2013{self.band[1]:g} turns"
+
+    @property
+    def n_text(self) -> str:
+        games = self.share.n
+        return f"n = {self.units:,} deals ({games:,} games)" if self.unit == "deals" else f"n = {games:,} games"
+
+    def describe(self) -> str:
+        """``81.2% [79.0, 83.3] of games inside 16-40 turns (Wilson 95%, n = 2,000 games); needs 75%: inside``."""
+        s = self.share
+        return (f"{_pct(s.rate)} {_interval_pct(s.low, s.high)} of games inside {self.band_text} "
+                f"({s.method} {_confidence(s.confidence)}, {self.n_text}; {_pct(self.below)} shorter, "
+                f"{_pct(self.above)} longer, median {self.median:g}); the target needs at least "
+                f"{_pct(self.required, 0)} inside: {self.verdict} ({self.test}: {format_p(self.p_inside)} above, "
+                f"{format_p(self.p_outside)} below)")
+
+
+def band_share(records: pl.DataFrame, band: tuple[float, float], required: float = BAND_SHARE,
+               alpha: float = 0.05, confidence: float = CONFIDENCE, seed: int = SEED) -> BandShare:
+    """The share of games whose turns lie inside ``band`` (both ends included), the deal as the unit when deals
+    hold several games (:func:`clustered_proportion`), tested one-sided against ``required`` (exact binomial with
+    one game a deal, else t tests of the per-deal shares)."""
+    _require(records, ["game", "turns"], "band_share")
+    if not 0 < required < 1:
+        raise StatsError(f"band_share: expected a required share strictly between 0 and 1, got {required}")
+    games = _per_game(records) if {"end", "win", "rank"} <= set(records.columns) else \
+        records.group_by("game").agg((pl.col("deal") if "deal" in records.columns else pl.col("game")).first()
+                                     .alias("deal"), pl.col("turns").first()).sort("game")
+    turns = games["turns"].cast(pl.Float64).to_numpy()
+    deals = games["deal"].to_numpy()
+    inside = (turns >= band[0]) & (turns <= band[1])
+    p_inside, p_outside, test, unit, units = _share_tests(inside, deals, required)
+    return BandShare(band=(float(band[0]), float(band[1])), required=required,
+                     share=clustered_proportion(inside, deals, confidence, seed),
+                     below=float((turns < band[0]).mean()) if turns.size else float("nan"),
+                     above=float((turns > band[1]).mean()) if turns.size else float("nan"),
+                     median=float(np.median(turns)) if turns.size else float("nan"),
+                     p_inside=p_inside, p_outside=p_outside, test=test, unit=unit, units=units, alpha=alpha)
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    """Games that stalled (the turn cap, no result) or ended blocked (no seat could move again; scored), against
+    a ``limit`` on their share.
+
+    ``verdict``: ``within`` when a one-sided exact binomial test shows the share below the limit
+    (``p_within`` under ``alpha``; equivalently the one-sided upper 95% Clopper-Pearson bound is under it),
+    ``over`` when one shows it above, else ``undecided``. With several games a deal the deal is the unit: the
+    deals holding any such game are tested for "within" and the deals whose every game is one for "over", each
+    a conservative bound on the share of games.
+    """
+
+    stalls: Proportion
+    blocked: Proportion
+    either: Proportion  # stalled or blocked
+    limit: float
+    p_within: float
+    p_over: float
+    test: str
+    alpha: float = 0.05
+
+    @property
+    def verdict(self) -> str:
+        if self.p_within < self.alpha:
+            return "within"
+        if self.p_over < self.alpha:
+            return "over"
+        return "undecided"
+
+    @property
+    def above_limit(self) -> bool:
+        """The estimate (not the test) above the limit: what a report's flag and a headline mention."""
+        return self.either.rate > self.limit
+
+    def rates_text(self) -> str:
+        """``stalls 2.2% [1.8, 2.7] and blocked 0.0% of 4,000 games``."""
+        return (f"stalls {_pct(self.stalls.rate, 2)} {_interval_pct(self.stalls.low, self.stalls.high, 2)} and "
+                f"blocked {_pct(self.blocked.rate, 2)} {_interval_pct(self.blocked.low, self.blocked.high, 2)} of "
+                f"{self.either.n:,} games ({self.either.method} 95%)")
+
+    def describe(self) -> str:
+        e = self.either
+        return (f"stalled or blocked {_pct(e.rate, 2)} {_interval_pct(e.low, e.high, 2)} ({self.rates_text()}); "
+                f"limit {_pct(self.limit, 1)}: {self.verdict} ({self.test}: {format_p(self.p_within)} below, "
+                f"{format_p(self.p_over)} above)")
+
+
+def unfinished(records: pl.DataFrame, limit: float = UNFINISHED_LIMIT, alpha: float = 0.05,
+               confidence: float = CONFIDENCE, seed: int = SEED) -> Unfinished:
+    """Stalls and blocked games (``end == "blocked"``) and their share against ``limit``."""
+    _require(records, ["game", "end", "rank"], "unfinished")
+    if not 0 < limit < 1:
+        raise StatsError(f"unfinished: expected a limit strictly between 0 and 1, got {limit}")
+    games = _per_game(records)
+    deals = games["deal"].to_numpy()
+    stalled = games["stalled"].to_numpy()
+    blocked = (games["end"].cast(pl.String) == BLOCKED).to_numpy() & ~stalled
+    either = stalled | blocked
+    _, codes = np.unique(deals, return_inverse=True)
+    units = int(codes.max()) + 1 if codes.size else 0
+    if units == either.size:
+        k_any = k_all = int(either.sum())
+        test = "one-sided exact binomial tests (scipy binomtest)"
+    else:
+        count = np.bincount(codes, weights=either.astype(np.float64))
+        size = np.bincount(codes)
+        k_any, k_all = int((count > 0).sum()), int((count == size).sum())
+        test = ("one-sided exact binomial tests on the deals (scipy binomtest): deals with any such game "
+                "against the limit for 'within', deals whose every game is one for 'over'")
+    p_within = float(stats.binomtest(k_any, units, limit, alternative="less").pvalue) if units else 1.0
+    p_over = float(stats.binomtest(k_all, units, limit, alternative="greater").pvalue) if units else 1.0
+    return Unfinished(stalls=clustered_proportion(stalled, deals, confidence, seed),
+                      blocked=clustered_proportion(blocked, deals, confidence, seed),
+                      either=clustered_proportion(either, deals, confidence, seed), limit=limit,
+                      p_within=p_within, p_over=p_over, test=test, alpha=alpha)

@@ -128,22 +128,9 @@ def paired_difference(base: pl.DataFrame, other: pl.DataFrame, metric: str = "wi
     key = list(key)
     for name, frame in (("base", base), ("other", other)):
         _require(frame, [*key, metric], f"paired_difference ({name})")
-        if frame.select(key).is_duplicated().any():
-            raise StatsError(f"paired_difference: {name} has several rows for one key ({', '.join(key)}); "
-                             "expected one row per key")
-    only_base = base.select(key).join(other.select(key), on=key, how="anti")
-    only_other = other.select(key).join(base.select(key), on=key, how="anti")
-    if only_base.height or only_other.height:
-        example = (only_base if only_base.height else only_other).row(0, named=True)
-        raise StatsError(f"paired_difference: expected the same {', '.join(key)} in both runs (same seeds, same "
-                         f"games), got {only_base.height:,} only in base and {only_other.height:,} only in other, "
-                         f"e.g. {example}")
-    extra = ["seed"] if "seed" in base.columns and "seed" in other.columns and "seed" not in key else []
-    joined = base.select(*key, *extra, pl.col(metric).cast(pl.Float64).alias("base")).join(
-        other.select(*key, *extra, pl.col(metric).cast(pl.Float64).alias("other")), on=key).sort(key)
-    if extra and (joined["seed"] != joined["seed_right"]).any():
-        raise StatsError("paired_difference: expected both runs on the same seeds (common random numbers), "
-                         "got different seeds for the same key; pair runs played with the same --seed")
+    joined = _pairs(base.with_columns(pl.col(metric).cast(pl.Float64).alias("base")),
+                    other.with_columns(pl.col(metric).cast(pl.Float64).alias("base")), key, ["base"]) \
+        .rename({"base_right": "other"})
     x_all, y_all = joined["base"].to_numpy(), joined["other"].to_numpy()
     binary = bool(np.isin(np.r_[x_all, y_all], (0.0, 1.0)).all())  # win flags, or any 0/1 metric
     by_deal = "deal" in key and joined["deal"].n_unique() < joined.height
@@ -179,6 +166,115 @@ def paired_difference(base: pl.DataFrame, other: pl.DataFrame, metric: str = "wi
     )
 
 
+def seat_fractions(records: pl.DataFrame, players: int | None = None) -> pl.DataFrame:
+    """``records`` with ``fraction``, the seat's share of its game's first place (1 alone first, 1/m of a first
+    place shared by m seats, else 0), and ``counted``: whether the game counts towards the seat shares as
+    :func:`analysis.stats.seat_advantage` counts it (with 2 players a game with one winner, ties and stalls out;
+    with 3-4 a game with a first place, stalls out). A game that ended ``blocked`` has its ranks: it counts."""
+    _require(records, ["game", "win"], "seat_fractions")
+    players = players if players is not None else int(records["seat"].max()) + 1
+    firsts = pl.col("win").cast(pl.Float64).sum().over("game")
+    return records.with_columns(
+        pl.when(firsts > 0).then(pl.col("win").cast(pl.Float64) / firsts).otherwise(0.0).alias("fraction"),
+        ((firsts == 1) if players == 2 else (firsts > 0)).alias("counted"))
+
+
+SHARE_CHANGE_METHOD = "delta-method pseudo-values by deal"
+
+
+def seat_share_change(base: pl.DataFrame, other: pl.DataFrame, seat: int | None = 0,
+                      key: Sequence[str] = ("deal", "rotation", "seat"), margin: float | None = None,
+                      confidence: float = CONFIDENCE, seed: int = SEED, alpha: float = 0.05,
+                      power: float = 0.8, metric: str = "seat share") -> PairedDifference:
+    """The change of a seat's share of decided games (first places with 3-4 players), as the headline counts it,
+    between two runs on the same seeds: ``other`` minus ``base``.
+
+    ``base`` and ``other`` are records with :func:`seat_fractions`'s columns (or plain records: they are added),
+    paired by ``key`` like :func:`paired_difference`; ``seat`` picks one seat's rows (None: every row given,
+    such as the seats that used an item). Each run's share is the one
+    :func:`analysis.stats.seat_advantage` reports between equal players: per deal the seat's first-place
+    fractions over its counted games, averaged over the deals with a counted game (with one game a deal, first
+    places over decided games). A deal tied in one run and decided in the other counts in the second run's
+    share only, so no deal is selected by an outcome the change may move.
+
+    Inference: the difference of the two shares is a smooth function of per-deal sums, so each deal gets a
+    pseudo-value, the difference plus its first-order (delta-method) influence, whose mean is the difference
+    exactly; the interval is :func:`mean_interval` on them, the test a one-sample t test against 0
+    (``scipy.stats.ttest_1samp``), equivalence ``DescrStatsW.ttost_mean`` within +-``margin``. When every deal
+    is decided in both runs and holds one game, the pseudo-values are the paired win differences.
+
+    With a mixed lineup in rotated seats the shares are that lineup's per-deal seat shares, as the seat analysis
+    reports them (every bot in every seat of a deal).
+    """
+    key = list(key)
+    frames = []
+    for frame in (base, other):
+        if "counted" not in frame.columns:
+            frame = seat_fractions(frame)
+        frames.append(frame)
+    base, other = frames
+    if seat is not None:
+        base, other = base.filter(pl.col("seat") == seat), other.filter(pl.col("seat") == seat)
+    joined = _pairs(base, other, key, ["fraction", "counted"])
+    by_deal = "deal" in key and joined["deal"].n_unique() < joined.height
+    per_deal = joined.group_by("deal").agg(
+        (pl.col("fraction") * pl.col("counted")).sum().alias("n_base"), pl.col("counted").cast(pl.Float64).sum()
+        .alias("k_base"), (pl.col("fraction_right") * pl.col("counted_right")).sum().alias("n_other"),
+        pl.col("counted_right").cast(pl.Float64).sum().alias("k_other")).sort("deal")
+    units = per_deal.height
+    parts, shares = [], []
+    for side in ("base", "other"):
+        n, k = per_deal[f"n_{side}"].to_numpy(), per_deal[f"k_{side}"].to_numpy()
+        decided = k > 0
+        ratio = np.where(decided, n / np.where(decided, k, 1.0), 0.0)
+        share = float(ratio[decided].mean()) if decided.any() else float("nan")
+        shares.append(share)
+        parts.append(np.where(decided, ratio - share, 0.0) * (units / max(int(decided.sum()), 1)))
+    difference = shares[1] - shares[0]
+    pseudo = difference + parts[1] - parts[0]
+    finite = bool(np.isfinite(difference))
+    sd = float(pseudo.std(ddof=1)) if units > 1 and finite else float("nan")
+    equivalence = None
+    if margin is not None and units > 1 and finite:
+        equivalence = (float(DescrStatsW(pseudo).ttost_mean(-margin, margin)[0]) if varies(pseudo)
+                       else float(abs(difference) >= margin))
+    interval = mean_interval(pseudo, confidence) if finite else MeanInterval(units, difference, np.nan, np.nan, "")
+    interval = MeanInterval(interval.n, interval.mean, max(-1.0, interval.low), min(1.0, interval.high),
+                            f"{interval.method} on {SHARE_CHANGE_METHOD}")  # a difference of two shares
+    unpaired = float(parts[0].var(ddof=1) + parts[1].var(ddof=1)) if units > 1 else float("nan")
+    return PairedDifference(
+        metric=metric, pairs=joined.height, base_mean=shares[0], other_mean=shares[1], mean=interval,
+        p_value=_paired_p(pseudo) if finite else float("nan"), base_only=None, other_only=None, units=units,
+        unit="deals" if by_deal else "pairs",
+        effect_size=float(proportion_effectsize(shares[1], shares[0])) if finite else float("nan"),
+        effect_name="Cohen's h",
+        detectable=sd * detectable_z(alpha, power) / math.sqrt(units) if sd > 0 and units > 2 else float("nan"),
+        margin=margin, equivalence_p=equivalence,
+        variance_ratio=float(pseudo.var(ddof=1)) / unpaired if unpaired > 0 else float("nan"), alpha=alpha,
+        binary=True)
+
+
+def _pairs(base: pl.DataFrame, other: pl.DataFrame, key: list[str], columns: list[str]) -> pl.DataFrame:
+    """``base`` and ``other`` joined on ``key`` (``column`` and ``column_right``) after the checks of a paired
+    comparison: the same keys once each in both runs, the same seed per key."""
+    for name, frame in (("base", base), ("other", other)):
+        _require(frame, [*key, *columns], f"paired comparison ({name})")
+        if frame.select(key).is_duplicated().any():
+            raise StatsError(f"paired comparison: {name} has several rows for one key ({', '.join(key)}); "
+                             "expected one row per key")
+    only_base = base.select(key).join(other.select(key), on=key, how="anti")
+    only_other = other.select(key).join(base.select(key), on=key, how="anti")
+    if only_base.height or only_other.height:
+        example = (only_base if only_base.height else only_other).row(0, named=True)
+        raise StatsError(f"paired comparison: expected the same {', '.join(key)} in both runs (same seeds, same "
+                         f"games), got {only_base.height:,} only in base and {only_other.height:,} only in other, "
+                         f"e.g. {example}")
+    extra = ["seed"] if "seed" in base.columns and "seed" in other.columns and "seed" not in key else []
+    joined = base.select(*key, *extra, *columns).join(other.select(*key, *extra, *columns), on=key).sort(key)
+    if extra and (joined["seed"] != joined["seed_right"]).any():
+        raise StatsError("paired comparison: expected both runs on the same seeds (common random numbers), "
+                         "got different seeds for the same key; pair runs played with the same --seed")
+    return joined
 def _paired_p(d: np.ndarray) -> float:
     """The t test of the mean difference against 0; differences that do not vary have no t statistic: then the
     exact sign test (``scipy.stats.binomtest`` on the non-zero differences), so a few alike deals are not

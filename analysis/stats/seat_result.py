@@ -91,6 +91,7 @@ class SeatAdvantage:
     lineup_note: str = ""
     detectable: float = float("nan")  # the smallest seat gap (share points) these units detect, two-sided, at power
     estimand: str = ESTIMAND_EQUAL  # whose shares ``seats`` holds: equal players', this lineup's, or the bots'
+    blocked: int = 0  # games that ended blocked (no seat could move again): scored, so counted like any other
 
     @property
     def effect_size(self) -> float:
@@ -193,6 +194,7 @@ class _SeatContext:
     delta: float
     alpha: float
     power: float
+    blocked: int = 0
 
     @property
     def fair(self) -> float:
@@ -221,9 +223,10 @@ def _seat_matrix(counted: pl.DataFrame, players: int, unit: str) -> np.ndarray:
     return np.column_stack([per_unit[str(s)].fill_null(0.0).to_numpy() if str(s) in per_unit.columns
                             else np.zeros(per_unit.height) for s in range(players)])
 
-def _equal_lineup(records: pl.DataFrame, players: int) -> str:
-    """The lineup that measures seat balance: the strongest bot (most first places) in every seat."""
-    strongest = str(records.group_by("bot").agg(pl.col("win").mean()).sort("win", descending=True)["bot"][0])
+def _equal_lineup(bot_wins: dict[str, list[int]], players: int) -> str:
+    """The lineup that measures seat balance: the strongest bot (the largest share of first places over its
+    seat-games; the first seen on a tie) in every seat."""
+    strongest = max(bot_wins, key=lambda bot: bot_wins[bot][0] / max(bot_wins[bot][1], 1))
     return ",".join([strongest] * players)
 
 
@@ -260,4 +263,5 @@ def _seat_result(c: _SeatContext, tested: int, units: int, unit: str, share, low
         largest_deviation=float(deviation[worst]), largest_deviation_seat=worst, verdict=verdict, more_games=more,
         handling=handling, design=design, unit=unit, units_tested=units, share_method=share_method,
         equivalence_method=equivalence_method, lineup_note=note, detectable=detectable, estimand=estimand,
+        blocked=c.blocked,
     )

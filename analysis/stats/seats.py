@@ -9,7 +9,7 @@ import polars as pl
 from scipy import stats
 
 from analysis.report.text import _confidence
-from analysis.stats.common import CONFIDENCE, StatsError, VERDICT_NOT_MEASURED, _per_game, _players, _require
+from analysis.stats.common import CONFIDENCE, StatsError, VERDICT_NOT_MEASURED, _require
 from analysis.stats.intervals import _wilson
 from analysis.stats.power import _tost_games, detectable_z, points_for_h
 from analysis.stats.seat_result import (
@@ -18,16 +18,15 @@ from analysis.stats.seat_result import (
     ESTIMAND_BOTS,
     SeatAdvantage,
     _SeatContext,
-    _counted_shares,
     _equal_lineup,
-    _seat_matrix,
     _seat_result,
 )
-from analysis.stats.seat_tests import _tost_p, exact_first_places, per_deal_seat_tests
+from analysis.stats.seat_tally import SeatTally, seat_tally
+from analysis.stats.seat_tests import _tost_p, exact_first_places, per_deal_seat_tests, weighted_sd
 from analysis.stats.seats_rotated import _rotated
 
 
-def seat_advantage(records: pl.DataFrame, delta: float = 0.025, alpha: float = 0.05,
+def seat_advantage(records: pl.DataFrame | pl.LazyFrame | SeatTally, delta: float = 0.025, alpha: float = 0.05,
                    power: float = 0.8) -> SeatAdvantage:
     """Seat balance between equal players: shares per seat, a difference test and an equivalence test (+-delta).
 
@@ -60,39 +59,35 @@ def seat_advantage(records: pl.DataFrame, delta: float = 0.025, alpha: float = 0
 
     "Balanced" (equal players only) needs every seat's equivalence test to
     reject: an intersection-union test, no multiplicity correction.
+
+    ``records`` may be a records table, a lazy frame (read a block of deals at
+    a time: memory does not grow with the run) or its
+    :class:`~analysis.stats.seat_tally.SeatTally`.
     """
-    _require(records, ["game", "seat", "win", "tie", "rank"], "seat_advantage")
     if not 0 < delta < 0.5 or not 0 < alpha < 0.5:
         raise StatsError(f"seat_advantage: expected 0 < delta < 0.5 and 0 < alpha < 0.5, got {delta}, {alpha}")
-    players = _players(records)
-    if players < 2:
+    if isinstance(records, pl.DataFrame):
+        _require(records, ["game", "seat", "win", "tie", "rank"], "seat_advantage")
+    tally = records if isinstance(records, SeatTally) else seat_tally(records)
+    if tally.players < 2:
         raise StatsError("seat_advantage: expected records of games with at least 2 seats")
-    if "deal" not in records.columns:
-        records = records.with_columns(pl.col("game").alias("deal"))
-    if "bot" not in records.columns:
-        records = records.with_columns(pl.lit("bot").alias("bot"))
-    games = _per_game(records)
-    counted = _counted_shares(records, games, players)
-    context = _SeatContext(players=players, games=games.height, stalls=int(games["stalled"].sum()),
-                           ties=int((games["first_places"] > 1).sum()), delta=delta, alpha=alpha, power=power)
-    lineups = records.sort("seat").group_by("game").agg(pl.col("bot").str.join("\x1f").alias("lineup"))
-    mixed = bool(records["bot"].n_unique() > 1)
-    if not mixed:
-        return _equal_players(counted, context)
-    if lineups["lineup"].n_unique() == 1:
-        return _confounded(counted, context, records)
-    return _rotated(records, counted, context)
+    context = _SeatContext(players=tally.players, games=tally.games, stalls=tally.stalls, ties=tally.ties,
+                           delta=delta, alpha=alpha, power=power, blocked=tally.blocked)
+    if not tally.mixed:
+        return _equal_players(tally, context)
+    if len(tally.lineups) == 1:
+        return _confounded(tally, context)
+    return _rotated(tally, context)
 
-def _equal_players(counted: pl.DataFrame, c: _SeatContext) -> SeatAdvantage:
-    tested = counted["game"].n_unique()
-    deals = counted["deal"].n_unique()
-    if tested == deals:
-        return _equal_players_by_game(counted, c, tested)
-    return _equal_players_by_deal(counted, c, tested, deals)
 
-def _equal_players_by_game(counted: pl.DataFrame, c: _SeatContext, tested: int) -> SeatAdvantage:
-    first = exact_first_places(_seat_matrix(counted, c.players, "game").sum(axis=0)) if tested \
-        else np.zeros(c.players)
+def _equal_players(t: SeatTally, c: _SeatContext) -> SeatAdvantage:
+    if t.tested == t.counted_deals:
+        return _equal_players_by_game(t, c)
+    return _equal_players_by_deal(t, c)
+
+
+def _equal_players_by_game(t: SeatTally, c: _SeatContext) -> SeatAdvantage:
+    tested, first = t.tested, exact_first_places(t.first)
     if c.players == 2:
         test = "exact binomial test (scipy binomtest, p = 0.5)"
         statistic = float(first[0])
@@ -127,41 +122,41 @@ def _equal_players_by_game(counted: pl.DataFrame, c: _SeatContext, tested: int) 
                         first=first)
 
 
-def _equal_players_by_deal(counted: pl.DataFrame, c: _SeatContext, tested: int, deals: int) -> SeatAdvantage:
-    shares = _seat_matrix(counted, c.players, "deal")
-    t = per_deal_seat_tests(shares, c)
-    more = _more_units(shares, t.share, c)
-    handling = c.handling + f"; the deal is the unit ({tested:,} games in {deals:,} deals)"
-    return _seat_result(c, tested, deals, "deals", t.share, t.low, t.high, t.seat_p, t.tost, t.test, t.statistic,
-                        t.p_value, more, handling, DESIGN_EQUAL, f"t {_confidence(CONFIDENCE)} on per-deal shares",
-                        "TOST on per-deal shares (statsmodels DescrStatsW.ttost_mean)", detectable=t.detectable,
-                        first=exact_first_places(_seat_matrix(counted, c.players, "game").sum(axis=0)))
+def _equal_players_by_deal(t: SeatTally, c: _SeatContext) -> SeatAdvantage:
+    shares, deals = t.share_vectors()
+    tests = per_deal_seat_tests(shares, deals, c)
+    more = _more_units(shares, deals, tests.share, c)
+    handling = c.handling + f"; the deal is the unit ({t.tested:,} games in {t.counted_deals:,} deals)"
+    return _seat_result(c, t.tested, t.counted_deals, "deals", tests.share, tests.low, tests.high, tests.seat_p,
+                        tests.tost, tests.test, tests.statistic, tests.p_value, more, handling, DESIGN_EQUAL,
+                        f"t {_confidence(CONFIDENCE)} on per-deal shares",
+                        "TOST on per-deal shares (statsmodels DescrStatsW.ttost_mean)", detectable=tests.detectable,
+                        first=exact_first_places(t.first))
 
 
-def _more_units(shares: np.ndarray, share: np.ndarray, c: _SeatContext) -> int | None:
+def _more_units(shares: np.ndarray, deals: np.ndarray, share: np.ndarray, c: _SeatContext) -> int | None:
     """Units the per-seat t-TOST would need with ``power`` if the estimates held (one-sided normal power,
     the nearer bound: ``((z_(1-alpha) + z_power) sd / room)^2``)."""
     needed = []
     factor = stats.norm.ppf(1 - c.alpha) + stats.norm.ppf(c.power)
+    units = int(deals.sum())
     for s in ([0] if c.players == 2 else range(c.players)):
         room = c.delta - abs(float(share[s]) - c.fair)
-        sd = float(shares[:, s].std(ddof=1)) if shares.shape[0] > 1 else float("nan")
+        sd = weighted_sd(shares[:, s], deals)
         if not room > 0:
             return None
         if sd > 0:
             needed.append(float((factor * sd / room) ** 2))
-    return max(0, int(math.ceil(max(needed, default=0))) - shares.shape[0])
+    return max(0, int(math.ceil(max(needed, default=0))) - units)
 
 
-def _confounded(counted: pl.DataFrame, c: _SeatContext, records: pl.DataFrame) -> SeatAdvantage:
-    tested = counted["game"].n_unique()
-    first = exact_first_places(_seat_matrix(counted, c.players, "game").sum(axis=0)) if tested \
-        else np.zeros(c.players)
+def _confounded(t: SeatTally, c: _SeatContext) -> SeatAdvantage:
+    tested, first = t.tested, exact_first_places(t.first)
     share = first / tested if tested else np.full(c.players, np.nan)
     low, high = _wilson(first, np.full(c.players, tested), CONFIDENCE)
-    lineup = ",".join(records.filter(pl.col("game") == records["game"][0]).sort("seat")["bot"].to_list())
+    lineup = ",".join(next(iter(t.lineups)))
     note = (f"each seat always holds the same bot ({lineup}), so a seat's share is also its bot's; seat balance "
-            f"between equal players needs the same bot in every seat (e.g. {_equal_lineup(records, c.players)}) "
+            f"between equal players needs the same bot in every seat (e.g. {_equal_lineup(t.bot_wins, c.players)}) "
             "or --rotate-seats")
     nan = np.full(c.players, np.nan)
     return _seat_result(c, tested, tested, "games", share, low, high, nan, nan, "none (bots and seats confounded)",
@@ -170,13 +165,13 @@ def _confounded(counted: pl.DataFrame, c: _SeatContext, records: pl.DataFrame) -
                         estimand=ESTIMAND_BOTS)
 
 
-def max_half_width(records: pl.DataFrame) -> float:
+def max_half_width(records: pl.DataFrame | pl.LazyFrame) -> float:
     """The largest half-width of a seat's interval in :func:`seat_advantage` (the headline's share, counted the
     headline's way; Wilson with one game a deal, else t over deals)."""
     seats = seat_advantage(records).seats
     return float(((seats["share_high"] - seats["share_low"]) / 2).max())
 
 
-def half_width_reached(records: pl.DataFrame, target: float) -> bool:
+def half_width_reached(records: pl.DataFrame | pl.LazyFrame, target: float) -> bool:
     """True when every seat's interval of the headline's share is at most ``target`` wide on each side."""
     return max_half_width(records) <= target

@@ -24,8 +24,6 @@ lineup to play.
 
 from __future__ import annotations
 
-import polars as pl
-
 from analysis.report.text import _confidence, _pct
 from analysis.stats.common import CONFIDENCE, VERDICT_NOT_MEASURED, VERDICT_UNBALANCED
 from analysis.stats.seat_result import (
@@ -35,14 +33,13 @@ from analysis.stats.seat_result import (
     SeatAdvantage,
     _SeatContext,
     _equal_lineup,
-    _seat_matrix,
     _seat_result,
 )
+from analysis.stats.seat_tally import SeatTally
 from analysis.stats.seat_tests import exact_first_places, per_deal_seat_tests
-from analysis.stats.skill import _comparisons
 
 
-def _rotated(records: pl.DataFrame, counted: pl.DataFrame, c: _SeatContext) -> SeatAdvantage:
+def _rotated(t: SeatTally, c: _SeatContext) -> SeatAdvantage:
     """This rotated lineup's seat shares, one value per deal, and the exact-under-the-null test on them.
 
     Each seat's share of the deal's counted games (2 players: single-winner
@@ -52,62 +49,40 @@ def _rotated(records: pl.DataFrame, counted: pl.DataFrame, c: _SeatContext) -> S
     test: the verdict is "unbalanced" when the test rejects, else "not measured
     by this lineup", with a note naming the equal lineup that measures balance.
     """
-    tested = counted["game"].n_unique()
-    equal = _equal_lineup(records, c.players)
+    equal = _equal_lineup(t.bot_wins, c.players)
     share_method = f"t {_confidence(CONFIDENCE)} on per-deal shares of this lineup"
-    handling = c.handling + f"; the deal is the unit, every bot in every seat of a deal ({tested:,} games)"
-    unbalanced_seating = _unbalanced_seating(records, c.players)
-    if unbalanced_seating or not tested:
-        note = (unbalanced_seating or "no game has a counted result") + f"; play {equal} to measure seat balance"
-        nan = [float("nan")] * c.players
-        return _seat_result(c, tested, counted["deal"].n_unique(), "deals", nan, nan, nan, nan, nan,
+    handling = c.handling + f"; the deal is the unit, every bot in every seat of a deal ({t.tested:,} games)"
+    nan = [float("nan")] * c.players
+    if t.uneven_deals or not t.tested:
+        reason = (f"lineups vary, but {t.uneven_deals:,} deal{'s' if t.uneven_deals != 1 else ''} do not seat every "
+                  "bot equally often in every seat (full seat rotations of each deal, --rotate-seats, are what "
+                  "separates seats from bots)" if t.uneven_deals else "no game has a counted result")
+        return _seat_result(c, t.tested, t.counted_deals, "deals", nan, nan, nan, nan, nan,
                             "none (bots and seats not balanced within deals)", float("nan"), float("nan"), None,
-                            handling, DESIGN_ROTATED, share_method, "none", note, verdict=VERDICT_NOT_MEASURED,
-                            estimand=ESTIMAND_LINEUP)
-    shares = _seat_matrix(counted, c.players, "deal")
-    t = per_deal_seat_tests(shares, c)
-    note = _lopsided(records, c.players) or (
+                            handling, DESIGN_ROTATED, share_method, "none", f"{reason}; play {equal} to measure seat "
+                            "balance", verdict=VERDICT_NOT_MEASURED, estimand=ESTIMAND_LINEUP)
+    shares, deals = t.share_vectors()
+    tests = per_deal_seat_tests(shares, deals, c)
+    note = _lopsided(t, c.players) or (
         "a mixed lineup's seat shares are pulled toward fair by its bots' differences (a deal that suits one bot "
         f"suits it in every seat), so they can show that seats differ, not that equal players would be balanced; "
         f"play {equal} to measure balance")
-    verdict = VERDICT_UNBALANCED if t.p_value < c.alpha else VERDICT_NOT_MEASURED
-    nan = [float("nan")] * c.players
-    first = exact_first_places(_seat_matrix(counted, c.players, "game").sum(axis=0))
-    return _seat_result(c, tested, shares.shape[0], "deals", t.share, t.low, t.high, t.seat_p, nan, t.test,
-                        t.statistic, t.p_value, None, handling, DESIGN_ROTATED, share_method,
-                        "a mixed lineup cannot show balance between equal players", note, verdict=verdict,
-                        detectable=t.detectable, estimand=ESTIMAND_LINEUP, first=first)
+    verdict = VERDICT_UNBALANCED if tests.p_value < c.alpha else VERDICT_NOT_MEASURED
+    return _seat_result(c, t.tested, t.counted_deals, "deals", tests.share, tests.low, tests.high, tests.seat_p,
+                        nan, tests.test, tests.statistic, tests.p_value, None, handling, DESIGN_ROTATED,
+                        share_method, "a mixed lineup cannot show balance between equal players", note,
+                        verdict=verdict, detectable=tests.detectable, estimand=ESTIMAND_LINEUP,
+                        first=exact_first_places(t.first))
 
 
-def _unbalanced_seating(records: pl.DataFrame, players: int) -> str:
-    """A reason when some deal does not seat every bot equally often in every seat ("" when all do)."""
-    seating = (records.group_by("deal", "bot", "seat").len()
-               .group_by("deal", "bot").agg(pl.len().alias("seats"), pl.col("len").min().alias("fewest"),
-                                            pl.col("len").max().alias("most")))
-    uneven = seating.filter((pl.col("seats") != players) | (pl.col("fewest") != pl.col("most")))
-    if not uneven.height:
-        return ""
-    deals = uneven["deal"].n_unique()
-    return (f"lineups vary, but {deals:,} deal{'s' if deals != 1 else ''} do not seat every bot equally often in "
-            "every seat (full seat rotations of each deal, --rotate-seats, are what separates seats from bots)")
-
-
-def _lopsided(records: pl.DataFrame, players: int) -> str:
+def _lopsided(t: SeatTally, players: int) -> str:
     """A note when one bot takes more than :data:`LOPSIDED_SHARE` of its decided comparisons against another."""
-    comparisons = _comparisons(records).filter(pl.col("result") != 0.5)
-    bots = tuple(records.sort("game", "seat")["bot"].unique(maintain_order=True).to_list())
     worst = None
-    for i, a in enumerate(bots):
-        for b in bots[i + 1:]:
-            ab = comparisons.filter((pl.col("bot_a") == a) & (pl.col("bot_b") == b))
-            ba = comparisons.filter((pl.col("bot_a") == b) & (pl.col("bot_b") == a))
-            n = ab.height + ba.height
-            if not n:
-                continue
-            share_a = (float(ab["result"].sum()) + ba.height - float(ba["result"].sum())) / n
-            strong, weak, share = (a, b, share_a) if share_a >= 0.5 else (b, a, 1 - share_a)
-            if share > LOPSIDED_SHARE and (worst is None or share > worst[2]):
-                worst = (strong, weak, share)
+    for (a, b), (points_a, n) in t.pairs.items():
+        share_a = points_a / n
+        strong, weak, share = (a, b, share_a) if share_a >= 0.5 else (b, a, 1 - share_a)
+        if share > LOPSIDED_SHARE and (worst is None or share > worst[2]):
+            worst = (strong, weak, share)
     if worst is None:
         return ""
     strong, weak, share = worst

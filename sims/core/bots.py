@@ -30,6 +30,12 @@ class RandomBot(BatchedBot):
     plays_any_seat = True
     _keys: np.ndarray | None = None
 
+    def __init__(self, engine, seat: int, weights=None, stream: str | None = None):
+        super().__init__(engine, seat, weights)
+        self.stream = stream  # None: each seat's own "bot/<seat>"; a name: this one stream, for this seat only
+        if stream is not None:
+            self.plays_any_seat = False
+
     def act(self, state: BatchedState, active: np.ndarray) -> np.ndarray:
         chosen = np.full(state.size, -1, dtype=np.int64)
         rows = np.flatnonzero(active & ~state.done)
@@ -43,6 +49,6 @@ class RandomBot(BatchedBot):
         beyond the players moves)."""
         seats = int(state.to_move.max()) + 1
         if self._keys is None or self._keys.size < seats:
-            self._keys = np.array([purpose_key(f"bot/{seat}") for seat in range(max(seats, self.engine.players))],
-                                  dtype=np.uint64)
+            self._keys = np.array([purpose_key(self.stream or f"bot/{seat}")
+                                   for seat in range(max(seats, self.engine.players))], dtype=np.uint64)
         return self._keys

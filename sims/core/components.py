@@ -25,7 +25,12 @@ class ComponentFamily:
     and an events column of the points a use scored, if the engine logs one. ``separator``: the item column
     lists several items an event used, joined by it (Vora's ``collected_kinds``, ``"pig,crow"``); each counts
     as a use. ``points`` may name a column per item with ``{item}`` (Vorex's ``produced_{item}``: a use of
-    ``water`` reads ``produced_water``). ``unit``: what the points column counts, where it is not points."""
+    ``water`` reads ``produced_water``). ``unit``: what the points column counts, where it is not points.
+    ``held``: the events that put an item into a seat's hidden hand (dealt, gathered, drawn: conditions as
+    ``where``), its item named in the column ``held_item``; with them the family's table adds each item's win
+    rate when held at any point and the improvement when drawn (17lands' GIH WR and IWD). ``held_logged``:
+    ``(column, value)`` of the held events a run must hold to have logged every hand (runs made before the
+    starting hands were logged lack them, and their "never held" would be wrong)."""
 
     title: str
     item: str
@@ -34,9 +39,12 @@ class ComponentFamily:
     points: str | None = None
     separator: str | None = None
     unit: str = "points"
+    held: tuple[tuple[str, str, Any], ...] = ()
+    held_item: str | None = None
+    held_logged: tuple[str, Any] | None = None
 
     def __post_init__(self) -> None:
-        for column, operator, _ in self.where:
+        for column, operator, _ in self.where + self.held:
             if operator not in OPERATORS:
                 raise ValueError(f"family {self.title!r}: condition on {column!r} uses {operator!r}, "
                                  f"expected one of {', '.join(OPERATORS)}")

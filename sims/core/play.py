@@ -6,6 +6,7 @@ for actions, enforce the turn cap and record the trace.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -110,8 +111,29 @@ def seat_labels(game: GameDefinition, players: int, labels: Sequence[str]) -> li
     return labels
 
 
-def batched_bots(game: GameDefinition, engine: BatchedEngine, choices: Sequence[BotChoice]) -> list[BatchedBot]:
-    return [game.bots[c.kind].batched(engine, seat, c.weights) for seat, c in enumerate(choices)]
+def batched_bots(game: GameDefinition, engine: BatchedEngine, choices: Sequence[BotChoice],
+                 streams: str = "") -> list[BatchedBot]:
+    """One batched bot per seat. ``streams`` (empty: the usual ``bot/<seat>``) renames every seat's random
+    stream to ``<streams>/bot/<seat>``: the same deals (the rules draw from their own streams) with other
+    tie-breaks, the placebo run of ``glade ablate``. A bot class without a ``stream`` argument is refused."""
+    if not streams:
+        return [game.bots[c.kind].batched(engine, seat, c.weights) for seat, c in enumerate(choices)]
+    fixed = without_streams(game, choices)
+    if fixed is not None:
+        raise ConfigError("--bots", fixed.label, f"a bot whose random stream can be renamed ({game.name}'s "
+                          f"{fixed.kind} bot takes no stream)", has_got=False)
+    return [game.bots[c.kind].batched(engine, seat, c.weights, stream=f"{streams}/bot/{seat}")
+            for seat, c in enumerate(choices)]
+
+
+def without_streams(game: GameDefinition, choices: Sequence[BotChoice]) -> BotChoice | None:
+    """The first bot of ``choices`` whose batched class takes no ``stream`` argument (None: all take one)."""
+    for choice in choices:
+        factory = game.bots[choice.kind].batched
+        cls = factory.resolve() if isinstance(factory, Lazy) else factory
+        if "stream" not in inspect.signature(cls).parameters:
+            return choice
+    return None
 
 
 def reference_bots(game: GameDefinition, choices: Sequence[BotChoice]) -> list[ReferenceBot]:

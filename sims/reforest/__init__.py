@@ -28,7 +28,9 @@ GAME = GameDefinition(
         ComponentFamily("Cards played", "played", (("event", "==", "play"),),
                         "events column played on events with event play; points: the card's own points at the end "
                         "(card_points: its value while it is a plant, a covered sun plant turned energy scoring 0 "
-                        "as a card, plus its scoring effect if it ends in the canopy)", points="card_points"),
+                        "as a card, plus its scoring effect if it ends in the canopy)", points="card_points",
+                        held=(("event", "in", ("deal", "gather", "draw")),), held_item="species",
+                        held_logged=("event", "deal")),
         ComponentFamily("Visitors won", "visitor", (("event", "==", "visitor"), ("amount", "==", 1)),
                         "events column visitor on events with event visitor and amount 1 (the seat is the winner); "
                         "points: the visitor's points", points="points"),

@@ -50,6 +50,8 @@ _EVENTS = {
     "round_end": "a round ended (amount = the round, 1 to 3)",
     "visitor": "a visitor awarded (seat = the winner, -1 if none; amount 1 won or earned, 0 carried, "
                "-1 discarded or removed)",
+    "deal": "a card dealt into the seat's starting hand at setup (species; source = the deck; amount 1; decision "
+            "and turn 0)",
 }
 
 

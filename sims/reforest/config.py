@@ -165,7 +165,9 @@ else 0), ``gather`` and ``draw`` (source), ``store`` (space), ``effect``
 (species = the effect's plant, space, amount 1 used / 0 declined; skipped
 effects have no row), ``discard`` (hand limit), ``solo_discard`` (source),
 ``round_end`` (amount = the round, 1 to 3), ``visitor`` (amount 1 won or
-earned, 0 carried, -1 discarded or removed). ``points`` (a visitor's points
+earned, 0 carried, -1 discarded or removed), ``deal`` (a card of a seat's
+starting hand, species, source = the deck, amount 1; logged at setup, before
+the first decision, decision 0 and turn 0, one row per card in deck order). ``points`` (a visitor's points
 on a won or earned visitor row), ``gave`` (the cards an effect used drew or
 stored) and ``card_points`` (on a play row, what the card scores at the end:
 its value while it is a plant, plus its scoring effect if it ends in the
@@ -266,7 +268,7 @@ PHASES = ("main", "pay", "gather", "solo_discard", "effect", "draw", "hand_limit
 BLOCKS = ("gather", "play", "pay_hand", "pay_energy", "take", "stop", "use", "decline", "discard", "solo_discard")
 END_REASONS = ("", "complete", "stall")
 EVENT_KINDS = ("play", "pay_hand", "pay_energy", "cover", "gather", "draw", "store", "effect", "discard",
-               "solo_discard", "round_end", "visitor")
+               "solo_discard", "round_end", "visitor", "deal")
 SEAT_COLUMNS = (
     "points_plants", "points_effects", "points_energy", "points_visitors", "points_elevation", "points_hand",
     "cards_played", "cost_paid", "paid_from_hand", "paid_from_energy", "gathers", "cards_gathered",

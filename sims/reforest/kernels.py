@@ -35,7 +35,7 @@ QUEUE_SLOTS = 1 + SPACES + 1  # the covered plant, a reaction per space, the pla
 EVENT_FIELDS = ("game", "decision", "turn", "seat", "event", "species", "played", "space", "source", "amount",
                 "visitor", "effect", "points")
 (EV_PLAY, EV_PAY_HAND, EV_PAY_ENERGY, EV_COVER, EV_GATHER, EV_DRAW, EV_STORE, EV_EFFECT, EV_DISCARD,
- EV_SOLO_DISCARD, EV_ROUND_END, EV_VISITOR) = range(len(EVENT_KINDS))
+ EV_SOLO_DISCARD, EV_ROUND_END, EV_VISITOR, EV_DEAL) = range(len(EVENT_KINDS))
 (ST_CARDS_PLAYED, ST_COST_PAID, ST_PAID_FROM_HAND, ST_PAID_FROM_ENERGY, ST_GATHERS, ST_CARDS_GATHERED,
  ST_CARDS_DRAWN, ST_CARDS_STORED, ST_PLANTS_COVERED, ST_ENERGY_FROM_COVER, ST_EFFECTS_USED,
  ST_EFFECTS_DECLINED, ST_HAND_DISCARDS, ST_SOLO_DISCARDS, ST_VISITORS_WON) = (
@@ -43,7 +43,7 @@ EVENT_FIELDS = ("game", "decision", "turn", "seat", "event", "species", "played"
         "cards_played", "cost_paid", "paid_from_hand", "paid_from_energy", "gathers", "cards_gathered",
         "cards_drawn", "cards_stored", "plants_covered", "energy_from_cover", "effects_used", "effects_declined",
         "hand_discards", "solo_discards", "visitors_won"))
-assert EVENT_KINDS[EV_VISITOR] == "visitor" and PHASES[HAND_LIMIT] == "hand_limit"
+assert EVENT_KINDS[EV_VISITOR] == "visitor" and EVENT_KINDS[EV_DEAL] == "deal" and PHASES[HAND_LIMIT] == "hand_limit"
 
 # The state's arrays (the fields of ReforestState of the same names).
 Arrays = namedtuple("Arrays", (

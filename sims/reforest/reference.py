@@ -169,7 +169,9 @@ class ReforestGame(ReferenceGame):
         config = self.config
         for seat in range(self.players):
             for _ in range(config.hand_size(seat)):
-                self.hands[seat][self.deck.pop(0)] += 1
+                card = self.deck.pop(0)
+                self.hands[seat][card] += 1
+                self.note("deal", seat=seat, species=card, source=self.deck_source, amount=1)
         for slot in range(config.nursery_size):
             self.nursery[slot] = self.deck.pop(0)
         for pile in self.tucked:

@@ -290,6 +290,8 @@ class ReforestEngine(BatchedEngine):
         visitors = shuffle_order(seeds, "visitors", 0, cfg.num_visitors).astype(np.int8)
         v = cfg.num_visitors
         queue = np.full((size, QUEUE_SLOTS), -1, dtype=np.int16)
+        events = EventLog(self.event_fields)
+        events.keep(*self._dealt(kept[:, :int(ends[-1])]))
         return ReforestState(
             seeds=seeds,
             done=np.zeros(size, dtype=bool),
@@ -331,8 +333,25 @@ class ReforestEngine(BatchedEngine):
             queue_len=np.zeros(size, dtype=np.int8),
             queue_pos=np.zeros(size, dtype=np.int8),
             stats=np.zeros((size, players, len(SEAT_COLUMNS)), dtype=np.int32),
-            events=EventLog(self.event_fields),
+            events=events,
         )
+
+    def _dealt(self, hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The ``deal`` events of the starting hands (``hands``: each game's dealt cards in deck order, seat by
+        seat), one row a card, as :meth:`EventLog.keep` takes them: by game, then deck order."""
+        size, dealt = hands.shape
+        seat = np.repeat(np.arange(self.players), [self.config.hand_size(p) for p in range(self.players)])
+        rows = np.zeros((size * dealt, len(kernels.EVENT_FIELDS)), dtype=np.int64)
+        field = {name: i for i, name in enumerate(kernels.EVENT_FIELDS)}
+        rows[:, field["game"]] = np.repeat(np.arange(size), dealt)
+        rows[:, field["seat"]] = np.tile(seat, size)
+        rows[:, field["event"]] = kernels.EV_DEAL
+        rows[:, field["species"]] = hands.reshape(-1)
+        for name in ("played", "space", "visitor", "effect"):
+            rows[:, field[name]] = -1
+        rows[:, field["source"]] = self.config.nursery_size
+        rows[:, field["amount"]] = 1
+        return rows, np.array([rows.shape[0], 0], dtype=np.int64)
 
     # --- reading a region -------------------------------------------------------------
 

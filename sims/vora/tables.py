@@ -328,8 +328,9 @@ class Geometry:
             scalars[kernels.FALL_LEFT + side] = self.fall_left[side]
             scalars[kernels.FALL_RIGHT + side] = self.fall_right[side]
             scalars[kernels.FALL_CANMOVE + side] = self.fall_canmove[side]
-        # uint64 masks as int64 of the same bits: one integer type
-        scalars = np.array([np.array(value, dtype=np.uint64).view(np.int64) for value in scalars], dtype=np.int64)
+        # uint64 masks as int64 of the same bits: one integer type (a kind index is -1 when no kind has the special)
+        scalars = np.array([np.array(value, dtype=np.uint64).view(np.int64) if value >= 0 else value
+                            for value in scalars], dtype=np.int64)
 
         def u64(values):
             return np.ascontiguousarray(values, dtype=np.uint64)
