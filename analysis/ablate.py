@@ -44,8 +44,8 @@ the verdict from their difference against the observational content table.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,12 +54,15 @@ import numpy as np
 import polars as pl
 
 from analysis import stats
-from analysis.sweep import load_sweep, run_sweep, toml_value
+from analysis.sweep import _held as _held_sweep
+from analysis.sweep import load_sweep, play_sweep, read_sweep, toml_value
+from sims.core.files import Maybe, Opt, read_state, set_aside, write_json, write_text
+from sims.core.play import resolve_bot, seat_labels
 from sims.records import load_events, load_records
-from sims.core.files import write_json
 from sims.core.spec import (Bool, ConfigError, Int, List, Optional, Str, _Named, _steps, parse_override, read_toml,
                             validate)
 from sims.registry import get_game
+from sims.runner import check_deals, check_run_dir, check_seed, run_manifest
 
 ABLATE_JSON = "ablate.json"
 ABLATE_TOML = "ablate.toml"
@@ -334,31 +337,90 @@ def read_study(path: str | Path) -> Study:
 def run_ablate(game: str, bots: list[str], players: int, seed: int, games: int, out_dir: str | Path,
                items: list[str] | tuple[str, ...], base: tuple[str, ...] = (), rotate: bool = False, jobs: int = 1,
                batch_size: int = 4096, progress: bool = False, remove: list[str] | tuple[str, ...] = (),
-               swap: list[str] | tuple[str, ...] = (), placebo: bool = True) -> Any:
+               swap: list[str] | tuple[str, ...] = (), placebo: bool = True, warn: Any = None) -> Any:
     """Play the baseline and every ablation into ``out_dir`` (resuming), then the placebo run
-    (:func:`run_placebo`) unless ``placebo`` is false; returns the sweep's summary."""
+    (:func:`run_placebo`) unless ``placebo`` is false; returns the sweep's summary.
+
+    Every argument, and what ``out_dir`` holds, is checked before anything is written; the directory stays
+    locked until the placebo run is played."""
+    check_seed(seed)
+    check_deals("--games", games)
     ablations = make_ablations(game, list(items), tuple(base), tuple(remove), tuple(swap))
+    definition = get_game(game)
+    config = definition.load_config(None, tuple(base))
+    for label in dict.fromkeys(seat_labels(definition, players, bots)):
+        resolve_bot(definition, config, label)
     out = Path(out_dir)
     text = sweep_text(game, bots, players, seed, games, tuple(base), rotate, ablations)
     path = out / ABLATE_TOML
-    if path.exists() and path.read_text() != text:
-        held = json.loads((out / ABLATE_JSON).read_text()) if (out / ABLATE_JSON).exists() else {}
+    sweep = read_sweep(path, text)
+    given = {"format": FORMAT, "game": game, "base": list(base), "items_given": [a.text for a in ablations],
+             "ablations": [a.__dict__ for a in ablations]}
+    warn = warn or (lambda line: print(line, file=sys.stderr))
+    placebo_run = None
+    if placebo and _fixed_streams(definition, config, bots, players) is None:
+        placebo_run = run_manifest(game, config, bots, players, seed, games, out / PLACEBO, rotate,
+                                   bot_streams=PLACEBO_STREAMS)[0]
+
+    def check() -> list[Path]:
+        if placebo_run is not None and (out / PLACEBO).exists():
+            check_run_dir(out / PLACEBO, placebo_run)
+        return _check_ablate_dir(out, text)
+
+    def before(damaged: list[Path]) -> None:
+        for damaged_path in damaged:
+            aside = set_aside(damaged_path)
+            warn(f"warning: {damaged_path} is damaged; moved to {aside}, written again from this command (the "
+                 "sweep it holds is this study's)")
+        if not path.exists():
+            write_text(text, path)
+        held = load_ablate_json(out) or {}
+        given.update({k: held[k] for k in ("placebo_skipped",) if k in held})
+        write_json(given, out / ABLATE_JSON)
+
+    def after() -> None:
+        if placebo:
+            skipped = run_placebo(game, bots, players, seed, games, out, base, rotate, jobs, batch_size, progress)
+            if skipped:
+                write_json({**given, "placebo_skipped": skipped}, out / ABLATE_JSON)
+
+    return play_sweep(sweep, out, jobs=jobs, batch_size=batch_size, progress=progress, command="ablate",
+                      check=check, before=before, after=after, warn=warn)
+
+
+def _check_ablate_dir(out: Path, text: str) -> list[Path]:
+    """The state files of ``out`` to set aside and write again (damaged ones); a ConfigError if ``out`` holds
+    another study. Read-only. The study is what ablate.toml says, or, when that is damaged, what sweep.json
+    recorded of it (or, when both are, the cells, checked by :func:`analysis.sweep.play_sweep`)."""
+    path = out / ABLATE_TOML
+    damaged = []
+    held = None
+    if path.exists():
+        try:
+            held = path.read_text()
+            read_sweep(path, held)
+        except (ConfigError, UnicodeDecodeError, OSError):
+            held = None
+            damaged.append(path)
+    if held is None:
+        try:
+            recorded = (_held_sweep(out) or {}).get("sweep_text")
+        except ConfigError:
+            recorded = None  # damaged too: the cells must show the study
+        held = recorded
+    if held is not None and held != text:
+        try:
+            given = load_ablate_json(out) or {}
+        except ConfigError:
+            given = {}
         raise ConfigError(str(out), "(directory)", "the same game, bots, players, seed, --set, --games and --item "
-                          f"as the ablation study it holds ({' | '.join(held.get('items_given', [])) or 'see '}"
-                          f"{'' if held else path}); use another --out for a different study", has_got=False)
-    out.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    held = json.loads((out / ABLATE_JSON).read_text()) if (out / ABLATE_JSON).exists() else {}
-    manifest = {"format": FORMAT, "game": game, "base": list(base), "items_given": [a.text for a in ablations],
-                "ablations": [a.__dict__ for a in ablations]}
-    manifest.update({k: held[k] for k in ("placebo_skipped",) if k in held})
-    write_json(manifest, out / ABLATE_JSON)
-    summary = run_sweep(path, out, jobs=jobs, batch_size=batch_size, progress=progress)
-    if placebo:
-        skipped = run_placebo(game, bots, players, seed, games, out, base, rotate, jobs, batch_size, progress)
-        if skipped:
-            write_json({**manifest, "placebo_skipped": skipped}, out / ABLATE_JSON)
-    return summary
+                          f"as the ablation study it holds ({' | '.join(given.get('items_given', [])) or 'see '}"
+                          f"{'' if given else path}); use another --out for a different study", has_got=False)
+    try:
+        load_ablate_json(out)
+    except ConfigError:
+        damaged.append(out / ABLATE_JSON)
+    return damaged
 
 
 PLACEBO_STREAMS = "placebo"
@@ -370,22 +432,31 @@ def run_placebo(game: str, bots: list[str], players: int, seed: int, games: int,
     from other random streams (``sims.runner.run(bot_streams=...)``). No rule changes, so whatever it does to the
     item's users is the drift any change of the course of play shows. Returns why it was not played ("" when it
     was): a bot whose random stream cannot be renamed."""
-    from sims.core.play import resolve_bot, seat_labels, without_streams
     from sims.runner import run
 
     definition = get_game(game)
     config = definition.load_config(None, tuple(base))
-    fixed = without_streams(definition, [resolve_bot(definition, config, label)
-                                         for label in seat_labels(definition, players, bots)])
+    fixed = _fixed_streams(definition, config, bots, players)
     if fixed is not None:
-        return (f"none: {definition.name}'s {fixed.kind} bot ({fixed.label}) cannot draw its tie-breaks from other "
-                "random streams, so the drift a neutral change shows is not measured")
+        return fixed
     display = None
     if progress:
         from analysis.progress import progress_display as display
     run(game, config, bots, players, seed, games, out / PLACEBO, batch_size=batch_size, jobs=jobs,
         rotate_seats=rotate, progress=display, bot_streams=PLACEBO_STREAMS)
     return ""
+
+
+def _fixed_streams(definition: Any, config: Any, bots: list[str], players: int) -> str | None:
+    """Why the placebo run cannot be played (a bot whose random stream cannot be renamed), or None."""
+    from sims.core.play import without_streams
+
+    fixed = without_streams(definition, [resolve_bot(definition, config, label)
+                                         for label in seat_labels(definition, players, bots)])
+    if fixed is None:
+        return None
+    return (f"none: {definition.name}'s {fixed.kind} bot ({fixed.label}) cannot draw its tie-breaks from other "
+            "random streams, so the drift a neutral change shows is not measured")
 
 
 # ---------------------------------------------------------------- analysis
@@ -499,11 +570,24 @@ class AblateResult:
             "unit": pl.String, "test": pl.String, "p": pl.Float64, "p_holm": pl.Float64})
 
 
+# ablate.json as glade ablate writes it.
+ABLATE_SHAPE = {"format": int, "game": str, "base": [str], "items_given": [str],
+                "ablations": [{"text": str, "id": str, "override": str, "item": Maybe(str), "also": Opt([str])}],
+                "placebo_skipped": Opt(str)}
+
+
+def load_ablate_json(out_dir: str | Path) -> dict | None:
+    """``OUT/ablate.json`` through the state loader (None if there is none); a damaged one is a ConfigError."""
+    return read_state(Path(out_dir) / ABLATE_JSON, ABLATE_SHAPE, "ablate.json", "ablate")
+
+
 def load_ablations(out_dir: str | Path) -> list[Ablation]:
     path = Path(out_dir) / ABLATE_JSON
-    if not path.is_file():
+    data = load_ablate_json(out_dir)
+    if data is None:
         raise ConfigError(str(path), "(file)", "an ablation directory written by glade ablate", has_got=False)
-    return [Ablation(**a) for a in json.loads(path.read_text())["ablations"]]
+    return [Ablation(text=a["text"], id=a["id"], override=a["override"], item=a["item"], also=tuple(a.get("also", ())))
+            for a in data["ablations"]]
 
 
 _KEY = ("deal", "rotation", "seat")
@@ -666,7 +750,7 @@ def _placebo_text(out_dir: str | Path) -> str:
 
 
 def _placebo_missing(out_dir: str | Path) -> str:
-    held = json.loads((Path(out_dir) / ABLATE_JSON).read_text()) if (Path(out_dir) / ABLATE_JSON).is_file() else {}
+    held = load_ablate_json(out_dir) or {}
     return held.get("placebo_skipped") or "none (glade ablate --no-placebo)"
 
 

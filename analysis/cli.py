@@ -6,9 +6,10 @@ one line ``error: ...`` on stderr with exit status 2, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +56,12 @@ class _Glade(click.Group):
             raise _usage(error) from None
         except BrokenPipeError:
             raise  # glade ... | head: click quiets it
+        except KeyboardInterrupt:  # a command without its own line (report, verify, bench, ...)
+            _interrupted("interrupted")
         except OSError as error:  # an --out or --config path that cannot be read or written
             raise GladeError(str(error)) from None
+        except MemoryError as error:  # a batch too large for this machine
+            raise GladeError(f"not enough memory ({error or 'MemoryError'}): use a smaller --batch-size") from None
 
 
 def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -124,6 +129,21 @@ def click_progress(length: int, label: str) -> Any:
 
 def _warn(line: str) -> None:
     click.echo(line, err=True)
+
+
+@contextlib.contextmanager
+def _interruptible(out_dir: str) -> Iterator[None]:
+    """Ctrl-C: one line on stderr (after the progress bar's, on a terminal), exit status 130; the directory keeps
+    every finished chunk and the same command resumes it."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        _interrupted(f"interrupted: finished chunks are kept in {out_dir}; run the same command again to resume")
+
+
+def _interrupted(line: str) -> None:
+    click.echo(("\n" if sys.stderr.isatty() else "") + line, err=True)
+    sys.exit(130)
 
 
 def _progress_options(command):
@@ -322,7 +342,7 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
     config = _config(game, config_path, overrides)
     until = None
     progress = progress and not quiet
-    try:
+    with _interruptible(out_dir):
         if until_ci is None and until_decided is None:
             result = run(game.name, config, labels, players, seed, games_, out_dir, batch_size=batch_size,
                          jobs=jobs, rotate_seats=rotate_seats, progress=click_progress if progress else None,
@@ -337,10 +357,6 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
                                backend=backend, scheduler=scheduler, anytime=anytime, trajectories=trajectories,
                                decide=until_decided is not None)
             result = until.run
-    except KeyboardInterrupt:
-        click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
-                   err=True)
-        sys.exit(130)
     manifest = load_manifest(out_dir)
     summary = summarize_run(out_dir, players=manifest.get("players"))
     played, seconds, speed = result.played, result.seconds, result.games_per_second
@@ -399,17 +415,20 @@ def ladder(game_name: str, players: int | None, games_: int, seed: int, bots: st
         glade ladder vorex --games 200 --seed 11 --bots greedy_v1,greedy --set bots.greedy.flowers=1 \\
             --out runs/vorex-flowers-1
     """
-    from analysis.ladder import LADDER, play_ladder, save_ladder
+    from analysis.ladder import LADDER, play_ladder, read_ladder, save_ladder
 
     if save and overrides:
         raise ConfigError("--save", "true", "no --set beside it (the ladder file rates the shipped configs)",
                           has_got=False)
+    if save:
+        read_ladder(Path(ladder_file) if ladder_file else None)  # a malformed file is refused before playing
     game = _game(game_name)
     labels = _bot_list(bots) or list(LADDER)
     players = _players(game, players, None)
     show = click_progress if progress and not quiet else None
-    result = play_ladder(game.name, players, games_, seed, out_dir, labels, jobs=jobs, batch_size=batch_size,
-                         progress=show, overrides=overrides)
+    with _interruptible(out_dir):
+        result = play_ladder(game.name, players, games_, seed, out_dir, labels, jobs=jobs, batch_size=batch_size,
+                             progress=show, overrides=overrides, warn=(lambda line: None) if quiet else _warn)
     if save:
         command = (f"glade ladder {game.name} --players {players} --games {games_} --seed {seed}"
                    + ("" if bots is None else f" --bots {','.join(labels)}") + " --out DIR --save")
@@ -448,13 +467,10 @@ def sweep(sweep_file: str, out_dir: str, jobs: int, games_per_cell: int | None, 
     from analysis.sweep import cell_table, format_cell_table, load_sweep, run_sweep
 
     backend = _backend(backend, scheduler)
-    try:
+    with _interruptible(out_dir):
         result = run_sweep(sweep_file, out_dir, jobs=jobs, games_per_cell=games_per_cell, batch_size=batch_size,
-                           progress=progress and not quiet, backend=backend, scheduler=scheduler)
-    except KeyboardInterrupt:
-        click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
-                   err=True)
-        sys.exit(130)
+                           progress=progress and not quiet, backend=backend, scheduler=scheduler,
+                           warn=(lambda line: None) if quiet else _warn)
     spec = result.sweep
     if as_json:
         click.echo(json.dumps(_sweep_dict(result, load_sweep(out_dir), cell_table), indent=2))
@@ -567,12 +583,8 @@ def tune(study: str, bots: str | None, players: int | None, params: tuple[str, .
     spec = make_study(settings.pop("game"), settings.pop("bots", None), settings.pop("players", None),
                       settings.pop("params", ()), settings.pop("seed", None), **settings)
     echo = (lambda line: click.echo(line, err=True)) if progress else None
-    try:
+    with _interruptible(out_dir):
         result = run_tune(spec, out_dir, jobs=jobs, batch_size=batch_size, progress=echo)
-    except KeyboardInterrupt:
-        click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
-                   err=True)
-        sys.exit(130)
     if as_json:
         click.echo(json.dumps({**tune_json(result.data), "out_dir": str(result.out_dir), "played": result.played,
                                "seconds": result.seconds}, indent=2))
@@ -649,13 +661,10 @@ def ablate(game_name: str, items: tuple[str, ...], removed: tuple[str, ...], swa
         game = _game(game_name)
         labels = _bot_list(bots)
         count = _players(game, players, labels)
-    try:
+    with _interruptible(out_dir):
         run_ablate(game.name, labels, count, seed, games, out_dir, items, overrides, rotate_seats, jobs, batch_size,
-                   progress and not quiet, removed, swapped, placebo is not False)
-    except KeyboardInterrupt:
-        click.echo(f"\ninterrupted: finished chunks are kept in {out_dir}; run the same command again to resume",
-                   err=True)
-        sys.exit(130)
+                   progress and not quiet, removed, swapped, placebo is not False,
+                   warn=(lambda line: None) if quiet else _warn)
     result = analyse_ablate(out_dir)
     click.echo(json.dumps(ablate_json(result), indent=2) if as_json else format_ablate(result))
 
@@ -926,9 +935,14 @@ def export(run_dir: str, as_csv: bool, events: bool, out_file: str | None) -> No
         glade export runs/demo --csv --out demo.csv
         glade export runs/demo --csv --events --out - | head
     """
+    from sims.core.files import atomic
+    from sims.outdir import check_file
     from sims.records import EVENTS, RECORDS, load_events, load_manifest, load_records
 
     load_manifest(run_dir)
+    out = Path(out_file) if out_file else Path(run_dir) / f"{EVENTS if events else RECORDS}.csv"
+    if out_file != "-":
+        check_file(out, "export")
     frame = load_events(run_dir) if events else load_records(run_dir)
     if frame is None:
         raise ConfigError(str(Path(run_dir) / EVENTS), "(files)", "events chunk files (this game writes none)",
@@ -936,8 +950,8 @@ def export(run_dir: str, as_csv: bool, events: bool, out_file: str | None) -> No
     if out_file == "-":
         click.echo(frame.write_csv(), nl=False)
         return
-    out = Path(out_file) if out_file else Path(run_dir) / f"{EVENTS if events else RECORDS}.csv"
-    frame.write_csv(out)
+    with atomic(out) as temporary:
+        frame.write_csv(temporary)
     click.echo(f"{out} ({frame.height:,} rows, {frame.width} columns)")
 
 
@@ -982,14 +996,15 @@ def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bo
     if (directory is None) == (diff_runs is None):
         raise ConfigError("glade report", "DIR", "a run or sweep directory, or --diff RUN_A RUN_B (one of the two)",
                           has_got=False)
+    from sims.outdir import check_out
+
     both = not as_html and not as_pdf
+    out = Path(out_dir) if out_dir else default_out(*(diff_runs or (directory,)))
+    check_out(out, "report")  # before the report is built: a --out it may not write is refused at once
     if diff_runs is not None:
-        run_a, run_b = diff_runs
-        built = build_diff_report(run_a, run_b, delta)
-        out = Path(out_dir) if out_dir else default_out(run_a, run_b)
+        built = build_diff_report(*diff_runs, delta)
     else:
         built = build_report(directory, delta, band_share)
-        out = Path(out_dir) if out_dir else default_out(directory)
     if built.headline:
         click.echo(f"headline: {built.headline}")
     if built.terminal:

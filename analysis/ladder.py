@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime
 import json
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,9 +34,11 @@ import polars as pl
 from analysis import stats
 from sims.core.play import STRONG
 from sims.core.spec import ConfigError, Float, Int, List, Optional, Record, Str, project_root, read_toml, validate
-from sims.records import load_records
+from sims import outdir
+from sims.core.files import LOCK, Opt, Where, is_temporary, read_state, set_aside, write_json, write_text
+from sims.records import BOTS_SHAPE, COUNT_SHAPE, DAMAGED, SEED_SHAPE, load_records
 from sims.registry import get_game
-from sims.runner import run
+from sims.runner import check_deals, check_run_dir, check_seed, run, run_manifest
 
 LADDER = ("random", "greedy", "planner", STRONG)
 LADDER_JSON = "ladder.json"
@@ -153,28 +156,100 @@ def _pair(pairwise: pl.DataFrame, lower: str, upper: str) -> Pair:
 
 def play_ladder(game_name: str, players: int, games: int, seed: int, out_dir: str | Path,
                 bots: Sequence[str] = LADDER, jobs: int = 1, batch_size: int = 512,
-                progress: Any = None, overrides: Sequence[str] = ()) -> Ladder:
+                progress: Any = None, overrides: Sequence[str] = (), warn: Any = None) -> Ladder:
     """Play every adjacent pair of ``bots`` on ``games`` deals of ``seed`` (seats split and rotated) into
     ``out_dir`` (resumed if there), and measure the ladder; writes ``OUT/ladder.json``.
 
     ``overrides`` are ``--set`` config keys (a weight study: ``bots.greedy.flowers=1`` against a persona
-    holding the old weights)."""
+    holding the old weights). Everything, and what ``out_dir`` holds, is checked before anything is written:
+    ladder.json records the study first, and a directory holding another ladder is refused."""
     if len(bots) < 2 or len(set(bots)) != len(bots):
         raise ConfigError("--bots", ",".join(bots), "at least two different bots, weakest first", has_got=False)
     game = get_game(game_name)
     if players < 2:
         raise ConfigError("--players", str(players), "at least 2 (the ladder seats two bots)", has_got=False)
+    check_seed(seed)
+    check_deals("--games", games)
     config = game.load_config(None, tuple(overrides))
     out = Path(out_dir)
-    frames = []
-    for lower, upper in zip(bots, bots[1:]):
+    pairs = list(zip(bots, bots[1:]))
+    wanted = {}
+    for lower, upper in pairs:
         where = pair_dir(out, lower, upper)
-        run(game.name, config, pair_lineup(lower, upper, players), players, seed, games, where,
-            batch_size=batch_size, jobs=jobs, rotate_seats=True, progress=progress)
-        frames.append(load_records(where))
-    ladder = measure(stacked(frames), bots, game.name, players)
-    (out / LADDER_JSON).write_text(json.dumps(ladder.to_dict(), indent=2) + "\n")
+        wanted[where.name] = run_manifest(game.name, config, pair_lineup(lower, upper, players), players, seed,
+                                          games, where, True)[0]
+    study = {"game": game.name, "players": players, "bots": list(bots), "seed": int(seed), "set": list(overrides)}
+    state = {"format": FORMAT, "study": study, "games": games}
+    with outdir.writing(out, "ladder", lambda: _check_ladder_dir(out, study, wanted)) as damage:
+        if damage is not None:
+            aside = set_aside(out / LADDER_JSON)
+            (warn or _stderr)(f"warning: {out / LADDER_JSON} is damaged ({damage.expected}); moved to {aside}, "
+                              "written again (every pair directory is this ladder's)")
+        write_json(state, out / LADDER_JSON)
+        frames = []
+        for lower, upper in pairs:
+            where = pair_dir(out, lower, upper)
+            run(game.name, config, pair_lineup(lower, upper, players), players, seed, games, where,
+                batch_size=batch_size, jobs=jobs, rotate_seats=True, progress=progress)
+            frames.append(load_records(where))
+        ladder = measure(stacked(frames), bots, game.name, players)
+        write_json({**ladder.to_dict(), **state}, out / LADDER_JSON)
     return ladder
+
+
+FORMAT = 1
+_STUDY_SHAPE = {"game": str, "players": COUNT_SHAPE, "bots": BOTS_SHAPE, "seed": SEED_SHAPE, "set": [str]}
+# ladder.json as glade ladder writes it: the study first, the pairs and ratings once measured (a directory
+# written before the study was recorded holds only the measured keys).
+LADDER_SHAPE = Where({"format": Opt(int), "study": Opt(_STUDY_SHAPE), "games": Opt(int), "game": Opt(str),
+                      "players": Opt(COUNT_SHAPE), "method": Opt(str),
+                      "pairs": Opt([{"lower": str, "upper": str, "share": float, "low": float, "high": float,
+                                     "deals": int, "games": int}]),
+                      "ratings": Opt([{"bot": str, "elo": float, "low": float, "high": float}])},
+                     lambda data: "study" in data or all(key in data for key in ("game", "players", "pairs")),
+                     "a JSON object with the ladder's study (or, written before it was recorded, its game, players "
+                     "and pairs)")
+
+
+def held_study(held: dict) -> dict:
+    """The study a ladder.json records (of an older one: its game, players and the bots its pairs name)."""
+    if "study" in held:
+        return held["study"]
+    pairs = held["pairs"]
+    bots = [pairs[0]["lower"]] + [p["upper"] for p in pairs] if pairs else []
+    return {"game": held["game"], "players": held["players"], "bots": bots}
+
+
+def read_ladder_json(out_dir: str | Path) -> dict | None:
+    """``OUT/ladder.json`` through the state loader (None if there is none); a damaged one is a ConfigError."""
+    return read_state(Path(out_dir) / LADDER_JSON, LADDER_SHAPE, "ladder.json", "ladder")
+
+
+def _check_ladder_dir(out: Path, study: dict, wanted: dict[str, dict]) -> ConfigError | None:
+    """None if ``out`` holds nothing or this ladder; the damage when ladder.json is damaged but every pair
+    directory is this ladder's; else a ConfigError (another ladder, a pair of other bots). Read-only."""
+    def same(held: dict) -> None:
+        recorded = held_study(held)
+        for key, value in study.items():
+            if key in recorded and recorded[key] != value:
+                raise ConfigError(str(out / LADDER_JSON), key, f"{json.dumps(recorded[key])} (what this ladder "
+                                  "directory holds; use another --out for a different ladder), got "
+                                  f"{json.dumps(value)}", has_got=False)
+
+    def prove() -> None:
+        for entry in sorted(out.iterdir()) if out.is_dir() else []:
+            if entry.name in (LADDER_JSON, LOCK, DAMAGED) or is_temporary(entry):
+                continue
+            if entry.name not in wanted:
+                raise ConfigError(str(entry), "(directory)", "a pair of this ladder: " + ", ".join(wanted)
+                                  + " (use another --out for a different ladder)", has_got=False)
+            check_run_dir(entry, wanted[entry.name])
+
+    return outdir.held_state(lambda: read_ladder_json(out), same, prove)[1]
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
 
 
 def stacked(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
@@ -219,7 +294,7 @@ def save_ladder(ladder: Ladder, seed: int, command: str, path: Path | None = Non
              "date": datetime.date.today().isoformat(), "command": command,
              "pairs": [vars(p) for p in ladder.pairs], "ratings": [vars(r) for r in ladder.ratings], "note": note}
     entries = sorted(kept + [entry], key=lambda e: (e["game"], e["players"]))
-    path.write_text(_HEADER + "".join(_entry_toml(e) for e in entries))
+    write_text(_HEADER + "".join(_entry_toml(e) for e in entries), path)
     return path
 
 

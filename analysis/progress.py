@@ -113,8 +113,6 @@ def progress_display(length: int, label: str, file: IO[str] | None = None) -> It
             yield Bar(bar, label, file)
         return
     lines = Lines(length, label, file)
-    try:
-        yield lines
-    finally:
-        if lines.done:
-            lines.write()
+    yield lines
+    if lines.done:  # the last line, when the games ran to the end (an interrupted run says so in one line instead)
+        lines.write()

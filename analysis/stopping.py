@@ -51,7 +51,7 @@ from analysis.stats import CONFIDENCE
 from analysis.stats.seat_result import _counted_shares, _seat_matrix
 from sims.core.engine import GameConfig
 from sims.core.spec import ConfigError
-from sims.records import MANIFEST, load_manifest, scan_records, set_manifest_key
+from sims.records import MANIFEST, MAX_DEALS, load_manifest, scan_records, set_manifest_key
 from sims.runner import RunSummary, run
 
 FIXED = "fixed-level"
@@ -505,9 +505,10 @@ def play_until(
         set_manifest_key(out, "stopping", stopping)
         if progress:
             click.echo(_progress_line(rule, look), err=True)
-        if rule.done(look) or (max_games is not None and deals >= max_games):
+        cap = MAX_DEALS if max_games is None else max_games  # a run holds at most MAX_DEALS deals
+        if rule.done(look) or deals >= cap:
             break
-        deals = deals + step if max_games is None else min(deals + step, max_games)
+        deals = min(deals + step, cap)
     return UntilResult(
         run=summary, target=target, half_width=float(look.get("half_width", float("nan"))),
         reached=rule.done(look), deals=deals, games=summary.games, max_games=max_games, played=played,

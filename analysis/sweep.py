@@ -87,7 +87,8 @@ import math
 import re
 import sys
 import time
-from collections.abc import Iterator, Sequence
+import tomllib
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -95,13 +96,15 @@ from typing import Any
 import polars as pl
 
 from sims.core.engine import GameConfig
-from sims.core.files import exclusive, write_json
+from sims import outdir
+from sims.core.files import Maybe, Opt, Where, read_state, set_aside, state_error, write_json
 from sims.core.play import resolve_bot, seat_labels
 from sims.core.spec import Bool, ConfigError, Field, Int, List, Optional, Str, parse_override, read_toml, validate
 from sims.registry import get_game
-from sims.records import (Chunk, finished_chunks, load_events, load_manifest, load_records, load_trajectories, now,
+from sims.records import (BOTS_SHAPE, COUNT_SHAPE, SEED_SHAPE, Chunk, finished_chunks, load_events, load_manifest, load_records, load_trajectories, now,
                           recorded_rotations, versions)
-from sims.runner import check_deals, plan_chunks, run, run_rotations
+from sims.runner import (check_deals, check_run_dir, check_scheduler, check_seed, plan_chunks, run, run_manifest,
+                         run_rotations)
 
 SWEEP_JSON = "sweep.json"
 CELLS = "cells"
@@ -217,13 +220,22 @@ class Sweep:
                              self.rotate_seats)
 
 
-def read_sweep(path: str | Path) -> Sweep:
-    """Read and check a sweep file; every problem is a ConfigError naming the file and key."""
+def read_sweep(path: str | Path, text: str | None = None) -> Sweep:
+    """Read and check a sweep file (``text``: its text, when it is not on disk yet); every problem is a
+    ConfigError naming the file and key."""
     path = Path(path)
-    raw = read_toml(path)
-    data = path.read_bytes()
+    if text is None:
+        raw = read_toml(path)
+        data = path.read_bytes()
+    else:
+        data = text.encode("utf-8")
+        try:
+            raw = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            raise ConfigError(str(path), "(syntax)", f"valid TOML ({error})", has_got=False) from None
     source = str(path)
     values = validate(raw, _SCHEMA, source)
+    check_seed(values["seed"], source, "seed")
     game = _sweep_game(values["game"], source)
     bots = tuple(values["bots"])
     players = values["players"] if values["players"] is not None else len(bots)
@@ -571,45 +583,67 @@ def run_sweep(
     progress: bool = True,
     backend: str = "loky",
     scheduler: str | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> SweepSummary:
     """Play every cell of the sweep file ``path`` into ``out_dir/cells/<id>`` (resuming what is there).
 
     ``games_per_cell`` (deals) overrides the file's (it never shrinks what the
     directory holds). ``batch_size``, ``jobs``, ``backend`` and ``scheduler``
     (see :func:`sims.runner.run`) change speed only, never the records. Cells
-    are played one after the other, each on all ``jobs`` workers.
+    are played one after the other, each on all ``jobs`` workers. ``warn(line)``
+    is told of a damaged sweep.json rebuilt from the cells (default: stderr).
     """
+    return play_sweep(read_sweep(path), out_dir, jobs, games_per_cell, batch_size, progress, backend, scheduler,
+                      warn=warn)
+
+
+def play_sweep(sweep: Sweep, out_dir: str | Path, jobs: int = 1, games_per_cell: int | None = None,
+               batch_size: int = 4096, progress: bool = True, backend: str = "loky", scheduler: str | None = None,
+               command: str = "sweep", before: Callable[[Any], None] | None = None,
+               check: Callable[[], Any] | None = None, after: Callable[[], None] | None = None,
+               warn: Callable[[str], None] | None = None) -> SweepSummary:
+    """:func:`run_sweep` of a read sweep. ``command`` names the command writing ``out_dir`` (``ablate`` writes its
+    sweep into its own directory), ``check()`` is its own read-only check of the directory and ``before()`` what
+    it writes there (given what ``check()`` found), under the lock, before the sweep; ``after()`` what it plays
+    there after the sweep, still under the lock. Everything is checked before anything is written."""
     for option, value in (("--games-per-cell", games_per_cell), ("--batch-size", batch_size), ("--jobs", jobs)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise ConfigError(option, str(value), "an integer of at least 1", has_got=False)
-    sweep = read_sweep(path)
-    check_deals("--games-per-cell" if games_per_cell else f"{path}: games_per_cell",
+    check_deals("--games-per-cell" if games_per_cell else f"{sweep.path}: games_per_cell",
                 games_per_cell or sweep.games_per_cell)
     configs = cell_configs(sweep)
     out = Path(out_dir)
-    if (out / "manifest.json").exists():
-        raise ConfigError(str(out), "(directory)", "a sweep directory, not a glade play run directory "
-                          "(use another --out)", has_got=False)
-    out.mkdir(parents=True, exist_ok=True)
+    wanted = _manifest(sweep, configs, games_per_cell or sweep.games_per_cell)
+    outdir.check_out(out, command)
+    if backend == "dask":
+        check_scheduler(backend, scheduler)
+    warn = warn or _stderr
     started = time.perf_counter()
-    with exclusive(out, "sweep directory"):
-        held = _held(out)
-        manifest = _manifest(sweep, configs, games_per_cell or sweep.games_per_cell)
+
+    def checks() -> tuple[tuple[dict | None, ConfigError | None], Any]:
+        own = check() if check is not None else None
+        return _check_sweep_dir(out, sweep, configs, wanted), own
+
+    with outdir.writing(out, command, checks) as ((held, damage), own):
+        if before is not None:
+            before(own)
+        manifest = wanted
+        if damage is not None:
+            aside = set_aside(out / SWEEP_JSON)
+            warn(f"warning: {out / SWEEP_JSON} is damaged ({damage.expected}); moved to {aside}, rebuilt from the "
+                 "cells' manifests")
+            manifest["games_per_cell"] = max(manifest["games_per_cell"], _cells_games(out, manifest))
         if held is not None:
-            _check_resume(held, manifest, out / SWEEP_JSON)
             manifest["games_per_cell"] = max(manifest["games_per_cell"], held.get("games_per_cell", 0))
             manifest["created"] = held.get("created", manifest["created"])
-        elif (out / CELLS).is_dir() and any((out / CELLS).iterdir()):
-            raise ConfigError(str(out / SWEEP_JSON), "(file)", f"a sweep.json beside the cell directories in {out} "
-                              "(it was deleted; use another --out)", has_got=False)
         deals = manifest["games_per_cell"]
         missing = {}
         for cell, config, entry in zip(sweep.cells, configs, manifest["cells"]):
             rotations = sweep.cell_rotations(cell, config, out / entry["dir"])
             finished = finished_chunks(out / entry["dir"])
-            wanted = cell_deals(entry, deals)
-            missing[entry["id"]] = sum(c.deals for c in plan_chunks(wanted, rotations, wanted, finished))
-            entry["status"] = _status(finished, wanted, rotations)
+            wanted_deals = cell_deals(entry, deals)
+            missing[entry["id"]] = sum(c.deals for c in plan_chunks(wanted_deals, rotations, wanted_deals, finished))
+            entry["status"] = _status(finished, wanted_deals, rotations)
         write_json(manifest, out / SWEEP_JSON)
         runs = []
         with _progress_bar(progress and any(missing.values()), sum(missing.values()),
@@ -630,8 +664,55 @@ def run_sweep(
                     done = (f"played {result.played:,} in {result.seconds:.1f} s" if result.played
                             else "all on disk")
                     bar.echo(f"cell {number}/{len(sweep.cells)} {cell.id}: {result.games:,} games ({done})")
+        if after is not None:
+            after()
     return SweepSummary(out_dir=out, sweep=sweep, games_per_cell=deals, cells=runs,
                         seconds=time.perf_counter() - started)
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def _check_sweep_dir(out: Path, sweep: Sweep, configs: Sequence[Any], wanted: dict
+                     ) -> tuple[dict | None, ConfigError | None]:
+    """What ``out`` holds of the sweep ``wanted`` describes: (its sweep.json, None), (None, the damage) when
+    sweep.json is damaged but the cells show they are this sweep's, or (None, None) when nothing is played yet.
+    A ConfigError if it holds another sweep, cells without a sweep.json, or a cell that is not this sweep's.
+    Read-only: :func:`play_sweep` checks before it writes anything."""
+    held, damage = outdir.held_state(lambda: _held(out), lambda held: _check_resume(held, wanted, out / SWEEP_JSON),
+                                     lambda: _check_cells(out, sweep, configs, wanted))
+    if held is None and damage is None and _cell_dirs(out):
+        raise ConfigError(str(out / SWEEP_JSON), "(file)", f"a sweep.json beside the cell directories in {out} "
+                          "(it was deleted; use another --out)", has_got=False)
+    return held, damage
+
+
+def _cell_dirs(out: Path) -> list[Path]:
+    folder = out / CELLS
+    return sorted(folder.iterdir()) if folder.is_dir() else []
+
+
+def _check_cells(out: Path, sweep: Sweep, configs: Sequence[Any], wanted: dict) -> None:
+    """A ConfigError unless every cell directory in ``out`` is a cell of ``sweep`` that glade play may resume."""
+    cells = {entry["dir"]: (cell, config) for cell, config, entry in zip(sweep.cells, configs, wanted["cells"])}
+    for path in _cell_dirs(out):
+        key = f"{CELLS}/{path.name}"
+        if key not in cells:
+            raise ConfigError(str(path), "(directory)", "a cell of this sweep: " + _short_list(
+                [c.id for c in sweep.cells]) + " (use another --out for a different sweep)", has_got=False)
+        cell, config = cells[key]
+        manifest, _ = run_manifest(sweep.game, config, sweep.cell_bots(cell), sweep.cell_players(cell), sweep.seed,
+                                   1, path, sweep.rotate_seats, sweep.trajectories)
+        check_run_dir(path, manifest, games=False)
+
+
+def _cells_games(out: Path, manifest: dict) -> int:
+    """The most deals an uncapped cell of ``out`` holds (what a lost sweep.json's games_per_cell was at least)."""
+    from sims.records import read_manifest
+
+    held = [read_manifest(out / entry["dir"]) for entry in manifest["cells"] if not entry.get("deal_cap")]
+    return max([int(m["games"]) for m in held if m is not None] + [0])
 
 
 def _play_cell(sweep: Sweep, cell: CellSpec, config: GameConfig, cell_dir: Path, deals: int, missing: int,
@@ -734,15 +815,39 @@ def _plain(value: Any) -> str:
     return json.dumps(value).strip('"')
 
 
+_CELL_SHAPE = {"id": Where(str, lambda value: bool(value) and "/" not in value and not value.startswith("."),
+                           "a cell id (a folder name)"),
+               "dir": str, "overrides": [str], "set": dict, "labels": dict, "config_hash": str, "title": Opt(str),
+               "players": Opt(COUNT_SHAPE), "bots": Opt(BOTS_SHAPE), "deal_cap": Opt(Maybe(COUNT_SHAPE)),
+               "status": Opt(str), "games": Opt(int)}
+# sweep.json as glade sweep writes it: every key the readers (load_sweep, resuming, reports) use.
+SWEEP_SHAPE = {"game": str, "description": str, "players": COUNT_SHAPE, "bots": BOTS_SHAPE,
+               "rotate_seats": bool, "seed": SEED_SHAPE, "games_per_cell": COUNT_SHAPE, "base": [str], "baseline": str,
+               "axes": [str], "cells": Where([_CELL_SHAPE], bool, "a list of one or more cells"),
+               "sweep_text": Opt(str), "created": Opt(str)}
+
+
 def _held(out: Path) -> dict | None:
+    """``OUT/sweep.json`` read through the state loader (None if there is none); a damaged one is a ConfigError."""
     path = out / SWEEP_JSON
-    if not path.exists():
+    held = read_state(path, SWEEP_SHAPE, "sweep.json", "sweep")
+    if held is None:
         return None
-    try:
-        return json.loads(path.read_text())
-    except json.JSONDecodeError as error:
-        raise ConfigError(str(path), "(syntax)", f"a sweep.json written by glade sweep ({error})",
-                          has_got=False) from None
+    ids = [cell["id"] for cell in held["cells"]]
+    for index, cell in enumerate(held["cells"]):
+        if cell["dir"] != f"{CELLS}/{cell['id']}":
+            raise state_error(path, f"cells[{index}].dir", f"{CELLS}/{cell['id']} (the cell's folder)", "sweep.json",
+                              "sweep", cell["dir"])
+    if len(set(ids)) != len(ids):
+        raise state_error(path, "cells", "cells with distinct ids", "sweep.json", "sweep", ids)
+    if held["baseline"] not in ids:
+        raise state_error(path, "baseline", "one of the cell ids", "sweep.json", "sweep", held["baseline"])
+    for index, text in enumerate(held["base"]):
+        try:
+            parse_override(text)
+        except ConfigError:
+            raise state_error(path, f"base[{index}]", "KEY=VALUE", "sweep.json", "sweep", text) from None
+    return held
 
 
 def _status(finished: Sequence[Chunk], deals: int, rotations: int) -> str:

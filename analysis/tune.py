@@ -49,6 +49,7 @@ import itertools
 import json
 import math
 import shlex
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -63,13 +64,15 @@ from scipy import stats as scipy_stats
 from analysis import stats
 from analysis.stopping import mixture_half_width, mixture_rho
 from analysis.sweep import _NAME, flatten, label, toml_value
-from sims.core.files import exclusive, write_json
+from sims import outdir
+from sims.core.files import Maybe, Opt, Where, read_state, set_aside, shape_problem, state_error, write_json
 from sims.core.play import resolve_bot, seat_labels
 from sims.core.rng import mix64, purpose_key
 from sims.core.spec import ConfigError, Float, Int, List, Optional, Str, parse_override, read_toml, validate
-from sims.records import load_records, now, read_manifest, versions
+from sims.records import (BOTS_SHAPE, COUNT_SHAPE, MAX_DEALS, SEED_SHAPE, load_records, now, read_manifest,
+                          versions)
 from sims.registry import get_game
-from sims.runner import run, run_rotations
+from sims.runner import check_deals, check_run_dir, check_seed, run, run_manifest, run_rotations
 
 TUNE_JSON = "tune.json"
 CANDIDATES = "candidates"
@@ -350,6 +353,13 @@ def make_study(game: str, bots: Sequence[str] | None, players: int | None, param
         raise ConfigError(where, "game", error.expected, game) from None
     if seed is None:
         raise ConfigError(where, "--seed", "a root seed (an integer)", has_got=False)
+    if source:
+        check_seed(seed, source, "seed")
+    else:
+        check_seed(seed)
+    for name in ("confirm", "start"):
+        if options.get(name) is not None:
+            check_deals(_key(source, name), options[name])
     if not params:
         raise ConfigError(where, "--param", "at least one KEY=LO..HI[:STEP] or KEY=a|b|c to search",
                           has_got=False)
@@ -435,7 +445,27 @@ def candidate_configs(study: Study) -> list[Any]:
     if study.target == BOT_SHARE:
         from analysis.tune_bots import check_baseline
         check_baseline(study, configs)
+    _check_mean_columns(study, configs[0] if configs else None)
     return configs
+
+
+def _check_mean_columns(study: Study, config: Any) -> None:
+    """Each --mean a numeric records column of the game, before anything is written: from the game's data
+    dictionary, or, for a game without one, from the records of one deal played here."""
+    from sims.core.columns import dictionary
+
+    if not study.means or config is None:
+        return
+    columns = dictionary(study.game, config)
+    if columns is not None:
+        records = pl.DataFrame(schema={c.name: getattr(pl, c.type, pl.String) for c in columns.records})
+    else:
+        from sims.runner import play_chunk
+
+        choices = tuple(resolve_bot(get_game(study.game), config, bot) for bot in study.bots)
+        records = play_chunk(study.game, config, study.players, choices, study.seed, 0, 1, 0, 1)[1]
+    for target in study.means:
+        _check_column(records, target)
 
 
 # ---------------------------------------------------------------- one look at a candidate
@@ -672,7 +702,8 @@ class _Search:
                 return estimated, estimated
             more = deals * 2
             if look.bounds(self.fair)[1] <= self.study.delta or self.cost(index, more) + \
-                    self.deals[index] * self.rotations[index] > cap or not self.affordable(index, more):
+                    self.deals[index] * self.rotations[index] > cap or not self.affordable(index, more) \
+                    or more > MAX_DEALS:
                 return 0, estimated
             deals = more
 
@@ -718,6 +749,9 @@ class _Search:
             if self._decided(alive):
                 return alive
             deals *= 2
+            if deals > MAX_DEALS:
+                self.manifest["stopped"] = "the next round would pass the most deals a run holds"
+                return alive
             while len(alive) > 1 and self.spent() + sum(self.cost(i, deals) for i in alive) > self.study.budget:
                 alive = self._halve(alive)
             if len(alive) == 1:
@@ -883,12 +917,12 @@ def _seeds(records: pl.DataFrame) -> set[int]:
 def _check_resume(held: dict, wanted: dict, path: Path) -> None:
     for key in _IDENTITY:
         default = DEFAULTS.get(key) if key in wanted["study"] else None  # directories older than the key
-        if held.get("study", {}).get(key, default) != wanted["study"].get(key):
-            raise ConfigError(str(path), key, f"{json.dumps(held.get('study', {}).get(key))} (what this tune "
+        if held["study"].get(key, default) != wanted["study"].get(key):
+            raise ConfigError(str(path), key, f"{json.dumps(held['study'].get(key))} (what this tune "
                               f"directory holds; use another --out for a different study), got "
                               f"{json.dumps(wanted['study'].get(key))}", has_got=False)
     for key in ("budget", "confirm"):
-        if held.get("study", {}).get(key) != wanted["study"].get(key):
+        if held["study"].get(key) != wanted["study"].get(key):
             raise ConfigError(str(path), key, f"{held['study'][key]} (what this tune directory was searched with; "
                               f"the search's path depends on it: use another --out), got {wanted['study'][key]}",
                               has_got=False)
@@ -904,26 +938,105 @@ def _manifest(study: Study) -> dict:
             "versions": versions(), "created": now(), "updated": now()}
 
 
+_NUMBER = Maybe(float)  # a statistic: NaN, or null where none could be computed
+_STUDY_SHAPE = {"game": str, "bots": BOTS_SHAPE, "players": COUNT_SHAPE, "params": [str],
+                "target": Where(str, lambda value: value in TARGETS, "one of " + ", ".join(TARGETS)),
+                "delta": float, "turns": Maybe([float]), "means": [str], "seed": SEED_SHAPE, "start": int, "set": [str],
+                "budget": int, "confirm": int, "challenger": Opt(str), "baseline": Opt(str),
+                "turns_share": Opt(float), "max_stalls": Opt(float)}
+# tune.json as glade tune writes it (after every look): the study, the candidates, the search so far.
+TUNE_SHAPE = {"format": int, "study": _STUDY_SHAPE, "description": Opt(str), "source": Opt(str),
+              "candidates": [{"id": str, "set": dict, "dir": str}], "path": [dict],
+              "dropped": [{"candidate": str, "phase": str, "reason": str}],
+              "games": {"search": int, "confirm": int, "total": int}, "created": Opt(str), "stopped": Opt(str),
+              "axes": Opt([{"key": str, "values": [str]}]), "bracket": Opt({"kept": [str], "note": str})}
+_LOOK = {"candidate": str, "step": int, "phase": str, "deals": int, "half_width": float, "spent": int}
+_LOOKS = {SEAT_BALANCE: {**_LOOK, "share": [_NUMBER], "low": [_NUMBER], "high": [_NUMBER], "imbalance": float,
+                         "median_turns": _NUMBER},
+          BOT_SHARE: {**_LOOK, "share": float, "low": float, "high": float}}
+_CONFIRMED = {"candidate": str, "seed": SEED_SHAPE, "deals": int, "games": int, "disjoint": bool, "verdict": str}
+_CONFIRMATIONS = {
+    SEAT_BALANCE: {**_CONFIRMED, "seats": [{"seat": int, "share": _NUMBER, "low": _NUMBER, "high": _NUMBER,
+                                            "p_value": _NUMBER, "tost_p": _NUMBER}],
+                   "test": str, "p_value": _NUMBER, "tost_p": _NUMBER, "equivalence": str, "share_method": str,
+                   "more_games": Maybe(int), "unit": str, "describe": str,
+                   "targets": [{"target": str, "band": [float], "estimate": _NUMBER, "p_inside": _NUMBER,
+                                "verdict": str, "method": str}]},
+    BOT_SHARE: {**_CONFIRMED, "challenger": str, "baseline": str, "share": float, "low": float, "high": float,
+                "pair_deals": int, "pair_games": int, "elo": _NUMBER, "elo_low": _NUMBER, "elo_high": _NUMBER,
+                "method": str, "describe": str},
+}
+# What a finished tune adds (the report reads it).
+_FINISHED = {"best": {"id": str, "set": dict, "search": dict}, "survivors": [str],
+             "drop_rule": {"alpha": float, "tests": int, "confidence": float, "rho": float}}
+
+
+def read_tune_json(out_dir: str | Path, finished: bool = False) -> dict | None:
+    """``OUT/tune.json`` through the state loader: None if there is none, a ConfigError naming it if it is not
+    of the shape glade tune writes (``finished``: with the choice and its confirmation)."""
+    path = Path(out_dir) / TUNE_JSON
+    data = read_state(path, TUNE_SHAPE, "tune.json", "tune")
+    if data is None:
+        return None
+    target = data["study"]["target"]
+    problem = shape_problem(data["path"], [_LOOKS[target]], "path")
+    if problem is None and (finished or "confirmation" in data):
+        if "confirmation" not in data:
+            raise ConfigError(str(path), "confirmation", "a finished tune (run glade tune again to finish it)",
+                              has_got=False)
+        problem = (shape_problem(data, _FINISHED, "(top level)")
+                   or shape_problem(data["confirmation"], _CONFIRMATIONS[target], "confirmation"))
+    if problem is not None:
+        raise state_error(path, *problem[:2], "tune.json", "tune", problem[2])
+    return data
+
+
+def _check_tune_dir(out: Path, study: Study, configs: Sequence[Any], wanted: dict
+                    ) -> tuple[dict | None, ConfigError | None]:
+    """What ``out`` holds of ``study``: (its tune.json, None), (None, the damage) when tune.json is damaged or
+    missing but every candidate and confirmation directory there is this study's (the search is replayed from
+    their records), or (None, None). A ConfigError if it holds another study. Read-only."""
+    return outdir.held_state(lambda: read_tune_json(out), lambda held: _check_resume(held, wanted, out / TUNE_JSON),
+                             lambda: _check_runs(out, study, configs))
+
+
+def _check_runs(out: Path, study: Study, configs: Sequence[Any]) -> None:
+    """A ConfigError unless every directory under candidates/ and confirm/ is a run of ``study`` glade play may
+    resume (a candidate's own settings; the confirmation on its own seed and deals)."""
+    index = {c.id: i for i, c in enumerate(study.candidates)}
+    for folder, seed, deals in ((CANDIDATES, study.seed, None), (CONFIRM, confirm_seed(study.seed), study.confirm)):
+        if not (out / folder).is_dir():
+            continue
+        for path in sorted((out / folder).iterdir()):
+            if path.name not in index:
+                raise ConfigError(str(path), "(directory)", "a candidate of this study (use another --out for a "
+                                  "different study)", has_got=False)
+            wanted, _ = run_manifest(study.game, configs[index[path.name]], study.bots, study.players, seed,
+                                     deals or 1, path, True)
+            check_run_dir(path, wanted, games=deals is not None)
+
+
 def run_tune(study: Study, out_dir: str | Path, jobs: int = 1, batch_size: int = 4096,
-             progress: Callable[[str], None] | None = None) -> TuneResult:
+             progress: Callable[[str], None] | None = None, warn: Callable[[str], None] | None = None) -> TuneResult:
     """Search ``study``'s candidates into ``out_dir``, confirm the choice on new deals, write tune.json.
 
     ``jobs`` and ``batch_size`` change speed only: the records, and so every
-    decision of the search, are the same for any value.
+    decision of the search, are the same for any value. Everything is checked
+    before anything is written; a damaged tune.json whose candidates show they
+    are this study's is set aside (``warn`` says so) and written again.
     """
     configs = candidate_configs(study)
     out = Path(out_dir)
-    if (out / "manifest.json").exists() or (out / "sweep.json").exists():
-        raise ConfigError(str(out), "(directory)", "a tune directory, not a run or sweep directory (use another "
-                          "--out)", has_got=False)
-    out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     manifest = _manifest(study)
-    with exclusive(out, "tune directory"):
-        if (out / TUNE_JSON).exists():
-            held = json.loads((out / TUNE_JSON).read_text())
-            _check_resume(held, manifest, out / TUNE_JSON)
+    with outdir.writing(out, "tune", lambda: _check_tune_dir(out, study, configs, manifest)) as (held, damage):
+        if damage is not None:
+            aside = set_aside(out / TUNE_JSON)
+            (warn or _stderr)(f"warning: {out / TUNE_JSON} is damaged ({damage.expected}); moved to {aside}, "
+                              "written again as the search is replayed from the candidates' records")
+        if held is not None:
             manifest["created"] = held.get("created", manifest["created"])
+        write_json(manifest, out / TUNE_JSON)
         search_class, judge = _target_parts(study.target)
         search = search_class(study, out, configs, manifest, jobs, batch_size, progress)
         alive = search.bracket() if study.ordered else list(range(len(search.candidates)))
@@ -956,6 +1069,10 @@ def run_tune(study: Study, out_dir: str | Path, jobs: int = 1, batch_size: int =
     return TuneResult(out, study, manifest, search.played + summary.played, time.perf_counter() - started)
 
 
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
 def _target_parts(target: str) -> tuple[type[_Search], Callable[[pl.DataFrame, Study], dict]]:
     """The search and the confirmation's judge of a target."""
     if target == BOT_SHARE:
@@ -966,12 +1083,9 @@ def _target_parts(target: str) -> tuple[type[_Search], Callable[[pl.DataFrame, S
 
 def load_tune(out_dir: str | Path) -> dict:
     """``OUT/tune.json`` of a finished tune; a ConfigError otherwise."""
-    path = Path(out_dir) / TUNE_JSON
-    if not path.is_file():
-        raise ConfigError(str(path), "(file)", "a tune directory written by glade tune", has_got=False)
-    data = json.loads(path.read_text())
-    if "confirmation" not in data:
-        raise ConfigError(str(path), "confirmation", "a finished tune (run glade tune again to finish it)",
+    data = read_tune_json(out_dir, finished=True)
+    if data is None:
+        raise ConfigError(str(Path(out_dir) / TUNE_JSON), "(file)", "a tune directory written by glade tune",
                           has_got=False)
     return data
 

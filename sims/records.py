@@ -29,7 +29,8 @@ import numpy as np
 import polars as pl
 
 from sims.core.engine import GameResults
-from sims.core.files import exclusive, is_temporary, write_json, write_parquet
+from sims.core.files import (Maybe, Opt, Where, exclusive, is_temporary, read_state, remove_temporaries, shape_problem,
+                              state_error, write_json, write_parquet)
 from sims.core.spec import ConfigError
 
 if TYPE_CHECKING:
@@ -163,8 +164,9 @@ def trajectories_frame(progress: dict[str, np.ndarray] | None, deals: np.ndarray
 
 
 def tidy(out: Path, finished: Sequence[Chunk]) -> None:
-    """Remove what a stopped run left half-done: temporary files, and events files
+    """Remove what a stopped run left half-done: temporary files (a manifest's, a chunk's), and events files
     or trajectories files whose chunk has no records file (stopped between the writes)."""
+    remove_temporaries(out)
     names = {c.name for c in finished}
     for kind in (RECORDS, *SIDE_TABLES):
         folder = out / kind
@@ -217,57 +219,65 @@ def write_manifest(manifest: dict, out_dir: str | Path) -> None:
 def read_manifest(out_dir: str | Path) -> dict | None:
     """The manifest in ``out_dir``, or None if there is none; a file that is not a manifest is refused."""
     path = Path(out_dir) / MANIFEST
-    if not path.exists():
-        return None
-    try:
-        manifest = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ConfigError(str(path), "(syntax)", f"a manifest written by glade ({error})", has_got=False) from None
-    check_manifest(manifest, path)
+    manifest = read_state(path, MANIFEST_SHAPE, "manifest", "play")
+    if manifest is not None:
+        check_manifest(manifest, path)
     return manifest
 
 
-# The keys every manifest holds, with their JSON types; ``rotations`` is checked when present.
-_MANIFEST_KEYS: dict[str, tuple[type, str]] = {
-    "game": (str, "a string"),
-    "players": (int, "an integer"),
-    "seed": (int, "an integer"),
-    "games": (int, "an integer"),
-    "rotate_seats": (bool, "true or false"),
-    "config_hash": (str, "a string"),
-    "bots": (list, "a list of bot names"),
+# Shapes of state-file values (sims.core.files.read_state) that every state file uses.
+SEED_SHAPE = Where(int, lambda value: 0 <= value < 2**64, "an integer from 0 to 2^64 - 1")
+COUNT_SHAPE = Where(int, lambda value: value >= 1, "an integer of at least 1")
+BOTS_SHAPE = Where([str], bool, "a list of bot names")
+
+
+def _stopping_whole(stopping: dict) -> bool:
+    """A ``stopping`` record holds the keys of its rule (analysis.stopping.stopping_record)."""
+    keys = ("margin", "decision", "alpha", "beta") if "margin" in stopping else (
+        "target_half_width", "final_half_width", "confidence")
+    return all(key in stopping for key in keys)
+
+
+# The keys every manifest holds, with their JSON types, and the optional ones code reads back.
+MANIFEST_SHAPE: dict[str, Any] = {
+    "game": str,
+    "players": COUNT_SHAPE,
+    "seed": SEED_SHAPE,
+    "games": COUNT_SHAPE,
+    "rotate_seats": bool,
+    "config_hash": str,
+    "bots": BOTS_SHAPE,
+    "rotations": Opt(COUNT_SHAPE),
+    "digests": Opt(Where(dict, lambda value: all(isinstance(v, str) for v in value.values()),
+                         "a table of chunk file names and their sha256")),
+    "chunks": Opt([str]),
+    "trajectories": Opt(bool),
+    "created": Opt(str),
+    "config": Opt(dict),
+    "rotations_collapsed": Opt(str),
+    "bot_streams": Opt(str),
+    "stopping": Opt(Where({"rule": str, "method": str, "deals": COUNT_SHAPE, "outcome": str, "looks": [{"deals": int}],
+                           "games": Opt(int), "max_games": Opt(Maybe(int)), "confidence": Opt(float),
+                           "target_half_width": Opt(float), "final_half_width": Opt(float), "margin": Opt(float),
+                           "decision": Opt(str), "alpha": Opt(float), "beta": Opt(float), "earlier": Opt([dict])},
+                          _stopping_whole, "the record of glade play --until-ci (target_half_width, final_half_width, "
+                          "confidence) or --until-decided (margin, decision, alpha, beta)")),
 }
 
 
 def check_manifest(manifest: Any, path: Path) -> None:
-    """A ConfigError naming ``path`` unless ``manifest`` has the shape glade writes (a JSON object with its keys)."""
-    def refuse(key: str, what: str, value: Any) -> ConfigError:
-        got = "nothing (the key is missing)" if value is _MISSING else json.dumps(value)[:60]
-        return ConfigError(str(path), key, f"{what}, as in a manifest written by glade play, got {got}",
-                           has_got=False)
-
-    if not isinstance(manifest, dict):
-        raise refuse("(top level)", "a JSON object", manifest)
-    shape = dict(_MANIFEST_KEYS)
-    if "rotations" in manifest:
-        shape["rotations"] = (int, "an integer")
-    for key, (kind, what) in shape.items():
-        value = manifest.get(key, _MISSING)
-        exact = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
-        if not exact or (kind is list and not all(isinstance(v, str) for v in value)):
-            raise refuse(key, what, value)
-        if kind is int and value < 1 and key != "seed":
-            raise refuse(key, "an integer of at least 1", value)
+    """A ConfigError naming ``path`` unless ``manifest`` has the shape glade writes (a JSON object with its keys,
+    as many seat bots as players, rotations 1 or the players)."""
+    problem = shape_problem(manifest, MANIFEST_SHAPE, "(top level)")
+    if problem is not None:
+        raise state_error(path, *problem[:2], "manifest", "play", problem[2])
+    if len(manifest["bots"]) < manifest["players"]:
+        raise state_error(path, "bots", f"a bot for each of the {manifest['players']} players", "manifest", "play",
+                          manifest["bots"])
     rotations = (1, manifest["players"]) if manifest["rotate_seats"] else (1,)
     if manifest.get("rotations", 1) not in rotations:
-        raise refuse("rotations", " or ".join(map(str, rotations)) + " (1, or players with rotate_seats)",
-                     manifest["rotations"])
-    digests = manifest.get("digests", {})
-    if not isinstance(digests, dict) or not all(isinstance(v, str) for v in digests.values()):
-        raise refuse("digests", "a table of chunk file names and their sha256", digests)
-
-
-_MISSING = object()
+        raise state_error(path, "rotations", " or ".join(map(str, rotations)) + " (1, or players with rotate_seats)",
+                          "manifest", "play", manifest["rotations"])
 
 
 def recorded_rotations(out_dir: str | Path) -> int | None:

@@ -32,11 +32,14 @@ names write deal numbers in 9 digits); chunks are planned lazily, one at a time.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import heapq
 import json
+import os
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,8 +49,8 @@ import numpy as np
 import polars as pl
 
 from sims.core.columns import dictionary
+from sims import outdir
 from sims.core.engine import GameConfig
-from sims.core.files import exclusive
 from sims.core.play import BotChoice, batched_bots, play_batch, resolve_bot, seat_labels
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError
@@ -59,11 +62,12 @@ from sims.registry import get_game
 
 # The run directory's layout lives in sims.records; these names stay importable from here.
 __all__ = ["BASE_COLUMNS", "COLLAPSED", "Chunk", "EVENTS", "MANIFEST", "Progress", "RECORDS", "RunSummary",
-           "MAX_DEALS", "TRAJECTORIES", "finished_chunks", "iter_chunks", "lineup", "load_events", "load_manifest",
+           "MAX_DEALS", "TRAJECTORIES", "check_run_dir", "check_scheduler", "check_seed", "finished_chunks",
+           "iter_chunks", "lineup", "load_events", "load_manifest",
            "load_records", "load_trajectories",
            "machine", "missing_deals", "plan_chunks",
            "play_chunk", "recorded_rotations", "records_frame", "run", "run_rotations", "scan_records",
-           "seat_rotations", "set_manifest_key", "versions", "write_chunk"]
+           "local_workers", "run_manifest", "seat_rotations", "set_manifest_key", "versions", "write_chunk"]
 
 # Manifest keys that must match for a directory to be resumed. ``rotations``
 # is not one: it follows from these, except in directories written before
@@ -181,14 +185,22 @@ def missing_deals(games: int, rotations: int, finished: Sequence[Chunk] = ()) ->
 SEEDS = 2**64  # a seed is an unsigned 64-bit integer
 
 
-def check_run_options(seed: int, out: Path, backend: str, scheduler: str | None) -> None:
-    """ConfigErrors for a seed outside [0, 2^64), a sweep directory as a run's --out, a scheduler without dask."""
+def check_seed(seed: Any, source: str = "--seed", key: str | None = None) -> int:
+    """``seed`` as an int if it is an unsigned 64-bit integer; else a ConfigError naming ``source`` (and ``key``)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < SEEDS:
-        raise ConfigError("--seed", str(seed), f"an integer from 0 to {SEEDS - 1} (2^64 - 1): larger seeds would "
-                          "play the games of seed mod 2^64", has_got=False)
-    if (out / "sweep.json").exists():
-        raise ConfigError(str(out), "(directory)", "a run directory, not a glade sweep directory (use another --out)",
-                          has_got=False)
+        expected = f"an integer from 0 to {SEEDS - 1} (2^64 - 1): larger seeds would play the games of seed mod 2^64"
+        if key is None:
+            raise ConfigError(source, str(seed), expected, has_got=False)
+        raise ConfigError(source, key, expected, seed)
+    return int(seed)
+
+
+def check_run_options(seed: int, out: Path, backend: str, scheduler: str | None) -> None:
+    """ConfigErrors for a seed outside [0, 2^64), an --out glade play may not write to, a scheduler without dask."""
+    check_seed(seed)
+    outdir.check_out(out, "play")
+    if backend not in BACKENDS:
+        raise ConfigError("--backend", backend, "one of " + ", ".join(BACKENDS), has_got=False)
     if scheduler is not None and backend != "dask":
         raise ConfigError("--scheduler", scheduler, "--backend dask beside it (a scheduler is a Dask cluster's)",
                           has_got=False)
@@ -255,7 +267,7 @@ def _check_resume(held: dict, wanted: dict, path: Path) -> None:
         if held.get(key, default) != wanted.get(key, default):
             raise ConfigError(str(path), key, f"{_plain(held.get(key, default))} (what this run directory holds; "
                               f"{advice}), got {_plain(wanted.get(key, default))}", has_got=False)
-    if wanted["games"] < held.get("games", 0):
+    if wanted.get("games") is not None and wanted["games"] < held.get("games", 0):
         raise ConfigError(str(path), "games", f"at least {held['games']} (what this run directory holds; {advice}), "
                           f"got {wanted['games']}", has_got=False)
 
@@ -272,6 +284,62 @@ def _config_values(config: GameConfig) -> tuple[dict, str, str, list[str]]:
 
 
 # ---------------------------------------------------------------- run
+
+
+def run_manifest(game_name: str, config: GameConfig, bot_labels: Sequence[str], players: int, seed: int,
+                 games: int, out: Path, rotate_seats: bool = False, trajectories: bool = False, batch_size: int = 4096,
+                 backend: str = "loky", scheduler: str | None = None, bot_streams: str = ""
+                 ) -> tuple[dict, list[BotChoice]]:
+    """The manifest :func:`run` would write to ``out`` and the seats' bots, every argument checked (a ConfigError
+    otherwise): what sweeps, tunes and ladders check of each run directory before they write anything."""
+    game = get_game(game_name)
+    bot_labels = seat_labels(game, players, bot_labels)
+    check_deals("--games", games)
+    check_run_options(seed, out, backend, scheduler)
+    choices = [resolve_bot(game, config, label) for label in bot_labels]
+    rotations, collapsed = seat_rotations(choices, players, rotate_seats)
+    values, digest, source, overrides = _config_values(config)
+    manifest = {
+        "game": game.name,
+        "config_hash": digest,
+        "bots": bot_labels,
+        "players": players,
+        "seed": int(seed),
+        "rotate_seats": bool(rotate_seats),
+        "trajectories": bool(trajectories),
+        "games": games,
+        "rotations": rotations,
+        **({"rotations_collapsed": collapsed} if collapsed else {}),
+        **({"bot_streams": bot_streams} if bot_streams else {}),
+        "batch_size": batch_size,
+        "config_source": source,
+        "config_overrides": overrides,
+        "config": values,
+        "bot_kinds": [{"label": c.label, "kind": c.kind, "weights": dict(c.weights)} for c in choices],
+        "lineups": _lineup_labels(choices, players, rotations),
+        "chunks": [],
+        "digests": {},
+        "versions": versions(),
+        "created": now(),
+        "updated": now(),
+    }
+    return manifest, choices
+
+
+def check_run_dir(out: Path, wanted: dict, games: bool = True) -> dict | None:
+    """What ``out`` holds if :func:`run` may resume it with the manifest ``wanted`` (None: nothing yet); a
+    ConfigError if it holds another run, a damaged manifest, or chunk files without one. Read-only.
+    ``games`` false: a run directory holding more deals than ``wanted`` asks for is not refused."""
+    outdir.check_out(out, "play")
+    path = out / MANIFEST
+    held = read_manifest(out)
+    if held is None:
+        if finished_chunks(out):
+            raise ConfigError(str(path), "(file)", f"a manifest beside the chunk files in {out} "
+                              "(it was deleted; use another --out)", has_got=False)
+        return None
+    _check_resume(held, wanted if games else {**wanted, "games": None}, path)
+    return held
 
 
 def run(
@@ -317,45 +385,16 @@ def run(
     (``glade ablate``'s placebo run); the manifest records it and a resume must give the same.
     """
     game = get_game(game_name)
-    bot_labels = seat_labels(game, players, bot_labels)
-    check_deals("--games", games)
-    check_run_options(seed, Path(out_dir), backend, scheduler)
+    out = Path(out_dir)
+    manifest, choices = run_manifest(game.name, config, bot_labels, players, seed, games, out, rotate_seats,
+                                     trajectories, batch_size, backend, scheduler, bot_streams)
     for option, value in (("--batch-size", batch_size), ("--jobs", jobs)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigError(option, str(value), "an integer of at least 1", has_got=False)
-    choices = [resolve_bot(game, config, label) for label in bot_labels]
-    rotations, collapsed = seat_rotations(choices, players, rotate_seats)
-    out = Path(out_dir)
-    values, digest, source, overrides = _config_values(config)
     columns = dictionary(game.name, config)
-
-    manifest = {
-        "game": game.name,
-        "config_hash": digest,
-        "bots": bot_labels,
-        "players": players,
-        "seed": int(seed),
-        "rotate_seats": bool(rotate_seats),
-        "trajectories": bool(trajectories),
-        "games": games,
-        "rotations": rotations,
-        **({"rotations_collapsed": collapsed} if collapsed else {}),
-        **({"bot_streams": bot_streams} if bot_streams else {}),
-        "batch_size": batch_size,
-        "config_source": source,
-        "config_overrides": overrides,
-        "config": values,
-        "bot_kinds": [{"label": c.label, "kind": c.kind, "weights": dict(c.weights)} for c in choices],
-        "lineups": _lineup_labels(choices, players, rotations),
-        "chunks": [],
-        "digests": {},
-        "versions": versions(),
-        "created": now(),
-        "updated": now(),
-    }
-    out.mkdir(parents=True, exist_ok=True)
-    with exclusive(out, "run directory"):
-        finished = _resume(out, manifest, choices, warn or _stderr)
+    with _client(backend, scheduler) as client, \
+            outdir.writing(out, "play", lambda: check_run_dir(out, manifest)) as held:
+        finished = _resume(out, manifest, held, choices, warn or _stderr)
         rotations = manifest["rotations"]
         tidy(out, finished)
         write_manifest(manifest, out)
@@ -365,9 +404,10 @@ def run(
                   c.start, c.stop, manifest["trajectories"], bot_streams) for c in todo)
         started = time.perf_counter()
         played = chunks_played = 0
-        with _progress_bar(progress if missing else None, missing, f"{game.name} ({out})") as bar:
-            for chunk, records, events, trajectories in _execute(tasks, jobs, backend, scheduler,
-                                                                 several=missing > batch_size):
+        with _progress_bar(progress if missing else None, missing, f"{game.name} ({out})") as bar, \
+                contextlib.closing(_execute(tasks, jobs, backend, scheduler, several=missing > batch_size,
+                                            client=client)) as chunks:
+            for chunk, records, events, trajectories in chunks:
                 write_chunk(out, chunk, records, events, columns, trajectories)
                 _record_digests(manifest, out, chunk)
                 finished.append(chunk)
@@ -396,21 +436,16 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr)
 
 
-def _resume(out: Path, manifest: dict, choices: Sequence[BotChoice], warn: Callable[[str], None]) -> list[Chunk]:
-    """The finished chunks of the run in ``out``; refuses a directory holding another run.
+def _resume(out: Path, manifest: dict, held: dict | None, choices: Sequence[BotChoice],
+            warn: Callable[[str], None]) -> list[Chunk]:
+    """The finished chunks of the run in ``out`` (``held``: its manifest, checked by :func:`check_run_dir`).
 
     Damaged chunk files are set aside (``warn`` names each). Updates
     ``manifest`` (creation time, finished chunks, and the rotations the
     directory was played with) in place.
     """
-    path = out / MANIFEST
-    held = read_manifest(out)
     if held is None:
-        if finished_chunks(out):
-            raise ConfigError(str(path), "(file)", f"a manifest beside the chunk files in {out} "
-                              "(it was deleted; use another --out)", has_got=False)
         return []
-    _check_resume(held, manifest, path)
     manifest["created"] = held.get("created", manifest["created"])
     _keep_rotations(held, manifest, choices)
     manifest["trajectories"] = manifest["trajectories"] or bool(held.get("trajectories"))
@@ -447,27 +482,102 @@ BACKENDS = ("loky", "dask")
 
 
 def _execute(tasks: Iterable[tuple], jobs: int, backend: str = "loky", scheduler: str | None = None,
-             several: bool = True) -> Iterator[tuple[Chunk, pl.DataFrame, pl.DataFrame | None]]:
+             several: bool = True, client: Any = None) -> Iterator[tuple[Chunk, pl.DataFrame, pl.DataFrame | None]]:
     """Run the chunk tasks (an iterable, consumed as workers free up), yielding each finished chunk as it arrives.
 
-    ``several`` false (one chunk or none) plays in this process whatever ``jobs`` is.
+    ``several`` false (one chunk or none) plays in this process whatever ``jobs`` is. ``client``: the Dask
+    client :func:`_client` connected (None: a LocalCluster of ``jobs`` workers is started here).
     """
     if backend not in BACKENDS:
         raise ConfigError("--backend", backend, "one of " + ", ".join(BACKENDS), has_got=False)
     if backend == "dask":
-        yield from _execute_dask(tasks, jobs, scheduler)
+        yield from _execute_dask(tasks, jobs, client)
         return
     if jobs == 1 or not several:
         for task in tasks:
             yield play_chunk(*task)
         return
-    from joblib import Parallel, delayed
+    from joblib import delayed
 
-    parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered")
-    yield from parallel(delayed(play_chunk)(*task) for task in tasks)
+    with local_workers(jobs, return_as="generator_unordered") as parallel:
+        yield from _quietly_closed(parallel(delayed(play_chunk)(*task) for task in tasks))
 
 
-def _execute_dask(tasks: Iterable[tuple], jobs: int, scheduler: str | None) -> Iterator[tuple]:
+# More local worker processes than this many per CPU would only queue (and thousands would exhaust the machine).
+WORKERS_PER_CPU = 4
+
+
+@contextlib.contextmanager
+def local_workers(jobs: int, **options: Any) -> Iterator[Any]:
+    """A joblib ``Parallel`` of ``jobs`` loky worker processes (at most :data:`WORKERS_PER_CPU` per CPU).
+
+    Workers ignore SIGINT: Ctrl-C reaches the whole process group, and only the main process should answer it
+    (with one line); it then stops the workers itself."""
+    from joblib import Parallel, parallel_config
+
+    with parallel_config(backend="loky", initializer=_ignore_interrupts):
+        yield Parallel(n_jobs=max(1, min(jobs, WORKERS_PER_CPU * (os.cpu_count() or 1))), **options)
+
+
+def _quietly_closed(results: Iterator[tuple]) -> Iterator[tuple]:
+    """The results of a joblib generator; stopped early (Ctrl-C, an error), it cancels the rest without
+    joblib's warning about unused tasks: the finished chunks on disk are what a resume keeps."""
+    try:
+        for result in results:
+            yield result
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            results.close()
+
+
+def _ignore_interrupts() -> None:
+    """A worker's first act: leave Ctrl-C to the main process."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def _client(backend: str, scheduler: str | None) -> Iterator[Any]:
+    """The Dask client of ``--scheduler``, connected before anything is written (an address that is no running
+    scheduler is a ConfigError); None for the loky backend or a local cluster (started when chunks are played)."""
+    if backend != "dask" or not scheduler:
+        yield None
+        return
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ConfigError("--backend", "dask", "the dask.distributed package (pip install 'dask[distributed]')",
+                          has_got=False) from None
+    try:
+        asyncio.run(_reach(scheduler))
+    except (OSError, TimeoutError, ValueError, TypeError) as error:  # ValueError: not an address at all
+        raise ConfigError("--scheduler", scheduler, f"the address of a running Dask scheduler ({error})",
+                          has_got=False) from None
+    client = Client(scheduler, timeout="5s")
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+async def _reach(scheduler: str) -> None:
+    """Connect to the scheduler once and hang up (a Client that fails to connect stays behind, and closing it
+    later can hang the process); an OSError or ValueError when it cannot be reached."""
+    from distributed.comm import connect
+
+    comm = await connect(scheduler, timeout="5s")
+    await comm.close()
+
+
+def check_scheduler(backend: str, scheduler: str | None) -> None:
+    """A ConfigError unless ``--scheduler`` (with the dask backend) is the address of a running scheduler."""
+    with _client(backend, scheduler):
+        pass
+
+
+def _execute_dask(tasks: Iterable[tuple], jobs: int, client: Any = None) -> Iterator[tuple]:
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -475,23 +585,17 @@ def _execute_dask(tasks: Iterable[tuple], jobs: int, scheduler: str | None) -> I
                           has_got=False) from None
     from joblib import Parallel, delayed, parallel_config
 
-    if scheduler:
-        try:
-            client = Client(scheduler, timeout="5s")
-        except (OSError, TimeoutError, ValueError) as error:  # ValueError: not an address at all
-            raise ConfigError("--scheduler", scheduler, f"the address of a running Dask scheduler ({error})",
-                              has_got=False) from None
-        cluster = None
-    else:
+    cluster = None
+    if client is None:
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
         client = Client(cluster)
     try:
-        with parallel_config(backend="dask"):
+        with parallel_config(backend="dask", client=client):
             parallel = Parallel(n_jobs=-1, return_as="generator_unordered")
-            yield from parallel(delayed(play_chunk)(*task) for task in tasks)
+            yield from _quietly_closed(parallel(delayed(play_chunk)(*task) for task in tasks))
     finally:
-        client.close()
         if cluster is not None:
+            client.close()
             cluster.close()
 
 

@@ -107,6 +107,9 @@ def verify(
     for option, value in (("--games", games), ("--batch-size", batch_size), ("--jobs", jobs)):
         if value < 1:
             raise ConfigError(option, str(value), "an integer of at least 1", has_got=False)
+    from sims.runner import check_deals
+
+    check_deals("--games", games)  # deal numbers as a run's: the checked games are those glade play would play
     if bot_labels is not None:
         lineups = [tuple(seat_labels(game, players, bot_labels))]
     else:
@@ -123,9 +126,12 @@ def verify(
 
     started = time.perf_counter()
     if jobs > 1:
-        from joblib import Parallel, delayed
+        from joblib import delayed
 
-        outcomes = Parallel(n_jobs=jobs)(delayed(verify_chunk)(*task) for task in tasks)
+        from sims.runner import local_workers
+
+        with local_workers(jobs) as parallel:
+            outcomes = parallel(delayed(verify_chunk)(*task) for task in tasks)
     else:
         outcomes = [verify_chunk(*task) for task in tasks]
     report = VerifyReport(game.name, players, games, 0, 0.0, lineups)

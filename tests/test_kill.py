@@ -27,6 +27,16 @@ def chunk_files(out: Path) -> int:
     return len(list(folder.glob("*.parquet"))) if folder.is_dir() else 0
 
 
+def started(command: list[str], out: Path, **popen) -> subprocess.Popen:
+    """``command`` in a process group of its own, once it has written 3 chunk files into ``out``."""
+    process = subprocess.Popen(command, start_new_session=True, **popen)
+    deadline = time.monotonic() + 60
+    while chunk_files(out) < 3 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert process.poll() is None, "the run finished before it could be stopped; make it longer"
+    return process
+
+
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("whole")
@@ -37,17 +47,26 @@ def uninterrupted(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_sigkill_then_the_same_command_gives_identical_records(tmp_path, uninterrupted, jobs):
     out = tmp_path / "killed"
-    process = subprocess.Popen(play_command(out, jobs), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               start_new_session=True)
-    deadline = time.monotonic() + 60
-    while chunk_files(out) < 3 and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert process.poll() is None, "the run finished before it could be killed; make it longer"
+    process = started(play_command(out, jobs), out, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     assert 0 < chunk_files(out) < 30
 
     subprocess.run(play_command(out, jobs), check=True, capture_output=True)
+    assert_frame_equal(load_records(out), load_records(uninterrupted))
+    assert_frame_equal(load_events(out), load_events(uninterrupted))
+
+
+def test_ctrl_c_is_one_line_from_the_main_process_and_the_run_resumes_to_identical_records(tmp_path, uninterrupted):
+    """Ctrl-C reaches the whole process group, workers included: only the main process answers, in one line."""
+    out = tmp_path / "interrupted"
+    process = started(play_command(out, 2), out, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    os.killpg(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert stderr.splitlines() == [f"interrupted: finished chunks are kept in {out}; run the same command again "
+                                   "to resume"]
+    subprocess.run(play_command(out, 2), check=True, capture_output=True)
     assert_frame_equal(load_records(out), load_records(uninterrupted))
     assert_frame_equal(load_events(out), load_events(uninterrupted))
 

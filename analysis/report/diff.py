@@ -166,6 +166,9 @@ def analyse_diff(run_a: str | Path, run_b: str | Path, delta: float = DELTA) -> 
     """Read two runs and compare them: paired on their common deals when they can be, else unpaired."""
     pa, pb = Path(run_a), Path(run_b)
     ma, mb = load_manifest(pa), load_manifest(pb)
+    if ma["game"] != mb["game"]:
+        raise ConfigError(str(pb / "manifest.json"), "game", f"{ma['game']}, the game of {pa} (a diff compares two "
+                          "runs of one game; another config of it is fine)", mb["game"])
     ra, rb = load_records(pa), load_records(pb)
     paired, why, ca, cb = _pairing(ma, mb, ra, rb)
     players = int(max(ra["seat"].max(), rb["seat"].max())) + 1

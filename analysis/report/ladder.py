@@ -3,12 +3,11 @@ intervals by deal, and the bots' Bradley-Terry ratings (``OUT/ladder.json`` and 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from analysis import plots
 from analysis import stats
-from analysis.ladder import BAR, LADDER_JSON, measure, pair_dir, stacked
+from analysis.ladder import BAR, LADDER_JSON, measure, pair_dir, read_ladder_json, stacked
 from analysis.report.methods import _methods_section, _versions_now
 from analysis.report.model import Column, Facts, Flag, Flags, Paragraph, Plot, Report, Section, Table
 from analysis.report.run import config_block
@@ -27,7 +26,9 @@ def build_ladder_report(path: str | Path, delta: float = 0.0) -> Report:
     """The report of a ``glade ladder`` directory: every pair's share and the ratings, measured again from the
     pairs' records (``analysis.ladder.measure``: the same numbers as ``ladder.json``)."""
     out = Path(path)
-    data = json.loads((out / LADDER_JSON).read_text())
+    data = read_ladder_json(out)
+    if data is None:
+        raise ConfigError(str(out / LADDER_JSON), "(file)", "a ladder directory written by glade ladder", has_got=False)
     bots = _bots(data)
     dirs = [pair_dir(out, lower, upper) for lower, upper in zip(bots, bots[1:])]
     missing = [str(d) for d in dirs if not (d / MANIFEST).is_file()]

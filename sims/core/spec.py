@@ -362,7 +362,7 @@ def read_toml(path: Path) -> dict:
     try:
         with open(path, "rb") as handle:
             return tomllib.load(handle)
-    except FileNotFoundError:
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         raise ConfigError(str(path), "(file)", "an existing TOML file", has_got=False) from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(str(path), "(syntax)", f"valid TOML ({error})", has_got=False) from None
