@@ -96,6 +96,11 @@ class GreedyBot(BatchedBot):
             chosen[rows] = self.greedy_choices(state, rows)[0]
         return chosen
 
+    def scored_actions(self, state: ReforestState, active: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Flat ``games, actions, value, noise`` of every action scored in the active games, by game (a game
+        with one legal action is not scored)."""
+        return self.greedy_choices(state, np.flatnonzero(active & ~state.done), keep_scores=True)[1:]
+
     def buffers(self, state: ReforestState) -> tuple[tuple[np.ndarray, ...], ...]:
         """The kernels' scratch (made once): :func:`bot_kernels.buffers`, :func:`bot_kernels.evaluation_buffers`,
         the planner's worth and kept candidates (room for one game's legal actions) and
