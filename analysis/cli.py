@@ -202,6 +202,10 @@ def games(as_json: bool, ladder_file: str | None) -> None:
             from sims.core.play import strong_description
 
             click.echo(f"  bot      strong: {strong_description(game)} (batched only)")
+        from sims.core.learned import learned_descriptions
+
+        for label, text in learned_descriptions(game):
+            click.echo(f"  bot      {label}: {text}")
         _echo_strength(entries_of(ladder, name))
         try:
             personas = game.personas(game.load_config(None, ()))

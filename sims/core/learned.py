@@ -228,6 +228,19 @@ def learned_labels(game: Any) -> tuple[str, ...]:
     return (LEARNED,) + ((LEARNED_PLANNER,) if "planner" in game.bots else ())
 
 
+def learned_descriptions(game: Any) -> list[tuple[str, str]]:
+    """What ``glade games`` says of a game's learned bots: their kind and the files they read."""
+    labels = learned_labels(game)
+    if not labels:
+        return []
+    counts = sorted(int(path.stem.rsplit("-", 1)[1][:-1]) for path in learned_dir().glob(f"{game.name}-*p.toml"))
+    where = f"configs/learned/{game.name}-<P>p.toml at {', '.join(map(str, counts))} players; glade train"
+    texts = {LEARNED: f"greedy with its weights fitted to game outcomes, by phase ({where})",
+             LEARNED_PLANNER: f"the planner with those weights for its candidates, rollouts and worth ({where}; "
+                              "batched only)"}
+    return [(label, texts[label]) for label in labels]
+
+
 def learned_kind(label: str) -> str:
     """The bot kind a learned label plays."""
     return "planner" if label == LEARNED_PLANNER else "greedy"
