@@ -57,7 +57,8 @@ from scipy import stats as scipy_stats
 
 from sims.core.choice import top_per_group
 from sims.core.engine import BatchedBot, BatchedEngine, BatchedState
-from sims.core.learned import LEARNED, PHASES, TURN, is_phased, phase_key, phase_of, phase_weights, rounded
+from sims.core.learned import HORIZON, LEARNED, PHASES, TURN, is_phased, phase_key, phase_of, phase_weights, rounded
+from sims.core.planner import RolloutPlanner
 from sims.core.play import BotChoice, batched_bots, check_players, play_batch, resolve_bot, seat_groups
 from sims.core.rng import game_seeds, uniforms, uniforms_at
 from sims.core.spec import ConfigError
@@ -80,6 +81,8 @@ class Records:
     policy: np.ndarray  # float64: the policy's value of the candidate
     margin: np.ndarray  # float64: mover's final score minus the opponents' mean
     share: np.ndarray  # float64: mover's final pairwise rank share
+    horizon: np.ndarray  # float64 [n, W]: the terms of the planner's worth at its horizon (NaN: the game ended)
+    planned: np.ndarray  # float64: the planner's own worth there (NaN likewise)
     linear: int = 0  # candidates whose policy value is the weighted sum of their terms
     checked: int = 0  # candidates where that could be checked (a plain or learned greedy policy)
 
@@ -95,7 +98,7 @@ class Records:
         return np.unique(np.stack([self.deal, self.decision], axis=1), axis=0, return_inverse=True)[1].reshape(-1)
 
 
-_COLUMNS = ("deal", "decision", "turn", "action", "terms", "policy", "margin", "share")
+_COLUMNS = ("deal", "decision", "turn", "action", "terms", "policy", "margin", "share", "horizon", "planned")
 
 
 def outcomes(engine: BatchedEngine, state: BatchedState, movers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -152,6 +155,7 @@ class Collector:
     engine: BatchedEngine
     policy: Sequence[BatchedBot]  # the policy in every seat
     units: Sequence[BatchedBot]  # the game's greedy with one term's weight 1, one per term
+    planners: Sequence[Sequence[RolloutPlanner]]  # per seat: the game's planner, then one per term (its weight 1)
     weights: Callable[[np.ndarray], np.ndarray] | None  # the policy's term weights at each turn, for the check
     max_turns: int
     sample: float
@@ -193,11 +197,38 @@ class Collector:
         movers = snap.to_move[games[keep]].astype(np.int64)
         engine.step(branch, actions[keep])
         branch.decisions += 1
+        horizon, planned = self.at_horizon(branch, movers, snap.turn[games[keep]].astype(np.int64))
         play_on(engine, self.policy, branch, self.max_turns)
         margin, share = outcomes(engine, branch, movers)
         self.parts.append({"deal": deals[picked[games[keep]]], "decision": snap.decisions[games[keep]].astype(np.int64),
                            "turn": snap.turn[games[keep]].astype(np.int64), "action": actions[keep],
-                           "terms": terms[keep], "policy": values[keep], "margin": margin, "share": share})
+                           "terms": terms[keep], "policy": values[keep], "margin": margin, "share": share,
+                           "horizon": horizon, "planned": planned})
+
+    def at_horizon(self, branch: BatchedState, movers: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Play each game of ``branch`` on with the policy to the horizon of a planner in the mover's seat (or its
+        decision limit), the others frozen; the worth terms there (one per term, :attr:`planners`) and the
+        planner's own worth, NaN for games that ended."""
+        seats = np.unique(movers)
+        limit = self.planners[0][0].max_rollout_decisions()
+        taken = 0
+        while limit is None or taken < limit:
+            live = ~branch.done
+            for seat in seats:
+                mine = movers == seat
+                live[mine] &= ~self.planners[seat][0].at_horizon(branch, start)[mine]
+            if not live.any():
+                break
+            self.planners[0][0]._rollout_step(branch, live, self.policy)
+            taken += 1
+        terms = np.full((branch.size, len(self.planners[0]) - 1), np.nan)
+        planned = np.full(branch.size, np.nan)
+        for seat in seats:
+            mine = (movers == seat) & ~branch.done
+            planned[mine] = self.planners[seat][0].worth(branch)[mine]
+            for j, unit in enumerate(self.planners[seat][1:]):
+                terms[mine, j] = unit.worth(branch)[mine]
+        return terms, planned
 
     def play(self, seeds: np.ndarray, deals: np.ndarray) -> None:
         """Play the deals ``deals`` (seeds ``seeds``) with the policy, sampling decisions on the way."""
@@ -245,7 +276,11 @@ def collect(game_name: str, players: int, policy: str, games: int, seed: int, sa
     base = dict(game.bot_weights(config, "greedy"))
     greedy = game.bots["greedy"].batched
     units = [greedy(engine, 0, base | {name: float(name == term) for name in names}) for term in names]
-    collector = Collector(engine, batched_bots(game, engine, [choice] * engine.players), units,
+    planner, plan = game.bots["planner"].batched, dict(game.bot_weights(config, "planner"))
+    planners = [[planner(engine, seat, plan)] + [planner(engine, seat, plan | {name: float(name == term)
+                                                                              for name in names}) for term in names]
+                for seat in range(engine.players)]
+    collector = Collector(engine, batched_bots(game, engine, [choice] * engine.players), units, planners,
                           term_weights(choice, names, players), game.max_turns(config), sample, top, extra)
     for start in range(0, games, batch_size):
         deals = np.arange(start, min(games, start + batch_size), dtype=np.int64)
@@ -289,11 +324,13 @@ def within(records: Records, values: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return (flat - means[groups]).reshape(values.shape), groups
 
 
-def fit(records: Records, names: Sequence[str], phases: int, target: str) -> Fit:
-    """The weights of each phase (module docstring, step 2)."""
-    starts = phase_starts(records.turn, phases)
+def fit(records: Records, names: Sequence[str], starts: Sequence[int], target: str, column: str = "terms") -> Fit:
+    """The weights of each phase starting at turns ``starts`` (module docstring, step 2), for the terms of
+    ``column`` (``terms``: after the candidate, greedy's; ``horizon``: at the planner's horizon, its worth's);
+    candidates without them (a game that ended) left out."""
+    records = records.rows(np.isfinite(getattr(records, column)).all(axis=1))
     phase = phase_of(records.turn, starts)
-    terms, groups = within(records, records.terms)
+    terms, groups = within(records, getattr(records, column))
     outcome, _ = within(records, getattr(records, target))
     width = len(names)
     design = np.zeros((records.size, len(starts) * width))
@@ -305,7 +342,7 @@ def fit(records: Records, names: Sequence[str], phases: int, target: str) -> Fit
     scale = np.abs(params).max(axis=1, keepdims=True)
     scale[scale == 0] = 1.0
     weights = np.vectorize(rounded)(params / scale)
-    return Fit(tuple(names), starts, weights, errors / scale, float(result.rsquared), records.size,
+    return Fit(tuple(names), tuple(starts), weights, errors / scale, float(result.rsquared), records.size,
                int(groups.max()) + 1 if groups.size else 0, int(np.unique(records.deal).size))
 
 
@@ -360,10 +397,10 @@ def pair_accuracy(records: Records, predicted: np.ndarray, target: str) -> tuple
     return deals[has], total[has] / count[has]
 
 
-def predicted(records: Records, result: Fit) -> np.ndarray:
-    """The learned value (by phase) of every candidate of ``records``."""
+def predicted(records: Records, result: Fit, column: str = "terms") -> np.ndarray:
+    """The learned value (by phase) of every candidate of ``records`` from its terms in ``column``."""
     phase = phase_of(records.turn, result.starts)
-    return (result.weights[phase] * records.terms).sum(axis=1)
+    return (result.weights[phase] * getattr(records, column)).sum(axis=1)
 
 
 @dataclass(frozen=True)
@@ -373,25 +410,31 @@ class HeldOut:
     difference: Interval
 
 
-def held_out(records: Records, result: Fit, target: str) -> HeldOut:
-    """Pairwise accuracy of the learned weights and of the policy on the held-out records (module docstring,
-    step 3)."""
-    _, learned = pair_accuracy(records, predicted(records, result), target)
-    _, policy = pair_accuracy(records, records.policy, target)
+def held_out(records: Records, result: Fit, target: str, column: str = "terms") -> HeldOut:
+    """Pairwise accuracy of the learned weights and of the policy's values (at the horizon: the planner's worth)
+    on the held-out records (module docstring, step 3)."""
+    records = records.rows(np.isfinite(getattr(records, column)).all(axis=1))
+    _, learned = pair_accuracy(records, predicted(records, result, column), target)
+    _, policy = pair_accuracy(records, records.policy if column == "terms" else records.planned, target)
     return HeldOut(t_interval(learned), t_interval(policy), t_interval(learned - policy))
 
 
 # ---------------------------------------------------------------- check and file
 
 
-def learned_choice_of(result: Fit, players: int, base: Mapping[str, float], label: str = LEARNED) -> BotChoice:
-    """A greedy :class:`BotChoice` with the fitted phases at ``players`` players on top of ``base``."""
+def learned_choice_of(result: Fit, players: int, base: Mapping[str, float], label: str = LEARNED,
+                      worth: Fit | None = None, kind: str = "greedy") -> BotChoice:
+    """A :class:`BotChoice` of ``kind`` with the fitted phases at ``players`` players on top of ``base`` (and the
+    horizon's weights of ``worth``)."""
     weights = dict(base) | {f"{PHASES}_{players}p": float(len(result.starts))}
     for k, start in enumerate(result.starts):
         weights[phase_key(TURN, k, players)] = float(start)
         for name, value in zip(result.names, result.weights[k]):
             weights[phase_key(name, k, players)] = float(value)
-    return BotChoice(label, "greedy", weights)
+        if worth is not None:
+            for name, value in zip(worth.names, worth.weights[k]):
+                weights[phase_key(HORIZON + name, k, players)] = float(value)
+    return BotChoice(label, kind, weights)
 
 
 def check(game_name: str, players: int, policy: str, candidate: BotChoice, deals: np.ndarray, seed: int,
@@ -444,18 +487,21 @@ class Training:
     target: str
     fit: Fit
     held: HeldOut
+    worth: Fit | None
+    held_worth: HeldOut | None
     checked: Interval | None
     kept: bool
     linear: float
     out: Path
     test_decisions: int
+    games: int
 
     def describe(self) -> str:
         """What ``glade train`` prints."""
         result, held = self.fit, self.held
-        lines = [f"{self.game}, {self.players} players: {result.deals:,} deals played by {self.policy} for the fit, "
-                 f"{result.decisions:,} decisions, {result.candidates:,} candidates each played to the end "
-                 f"(target: {self.target}; within-decision R^2 {result.r2:.3f})"]
+        lines = [f"{self.game}, {self.players} players: {self.games:,} deals played by {self.policy}; the fit: "
+                 f"{result.decisions:,} sampled decisions of {result.deals:,} deals, {result.candidates:,} candidates "
+                 f"each played to the end (target: {self.target}; within-decision R^2 {result.r2:.3f})"]
         if np.isfinite(self.linear):
             lines.append(f"  the policy's values are the weighted sum of the terms in {100 * self.linear:.1f}% of "
                          "the candidates")
@@ -466,6 +512,14 @@ class Training:
         lines.append(f"  held out ({held.learned.units:,} deals, {self.test_decisions:,} decisions): pairwise "
                      f"accuracy {held.learned.text()}, {self.policy}'s {held.policy.text()}, difference "
                      f"{held.difference.text(sign=True)}")
+        if self.worth is not None and self.held_worth is not None:
+            for k, start in enumerate(self.worth.starts):
+                weights = ", ".join(f"{name} {value:.3g} (se {error:.2g})" for name, value, error
+                                    in zip(self.worth.names, self.worth.weights[k], self.worth.errors[k]))
+                lines.append(f"  the planner's horizon, phase {k + 1}: {weights}")
+            lines.append(f"  held out at the horizon ({self.worth.candidates:,} candidates in the fit): pairwise "
+                         f"accuracy {self.held_worth.learned.text()}, the planner's worth "
+                         f"{self.held_worth.policy.text()}, difference {self.held_worth.difference.text(sign=True)}")
         if self.checked is not None:
             lines.append(f"  check on {self.checked.units:,} fresh deals (seats rotated): the fit beats "
                          f"{self.policy} {self.checked.text()}")
@@ -481,6 +535,10 @@ class Training:
                 "r2": self.fit.r2, "candidates": self.fit.candidates, "decisions": self.fit.decisions,
                 "deals": self.fit.deals, "held_out": {name: getattr(self.held, name).as_dict()
                                                       for name in ("learned", "policy", "difference")},
+                "worth": None if self.worth is None else [dict(zip(self.worth.names, map(float, row)))
+                                                          for row in self.worth.weights],
+                "held_out_worth": None if self.held_worth is None else {
+                    name: getattr(self.held_worth, name).as_dict() for name in ("learned", "policy", "difference")},
                 "check": None if self.checked is None else self.checked.as_dict(), "kept": self.kept,
                 "linear": self.linear, "out": str(self.out)}
 
@@ -500,8 +558,13 @@ def train(game_name: str, players: int, games: int, seed: int, out: str | Path, 
     names = tuple(game.bot_weights(config, "greedy"))
     records = collect(game.name, players, policy, games, seed, sample, top, extra, batch_size, progress)
     test = records.deal % HELD_OUT == HELD_OUT - 1
-    result = fit(records.rows(~test), names, phases, target)
+    starts = phase_starts(records.rows(~test).turn, phases)
+    result = fit(records.rows(~test), names, starts, target)
     held = held_out(records.rows(test), result, target)
+    worth = held_worth = None
+    if np.isfinite(records.horizon).all(axis=1).sum() > 2 * len(names) * len(starts):
+        worth = fit(records.rows(~test), names, starts, target, "horizon")
+        held_worth = held_out(records.rows(test), worth, target, "horizon")
     candidate = learned_choice_of(result, players, game.bot_weights(config, "greedy"),
                                   label=LEARNED if policy != LEARNED else f"{LEARNED}_next")
     checked = None
@@ -510,8 +573,9 @@ def train(game_name: str, players: int, games: int, seed: int, out: str | Path, 
                         batch_size)
     kept = checked is None or checked.low > 0.5
     linear = records.linear / records.checked if records.checked else float("nan")
-    training = Training(game.name, players, policy, target, result, held, checked, kept, linear, Path(out),
-                        int(np.unique(records.rows(test).groups()).size))
+    training = Training(game.name, players, policy, target, result, held, worth, held_worth, checked, kept,
+                        linear, Path(out),
+                        int(np.unique(records.rows(test).groups()).size), games)
     if kept:
         write_learned(training, seed, command)
     return training
@@ -540,9 +604,11 @@ def write_learned(training: Training, seed: int, command: str) -> None:
              f"r2_within = {result.r2:.4f}",
              f"linear_share = {training.linear:.4f}" if np.isfinite(training.linear) else "linear_share = nan",
              f"held_out_decisions = {training.test_decisions}"]
-    for name in ("learned", "policy", "difference"):
-        part = getattr(training.held, name).as_dict()
-        lines.append(f"held_out_{name} = {{ " + ", ".join(f"{k} = {v}" for k, v in part.items()) + " }")
+    held = [("held_out", training.held), ("horizon_held_out", training.held_worth)]
+    for prefix, part in held:
+        for name in ("learned", "policy", "difference") if part is not None else ():
+            values = getattr(part, name).as_dict()
+            lines.append(f"{prefix}_{name} = {{ " + ", ".join(f"{k} = {v}" for k, v in values.items()) + " }")
     if training.checked is not None:
         part = training.checked.as_dict()
         lines += ["", "[check]", f"against = {json.dumps(training.policy)}"]
@@ -551,6 +617,10 @@ def write_learned(training: Training, seed: int, command: str) -> None:
         lines += ["", "[[phases]]", f"from_turn = {start}"]
         for name, value, error in zip(result.names, result.weights[k], result.errors[k]):
             lines.append(f"{name} = {float(value)!r}  # se {error:.3g}")
+        if training.worth is not None:
+            lines += ["[phases.worth]  # the planner's value of a rollout's end in this phase"]
+            for name, value, error in zip(training.worth.names, training.worth.weights[k], training.worth.errors[k]):
+                lines.append(f"{name} = {float(value)!r}  # se {error:.3g}")
     path = training.out
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n")

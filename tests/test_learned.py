@@ -105,6 +105,25 @@ def test_the_phased_greedy_plays_the_plain_greedy_of_each_phase(learned_dir):
     assert np.array_equal(plain.actions, same.actions)
 
 
+def test_the_learned_planner_values_its_rollouts_ends_by_the_phases_horizon_weights(learned_dir):
+    path = learned_dir / "vora-2p.toml"
+    path.write_text(path.read_text() + "[phases.worth]\n" + "\n".join(
+        f"{name} = {value}" for name, value in zip(VORA_NAMES, (0.0, 0.0, 0.0, 0.0, 1.0))) + "\n")
+    game = get_game("vora")
+    config = game.load_config()
+    engine = game.batched(config, 2)
+    planner = batched_bots(game, engine, [resolve_bot(game, config, "learned_planner")] * 2)[1]
+    first, second = planner.inner
+    assert first.horizon is None and second.horizon.weights["cubes"] == 1.0 and second.horizon.weights["score"] == 0
+    assert second.weights["score"] == 1.0 and "horizon.cubes" not in second.weights
+    state, _ = play_batch(engine, batched_bots(game, engine, [resolve_bot(game, config, "greedy")] * 2),
+                          game_seeds(2, np.arange(6)), 8)  # games stopped after 8 turns
+    state.done[:] = False
+    cubes = state.farms[:, 1].sum(axis=1)
+    assert np.array_equal(second.end_worth(state), cubes)  # the worth of seat 1: its cubes alone
+    assert np.array_equal(first.end_worth(state, np.arange(6.0)), np.arange(6.0))
+
+
 def test_batched_and_reference_learned_bots_choose_the_same(learned_dir):
     report = verify("vora", get_game("vora").load_config(), 2, 30, seed=5, bot_labels=["learned", "greedy"])
     assert report.mismatches == 0
@@ -122,18 +141,22 @@ def test_the_fit_recovers_known_weights_within_decisions():
     phase = (turn >= np.median(turn[::per])).astype(int)
     outcome = (truth[phase] * terms).sum(axis=1) + np.repeat(rng.normal(0, 50, decisions), per)
     outcome += rng.normal(0, 0.1, outcome.size)
-    records = learn.Records(deal, decision, turn, np.tile(np.arange(per), decisions), terms, np.zeros(outcome.size),
-                            outcome, np.zeros(outcome.size))
-    result = learn.fit(records, ("a", "b", "c"), 2, "margin")
-    assert result.starts == (0, int(np.quantile(turn, 0.5)))
+    zero = np.zeros(outcome.size)
+    records = learn.Records(deal, decision, turn, np.tile(np.arange(per), decisions), terms, zero, outcome, zero,
+                            np.where(np.arange(outcome.size)[:, None] % per == 0, np.nan, terms), zero)
+    starts = learn.phase_starts(turn, 2)
+    assert starts == (0, int(np.quantile(turn, 0.5)))
+    result = learn.fit(records, ("a", "b", "c"), starts, "margin")
     assert result.weights == pytest.approx(truth, abs=0.03)
     assert result.decisions == decisions and result.deals == decisions // 3
+    horizon = learn.fit(records, ("a", "b", "c"), starts, "margin", "horizon")  # one candidate a decision left out
+    assert horizon.candidates == decisions * (per - 1) and horizon.weights == pytest.approx(truth, abs=0.03)
 
 
 def test_pairwise_accuracy_of_a_known_decision():
     # one decision, outcomes 3 > 2 > 1 (and a tie of 1 with 1): 3 pairs with different outcomes
     records = learn.Records(np.zeros(4, int), np.zeros(4, int), np.zeros(4, int), np.arange(4), np.zeros((4, 1)),
-                            np.zeros(4), np.array([1.0, 2.0, 3.0, 1.0]), np.zeros(4))
+                            np.zeros(4), np.array([1.0, 2.0, 3.0, 1.0]), np.zeros(4), np.zeros((4, 1)), np.zeros(4))
     deals, accuracy = learn.pair_accuracy(records, np.array([0.0, 5.0, 9.0, 7.0]), "margin")
     # pairs (0,1) right, (0,2) right, (1,2) right, (1,3) wrong, (2,3) right; (0,3) is tied in outcome
     assert list(deals) == [0] and accuracy[0] == pytest.approx(4 / 5)
@@ -159,7 +182,9 @@ def test_the_records_do_not_depend_on_the_batch():
     large = learn.collect("vora", 2, "greedy", 12, 7, sample=0.2, batch_size=12)
     assert small.size > 20 and small.linear == small.checked > 0  # Vora's greedy value is linear in its weights
     for name in learn._COLUMNS:
-        assert np.array_equal(getattr(small, name), getattr(large, name)), name
+        a, b = getattr(small, name), getattr(large, name)
+        assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), name
+    assert np.isfinite(small.horizon).all(axis=1).sum() > small.size // 2  # the horizon's terms where games go on
 
 
 def test_train_writes_a_file_the_learned_bot_reads(tmp_path, learned_dir):

@@ -69,9 +69,14 @@ def phase_key(name: str, phase: int, players: int) -> str:
 _PHASE_FIELDS = {"from_turn": Int(0)}
 
 
+HORIZON = "horizon."  # flat key prefix of a phase's learned value of a planner's rollout end (``[phases.worth]``)
+
+
 def file_schema(names: Sequence[str]) -> dict:
-    """The schema of a learned file whose phases weigh the greedy terms ``names``."""
-    phase = Record({**_PHASE_FIELDS, **{name: Float(-1e6, 1e6) for name in names}})
+    """The schema of a learned file whose phases weigh the greedy terms ``names`` (and, in ``[phases.worth]``,
+    the same terms at a planner's horizon)."""
+    terms = {name: Float(-1e6, 1e6) for name in names}
+    phase = Record({**_PHASE_FIELDS, **terms, "worth": Optional(Record(terms), None)})
     return {"game": Str(), "players": Int(1), "seed": Int(), "date": Str(), "command": Str(),
             "policy": Str(), "target": Str(), "method": Str(), "phases": List(phase, 1),
             "fit": Optional(Record({}), {}), "check": Optional(Record({}), {}), "note": Optional(Str(), "")}
@@ -106,6 +111,8 @@ def learned_weights(game: str, names: Sequence[str], directory: Path | None = No
             weights[phase_key(TURN, k, players)] = float(phase["from_turn"])
             for name in names:
                 weights[phase_key(name, k, players)] = float(phase[name])
+                if phase["worth"] is not None:
+                    weights[phase_key(HORIZON + name, k, players)] = float(phase["worth"][name])
     return weights
 
 
@@ -121,7 +128,8 @@ def is_phased(weights: Mapping[str, float]) -> bool:
 
 def phase_weights(weights: Mapping[str, float], players: int, label: str = LEARNED) -> list[tuple[int, dict]]:
     """``(first turn, weights)`` of each phase at ``players`` players: the weights without the learned keys,
-    each phase's greedy weights set on top. A ConfigError if no phase was learned at that count."""
+    each phase's greedy weights set on top (and its horizon weights as ``horizon.<name>``). A ConfigError if no
+    phase was learned at that count."""
     count = weights.get(f"{PHASES}_{players}p")
     if count is None:
         counts = sorted(int(key.rsplit("_", 1)[1][:-1]) for key in weights if key.startswith(PHASES))
@@ -139,6 +147,13 @@ def phase_weights(weights: Mapping[str, float], players: int, label: str = LEARN
     return phases
 
 
+def split_horizon(own: Mapping[str, float]) -> tuple[dict, dict | None]:
+    """A phase's weights without the ``horizon.`` ones, and with them in place of the greedy's (None: none)."""
+    greedy = {key: value for key, value in own.items() if not key.startswith(HORIZON)}
+    horizon = {key[len(HORIZON):]: value for key, value in own.items() if key.startswith(HORIZON)}
+    return greedy, (greedy | horizon if horizon else None)
+
+
 def phase_of(turn: np.ndarray | int, starts: Sequence[int]) -> np.ndarray | int:
     """The phase of a turn: the last phase whose first turn is at most ``turn``."""
     return np.searchsorted(np.asarray(starts), turn, side="right") - 1
@@ -152,7 +167,13 @@ class PhasedBot(BatchedBot):
         super().__init__(engine, seat, weights)
         phases = phase_weights(weights, getattr(engine, "player_count", engine.players))
         self.starts = [start for start, _ in phases]
-        self.inner = [make(engine, seat, own) for _, own in phases]
+        self.inner = []
+        for _, own in phases:
+            greedy, horizon = split_horizon(own)
+            bot = make(engine, seat, greedy)
+            if horizon is not None and hasattr(bot, "horizon"):
+                bot.horizon = make(engine, seat, horizon)
+            self.inner.append(bot)
         self.plays_any_seat = all(bot.plays_any_seat for bot in self.inner)
 
     def act(self, state: BatchedState, active: np.ndarray) -> np.ndarray:
@@ -187,7 +208,8 @@ class PhasedReferenceBot(ReferenceBot):
         players = game_players(game)
         if players not in self._inner:
             phases = phase_weights(self.weights, players)
-            self._inner[players] = ([s for s, _ in phases], [self.make(self.seat, own) for _, own in phases])
+            self._inner[players] = ([s for s, _ in phases],
+                                    [self.make(self.seat, split_horizon(own)[0]) for _, own in phases])
         starts, bots = self._inner[players]
         bot = bots[int(phase_of(game.turn, starts))]
         self.explains = bot.explains
