@@ -164,7 +164,7 @@ def _bench_kind(result: dict[str, Any], game: GameDefinition, config: GameConfig
     result[f"batched_{kind}_gps"] = len(seeds) / run_seconds
     result[f"{kind}_decisions_per_s"] = int(finals[-1].decisions.sum()) / run_seconds
     reference_gps = None
-    if game.bots[kind].reference is not None:
+    if game.bots[choices[0].kind].reference is not None:
         deals = [int(s) for s in seeds[:result["reference_games"]]]
         decisions_per_deal = float(finals[-1].decisions[:len(deals)].mean())
         decisions_per_s, result["repeats"][f"reference_{kind}"], result["reference_decisions"][kind] = (

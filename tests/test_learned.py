@@ -211,3 +211,19 @@ def test_train_refuses_bad_options_with_one_line(tmp_path, game, args, fragments
     result = glade("train", game, "--games", 4, "--seed", 1, "--out", out, *args)
     one_error_line(result, *fragments)
     assert not out.exists()
+
+
+def test_glade_games_and_bench_show_the_learned_bots(learned_dir):
+    result = glade("games")
+    assert result.exit_code == 0, result.output
+    vora = result.output[result.output.index("vora: Vora"):result.output.index("vorex: Vorex")]
+    assert "bot      learned: greedy with its weights fitted to game outcomes" in vora
+    assert "configs/learned/vora-<P>p.toml at 2 players" in vora and "bot      learned_planner:" in vora
+    assert "bot      learned" not in result.output[result.output.index("vorex: Vorex"):]
+    from sims.bench import bench
+
+    config = get_game("vora").load_config()
+    figures = bench("vora", config, 2, batch_size=8, repeats=1, reference_games=1, kinds=("greedy", "learned"))
+    assert figures["batched_learned_gps"] > 0 and figures["reference_decisions"]["learned"] > 0
+    assert "batched_learned_gps" not in bench("vora", config, 3, batch_size=8, repeats=1, reference_games=1,
+                                              kinds=("learned",))
