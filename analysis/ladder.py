@@ -82,8 +82,9 @@ class Pair:
 
     @property
     def strong(self) -> bool:
-        """A pair of the top level: strong (or a bot called ``strong...``) over the one below."""
-        return self.upper.startswith(STRONG)
+        """A pair of the top level: strong (or a bot called ``strong...``) over a planner (``planner...``,
+        ``learned_planner``)."""
+        return self.upper.startswith(STRONG) and "planner" in self.lower
 
     @property
     def bar(self) -> float:
