@@ -36,9 +36,11 @@ both engines find the same phase):
 4. Check. The learned weights play the policy on ``check`` fresh deals
    (deals ``games`` to ``games + check - 1`` of the seed, seats split and
    rotated as in ``glade ladder``): the learned bot's pair share with its
-   95% t interval over deals (:func:`analysis.stats.skill_gradient`). The file
-   is written only when the interval lies above 50% (a generation is kept
-   only when it beats the last).
+   95% t interval over deals (:func:`analysis.stats.skill_gradient`); and the
+   fitted greedy, then the policy, fill every seat on the same deals. The file
+   is written only when the interval lies above 50% (a generation is kept only
+   when it beats the last) and the fit's self-play leaves no more games
+   unfinished (stalls) than the policy's.
 """
 
 from __future__ import annotations
@@ -464,6 +466,21 @@ def check(game_name: str, players: int, policy: str, candidate: BotChoice, deals
     return share
 
 
+def self_play_stalls(game_name: str, players: int, choice: BotChoice, deals: np.ndarray, seed: int,
+                     batch_size: int = 512) -> int:
+    """Games without a result (stalls at the turn cap) when ``choice`` fills every seat on ``deals`` of ``seed``."""
+    game = get_game(game_name)
+    config = game.load_config()
+    engine = game.batched(config, players)
+    stalls = 0
+    for start in range(0, deals.size, batch_size):
+        part = deals[start:start + batch_size]
+        state, _ = play_batch(engine, batched_bots(game, engine, [choice] * engine.players), game_seeds(seed, part),
+                              game.max_turns(config))
+        stalls += int((engine.results(state).rank[:, 0] == 0).sum())
+    return stalls
+
+
 def pair_share(records: pl.DataFrame, lower: str, upper: str) -> Interval:
     """The upper bot's pair share against the lower one in ``records`` (:func:`analysis.stats.skill_gradient`)."""
     from analysis import stats
@@ -495,6 +512,7 @@ class Training:
     out: Path
     test_decisions: int
     games: int
+    stalls: tuple[int, int] = (0, 0)  # the check's deals in self-play: games the fit, and the policy, left unfinished
 
     def describe(self) -> str:
         """What ``glade train`` prints."""
@@ -522,9 +540,11 @@ class Training:
                          f"{self.held_worth.policy.text()}, difference {self.held_worth.difference.text(sign=True)}")
         if self.checked is not None:
             lines.append(f"  check on {self.checked.units:,} fresh deals (seats rotated): the fit beats "
-                         f"{self.policy} {self.checked.text()}")
-        lines.append(f"  written to {self.out}" if self.kept else
-                     f"  not written: the check's interval does not lie above 50% ({self.out} unchanged)")
+                         f"{self.policy} {self.checked.text()}; in self-play on those deals the fit stalls in "
+                         f"{self.stalls[0]:,} games, {self.policy} in {self.stalls[1]:,}")
+        reason = ("the check's interval does not lie above 50%" if self.checked is not None
+                  and self.checked.low <= 0.5 else f"the fit stalls more often than {self.policy} in self-play")
+        lines.append(f"  written to {self.out}" if self.kept else f"  not written: {reason} ({self.out} unchanged)")
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -540,6 +560,7 @@ class Training:
                 "held_out_worth": None if self.held_worth is None else {
                     name: getattr(self.held_worth, name).as_dict() for name in ("learned", "policy", "difference")},
                 "check": None if self.checked is None else self.checked.as_dict(), "kept": self.kept,
+                "self_play_stalls": {"fit": self.stalls[0], "policy": self.stalls[1]},
                 "linear": self.linear, "out": str(self.out)}
 
 
@@ -568,14 +589,17 @@ def train(game_name: str, players: int, games: int, seed: int, out: str | Path, 
     candidate = learned_choice_of(result, players, game.bot_weights(config, "greedy"),
                                   label=LEARNED if policy != LEARNED else f"{LEARNED}_next")
     checked = None
+    stalls = (0, 0)
     if check_games:
-        checked = check(game.name, players, policy, candidate, np.arange(games, games + check_games), seed,
-                        batch_size)
-    kept = checked is None or checked.low > 0.5
+        deals = np.arange(games, games + check_games)
+        checked = check(game.name, players, policy, candidate, deals, seed, batch_size)
+        stalls = (self_play_stalls(game.name, players, candidate, deals, seed, batch_size),
+                  self_play_stalls(game.name, players, resolve_bot(game, config, policy), deals, seed, batch_size))
+    kept = checked is None or (checked.low > 0.5 and stalls[0] <= stalls[1])
     linear = records.linear / records.checked if records.checked else float("nan")
     training = Training(game.name, players, policy, target, result, held, worth, held_worth, checked, kept,
                         linear, Path(out),
-                        int(np.unique(records.rows(test).groups()).size), games)
+                        int(np.unique(records.rows(test).groups()).size), games, stalls)
     if kept:
         write_learned(training, seed, command)
     return training
@@ -613,6 +637,7 @@ def write_learned(training: Training, seed: int, command: str) -> None:
         part = training.checked.as_dict()
         lines += ["", "[check]", f"against = {json.dumps(training.policy)}"]
         lines += [f"{k} = {v}" for k, v in part.items()]
+        lines += [f"self_play_stalls = {training.stalls[0]}", f"policy_self_play_stalls = {training.stalls[1]}"]
     for k, start in enumerate(result.starts):
         lines += ["", "[[phases]]", f"from_turn = {start}"]
         for name, value, error in zip(result.names, result.weights[k], result.errors[k]):

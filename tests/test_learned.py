@@ -227,3 +227,21 @@ def test_glade_games_and_bench_show_the_learned_bots(learned_dir):
     assert figures["batched_learned_gps"] > 0 and figures["reference_decisions"]["learned"] > 0
     assert "batched_learned_gps" not in bench("vora", config, 3, batch_size=8, repeats=1, reference_games=1,
                                               kinds=("learned",))
+
+
+@pytest.mark.parametrize("stalls, kept", [((0, 0), True), ((3, 1), False)])
+def test_a_fit_that_stalls_more_in_self_play_is_not_kept(tmp_path, monkeypatch, stalls, kept):
+    """A fit that wins its check but leaves more self-play games unfinished than the policy is not written."""
+    monkeypatch.setattr(learn, "check", lambda *args, **kwargs: learn.Interval(0.6, 0.55, 0.65, 10))
+    counts = iter(stalls)
+    monkeypatch.setattr(learn, "self_play_stalls", lambda *args, **kwargs: next(counts))
+    out = tmp_path / "vora-2p.toml"
+    result = learn.train("vora", 2, 12, 7, out, sample=0.2, check_games=10)
+    assert result.kept == kept and out.exists() == kept and result.stalls == stalls
+    assert ("stalls more often than greedy in self-play" in result.describe()) == (not kept)
+
+
+def test_self_play_stalls_counts_unfinished_games():
+    game = get_game("vora")
+    choice = resolve_bot(game, game.load_config(), "greedy")
+    assert learn.self_play_stalls("vora", 2, choice, np.arange(4), 3) == 0
