@@ -42,7 +42,13 @@ from sims.runner import check_deals, check_run_dir, check_seed, run, run_manifes
 
 LADDER = ("random", "greedy", "planner", STRONG)
 LADDER_JSON = "ladder.json"
-BAR = 0.6  # the issue's bar: each level beats the one below with at least this share
+# The bar (issue 37): random -> greedy -> planner, each level beats the one below with at least BAR of the points
+# (the interval's low end) over at least BAR_DEALS deals; strong beats the planner with an interval above
+# STRONG_BAR over at least STRONG_DEALS deals, or the game's ladder drops strong and says so.
+BAR = 0.6
+BAR_DEALS = 200
+STRONG_BAR = 0.5
+STRONG_DEALS = 400
 
 
 def ladder_path() -> Path:
@@ -78,9 +84,26 @@ class Pair:
     games: int
 
     @property
+    def strong(self) -> bool:
+        """A pair of the top level: strong (or a bot called ``strong...``) over a planner (``planner...``,
+        ``learned_planner``)."""
+        return self.upper.startswith(STRONG) and "planner" in self.lower
+
+    @property
+    def bar(self) -> float:
+        """The pair's bar: :data:`STRONG_BAR` for strong, else :data:`BAR`."""
+        return STRONG_BAR if self.strong else BAR
+
+    @property
+    def bar_deals(self) -> int:
+        """The deals the bar asks for: :data:`STRONG_DEALS` for strong, else :data:`BAR_DEALS`."""
+        return STRONG_DEALS if self.strong else BAR_DEALS
+
+    @property
     def meets_bar(self) -> bool:
-        """The interval lies above the bar (the upper bot shown to win at least ``BAR``)."""
-        return self.low >= BAR
+        """The interval lies above the bar: the upper bot shown to win at least ``BAR`` (strong: more than
+        ``STRONG_BAR``)."""
+        return self.low > STRONG_BAR if self.strong else self.low >= BAR
 
 
 @dataclass(frozen=True)
@@ -105,15 +128,18 @@ class Ladder:
 
     def to_dict(self) -> dict[str, Any]:
         return {"game": self.game, "players": self.players, "method": self.method,
-                "pairs": [vars(p) | {"meets_bar": p.meets_bar} for p in self.pairs],
+                "pairs": [vars(p) | {"bar": p.bar, "bar_deals": p.bar_deals, "meets_bar": p.meets_bar}
+                          for p in self.pairs],
                 "ratings": [vars(r) for r in self.ratings]}
 
     def describe(self) -> str:
         lines = [f"{self.game}, {self.players} players ({self.method})"]
         for p in self.pairs:
             verdict = "meets" if p.meets_bar else "misses"
+            short = f", fewer than the bar's {p.bar_deals:,} deals" if p.deals < p.bar_deals else ""
+            bar = f"the interval above {_pct(p.bar)}" if p.strong else f"the {_pct(p.bar)} bar"
             lines.append(f"  {p.upper} beats {p.lower} {_pct(p.share)} [{_pct(p.low)}, {_pct(p.high)}] "
-                         f"of {p.deals:,} deals ({p.games:,} games): {verdict} the {_pct(BAR)} bar")
+                         f"of {p.deals:,} deals ({p.games:,} games): {verdict} {bar}{short}")
         for r in self.ratings:
             lines.append(f"  {r.bot:<10} Elo {r.elo:+,.0f} [{r.low:+,.0f}, {r.high:+,.0f}]")
         return "\n".join(lines)
@@ -335,6 +361,11 @@ def strength_lines(entry: dict) -> list[str]:
         if r["bot"] in beats:
             p = beats[r["bot"]]
             text += f" (beats {p['lower']} {_whole(p['share'])}% [{_whole(p['low'])}, {_whole(p['high'])}])"
+            pair = Pair(**{key: p[key] for key in ("lower", "upper", "share", "low", "high", "deals", "games")})
+            if pair.strong and not pair.meets_bar:
+                text = (f"{r['bot']}: dropped from the ladder (beats {p['lower']} {_whole(p['share'])}% "
+                        f"[{_whole(p['low'])}, {_whole(p['high'])}] of {p['deals']:,} deals: not shown above "
+                        f"{_whole(STRONG_BAR)}%)")
         lines.append(text)
     if entry.get("note"):
         lines.append(f"note: {entry['note']}")

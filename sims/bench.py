@@ -43,12 +43,13 @@ from typing import Any
 import numpy as np
 
 from sims.core.engine import GameConfig, GameDefinition
+from sims.core.learned import LEARNED, learned_path
 from sims.core.play import batched_bots, check_players, play_batch, play_reference, reference_bots, resolve_bot
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError
 from sims.registry import get_game
 
-BOT_KINDS = ("random", "greedy", "planner")
+BOT_KINDS = ("random", "greedy", "learned", "planner")  # learned: where the game has it at that count
 BATCH_SIZE = 1024
 PLANNER_BATCH_SIZE = 32
 REFERENCE_GAMES = 2
@@ -132,7 +133,7 @@ def bench(
         "reference_games": reference_games, "reference_decisions": {}, "seed": seed,
         "budget_seconds": None if repeats else budget, "clocks": CLOCKS, "warm_up_seconds": {}, **versions(),
     }
-    for kind in [k for k in kinds if k in game.bots]:
+    for kind in [k for k in kinds if k in game.bots or (k == LEARNED and learned_path(game.name, players).exists())]:
         size = planner_batch_size if kind == "planner" else batch_size
         _bench_kind(result, game, config, players, kind, game_seeds(seed, np.arange(size)), repeats, budget)
     result["compile_seconds"] = sum(result["warm_up_seconds"].values())
@@ -163,7 +164,7 @@ def _bench_kind(result: dict[str, Any], game: GameDefinition, config: GameConfig
     result[f"batched_{kind}_gps"] = len(seeds) / run_seconds
     result[f"{kind}_decisions_per_s"] = int(finals[-1].decisions.sum()) / run_seconds
     reference_gps = None
-    if game.bots[kind].reference is not None:
+    if game.bots[choices[0].kind].reference is not None:
         deals = [int(s) for s in seeds[:result["reference_games"]]]
         decisions_per_deal = float(finals[-1].decisions[:len(deals)].mean())
         decisions_per_s, result["repeats"][f"reference_{kind}"], result["reference_decisions"][kind] = (

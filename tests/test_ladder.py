@@ -9,7 +9,8 @@ import math
 import polars as pl
 import pytest
 
-from analysis.ladder import BAR, LADDER, measure, pair_lineup, read_ladder, save_ladder, stacked
+from analysis.ladder import (BAR, BAR_DEALS, LADDER, STRONG_BAR, STRONG_DEALS, Pair, measure, pair_lineup,
+                             read_ladder, save_ladder, stacked, strength_lines)
 from sims.core.play import STRONG, resolve_bot, strong_description, strong_weights
 from sims.registry import get_game
 from tests import toy_game  # noqa: F401  (registers the toy game)
@@ -57,6 +58,23 @@ def test_shares_and_ratings_on_a_known_table():
     assert elo["planner"] == pytest.approx(2 * ELO_LN3, abs=1.0)
 
 
+def test_strong_has_its_own_bar_and_is_dropped_below_it():
+    """random -> greedy -> planner: the interval's low end at least 60%; strong: an interval above 50%."""
+    greedy = Pair("random", "greedy", 0.63, 0.605, 0.655, 200, 400)
+    planner = Pair("greedy", "planner", 0.63, 0.59, 0.67, 200, 400)
+    assert greedy.meets_bar and not planner.meets_bar and greedy.bar == BAR and greedy.bar_deals == BAR_DEALS
+    strong = Pair("planner", "strong", 0.53, 0.505, 0.555, 400, 800)
+    weak = Pair("planner", "strong", 0.53, 0.49, 0.57, 400, 800)
+    assert strong.meets_bar and not weak.meets_bar and strong.bar == STRONG_BAR and strong.bar_deals == STRONG_DEALS
+    entry = {"players": 2, "date": "2026-12-07", "ratings": [{"bot": b, "elo": 0.0, "low": 0.0, "high": 0.0}
+                                                              for b in ("planner", "strong")],
+             "pairs": [vars(weak)], "note": ""}
+    assert "strong: dropped from the ladder (beats planner 53% [49, 57] of 400 deals" in "\n".join(
+        strength_lines(entry))
+    entry["pairs"] = [vars(strong)]
+    assert "strong: 0 (beats planner 53% [50, 56])" in "\n".join(strength_lines(entry))
+
+
 def test_a_pair_given_in_the_other_order_is_flipped():
     records = stacked([pair_records("greedy", "random")])  # random is the stronger one here
     ladder = measure(records, ["greedy", "random"], "toy")
@@ -79,18 +97,22 @@ def test_the_ladder_file_keeps_one_entry_per_game_and_count(tmp_path):
 
 
 def test_the_shipped_ladder_file_pairs_adjacent_bots_with_its_command():
-    """configs/ladder.toml (what ``glade games`` prints) is well formed: each entry's pairs are the ladder's
-    adjacent bots (whether each level wins is measured, not asserted: see docs/bots.md), each share inside
-    its interval, the command the one that wrote that game, count and seed."""
+    """configs/ladder.toml (what ``glade games`` prints) is well formed: each entry's pairs are its ladder's
+    adjacent bots, random first, then a greedy, a planner and strong (today's or the learned bots; whether each
+    level wins is measured, not asserted: see docs/bots.md), each share inside its interval, the command the one
+    that wrote that game, count and seed."""
     entries = read_ladder()
     measured = {(e["game"], e["players"]) for e in entries}
     assert {(game, players) for game in ("vora", "vorex", "reforest") for players in (2, 3, 4)} <= measured
     for entry in entries:
         pairs = entry["pairs"]
-        assert [(p["lower"], p["upper"]) for p in pairs] == list(zip(LADDER, LADDER[1:]))
+        bots = [r["bot"] for r in entry["ratings"]]
+        assert bots[0] == "random" and bots[-1] == STRONG and len(bots) == len(LADDER)
+        assert bots[1] in ("greedy", "learned") and bots[2] in ("planner", "learned_planner")
+        assert [(p["lower"], p["upper"]) for p in pairs] == list(zip(bots, bots[1:]))
         assert all(p["low"] <= p["share"] <= p["high"] and p["games"] == p["deals"] * entry["players"]
                    for p in pairs)
-        assert [r["bot"] for r in entry["ratings"]] == list(LADDER) and entry["ratings"][0]["elo"] == 0
+        assert entry["ratings"][0]["elo"] == 0
         assert entry["command"].startswith(f"glade ladder {entry['game']} --players {entry['players']} "
                                            f"--games {pairs[0]['deals']} --seed {entry['seed']} ")
 

@@ -143,6 +143,7 @@ class RolloutPlanner(BatchedBot):
     plan_root: str | None = None  # the streams' prefix (None: ``plan/<seat>``); a reply model's are its planner's
     _rollout_bots: dict[int, list[BatchedBot]] | None = None
     _reply_models: dict[int, list[BatchedBot]] | None = None
+    horizon: "RolloutPlanner | None" = None  # a planner whose worth values the rollouts' ends instead (learned)
 
     def weight(self, name: str, default: float | None) -> float | None:
         """The weight ``name``: its ``<name>_<players>p`` entry at this player count, else ``name``, else
@@ -209,6 +210,13 @@ class RolloutPlanner(BatchedBot):
     def worth(self, branch: BatchedState) -> np.ndarray:
         """float ``[n]``: what each rollout's final position is worth to this planner's seat."""
         raise NotImplementedError
+
+    def end_worth(self, branch: BatchedState, worth: np.ndarray | None = None) -> np.ndarray:
+        """What the rollouts' ends of ``branch`` are worth: ``worth`` (default :meth:`worth`), or the worth of
+        :attr:`horizon` where it is set (a learned value of the horizon, :mod:`sims.core.learned`)."""
+        if self.horizon is not None:
+            return self.horizon.worth(branch)
+        return self.worth(branch) if worth is None else worth
 
     # --- the plan -----------------------------------------------------------------------------
 
@@ -437,12 +445,12 @@ class RolloutPlanner(BatchedBot):
                 break
             if 2 * playing.size <= branch.size:
                 stopped = np.flatnonzero(~live)
-                worth[rows[stopped]] = self.worth(branch)[stopped]
+                worth[rows[stopped]] = self.end_worth(branch)[stopped]
                 branch, rows, start_turn = take_games(branch, playing), rows[playing], start_turn[playing]
                 live = np.ones(branch.size, dtype=bool)
             self._rollout_step(branch, live, bots)
             taken += 1
-        worth[rows] = self.worth(branch)
+        worth[rows] = self.end_worth(branch)
         return worth
 
     def _rollout_step(self, branch: BatchedState, live: np.ndarray, bots: list[BatchedBot]) -> None:

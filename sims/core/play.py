@@ -6,6 +6,7 @@ for actions, enforce the turn cap and record the trace.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -24,6 +25,8 @@ from sims.core.engine import (
     ReferenceGame,
     Trace,
 )
+from sims.core.learned import (LEARNED, batched_bot, greedy_names, learned_kind, learned_labels, learned_weights,
+                               reference_bot)
 from sims.core.spec import ConfigError, base_weight
 
 
@@ -51,7 +54,10 @@ def resolve_bot(game: GameDefinition, config, label: str) -> BotChoice:
         return BotChoice(label, kind, merged)
     if label == STRONG and "planner" in game.bots:
         return strong_choice(game, config)
-    known = ", ".join(list(game.bots) + sorted(personas) + ([STRONG] if "planner" in game.bots else []))
+    if label in learned_labels(game):
+        return learned_choice(game, config, label)
+    known = ", ".join(list(game.bots) + sorted(personas) + ([STRONG] if "planner" in game.bots else [])
+                      + list(learned_labels(game)))
     raise ConfigError("--bots", label, f"a bot or persona of {game.name} ({known})", has_got=False)
 
 
@@ -59,6 +65,14 @@ def strong_choice(game: GameDefinition, config) -> BotChoice:
     """The built-in ``strong`` bot of a game with a planner (a config's ``[personas.strong]`` replaces it):
     the planner's weights with its class's ``strong_weights`` set (:class:`sims.core.planner.RolloutPlanner`)."""
     return BotChoice(STRONG, "planner", dict(game.bot_weights(config, "planner")) | strong_weights(game))
+
+
+def learned_choice(game: GameDefinition, config, label: str = LEARNED) -> BotChoice:
+    """A learned bot (:mod:`sims.core.learned`): the kind's weights with every learned file of the game's greedy
+    weights (``configs/learned/<game>-<P>p.toml``) set on top, by phase and player count."""
+    kind = learned_kind(label)
+    names = greedy_names(game.bot_weights(config, "greedy"))
+    return BotChoice(label, kind, dict(game.bot_weights(config, kind)) | learned_weights(game.name, names))
 
 
 def strong_weights(game: GameDefinition) -> dict[str, float]:
@@ -113,17 +127,18 @@ def seat_labels(game: GameDefinition, players: int, labels: Sequence[str]) -> li
 
 def batched_bots(game: GameDefinition, engine: BatchedEngine, choices: Sequence[BotChoice],
                  streams: str = "") -> list[BatchedBot]:
-    """One batched bot per seat. ``streams`` (empty: the usual ``bot/<seat>``) renames every seat's random
-    stream to ``<streams>/bot/<seat>``: the same deals (the rules draw from their own streams) with other
-    tie-breaks, the placebo run of ``glade ablate``. A bot class without a ``stream`` argument is refused."""
+    """One batched bot per seat (learned weights make a phased bot, :func:`sims.core.learned.batched_bot`).
+    ``streams`` (empty: the usual ``bot/<seat>``) renames every seat's random stream to
+    ``<streams>/bot/<seat>``: the same deals (the rules draw from their own streams) with other tie-breaks, the
+    placebo run of ``glade ablate``. A bot class without a ``stream`` argument is refused."""
     if not streams:
-        return [game.bots[c.kind].batched(engine, seat, c.weights) for seat, c in enumerate(choices)]
+        return [batched_bot(game.bots[c.kind].batched, engine, seat, c.weights) for seat, c in enumerate(choices)]
     fixed = without_streams(game, choices)
     if fixed is not None:
         raise ConfigError("--bots", fixed.label, f"a bot whose random stream can be renamed ({game.name}'s "
                           f"{fixed.kind} bot takes no stream)", has_got=False)
-    return [game.bots[c.kind].batched(engine, seat, c.weights, stream=f"{streams}/bot/{seat}")
-            for seat, c in enumerate(choices)]
+    return [batched_bot(functools.partial(game.bots[c.kind].batched, stream=f"{streams}/bot/{seat}"), engine, seat,
+                        c.weights) for seat, c in enumerate(choices)]
 
 
 def without_streams(game: GameDefinition, choices: Sequence[BotChoice]) -> BotChoice | None:
@@ -142,7 +157,7 @@ def reference_bots(game: GameDefinition, choices: Sequence[BotChoice]) -> list[R
         factory = game.bots[choice.kind].reference
         if factory is None:
             raise ConfigError("--bots", choice.label, "a bot with a reference implementation", has_got=False)
-        bots.append(factory(seat, choice.weights))
+        bots.append(reference_bot(factory, seat, choice.weights))
     return bots
 
 

@@ -96,6 +96,11 @@ class GreedyBot(BatchedBot):
             chosen[rows] = self.greedy_choices(state, rows)[0]
         return chosen
 
+    def scored_actions(self, state: ReforestState, active: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Flat ``games, actions, value, noise`` of every action scored in the active games, by game (a game
+        with one legal action is not scored)."""
+        return self.greedy_choices(state, np.flatnonzero(active & ~state.done), keep_scores=True)[1:]
+
     def buffers(self, state: ReforestState) -> tuple[tuple[np.ndarray, ...], ...]:
         """The kernels' scratch (made once): :func:`bot_kernels.buffers`, :func:`bot_kernels.evaluation_buffers`,
         the planner's worth and kept candidates (room for one game's legal actions) and
@@ -139,8 +144,9 @@ class PlannerBot(RolloutPlanner, GreedyBot):
 
     def act(self, state: ReforestState, active: np.ndarray) -> np.ndarray:
         """The plan of :class:`RolloutPlanner`, each game's in one kernel (:func:`bot_kernels.choices`); with a
-        search weight the kernel does not know (:data:`SHARED_PLAN_WEIGHTS`), the shared plan or tree search."""
-        if any(self.weight(name, 0) for name in SHARED_PLAN_WEIGHTS):
+        search weight the kernel does not know (:data:`SHARED_PLAN_WEIGHTS`), or a learned :attr:`horizon` value,
+        the shared plan or tree search."""
+        if self.horizon is not None or any(self.weight(name, 0) for name in SHARED_PLAN_WEIGHTS):
             return super().act(state, active)
         chosen = np.full(state.size, -1, dtype=np.int64)
         rows = np.flatnonzero(active & ~state.done)
@@ -207,7 +213,7 @@ class PlannerBot(RolloutPlanner, GreedyBot):
         bot_kernels.greedy_rollouts(self.engine.arrays(branch), self.scratch(branch), self.engine.tables,
                                     branch.seeds, horizon, self.rollout_keys(), self.weight_values, HAND_VALUE_SHARE,
                                     self.seat, WIN_BONUS, lists, work, worth)
-        return worth
+        return self.end_worth(branch, worth)
 
     def worth(self, branch: ReforestState) -> np.ndarray:
         me = np.full(branch.size, self.seat, dtype=np.int64)

@@ -139,7 +139,7 @@ class PlannerBot(RolloutPlanner, GreedyBot):
         bot_kernels.roll_out(self.engine.geo.tables, state_arrays(branch), branch.seeds, branch.decisions,
                          self.weight_array(), self.rollout_keys(), self.seat,
                          np.ascontiguousarray(self.stop_turn(start_turn), dtype=np.int64), self.depth, WIN_BONUS, worth)
-        return worth
+        return self.end_worth(branch, worth)
 
     def stop_turn(self, start_turn: np.ndarray) -> np.ndarray:
         """The turn count at which a rollout stops: ``turns`` turns on, by default every seat's (this seat's

@@ -173,7 +173,7 @@ class PlannerBot(RolloutPlanner, GreedyBot):
             choice_codes(engine), branch.seeds, branch.decisions, weight_vector(self.weights), self.rollout_keys(),
             self.seat, np.asarray(start_turn, dtype=np.int64), self.horizon_turns,
             np.iinfo(np.int64).max if limit is None else limit, branch.steps, WIN_BONUS, fields, stump, worth)
-        return worth
+        return self.end_worth(branch, worth)
 
     def hide_unseen(self, branch: VorexState) -> None:
         """Shuffle the tiles not yet revealed (which tiles remain is public, their order is not)."""
