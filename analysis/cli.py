@@ -483,9 +483,14 @@ def train(game_name: str, players: int | None, games_: int, seed: int, out_file:
         glade train overgrowth --games 3000 --seed 5 --phases 3 --out runs/og-2p.toml --json
     """
     from analysis.learn import train as run_training
+    from sims.outdir import check_file
+    from sims.runner import check_deals, check_seed
 
     game = _game(game_name)
     players = _players(game, players, None)
+    check_seed(seed)
+    check_deals("--games", games_)
+    check_file(out_file, "train")
     done = [0]
 
     def step(deals: int) -> None:

@@ -397,3 +397,13 @@ def test_a_huge_jobs_asks_for_at_most_four_workers_per_cpu():
         assert parallel.n_jobs == WORKERS_PER_CPU * os.cpu_count()
     with local_workers(2) as parallel:
         assert parallel.n_jobs == min(2, WORKERS_PER_CPU * os.cpu_count())
+
+
+@pytest.mark.parametrize("bad", [["--seed", str(1 << 64)], ["--games", "1000000000000"], ["--out", "missing/x.toml"]])
+def test_train_refuses_bad_input_before_writing(tmp_path, bad):
+    options = {"--seed": "1", "--games": "10", "--out": str(tmp_path / "fit.toml")}
+    options[bad[0]] = bad[1] if bad[0] != "--out" else str(tmp_path / bad[1])
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = glade("train", "vora", "--players", "2", *[x for kv in options.items() for x in kv])
+    one_error_line(result, bad[0])
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
