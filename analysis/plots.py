@@ -527,7 +527,7 @@ def component_strength(table: pl.DataFrame, component: str, use_low: np.ndarray,
 
 @_styled
 def skill_gradient(pairwise: pl.DataFrame, ratings: pl.DataFrame, reference: str) -> Figure:
-    """Pairwise points shares (per-deal t intervals) and Bradley-Terry ratings (Elo, normal 95%)."""
+    """Pairwise points shares (per-deal t intervals) and Bradley-Terry ratings (Elo, t 95%)."""
     n_pairs, n_bots = pairwise.height, ratings.height
     rows = max(n_pairs, n_bots)
     fig, axes = _figure(1.2 + 0.42 * rows, ncols=2, width_ratios=[1.3, 1])

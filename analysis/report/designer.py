@@ -48,8 +48,8 @@ DESIGNER_METHODS = [
     "leader is the one seat strictly ahead; a tied round changes nothing), the comeback rate (of games with one "
     "winner and two rounds or more, the share whose winner was strictly behind at round rounds // 2) and the "
     "wire-to-wire rate (the winner never behind at a round end). Intervals take the deal as the unit when deals "
-    "hold several games (analysis.stats.clustered_mean and clustered_proportion: per-deal means, percentile "
-    "bootstrap); with one game a deal, a bootstrap of the mean and Wilson 95% for the shares. The trajectory "
+    "hold several games (analysis.stats.clustered_mean and clustered_proportion: per-deal means, t intervals); "
+    "with one game a deal, the t interval of the mean and Wilson 95% for the shares. The trajectory "
     "figure shows per seat and round the median and the 25-75% band over the games still running, up to the last "
     "round that 10% of the games reached.",
     "Content strength per item (analysis.stats.item_strength), one table per component family: the win rate of "

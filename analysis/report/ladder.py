@@ -74,7 +74,7 @@ def build_ladder_report(path: str | Path, delta: float = 0.0) -> Report:
                       f" on the Elo scale (400/ln 10 per logit), {bots[0]} at 0."),
         Plot("skill-gradient", plots.skill_gradient(gradient.pairwise, gradient.ratings, gradient.reference),
              "Left: each pair's share of points with its paired interval; the dashed line is 50%. Right: "
-             "Bradley-Terry ratings in Elo with normal 95% intervals."),
+             "Bradley-Terry ratings in Elo with t 95% intervals (deals - 1 degrees of freedom)."),
     ])
     methods = [line for line in stats.methods_used() if line.startswith(("Skill gradient", "Bot ratings",
                                                                           "The deal is the unit"))]

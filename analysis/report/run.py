@@ -565,7 +565,7 @@ def _bot_section(a: RunAnalysis) -> Section:
                      + (" Perfect separation: ratings use a virtual-draw prior." if g.separated else ""))))
         blocks.append(Plot("skill-gradient", plots.skill_gradient(g.pairwise, g.ratings, g.reference),
                            "Left: each pairing's share of points with its paired interval; the dashed line is 50%. "
-                           "Right: Bradley-Terry ratings in Elo with normal 95% intervals."))
+                           "Right: Bradley-Terry ratings in Elo with t 95% intervals (deals - 1 degrees of freedom)."))
     elif a.gradient_error:
         blocks.append(Paragraph(f"Skill gradient: could not be measured ({a.gradient_error}).", "note"))
     elif len(a.bots) > 1:
