@@ -15,8 +15,8 @@ from analysis import stats
 from analysis.drama import Course
 from analysis.drama import course as drama_course
 from analysis.report.methods import _methods_section, _versions_now, target_band
-from analysis.report.model import (ALPHA, Block, Code, Column, DELTA, Facts, Flag, Flags, Paragraph, Plot, Report,
-                                   STALL_FLAG, Section, Table)
+from analysis.report.model import (ALPHA, Block, Code, Column, DELTA, DETAIL_DEALS, Facts, Flag, Flags, Paragraph, Plot,
+                                   Report, STALL_FLAG, Section, Table)
 from analysis.report.run import _bot_rows, config_block, player_seats, turn_cap
 from analysis.ablate import analyse_ablate, verdict_line
 from analysis.report.ablate import (ABLATE_METHODS, ablation_flags, ablation_section, ablation_title, ablation_titles,
@@ -630,7 +630,8 @@ def _sweep_section_solitaire(data: Any, cells: list[CellAnalysis]) -> Section:
     return Section("solitaire", "Solitaire cells", blocks)
 
 
-def build_sweep_report(path: str | Path, delta: float = DELTA, band_share: float = stats.BAND_SHARE) -> Report:
+def build_sweep_report(path: str | Path, delta: float = DELTA, band_share: float = stats.BAND_SHARE,
+                       detail_deals: int = DETAIL_DEALS) -> Report:
     """The report of a sweep directory (``sweep.json``, ``cells/<id>/``).
 
     Cells with one seat (solitaire) are reported by the player's win rate, the others by seat balance.
