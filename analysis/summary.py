@@ -148,7 +148,12 @@ def headline(records: pl.DataFrame | pl.LazyFrame | Iterable[pl.DataFrame], play
     whole deals, is tallied a block at a time (:func:`analysis.stats.seat_tally`),
     so the headline of a run of any size takes memory that does not grow with it.
     """
-    tally = stats.seat_tally(records, players)
+    return tally_headline(stats.seat_tally(records, players), delta)
+
+
+def tally_headline(tally: stats.SeatTally, delta: float = DELTA) -> tuple[str, stats.SeatAdvantage | None]:
+    """:func:`headline` of a run's :class:`~analysis.stats.SeatTally` (``sims.records`` read into it a block of
+    deals at a time, as ``glade play``, ``glade report`` and ``glade sweep`` do)."""
     if tally.games == 0:
         return "no games", None
     if tally.players == 1:

@@ -490,17 +490,18 @@ def first_deals(ranges: Sequence[tuple[int, int]], count: int) -> int:
     return ranges[-1][1] if ranges else 0
 
 
-def record_blocks(out_dir: str | Path, bounds: Sequence[int],
-                  columns: Sequence[str] | None = None) -> Iterator[tuple[int, int, pl.DataFrame]]:
+def record_blocks(out_dir: str | Path, bounds: Sequence[int], columns: Sequence[str] | None = None,
+                  empty: bool = False) -> Iterator[tuple[int, int, pl.DataFrame]]:
     """``(start, stop, records)`` for each pair of neighbouring deal numbers in ``bounds`` (ascending): every game
     of the deals in ``[start, stop)``, only ``columns`` when given. The chunk files are listed once; each block
-    opens only the files that hold its deals, so memory holds one block at a time."""
+    opens only the files that hold its deals, so memory holds one block at a time. A block without deals is
+    left out, or with ``empty`` given as an empty table (two runs read side by side stay in step)."""
     parts = _chunk_parts(out_dir, RECORDS)
     for start, stop in zip(bounds[:-1], bounds[1:]):
         frames = _scan_parts(parts, (start, stop))
-        if not frames:
+        if not frames and not (empty and parts):
             continue
-        frame = pl.concat(frames, how="vertical")
+        frame = pl.concat(frames, how="vertical") if frames else pl.scan_parquet(parts[0][0], glob=False).head(0)
         yield start, stop, (frame if columns is None else frame.select(columns)).collect()
 
 
