@@ -94,35 +94,39 @@ class RunTally:
 
 
 def tally_blocks(blocks: Iterable[tuple[int, int, pl.DataFrame]], deal_counts: dict[int, int], games: int,
-                 players: int, band: tuple[float, float] | None = None, delta: float = 0.025,
-                 seat: int = 0) -> RunTally:
+                 players: int | None, band: tuple[float, float] | None = None, delta: float = 0.025,
+                 seat: int = 0, all_seats: bool = False) -> RunTally:
     """Feed every block ``(start, stop, records)`` (whole deals, in deal order) to the tallies.
 
     ``deal_counts`` maps a block end (a deal number) to the number of deals read by then: where the headline's
     share is taken for the convergence figure. ``games``: the games the blocks hold, for a solitaire run's grid.
+    ``players`` keeps the seats below it (None: every seat); with ``all_seats`` the outcome tally (length, ends,
+    the seat and bot tables) keeps every seat, as ``glade play``'s summary shows them, and only the headline's
+    tally leaves a game's own seats out.
     """
     seats, outcomes = None, OutcomeTally(band=band)
     convergence: list[tuple[float, ...]] = []
-    grid = game_grid(games) if players == 1 else np.zeros(0, dtype=np.int64)
+    grid = np.zeros(0, dtype=np.int64)
     wins_at: list[float] = []
     seen = wins = 0
     deals = 0
     for _, stop, block in blocks:
-        block = block.filter(pl.col("seat") < players)
-        seats = add_block(seats, block, players)
+        played = block if players is None else block.filter(pl.col("seat") < players)
+        seats = add_block(seats, played, players)
         if "turns" in block.columns:  # records without game lengths (a few tests' tables) tally the seats only
-            outcomes.add(block)
-        if players == 1 and block.height:
-            won = block.sort("game")["win"].cast(pl.Float64).to_numpy()
+            outcomes.add(block if all_seats else played)
+        if seats.players == 1 and played.height:
+            grid = game_grid(games) if not seen else grid
+            won = played.sort("game")["win"].cast(pl.Float64).to_numpy()
             inside = grid[(grid > seen) & (grid <= seen + won.size)]
             wins_at += (wins + np.cumsum(won)[inside - seen - 1]).tolist()
             seen, wins = seen + won.size, wins + float(won.sum())
         if stop in deal_counts:
             deals = deal_counts[stop]
-            if players > 1 and seats.games:
+            if seats.players > 1 and seats.games:
                 convergence += _headline_point(seats, delta, seat)
-    result = RunTally(players=players, seats=seats or SeatTally(players=players), outcomes=outcomes,
-                      deals=deals)
+    result = RunTally(players=seats.players if seats is not None else players or 1,
+                      seats=seats or SeatTally(players=players or 1), outcomes=outcomes, deals=deals)
     if convergence:
         result.convergence = tuple(np.array(column, dtype=float) for column in zip(*convergence))
     if wins_at:
@@ -154,15 +158,18 @@ def _bounds(ranges: Sequence[tuple[int, int]], block_deals: int, counts: np.ndar
     return sorted(bounds), cuts
 
 
-def tally_run(out_dir: str | Path, players: int, band: tuple[float, float] | None = None, delta: float = 0.025,
-              block_deals: int = BLOCK_DEALS, points: int = HEADLINE_POINTS, start: int = HEADLINE_START) -> RunTally:
-    """The :class:`RunTally` of a run directory's seats below ``players``, read a block of deals at a time."""
+def tally_run(out_dir: str | Path, players: int | None, band: tuple[float, float] | None = None,
+              delta: float = 0.025, block_deals: int = BLOCK_DEALS, points: int = HEADLINE_POINTS,
+              start: int = HEADLINE_START, all_seats: bool = False) -> RunTally:
+    """The :class:`RunTally` of a run directory's seats below ``players``, read a block of deals at a time
+    (``points=0``: no convergence figure; ``all_seats``: see :func:`tally_blocks`)."""
     from sims.records import count_games, deal_ranges, record_blocks
 
     ranges = deal_ranges(out_dir)
     bounds, cuts = _bounds(ranges, block_deals, deal_grid(sum(b - a for a, b in ranges), points, start))
     columns = _columns(out_dir)
-    return tally_blocks(record_blocks(out_dir, bounds, columns), cuts, count_games(out_dir), players, band, delta)
+    return tally_blocks(record_blocks(out_dir, bounds, columns), cuts, count_games(out_dir), players, band, delta,
+                        all_seats=all_seats)
 
 
 def _columns(out_dir: str | Path) -> list[str]:
@@ -174,15 +181,14 @@ def _columns(out_dir: str | Path) -> list[str]:
 
 def tally_records(records: pl.DataFrame, players: int | None = None, band: tuple[float, float] | None = None,
                   delta: float = 0.025, block_deals: int = BLOCK_DEALS, points: int = HEADLINE_POINTS,
-                  start: int = HEADLINE_START, seat: int = 0) -> RunTally:
+                  start: int = HEADLINE_START, seat: int = 0, all_seats: bool = False) -> RunTally:
     """:func:`tally_run` of a records table in memory (every seat below ``players``, default all)."""
     deal = "deal" if "deal" in records.columns else "game"
-    players = players or (int(records["seat"].max()) + 1 if records.height else 1)
     held = np.sort(records[deal].unique().to_numpy()) if records.height else np.zeros(0, dtype=np.int64)
     ranges = _ranges(held)
     bounds, cuts = _bounds(ranges, block_deals, deal_grid(held.size, points, start))
     games = records.filter(pl.col("seat") == 0).height
-    return tally_blocks(_split(records, deal, bounds), cuts, games, players, band, delta, seat)
+    return tally_blocks(_split(records, deal, bounds), cuts, games, players, band, delta, seat, all_seats)
 
 
 def _ranges(deals: np.ndarray) -> list[tuple[int, int]]:
