@@ -32,7 +32,6 @@ from analysis import stats
 from analysis.stats.outcome_tally import OutcomeTally
 from analysis.stats.seat_tally import SeatTally, add_block
 
-BLOCK_DEALS = 1 << 14  # deals read at a time (a few MB of records columns for 2-player games)
 # The columns the tallies read (those a run's records have).
 COLUMNS = ("game", "deal", "seat", "bot", "score", "rank", "win", "tie", "turns", "end")
 HEADLINE_POINTS, HEADLINE_START = 24, 20  # the convergence figure: at most 24 deal counts from the 20th deal
@@ -144,8 +143,10 @@ def _headline_point(seats: SeatTally, delta: float, seat: int) -> list[tuple[flo
     return [(float(seats.games), row["share"], row["share_low"], row["share_high"])]
 
 
-def _bounds(ranges: Sequence[tuple[int, int]], block_deals: int, counts: np.ndarray) -> tuple[list[int], dict]:
-    """Block bounds over ``ranges`` (every ``block_deals`` deals and at each deal count of ``counts``) and the
+def _bounds(ranges: Sequence[tuple[int, int]], block_deals: int | None,
+            counts: np.ndarray) -> tuple[list[int], dict]:
+    """Block bounds over ``ranges`` (every ``block_deals`` deals, default ``sims.records.BLOCK_DEALS``, and at each
+    deal count of ``counts``) and the
     deals read at each block end that closes a count (the last always does)."""
     from sims.records import block_bounds, first_deals
 
@@ -159,7 +160,7 @@ def _bounds(ranges: Sequence[tuple[int, int]], block_deals: int, counts: np.ndar
 
 
 def tally_run(out_dir: str | Path, players: int | None, band: tuple[float, float] | None = None,
-              delta: float = 0.025, block_deals: int = BLOCK_DEALS, points: int = HEADLINE_POINTS,
+              delta: float = 0.025, block_deals: int | None = None, points: int = HEADLINE_POINTS,
               start: int = HEADLINE_START, all_seats: bool = False) -> RunTally:
     """The :class:`RunTally` of a run directory's seats below ``players``, read a block of deals at a time
     (``points=0``: no convergence figure; ``all_seats``: see :func:`tally_blocks`)."""
@@ -180,7 +181,7 @@ def _columns(out_dir: str | Path) -> list[str]:
 
 
 def tally_records(records: pl.DataFrame, players: int | None = None, band: tuple[float, float] | None = None,
-                  delta: float = 0.025, block_deals: int = BLOCK_DEALS, points: int = HEADLINE_POINTS,
+                  delta: float = 0.025, block_deals: int | None = None, points: int = HEADLINE_POINTS,
                   start: int = HEADLINE_START, seat: int = 0, all_seats: bool = False) -> RunTally:
     """:func:`tally_run` of a records table in memory (every seat below ``players``, default all)."""
     deal = "deal" if "deal" in records.columns else "game"
@@ -206,5 +207,5 @@ def _split(records: pl.DataFrame, deal: str, bounds: Sequence[int]) -> Iterator[
             yield start, stop, block
 
 
-__all__ = ["BLOCK_DEALS", "RunTally", "deal_grid", "game_grid", "running_rate", "tally_blocks", "tally_records",
+__all__ = ["RunTally", "deal_grid", "game_grid", "running_rate", "tally_blocks", "tally_records",
            "tally_run"]

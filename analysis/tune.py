@@ -62,7 +62,6 @@ from statsmodels.stats.weightstats import DescrStatsW
 from scipy import stats as scipy_stats
 
 from analysis import stats
-from analysis.run_tally import BLOCK_DEALS
 from analysis.stopping import _running, mixture_half_width, mixture_rho
 from analysis.sweep import _NAME, flatten, label, toml_value
 from sims.core.files import exclusive, write_json
@@ -696,7 +695,7 @@ class _Search:
         tally = self.tallies.get(index)
         if tally is None or tally.read_to > deals:
             tally = self.tallies[index] = self.new_tally()
-        for block in deal_blocks(self._dir(self.candidates[index]), deals, BLOCK_DEALS, start=tally.read_to):
+        for block in deal_blocks(self._dir(self.candidates[index]), deals, start=tally.read_to):
             tally.add(block)
         tally.read_to = deals
         return tally.look(candidate, deals, self.level)

@@ -47,6 +47,9 @@ _CHUNK_NAME = re.compile(r"^r(\d+)-(\d{9})-(\d{9})\.parquet$")
 
 # The most deals a run may hold: chunk file names write deal numbers in 9 digits.
 MAX_DEALS = 999_999_999
+# Deals read at a time by the block readers (a few MB of records columns for 2-player games): a report, a
+# summary, a sweep's cells and a tune's looks hold one block at a time, whatever the run's size.
+BLOCK_DEALS = 1 << 14
 
 # Records columns every game has, in order, with their dtypes; the engine's
 # seat and game columns follow.
@@ -428,7 +431,7 @@ def load_records(out_dir: str | Path, deals: int | None = None) -> pl.DataFrame:
     frame = scan_records(out_dir, None if deals is None else (0, deals))  # a ConfigError when the run has no chunk
     stop = max((stop for _, stop in deal_ranges(out_dir)), default=0)
     stop = stop if deals is None else min(stop, deals)
-    blocks = [block.sort("game", "seat") for _, _, block in record_blocks(out_dir, block_bounds(0, stop, 1 << 14))]
+    blocks = [block.sort("game", "seat") for _, _, block in record_blocks(out_dir, block_bounds(0, stop))]
     return pl.concat(blocks, how="vertical") if blocks else frame.collect()
 
 
@@ -505,16 +508,17 @@ def record_blocks(out_dir: str | Path, bounds: Sequence[int], columns: Sequence[
         yield start, stop, (frame if columns is None else frame.select(columns)).collect()
 
 
-def block_bounds(start: int, stop: int, block_deals: int = 1 << 16, cuts: Sequence[int] = ()) -> list[int]:
-    """Deal numbers from ``start`` to ``stop`` every ``block_deals``, and at each of ``cuts`` between them: the
-    bounds of :func:`record_blocks` (a block then ends at every cut)."""
-    inner = set(range(start, stop, block_deals)) | {c for c in cuts if start < c < stop}
+def block_bounds(start: int, stop: int, block_deals: int | None = None, cuts: Sequence[int] = ()) -> list[int]:
+    """Deal numbers from ``start`` to ``stop`` every ``block_deals`` (default :data:`BLOCK_DEALS`), and at each of
+    ``cuts`` between them: the bounds of :func:`record_blocks` (a block then ends at every cut)."""
+    inner = set(range(start, stop, block_deals or BLOCK_DEALS)) | {c for c in cuts if start < c < stop}
     return sorted(inner | {start, stop}) if stop > start else []
 
 
-def deal_blocks(out_dir: str | Path, deals: int | None = None, block_deals: int = 1 << 16,
+def deal_blocks(out_dir: str | Path, deals: int | None = None, block_deals: int | None = None,
                 columns: Sequence[str] | None = None, start: int = 0) -> Iterator[pl.DataFrame]:
-    """The run's records ``block_deals`` deals at a time, each block every game of its deals, in deal order:
+    """The run's records ``block_deals`` deals at a time (default :data:`BLOCK_DEALS`), each block every game of
+    its deals, in deal order:
     only the chunk files that hold a block's deals are opened. ``start`` and ``deals`` keep the deals in
     ``[start, deals)`` (default: every deal)."""
     stop = max((stop for _, stop in deal_ranges(out_dir)), default=0)

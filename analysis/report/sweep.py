@@ -29,7 +29,7 @@ from analysis.report.text import (_ci, _ci_num, _ci_pts, _g, _game_title, _int, 
 from analysis.summary import seat_headline, solo_headline
 from analysis.sweep import cell_frame, cell_row, format_cell_table
 from sims.core.spec import ConfigError
-from analysis.run_tally import BLOCK_DEALS, tally_run
+from analysis.run_tally import tally_run
 from sims.records import (MANIFEST, Chunk, block_bounds, deal_ranges, first_deals, load_records, load_trajectories,
                           machine, now, record_blocks)
 
@@ -227,7 +227,7 @@ def _seat0_games(cell: CellAnalysis) -> int:
 def _side_by_side(one: CellAnalysis, other: CellAnalysis) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
     """The two cells' records (their players' seats) a block of the same deals at a time."""
     stop = max(_deal_stop(one), _deal_stop(other))
-    bounds = block_bounds(0, stop, BLOCK_DEALS)
+    bounds = block_bounds(0, stop)
     for (_, _, a), (_, _, b) in zip(_cell_blocks(one, bounds), _cell_blocks(other, bounds)):
         yield a, b
 

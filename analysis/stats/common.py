@@ -58,9 +58,10 @@ EVENT_BLOCK_GAMES = 1 << 13  # games whose events a lazy frame is reduced at a t
 
 def by_games(frame: pl.DataFrame | pl.LazyFrame,
              reduce: Callable[[pl.LazyFrame], pl.LazyFrame | list[pl.LazyFrame]],
-             block_games: int = EVENT_BLOCK_GAMES) -> pl.DataFrame | list[pl.DataFrame]:
+             block_games: int | None = None) -> pl.DataFrame | list[pl.DataFrame]:
     """``reduce`` (grouping by ``game``, or by game and more) applied to ``frame`` and collected. A lazy frame (a
-    run's events) is reduced ``block_games`` games at a time and the results stacked, so only one block's rows
+    run's events) is reduced ``block_games`` games at a time (default :data:`EVENT_BLOCK_GAMES`) and the results
+    stacked, so only one block's rows
     are ever in memory; ``reduce`` may return several frames, each collected alike."""
     lazy = frame.lazy()
     several = isinstance(reduce(lazy.head(0)), list)
@@ -69,9 +70,10 @@ def by_games(frame: pl.DataFrame | pl.LazyFrame,
         return found if several else found[0]
     low, high = lazy.select(pl.col("game").min().alias("low"), pl.col("game").max().alias("high")).collect(
         engine="streaming").row(0)
+    size = block_games or EVENT_BLOCK_GAMES
     blocks = [lazy.head(0)] if low is None else [
-        lazy.filter(pl.col("game").is_between(start, start + block_games, closed="left"))
-        for start in range(int(low), int(high) + 1, block_games)]
+        lazy.filter(pl.col("game").is_between(start, start + size, closed="left"))
+        for start in range(int(low), int(high) + 1, size)]
     parts: list[list[pl.DataFrame]] = []
     for block in blocks:  # collected in memory, where a group keeps the file's row order
         found = reduce(block)
