@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from analysis.report.model import DETAIL_DEALS
 from sims.core.engine import GameConfig, GameDefinition
 from sims.core.play import check_players, seat_labels
 from sims.core.spec import ConfigError, default_config_path
@@ -1042,8 +1043,12 @@ def export(run_dir: str, as_csv: bool, events: bool, out_file: str | None) -> No
 @click.option("--band-share", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.75,
               show_default=True, help="Share of games the config's [report] target_turns band must hold for the "
               "length check to pass (shown by a one-sided test).")
+@click.option("--detail-deals", type=_POSITIVE, default=DETAIL_DEALS, show_default=True, metavar="N",
+              help="The first N deals of a run (of each sweep cell) feed the detail analyses that need every "
+              "game's rows or events (score by source, tempo, drama, skill gradient, content strength); the "
+              "headline, seat, bot and length figures read every deal. The report says where it used fewer.")
 def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bool, as_pdf: bool,
-           out_dir: str | None, delta: float, band_share: float) -> None:
+           out_dir: str | None, delta: float, band_share: float, detail_deals: int) -> None:
     """Write the report of a run, a sweep, a tune or a ladder (HTML and PDF), or compare two runs.
 
     DIR is a run directory (manifest.json, from glade play), a sweep
@@ -1061,6 +1066,7 @@ def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bo
         glade report runs/og-board-track --html --out reports/board-track
         glade report --diff runs/base runs/f20 --out reports/f20-vs-base
         glade report runs/ladder-vora2
+        glade report runs/big --detail-deals 200000   # the detail analyses on the first 200,000 deals
     """
     from analysis.report import build_diff_report, build_report, default_out, write_report
 
@@ -1075,7 +1081,7 @@ def report(directory: str | None, diff_runs: tuple[str, str] | None, as_html: bo
     if diff_runs is not None:
         built = build_diff_report(*diff_runs, delta)
     else:
-        built = build_report(directory, delta, band_share)
+        built = build_report(directory, delta, band_share, detail_deals)
     if built.headline:
         click.echo(f"headline: {built.headline}")
     if built.terminal:

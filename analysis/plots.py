@@ -311,29 +311,34 @@ def convergence(games: np.ndarray, rate: np.ndarray, low: np.ndarray, high: np.n
     return fig
 
 
-def _value_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    unique, counts = np.unique(values, return_counts=True)
-    return unique, counts / max(values.size, 1)
+def _counted(group: np.ndarray | tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """A group of values, or of distinct values with how often each occurred, as (values, counts)."""
+    if isinstance(group, tuple):
+        return np.asarray(group[0], dtype=np.float64), np.asarray(group[1], dtype=np.float64)
+    values, counts = np.unique(np.asarray(group, dtype=np.float64), return_counts=True)
+    return values, counts.astype(np.float64)
 
 
-def _distribution(ax, groups: Sequence[tuple[str, np.ndarray]], xlabel: str, panels: int = 1) -> None:
-    values = np.concatenate([v for _, v in groups]) if groups else np.array([])
+def _distribution(ax, groups: Sequence[tuple[str, np.ndarray | tuple[np.ndarray, np.ndarray]]], xlabel: str,
+                  panels: int = 1) -> None:
+    counted = [(label, *_counted(group)) for label, group in groups]
+    values = np.concatenate([v[c > 0] for _, v, c in counted]) if counted else np.array([])
     if values.size == 0:
         _empty(ax, "no games")
         return
     discrete = np.allclose(values, np.round(values)) and np.unique(values).size <= 80
     edges = None if discrete else np.histogram_bin_edges(values, bins=40)
-    for i, (label, group) in enumerate(groups):
+    for i, (label, group, counts) in enumerate(counted):
         color, style = PALETTE[i % len(PALETTE)], LINESTYLES[i % len(LINESTYLES)]
+        total = max(float(counts.sum()), 1.0)
+        mean = float((group * counts).sum() / total)
         if discrete:
-            x, share = _value_counts(group)
-            ax.plot(x, share, color=color, ls=style, marker=MARKERS[i % len(MARKERS)], markersize=3.2,
-                    label=f"{label} (mean {group.mean():.2f})")
+            ax.plot(group, counts / total, color=color, ls=style, marker=MARKERS[i % len(MARKERS)], markersize=3.2,
+                    label=f"{label} (mean {mean:.2f})")
         else:
-            counts, _ = np.histogram(group, bins=edges)
-            ax.stairs(counts / max(group.size, 1), edges, color=color, ls=style, lw=1.6,
-                      label=f"{label} (mean {group.mean():.2f})")
-        ax.axvline(group.mean(), color=color, ls=style, lw=0.9, alpha=0.8)
+            histogram, _ = np.histogram(group, bins=edges, weights=counts)
+            ax.stairs(histogram / total, edges, color=color, ls=style, lw=1.6, label=f"{label} (mean {mean:.2f})")
+        ax.axvline(mean, color=color, ls=style, lw=0.9, alpha=0.8)
     _pct_axis(ax, "y")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("share of seat-games")
@@ -343,9 +348,11 @@ def _distribution(ax, groups: Sequence[tuple[str, np.ndarray]], xlabel: str, pan
 
 
 @_styled
-def score_distributions(by_seat: Sequence[tuple[str, np.ndarray]],
-                        by_bot: Sequence[tuple[str, np.ndarray]] | None = None) -> Figure:
-    """Final scores per seat (and per bot, if there are several): share of seat-games at each score."""
+def score_distributions(by_seat: Sequence[tuple[str, np.ndarray | tuple[np.ndarray, np.ndarray]]],
+                        by_bot: Sequence[tuple[str, np.ndarray | tuple[np.ndarray, np.ndarray]]] | None = None
+                        ) -> Figure:
+    """Final scores per seat (and per bot, if there are several): share of seat-games at each score. A group is
+    its scores, or (distinct scores, seat-games at each) as a run's tally holds them."""
     panels = [("by seat", by_seat)] + ([("by bot", by_bot)] if by_bot else [])
     fig, axes = _figure(3.1, ncols=len(panels), sharey=True)
     for ax, (title, groups) in zip(axes[0], panels):

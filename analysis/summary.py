@@ -148,7 +148,12 @@ def headline(records: pl.DataFrame | pl.LazyFrame | Iterable[pl.DataFrame], play
     whole deals, is tallied a block at a time (:func:`analysis.stats.seat_tally`),
     so the headline of a run of any size takes memory that does not grow with it.
     """
-    tally = stats.seat_tally(records, players)
+    return tally_headline(stats.seat_tally(records, players), delta)
+
+
+def tally_headline(tally: stats.SeatTally, delta: float = DELTA) -> tuple[str, stats.SeatAdvantage | None]:
+    """:func:`headline` of a run's :class:`~analysis.stats.SeatTally` (``sims.records`` read into it a block of
+    deals at a time, as ``glade play``, ``glade report`` and ``glade sweep`` do)."""
     if tally.games == 0:
         return "no games", None
     if tally.players == 1:
@@ -159,19 +164,12 @@ def headline(records: pl.DataFrame | pl.LazyFrame | Iterable[pl.DataFrame], play
     return seat_headline(advantage), advantage
 
 
-def _rates(records: pl.LazyFrame, key: str) -> pl.DataFrame:
-    table = (
-        records.group_by(key)
-        .agg(
-            pl.len().alias("games"),
-            pl.col("win").sum().alias("wins"),
-            pl.col("tie").sum().alias("ties"),
-            pl.col("rank").is_null().sum().alias("stalls"),
-            pl.col("score").mean().alias("mean_score"),
-        )
-        .sort(key)
-        .collect(engine="streaming")
-    )
+def _rates(counts: pl.DataFrame, key: str) -> pl.DataFrame:
+    """Per ``key`` value: seat-games, first places, ties, stalls and mean score, from a tally's counts at each
+    score (``analysis.stats.intervals.rate_counts``)."""
+    table = counts.group_by(key).agg(
+        pl.col("games").sum(), pl.col("wins").sum(), pl.col("ties").sum(), pl.col("stalls").sum(),
+        ((pl.col("score") * pl.col("games")).sum() / pl.col("games").sum()).alias("mean_score")).sort(key)
     games, wins = table["games"].to_numpy(), table["wins"].to_numpy()
     low, high = proportion_confint(wins, games, alpha=1 - CONFIDENCE, method="wilson")
     return table.with_columns(
@@ -185,48 +183,43 @@ def _rates(records: pl.LazyFrame, key: str) -> pl.DataFrame:
 
 
 def summarize_run(out_dir: str | Path, players: int | None = None, delta: float = DELTA) -> Summary:
-    """:func:`summarize` of a run directory, read a block of deals at a time (memory flat in the games)."""
-    from sims.records import deal_blocks, scan_records
+    """:func:`summarize` of a run directory, read a block of deals at a time (``analysis.run_tally.tally_run``):
+    memory does not grow with the games."""
+    from analysis.run_tally import tally_run
 
-    return summarize(scan_records(out_dir), players, delta, blocks=deal_blocks(out_dir))
+    return summary_of(tally_run(out_dir, players, points=0, all_seats=True), delta)
 
 
-def summarize(records: pl.DataFrame | pl.LazyFrame, players: int | None = None, delta: float = DELTA,
-              blocks: Iterable[pl.DataFrame] | None = None) -> Summary:
-    """The headline, per seat and per bot rates, game length and end reasons of a records table.
+def summarize(records: pl.DataFrame | pl.LazyFrame, players: int | None = None, delta: float = DELTA) -> Summary:
+    """The headline, per seat and per bot rates, game length and end reasons of a records table (a lazy frame is
+    collected; a run directory is read a block of deals at a time by :func:`summarize_run`). ``players`` (the
+    manifest's) keeps a game's own extra seats out of the headline; the tables show every seat."""
+    from analysis.run_tally import tally_records
 
-    A lazy frame (``sims.records.scan_records``) is aggregated in streaming
-    fashion; the headline reads seven small columns of every seat-game.
-    ``players`` (the manifest's) keeps a game's own extra seats out of the
-    headline. ``blocks`` (whole deals a block, e.g. ``sims.records.deal_blocks``)
-    feed the headline instead of the lazy frame.
-    """
-    records = records.lazy()
-    text, advantage = headline(records if blocks is None else blocks, players, delta)
-    per_game = records.filter(pl.col("seat") == 0).select("turns", "end")
-    turns = per_game.select(
-        pl.len().alias("games"),
-        pl.col("turns").cast(pl.Float64).mean().alias("mean"),
-        pl.col("turns").min().cast(pl.Float64).alias("min"),
-        pl.col("turns").cast(pl.Float64).quantile(0.25, interpolation="linear").alias("q1"),
-        pl.col("turns").cast(pl.Float64).median().alias("median"),
-        pl.col("turns").cast(pl.Float64).quantile(0.75, interpolation="linear").alias("q3"),
-        pl.col("turns").max().cast(pl.Float64).alias("max"),
-    ).collect(engine="streaming").row(0, named=True)
-    games = int(turns.pop("games"))
-    ends = (
-        per_game.group_by("end").agg(pl.len().alias("games"))
-        .with_columns((pl.col("games") / games).alias("share"))
-        .sort(["games", "end"], descending=[True, False])
-        .collect(engine="streaming")
-    )
-    players = records.select(pl.col("seat").max()).collect().item() + 1
+    frame = records.collect() if isinstance(records, pl.LazyFrame) else records
+    return summary_of(tally_records(frame, players, points=0, all_seats=True), delta)
+
+
+def summary_of(tally: Any, delta: float = DELTA) -> Summary:
+    """The :class:`Summary` of a run's tallies (``analysis.run_tally.RunTally``)."""
+    text, advantage = tally_headline(tally.seats, delta)
+    outcomes = tally.outcomes
+    turns, counts = outcomes.turn_values()
+    games = int(counts.sum())
+    deals = outcomes.distinct()
+    ends = pl.DataFrame([(end, int((deals.ended(end) * deals.count).sum())) for end in outcomes.end_names()],
+                        schema={"end": pl.String, "games": pl.UInt32}, orient="row")
+    ends = (ends.with_columns((pl.col("games") / games).alias("share"))
+            .sort(["games", "end"], descending=[True, False]))
+    by_seat = _rates(outcomes.rate_table("seat"), "seat")
     return Summary(
         games=games,
-        players=int(players),
-        by_seat=_rates(records, "seat"),
-        by_bot=_rates(records, "bot"),
-        turns={k: float(v) for k, v in turns.items()},
+        players=int(by_seat["seat"].max()) + 1,
+        by_seat=by_seat,
+        by_bot=_rates(outcomes.rate_table("bot"), "bot"),
+        turns={"mean": float((turns * counts).sum() / games), "min": float(turns.min()),
+               "q1": outcomes.quantile(0.25), "median": outcomes.quantile(0.5), "q3": outcomes.quantile(0.75),
+               "max": float(turns.max())},
         ends=ends,
         headline=text,
         shares=advantage.seats.select("seat", "share", "share_low", "share_high") if advantage is not None else None,

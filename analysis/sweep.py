@@ -1024,22 +1024,32 @@ def cell_table(data: SweepData) -> pl.DataFrame:
     cell's headline sentence), mean_turns, stall_rate, blocked_rate (games that ended with no seat able to move).
     Cells without records have 0 games and nulls.
     """
-    from analysis.summary import headline
-    from analysis.stats import proportion
-
     rows = []
     for cell in data.cells:
         row = {"cell": cell.id, "title": cell.title, "baseline": cell.baseline, "games": 0, "players": cell.players}
         if cell.status != "pending":
-            records = cell.records().filter(pl.col("seat") < cell.players)  # a game's own seats left out
-            seat0 = records.filter(pl.col("seat") == 0)  # one row per game
-            text, advantage = headline(records, cell.players)
-            solo = proportion(int(seat0["win"].sum()), seat0.height) if advantage is None else None
-            row = cell_row(cell.id, cell.title, cell.baseline, cell.players, text, advantage, solo, seat0.height,
-                           float(seat0["turns"].mean()), float(seat0["rank"].is_null().mean()),  # a stall: no rank
-                           float((seat0["end"].cast(pl.String) == "blocked").mean()))
+            row = cell_figures(cell)
         rows.append(row)
     return cell_frame(rows)
+
+
+def cell_figures(cell: SweepCell, tally: Any = None) -> dict[str, Any]:
+    """:func:`cell_row` of a played cell from its tallies (``analysis.run_tally.tally_run``: the cell read a block
+    of deals at a time, a game's own seats beyond the players left out), read here unless given."""
+    from analysis.run_tally import tally_run
+    from analysis.stats import proportion
+    from analysis.summary import tally_headline
+
+    tally = tally if tally is not None else tally_run(cell.path, cell.players, points=0)
+    text, advantage = tally_headline(tally.seats)
+    seat0 = tally.outcomes.rate_table("seat").filter(pl.col("seat") == 0)  # one seat-game per game
+    solo = proportion(int(seat0["wins"].sum()), int(seat0["games"].sum())) if advantage is None else None
+    turns, games = tally.outcomes.turn_values()
+    deals = tally.outcomes.distinct()
+    total = float(games.sum())
+    return cell_row(cell.id, cell.title, cell.baseline, cell.players, text, advantage, solo, int(total),
+                    float((turns * games).sum() / total), float((deals.stalled * deals.count).sum() / total),
+                    float((deals.blocked * deals.count).sum() / total))
 
 
 def cell_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:

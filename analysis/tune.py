@@ -51,6 +51,7 @@ import math
 import shlex
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,15 +63,15 @@ from statsmodels.stats.weightstats import DescrStatsW
 from scipy import stats as scipy_stats
 
 from analysis import stats
-from analysis.stopping import mixture_half_width, mixture_rho
+from analysis.stopping import _running, mixture_half_width, mixture_rho
 from analysis.sweep import _NAME, flatten, label, toml_value
 from sims import outdir
 from sims.core.files import Maybe, Opt, Where, read_state, set_aside, shape_problem, state_error, write_json
 from sims.core.play import resolve_bot, seat_labels
 from sims.core.rng import mix64, purpose_key
 from sims.core.spec import ConfigError, Float, Int, List, Optional, Str, parse_override, read_toml, validate
-from sims.records import (BOTS_SHAPE, COUNT_SHAPE, MAX_DEALS, SEED_SHAPE, load_records, now, read_manifest,
-                          versions)
+from sims.records import (BOTS_SHAPE, COUNT_SHAPE, MAX_DEALS, SEED_SHAPE, deal_blocks, load_records, now,
+                          read_manifest, versions)
 from sims.registry import get_game
 from sims.runner import check_deals, check_run_dir, check_seed, run, run_manifest, run_rotations
 
@@ -566,24 +567,79 @@ class _Level:
 
 def take_look(records: pl.DataFrame, study: Study, candidate: str, deals: int, level: _Level) -> Look:
     """The look at the first ``deals`` deals of ``records`` (player seats only)."""
-    for target in study.means:
-        _check_column(records, target)
-    part = records.filter((pl.col("deal") < deals) & (pl.col("seat") < study.players))
-    shares = deal_matrix(part, study.players)
-    first = part.filter(pl.col("seat") == 0)
-    turns = first["turns"].cast(pl.Float64)
-    per_deal = first.group_by("deal").agg(
-        pl.col("turns").is_between(*(study.turns or (0, 0))).mean().alias("inside"),
-        (pl.col("rank").is_null() | (pl.col("end").cast(pl.String) == stats.BLOCKED)).mean().alias("unfinished"))
-    inside = float(per_deal["inside"].mean()) if study.turns else math.nan
-    unfinished = float(per_deal["unfinished"].mean()) if study.limits_stalls else math.nan
-    means = tuple(float(part[m.column].cast(pl.Float64).mean()) for m in study.means)
-    return Look(candidate=candidate, deals=deals, games=first.height, counted=shares.shape[0],
-                share=tuple(float(x) for x in (shares.mean(axis=0) if shares.shape[0] else
-                                               np.full(study.players, np.nan))),
-                half_width=level.half_width(shares.shape[0]), median_turns=float(turns.median()),
-                inside=inside, turns_half_width=level.half_width(first["deal"].n_unique()), unfinished=unfinished,
-                means=means)
+    tally = LookTally(study)
+    tally.add(records.filter(pl.col("deal") < deals))
+    return tally.look(candidate, deals, level)
+
+
+class LookTally:
+    """What a look needs of a candidate's deals, fed in deal order a block of whole deals at a time, so that a
+    look reads only the deals added since the last (as ``analysis.stopping`` feeds its running sums): per-deal
+    seat shares and their running sum, games per number of turns, per-deal shares inside the turns band and
+    unfinished (running sums), the means' running sums. Running sums add one deal at a time from the state
+    before (``analysis.stopping._running``), so a look is the same however its deals were split into blocks."""
+
+    def __init__(self, study: Study):
+        self.study = study
+        self.read_to = 0  # the candidate's deals fed so far
+        self.games = self.counted = self.deals = self.rows = 0
+        self.total = np.zeros(study.players)
+        self.turns: Counter = Counter()
+        self.inside = np.zeros(1)
+        self.unfinished = np.zeros(1)
+        self.sums = np.zeros(len(study.means))
+        self.values = np.zeros(len(study.means))  # the means' non-null values
+
+    def add(self, records: pl.DataFrame) -> None:
+        """Take the next deals' records (whole deals, every seat)."""
+        study = self.study
+        for target in study.means:
+            _check_column(records, target)
+        part = records.filter(pl.col("seat") < study.players)
+        shares = deal_matrix(part, study.players)
+        if shares.shape[0]:
+            self.total = _running(self.total, shares)[-1]
+            self.counted += shares.shape[0]
+        first = part.filter(pl.col("seat") == 0)
+        self.games += first.height
+        for turns, count in first.group_by("turns").len().iter_rows():
+            self.turns[turns] += count
+        per_deal = first.group_by("deal").agg(
+            pl.col("turns").is_between(*(study.turns or (0, 0))).mean().alias("inside"),
+            (pl.col("rank").is_null() | (pl.col("end").cast(pl.String) == stats.BLOCKED)).mean().alias("unfinished"),
+        ).sort("deal")
+        if per_deal.height:
+            self.inside = _running(self.inside, per_deal["inside"].to_numpy()[:, None])[-1]
+            self.unfinished = _running(self.unfinished, per_deal["unfinished"].to_numpy()[:, None])[-1]
+            self.deals += per_deal.height
+        for i, target in enumerate(study.means):
+            column = part[target.column].cast(pl.Float64)
+            self.sums[i] += float(column.sum())
+            self.values[i] += column.count()
+        self.rows += part.height
+
+    def look(self, candidate: str, deals: int, level: _Level) -> Look:
+        study = self.study
+        per_deal = (lambda total: float(total[0] / self.deals) if self.deals else math.nan)  # noqa: E731
+        return Look(candidate=candidate, deals=deals, games=self.games, counted=self.counted,
+                    share=tuple(float(x) for x in (self.total / self.counted if self.counted else
+                                                   np.full(study.players, np.nan))),
+                    half_width=level.half_width(self.counted), median_turns=self.median_turns(),
+                    inside=per_deal(self.inside) if study.turns else math.nan,
+                    turns_half_width=level.half_width(self.deals),
+                    unfinished=per_deal(self.unfinished) if study.limits_stalls else math.nan,
+                    means=tuple(float(total / count) if count else math.nan
+                                for total, count in zip(self.sums, self.values)))
+
+    def median_turns(self) -> float:
+        """The median game length (the two middle games' mean for an even count)."""
+        turns = sorted(self.turns)
+        ends = np.cumsum([self.turns[t] for t in turns])
+        if not turns:
+            return math.nan
+        middle = (ends[-1] - 1) / 2
+        low, high = (turns[int(np.searchsorted(ends, i, side="right"))] for i in (math.floor(middle), math.ceil(middle)))
+        return float((low + high) / 2)
 
 
 # ---------------------------------------------------------------- the search
@@ -617,7 +673,7 @@ class _Search:
         self.deals = [0] * len(self.candidates)  # deals looked at, per candidate
         self.rotations = [1] * len(self.candidates)
         self.looks: dict[int, Look] = {}
-        self.records: dict[int, pl.DataFrame] = {}
+        self.tallies: dict[int, Any] = {}  # per candidate, its looks' running tally (read_to: deals fed)
         self.played = 0
         self.step = 0
 
@@ -648,9 +704,7 @@ class _Search:
         self.played += summary.played
         self.rotations[index] = summary.rotations
         self.deals[index] = max(self.deals[index], deals)
-        if index not in self.records or self.records[index]["deal"].max() < deals - 1:
-            self.records[index] = load_records(self._dir(candidate))
-        look = self.look_at(self.records[index], candidate.id, deals)
+        look = self.look_at(index, candidate.id, deals)
         self.looks[index] = look
         self.step += 1
         entry = {"step": self.step, "phase": phase, **look.to_dict(self.fair), "spent": self.spent()}
@@ -661,8 +715,20 @@ class _Search:
                           f"({self.spent():,} games spent)")
         return look
 
-    def look_at(self, records: pl.DataFrame, candidate: str, deals: int) -> Look:
-        return take_look(records, self.study, candidate, deals, self.level)
+    def new_tally(self) -> Any:
+        """A candidate's running tally for its looks."""
+        return LookTally(self.study)
+
+    def look_at(self, index: int, candidate: str, deals: int) -> Any:
+        """The look at candidate ``index``'s first ``deals`` deals: its tally fed only the deals it has not seen
+        (from the first deal again if a look asks for fewer)."""
+        tally = self.tallies.get(index)
+        if tally is None or tally.read_to > deals:
+            tally = self.tallies[index] = self.new_tally()
+        for block in deal_blocks(self._dir(self.candidates[index]), deals, start=tally.read_to):
+            tally.add(block)
+        tally.read_to = deals
+        return tally.look(candidate, deals, self.level)
 
     def look_text(self, look: Look) -> str:
         return "seat shares " + ", ".join(_pct(s) for s in look.share) + f" +-{100 * look.half_width:.1f}"
@@ -910,10 +976,6 @@ def _mean_check(records: pl.DataFrame, target: MeanTarget) -> dict:
                         f": {text} (two one-sided t tests, statsmodels DescrStatsW.ttost_mean, {stats.format_p(p)})"}
 
 
-def _seeds(records: pl.DataFrame) -> set[int]:
-    return set(records["seed"].unique().to_list())
-
-
 def _check_resume(held: dict, wanted: dict, path: Path) -> None:
     for key in _IDENTITY:
         default = DEFAULTS.get(key) if key in wanted["study"] else None  # directories older than the key
@@ -1053,7 +1115,9 @@ def run_tune(study: Study, out_dir: str | Path, jobs: int = 1, batch_size: int =
                       batch_size=min(batch_size, max(1, math.ceil(study.confirm / jobs))), jobs=jobs,
                       rotate_seats=True)
         records = load_records(confirm_dir)
-        overlap = _seeds(records) & _seeds(search.records[best])
+        confirming = records["seed"].unique().implode()
+        overlap = {seed for block in deal_blocks(search._dir(search.candidates[best]), columns=["seed"])
+                   for seed in block.filter(pl.col("seed").is_in(confirming))["seed"].to_list()}
         if overlap:  # a 64-bit hash collision: never seen, but the promise is checked, not assumed
             raise ConfigError(str(confirm_dir), "seed", "confirmation deals disjoint from the search's",
                               sorted(overlap)[:3])

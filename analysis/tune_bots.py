@@ -37,6 +37,7 @@ from typing import Any, Sequence
 import polars as pl
 
 from analysis.ladder import measure, pair_lineup
+from analysis.stats.skill import PairShares
 from analysis.tune import Study, _Search, _key, _pct
 from sims.core.play import resolve_bot, seat_labels
 from sims.core.spec import ConfigError
@@ -119,15 +120,33 @@ class ShareLook:
 
 def share_look(records: pl.DataFrame, study: Study, candidate: str, deals: int, half_width: Any) -> ShareLook:
     """The challenger's share over the first ``deals`` deals of ``records`` (``half_width(n)``: the sequence's)."""
-    pair = measure(records.filter(pl.col("deal") < deals), [study.baseline, study.challenger]).pairs[0]
-    return ShareLook(candidate, deals, pair.games, pair.share, half_width(pair.deals), pair.low, pair.high)
+    tally = ShareTally(study, half_width)
+    tally.add(records.filter(pl.col("deal") < deals))
+    return tally.look(candidate, deals)
+
+
+class ShareTally:
+    """A bot-share look's running tally: the challenger's per-deal shares against the baseline
+    (:class:`analysis.stats.skill.PairShares`), fed a block of deals at a time."""
+
+    def __init__(self, study: Study, half_width: Any):
+        self.pair = PairShares(study.challenger, study.baseline)
+        self.half_width = half_width
+        self.read_to = 0
+
+    def add(self, records: pl.DataFrame) -> None:
+        self.pair.add(records)
+
+    def look(self, candidate: str, deals: int, level: Any = None) -> ShareLook:
+        share, low, high, _, _ = self.pair.share()
+        return ShareLook(candidate, deals, self.pair.games, share, self.half_width(self.pair.units), low, high)
 
 
 class BotShareSearch(_Search):
     """The race of :class:`analysis.tune._Search` on the challenger's share: the higher the better."""
 
-    def look_at(self, records: pl.DataFrame, candidate: str, deals: int) -> ShareLook:
-        return share_look(records, self.study, candidate, deals, self.level.half_width)
+    def new_tally(self) -> ShareTally:
+        return ShareTally(self.study, self.level.half_width)
 
     def look_text(self, look: ShareLook) -> str:
         return f"{self.study.challenger} share {_pct(look.share)} +-{100 * look.half_width:.1f}"

@@ -48,6 +48,9 @@ _CHUNK_NAME = re.compile(r"^r(\d+)-(\d{9})-(\d{9})\.parquet$")
 
 # The most deals a run may hold: chunk file names write deal numbers in 9 digits.
 MAX_DEALS = 999_999_999
+# Deals read at a time by the block readers (a few MB of records columns for 2-player games): a report, a
+# summary, a sweep's cells and a tune's looks hold one block at a time, whatever the run's size.
+BLOCK_DEALS = 1 << 14
 
 # Records columns every game has, in order, with their dtypes; the engine's
 # seat and game columns follow.
@@ -431,20 +434,20 @@ def set_manifest_key(out_dir: str | Path, key: str, value: Any) -> None:
         write_json(manifest, out / MANIFEST)
 
 
-def load_records(out_dir: str | Path) -> pl.DataFrame:
-    """All finished chunks of a run, sorted by ``(game, seat)``."""
-    return scan_records(out_dir).collect().sort("game", "seat")
+def load_records(out_dir: str | Path, deals: int | None = None) -> pl.DataFrame:
+    """All finished chunks of a run (or its deals below ``deals``), sorted by ``(game, seat)``: read and sorted a
+    block of deals at a time (a block's games are one run of game ids), so reading takes little more memory than
+    the table."""
+    frame = scan_records(out_dir, None if deals is None else (0, deals))  # a ConfigError when the run has no chunk
+    stop = max((stop for _, stop in deal_ranges(out_dir)), default=0)
+    stop = stop if deals is None else min(stop, deals)
+    blocks = [block.sort("game", "seat") for _, _, block in record_blocks(out_dir, block_bounds(0, stop))]
+    return pl.concat(blocks, how="vertical") if blocks else frame.collect()
 
 
-def scan_records(out_dir: str | Path, deals: tuple[int, int] | None = None) -> pl.LazyFrame:
-    """The run's records as a lazy frame (not sorted): summaries of huge runs stream through it.
-
-    ``deals=(start, stop)`` keeps the deals in ``[start, stop)`` and opens only the chunk files that hold some.
-    """
-    parts = _chunk_parts(out_dir, RECORDS)
-    if not parts:
-        raise ConfigError(str(Path(out_dir) / RECORDS), "(files)", "chunk files written by glade play",
-                          has_got=False)
+def _scan_parts(parts: Sequence[tuple[Path, Chunk, int]], deals: tuple[int, int] | None) -> list[pl.LazyFrame]:
+    """Lazy scans of the records chunk files ``parts`` (:func:`_chunk_parts`), each kept to its own deals and to
+    ``deals=(start, stop)``; only the files that hold some of those deals are opened."""
     frames = []
     for path, chunk, keep_from in parts:
         first, stop = keep_from, chunk.stop
@@ -456,41 +459,120 @@ def scan_records(out_dir: str | Path, deals: tuple[int, int] | None = None) -> p
         if first > chunk.start or stop < chunk.stop:
             frame = frame.filter(pl.col("deal").is_between(first, stop, closed="left"))
         frames.append(frame)
+    return frames
+
+
+def scan_records(out_dir: str | Path, deals: tuple[int, int] | None = None) -> pl.LazyFrame:
+    """The run's records as a lazy frame (not sorted): summaries of huge runs stream through it.
+
+    ``deals=(start, stop)`` keeps the deals in ``[start, stop)`` and opens only the chunk files that hold some.
+    """
+    parts = _chunk_parts(out_dir, RECORDS)
+    if not parts:
+        raise ConfigError(str(Path(out_dir) / RECORDS), "(files)", "chunk files written by glade play",
+                          has_got=False)
+    frames = _scan_parts(parts, deals)
     if not frames:
         return pl.scan_parquet(parts[0][0], glob=False).head(0)
     return pl.concat(frames, how="vertical")
 
 
-def deal_blocks(out_dir: str | Path, deals: int | None = None, block_deals: int = 1 << 16,
-                columns: Sequence[str] | None = None) -> Iterator[pl.DataFrame]:
-    """The run's records ``block_deals`` deals at a time, each block every game of its deals, in deal order:
-    only the chunk files that hold a block's deals are opened. ``deals`` stops early (default: every deal)."""
-    stop = max((chunk.stop for _, chunk, _ in _chunk_parts(out_dir, RECORDS)), default=0)
+def deal_ranges(out_dir: str | Path) -> list[tuple[int, int]]:
+    """The deals the run's records hold, as sorted disjoint ``[start, stop)`` ranges (every rotation's together)."""
+    ranges: list[tuple[int, int]] = []
+    for start, stop in sorted((keep_from, chunk.stop) for _, chunk, keep_from in _chunk_parts(out_dir, RECORDS)):
+        if ranges and start <= ranges[-1][1]:
+            ranges[-1] = (ranges[-1][0], max(ranges[-1][1], stop))
+        else:
+            ranges.append((start, stop))
+    return ranges
+
+
+def count_games(out_dir: str | Path) -> int:
+    """The games the run's records hold (every rotation's), from its chunk files' names and row counts."""
+    return sum(chunk.stop - keep_from for _, chunk, keep_from in _chunk_parts(out_dir, RECORDS))
+
+
+def first_deals(ranges: Sequence[tuple[int, int]], count: int) -> int:
+    """The deal number below which ``ranges`` (:func:`deal_ranges`) hold their first ``count`` deals (every deal
+    they hold when they hold fewer)."""
+    for start, stop in ranges:
+        if count <= stop - start:
+            return start + count
+        count -= stop - start
+    return ranges[-1][1] if ranges else 0
+
+
+def record_blocks(out_dir: str | Path, bounds: Sequence[int], columns: Sequence[str] | None = None,
+                  empty: bool = False) -> Iterator[tuple[int, int, pl.DataFrame]]:
+    """``(start, stop, records)`` for each pair of neighbouring deal numbers in ``bounds`` (ascending): every game
+    of the deals in ``[start, stop)``, only ``columns`` when given. The chunk files are listed once; each block
+    opens only the files that hold its deals, so memory holds one block at a time. A block without deals is
+    left out, or with ``empty`` given as an empty table (two runs read side by side stay in step)."""
+    parts = _chunk_parts(out_dir, RECORDS)
+    for start, stop in zip(bounds[:-1], bounds[1:]):
+        frames = _scan_parts(parts, (start, stop))
+        if not frames and not (empty and parts):
+            continue
+        frame = pl.concat(frames, how="vertical") if frames else pl.scan_parquet(parts[0][0], glob=False).head(0)
+        yield start, stop, (frame if columns is None else frame.select(columns)).collect()
+
+
+def block_bounds(start: int, stop: int, block_deals: int | None = None, cuts: Sequence[int] = ()) -> list[int]:
+    """Deal numbers from ``start`` to ``stop`` every ``block_deals`` (default :data:`BLOCK_DEALS`), and at each of
+    ``cuts`` between them: the bounds of :func:`record_blocks` (a block then ends at every cut)."""
+    inner = set(range(start, stop, block_deals or BLOCK_DEALS)) | {c for c in cuts if start < c < stop}
+    return sorted(inner | {start, stop}) if stop > start else []
+
+
+def deal_blocks(out_dir: str | Path, deals: int | None = None, block_deals: int | None = None,
+                columns: Sequence[str] | None = None, start: int = 0) -> Iterator[pl.DataFrame]:
+    """The run's records ``block_deals`` deals at a time (default :data:`BLOCK_DEALS`), each block every game of
+    its deals, in deal order:
+    only the chunk files that hold a block's deals are opened. ``start`` and ``deals`` keep the deals in
+    ``[start, deals)`` (default: every deal)."""
+    stop = max((stop for _, stop in deal_ranges(out_dir)), default=0)
     stop = stop if deals is None else min(stop, deals)
-    for start in range(0, stop, block_deals):
-        frame = scan_records(out_dir, (start, min(start + block_deals, stop)))
-        yield (frame if columns is None else frame.select(columns)).collect()
+    for _, _, block in record_blocks(out_dir, block_bounds(start, stop, block_deals), columns):
+        yield block
 
 
-def load_events(out_dir: str | Path) -> pl.DataFrame | None:
-    """The run's events table sorted by ``game`` (stable), or None if the game writes none."""
-    return _load_side_table(out_dir, EVENTS)
-
-
-def load_trajectories(out_dir: str | Path) -> pl.DataFrame | None:
-    """The run's trajectories (``game``, ``round``, ``seat``, ``value``) sorted by game, round and seat, or None
-    if the run has none (a game without a progress measure, or a run played before trajectories were recorded)."""
-    return _load_side_table(out_dir, TRAJECTORIES)
-
-
-def _load_side_table(out_dir: str | Path, kind: str) -> pl.DataFrame | None:
+def scan_side_table(out_dir: str | Path, kind: str, deals: int | None = None) -> pl.LazyFrame | None:
+    """The run's events (``kind`` EVENTS) or trajectories as a lazy frame in chunk order, each deal once and only
+    the deals below ``deals`` when given (the files of later deals are not opened); None if the run has none."""
     parts = _chunk_parts(out_dir, kind)
     if not parts:
         return None
     rotations = int(load_manifest(out_dir)["rotations"])
     frames = []
     for path, chunk, keep_from in parts:
-        frame = pl.read_parquet(path, glob=False)
-        first_game = keep_from * rotations + chunk.rotation
-        frames.append(frame if keep_from == chunk.start else frame.filter(pl.col("game") >= first_game))
-    return pl.concat(frames, how="vertical").sort("game", maintain_order=True)
+        stop = chunk.stop if deals is None else min(chunk.stop, deals)
+        if keep_from >= stop:
+            continue
+        frame = pl.scan_parquet(path, glob=False)
+        if keep_from > chunk.start:
+            frame = frame.filter(pl.col("game") >= keep_from * rotations + chunk.rotation)
+        if stop < chunk.stop:
+            frame = frame.filter(pl.col("game") < stop * rotations)
+        frames.append(frame)
+    if not frames:
+        return pl.scan_parquet(parts[0][0], glob=False).head(0)
+    return pl.concat(frames, how="vertical")
+
+
+def load_events(out_dir: str | Path, deals: int | None = None) -> pl.DataFrame | None:
+    """The run's events table sorted by ``game`` (stable), or None if the game writes none; only the deals below
+    ``deals`` when given."""
+    return _load_side_table(out_dir, EVENTS, deals)
+
+
+def load_trajectories(out_dir: str | Path, deals: int | None = None) -> pl.DataFrame | None:
+    """The run's trajectories (``game``, ``round``, ``seat``, ``value``) sorted by game, round and seat, or None
+    if the run has none (a game without a progress measure, or a run played before trajectories were recorded);
+    only the deals below ``deals`` when given."""
+    return _load_side_table(out_dir, TRAJECTORIES, deals)
+
+
+def _load_side_table(out_dir: str | Path, kind: str, deals: int | None = None) -> pl.DataFrame | None:
+    frame = scan_side_table(out_dir, kind, deals)
+    return None if frame is None else frame.collect().sort("game", maintain_order=True)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from analysis.stats import POINTS_PREFIX
+from analysis.stats.common import columns_of, is_empty
 from sims.core.components import ComponentFamily
 
 
@@ -138,7 +139,7 @@ _CONTENT = {
 }
 
 
-def content_of(game: str | None, events: pl.DataFrame | None = None,
+def content_of(game: str | None, events: pl.DataFrame | pl.LazyFrame | None = None,
                declared: tuple[str, tuple | None] | None = None) -> GameContent:
     """The content declarations of ``game``; for a game not listed here, its declared components
     (or none) as the one family, and ``turn`` (if the events have it) as the play order."""
@@ -149,41 +150,45 @@ def content_of(game: str | None, events: pl.DataFrame | None = None,
         column, values = declared
         where = pl.col(column).is_in(list(values)) if values is not None else None
         families = (Family("Components", column, where, f"events column {column}"),)
-    order = "turn" if events is not None and "turn" in events.columns else None
+    order = "turn" if events is not None and "turn" in columns_of(events) else None
     return GameContent(families=families, order=order)
 
 
-def family_events(events: pl.DataFrame, family: Family) -> pl.DataFrame | None:
-    """The events that use an item of ``family``, or None if the events lack its columns."""
+def family_events(events: pl.DataFrame | pl.LazyFrame, family: Family) -> pl.DataFrame | pl.LazyFrame | None:
+    """The events that use an item of ``family``, or None if the events lack its columns (lazy for a lazy
+    frame: a run's events are never loaded whole)."""
+    names = columns_of(events)
     needed = {family.item} | set(family.where.meta.root_names() if family.where is not None else [])
-    if not needed <= set(events.columns):
+    if not needed <= set(names):
         return None
     used = events.filter(family.where) if family.where is not None else events
     if family.separator is not None:
         used = used.with_columns(pl.col(family.item).str.split(family.separator)).explode(family.item)
-    if used.schema[family.item] == pl.String:
+    if used.collect_schema()[family.item] == pl.String:
         used = used.filter(pl.col(family.item).is_not_null() & (pl.col(family.item) != ""))
     if family.points is not None and "{item}" in family.points:  # each item's points in a column of its own
-        columns = {item: family.points.format(item=item) for item in used[family.item].unique().to_list()}
+        items = used.lazy().select(pl.col(family.item).unique()).collect(engine="streaming")[family.item].to_list()
+        columns = {item: family.points.format(item=item) for item in items}
         per_item = [pl.when(pl.col(family.item) == item).then(pl.col(column))
-                    for item, column in columns.items() if column in used.columns]
+                    for item, column in columns.items() if column in names]
         used = used.with_columns(pl.coalesce(per_item).alias(family.points) if per_item
                                  else pl.lit(None, dtype=pl.Int64).alias(family.points))
-    return used.filter(pl.col("seat") >= 0) if "seat" in used.columns else used
+    return used.filter(pl.col("seat") >= 0) if "seat" in names else used
 
 
-def held_events(events: pl.DataFrame, family: Family) -> pl.DataFrame | None:
+def held_events(events: pl.DataFrame | pl.LazyFrame, family: Family) -> pl.DataFrame | pl.LazyFrame | None:
     """The events that put an item of ``family`` into a seat's hand, the item named in ``family.item``; None when
     the family declares none or the events lack their columns (a run made before they were logged)."""
     if family.held is None or family.held_item is None:
         return None
+    names = columns_of(events)
     needed = {family.held_item, "seat"} | set(family.held.meta.root_names())
-    if not needed <= set(events.columns):
+    if not needed <= set(names):
         return None
     held = events.filter(family.held & (pl.col("seat") >= 0))
     if family.held_logged is not None:
         column, value = family.held_logged
-        if column not in held.columns or not held.filter(pl.col(column) == value).height:
+        if column not in names or is_empty(held.filter(pl.col(column) == value)):
             return None  # a run made before every hand was logged: 'never held' would be wrong
     return held.select("game", "seat", pl.col(family.held_item).alias(family.item))
 

@@ -16,6 +16,7 @@ from analysis import plots
 from analysis import stats
 from analysis.stats.trajectory import first_clear_round
 from analysis.report.content import Family, GameContent, content_of, family_events, held_events, with_sources
+from analysis.stats.common import is_empty
 from analysis.stats.held import held_strength
 from analysis.report.model import Block, Column, Facts, Heading, Paragraph, Plot, Section, Table
 from analysis.report.text import _ci, _ci_num, _ci_pts, _finite, _int, _num, _p, _pct, _pts
@@ -78,21 +79,25 @@ class DesignerAnalysis:
     course: course_of.Course | None = None
 
 
-def analyse_designer(game: str | None, manifest: dict, records: pl.DataFrame, events: pl.DataFrame | None,
-                     players: int, declared: tuple[str, tuple | None] | None = None,
+def analyse_designer(game: str | None, manifest: dict, records: pl.DataFrame,
+                     events: pl.DataFrame | pl.LazyFrame | None, players: int,
+                     declared: tuple[str, tuple | None] | None = None,
                      trajectories: pl.DataFrame | None = None) -> DesignerAnalysis:
     """Score sources, tempo, drama, the course of games (from ``trajectories``, the run's table restricted to the
-    players) and the content families of one run (records restricted to the players)."""
+    players) and the content families of one run (records restricted to the players). ``events`` may be lazy
+    (a run's events, reduced a block of games at a time)."""
     content = content_of(game, events, declared)
     derived, sources_text = with_sources(game, records, manifest.get("config") or {})
     sources = stats.score_sources(derived)
     tempo = (stats.tempo(records, events, content.order, content.moves, content.moves_text)
              if content.order is not None else None)
     families = []
+    has_events = events is not None and not is_empty(events)
     for family in content.families:
-        used = family_events(events, family) if events is not None and events.height else None
+        used = family_events(events, family) if has_events else None
         held = held_events(events, family) if used is not None else None
-        values = held[family.item].unique().to_list() if held is not None else None  # held, never played: 0%
+        values = (held.lazy().select(pl.col(family.item).unique()).collect(engine="streaming")[family.item].to_list()
+                  if held is not None else None)  # held, never played: 0%
         table = (stats.item_strength(records, used, family.item, points=family.points, values=values)
                  if used is not None and players > 0 else None)
         if table is not None and held is not None:

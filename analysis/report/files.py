@@ -7,7 +7,7 @@ from pathlib import Path
 from analysis.ladder import LADDER_JSON
 from analysis.report.html import render_html
 from analysis.report.ladder import build_ladder_report
-from analysis.report.model import DELTA, HTML_NAME, PDF_NAME, Report
+from analysis.report.model import DELTA, DETAIL_DEALS, HTML_NAME, PDF_NAME, Report
 from analysis.report.pdf import render_pdf
 from analysis.report.run import build_run_report
 from analysis.report.sweep import build_sweep_report
@@ -35,9 +35,11 @@ def kind_of(path: str | Path) -> str:
                       f"glade tune) or a ladder directory (ladder.json, from glade ladder); it {what}", has_got=False)
 
 
-def build_report(path: str | Path, delta: float = DELTA, band_share: float = BAND_SHARE) -> Report:
+def build_report(path: str | Path, delta: float = DELTA, band_share: float = BAND_SHARE,
+                 detail_deals: int = DETAIL_DEALS) -> Report:
     """The report of a run, sweep, tune or ladder directory; ``band_share``: the share of games a config's target
-    band must hold for a length check to pass (a tune's own study says its own)."""
+    band must hold for a length check to pass (a tune's own study says its own); ``detail_deals``: the first deals
+    of a run (of each sweep cell) the detail analyses read, every other figure reading every deal."""
     kind = kind_of(path)
     if outdir.kind_of(path) == "ablate":  # its ablate.json is checked before the sweep's cells are analysed
         from analysis.ablate import load_ablations
@@ -46,7 +48,7 @@ def build_report(path: str | Path, delta: float = DELTA, band_share: float = BAN
     if kind in ("tune", "ladder"):
         return {"tune": build_tune_report, "ladder": build_ladder_report}[kind](path, delta)
     builders = {"sweep": build_sweep_report, "run": build_run_report}
-    return builders[kind](path, delta, band_share)
+    return builders[kind](path, delta, band_share, detail_deals)
 
 
 def default_out(path: str | Path, other: str | Path | None = None) -> Path:

@@ -105,17 +105,14 @@ def unpaired_mean_change(base: np.ndarray, other: np.ndarray, confidence: float 
 
 def running_estimate(wins: np.ndarray, points: int = 160, start: int = 10) -> tuple[np.ndarray, ...]:
     """The running win rate after n games (n on a geometric grid) and its pointwise Wilson 95% interval."""
+    from analysis.run_tally import game_grid, running_rate
+
     wins = np.asarray(wins, dtype=float)
-    total = wins.size
-    if total == 0:
+    if wins.size == 0:
         empty = np.array([])
         return empty, empty, empty, empty
-    start = min(start, total)
-    n = np.unique(np.round(np.geomspace(start, total, num=min(points, total))).astype(int))
-    cumulative = np.cumsum(wins)
-    k = cumulative[n - 1]
-    intervals = [stats.proportion(float(ki), int(ni)) for ki, ni in zip(k, n)]
-    return (n.astype(float), k / n, np.array([p.low for p in intervals]), np.array([p.high for p in intervals]))
+    n = game_grid(wins.size, points, start)
+    return running_rate(n, np.cumsum(wins)[n - 1])
 
 
 def running_headline(records: pl.DataFrame, seat: int = 0, points: int = 24, start: int = 20,
@@ -124,27 +121,12 @@ def running_headline(records: pl.DataFrame, seat: int = 0, points: int = 24, sta
     ``analysis.summary.seat_headline`` counts it) over the first n deals, n on a geometric grid of at most
     ``points`` values, with its interval at each n (pointwise). Returns the games of those deals, the share, its
     low and high ends; a prefix whose share cannot be estimated (a model that cannot be fitted yet) is left out.
+    The records are tallied once, a block of deals at a time (:func:`analysis.run_tally.tally_records`), and the
+    share read from the tally at each n: a run directory's report does the same as it reads the run.
     """
-    deal = "deal" if "deal" in records.columns else "game"
-    deals = np.sort(records[deal].unique().to_numpy())
-    if deals.size == 0:
-        empty = np.array([])
-        return empty, empty, empty, empty
-    counts = np.unique(np.round(np.geomspace(min(start, deals.size), deals.size,
-                                             num=min(points, deals.size))).astype(int))
-    found = []
-    for n in counts:
-        prefix = records.filter(pl.col(deal) <= deals[n - 1])
-        try:
-            row = stats.seat_advantage(prefix, delta=delta).seats.filter(pl.col("seat") == seat).row(0, named=True)
-        except stats.StatsError:
-            continue
-        if all(math.isfinite(row[k]) for k in ("share", "share_low", "share_high")):
-            found.append((float(prefix["game"].n_unique()), row["share"], row["share_low"], row["share_high"]))
-    if not found:
-        empty = np.array([])
-        return empty, empty, empty, empty
-    return tuple(np.array(column, dtype=float) for column in zip(*found))
+    from analysis.run_tally import tally_records
+
+    return tally_records(records, delta=delta, points=points, start=start, seat=seat).convergence
 
 
 def _versions_now() -> dict[str, str]:

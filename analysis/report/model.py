@@ -8,6 +8,7 @@ from matplotlib.figure import Figure
 
 
 DELTA = 0.025
+DETAIL_DEALS = 100_000  # the first deals a report's detail analyses read (glade report --detail-deals)
 ALPHA = 0.05
 STALL_FLAG = 0.01  # flag runs where more than this share of games stall
 FLAT_GRADIENT = 0.05  # the strongest bot within this of 50% against the weakest: too flat

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -13,15 +13,18 @@ from analysis import plots
 from analysis import stats
 from analysis.report.designer import (DESIGNER_METHODS, DesignerAnalysis, analyse_designer, drama_section,
                                       family_blocks, top_items, why_section)
-from analysis.report.methods import (_methods_section, _score_note, _versions_now, config_changes, running_estimate,
-                                     running_headline, seat_tests, target_band)
-from analysis.report.model import (Block, Bullets, COMPONENT_COLUMNS, Code, Column, DELTA, FLAT_GRADIENT, Facts, Flag,
+from analysis.report.methods import _methods_section, _score_note, _versions_now, config_changes, seat_tests, target_band
+from analysis.report.model import (Block, Bullets, COMPONENT_COLUMNS, Code, Column, DELTA, DETAIL_DEALS, FLAT_GRADIENT,
+                                   Facts, Flag,
                                    Flags, Heading, Paragraph, Plot, Report, STALL_FLAG, Section, Table)
 from analysis.report.text import (_ci, _ci_num, _ci_pts, _finite, _game_title, _int, _num, _p, _pct, _plain, _pts,
                                   _versions_text, config_text)
+from analysis.run_tally import RunTally, tally_records, tally_run
+from analysis.stats.common import columns_of, is_empty
 from analysis.summary import seat_headline, solo_headline
 from sims.core.spec import ConfigError, default_config_path, project_root
-from sims.records import MANIFEST, load_events, load_manifest, load_records, load_trajectories, machine, now
+from sims.records import (EVENTS, MANIFEST, deal_ranges, first_deals, load_manifest, load_records, load_trajectories,
+                          machine, now, scan_side_table)
 
 
 _RUN_METHODS = [
@@ -45,9 +48,17 @@ _RUN_METHODS = [
     "(SkillGradient.gradient_too_flat); measured only when seats rotate, so that bots and seats are not confounded.",
     "Convergence figure: the headline's share of seat 0 (analysis.stats.seat_advantage: decided games with 2 "
     "players, first places with 3-4) rerun on the first n deals, n on a geometric grid of at most 24 values, with "
-    "the analysis's own interval at each n (analysis.report.methods.running_headline); pointwise, so not a "
-    "sequential test (looking repeatedly is not corrected for). A solitaire run draws its win rate over the first "
-    "n games with a pointwise Wilson 95% interval.",
+    "the analysis's own interval at each n (the headline's tally as the run is read past each n, "
+    "analysis.run_tally); pointwise, so not a sequential test (looking repeatedly is not corrected for). A "
+    "solitaire run draws its win rate over the first n games with a pointwise Wilson 95% interval.",
+    "Which deals each figure reads: the headline, the seat and bot tables, the seat figures, game length, end "
+    "reasons, stalls and blocked games, the target band and the score distributions cover every deal of the run, "
+    "read a block of deals at a time into tallies (analysis.run_tally; memory does not grow with the run). The "
+    "detail analyses that need each game's rows or its events (score by source, tempo, the score margin, drama and "
+    "the course of games, the skill gradient, content strength per item and the component table) read the first "
+    f"deals only, at most {DETAIL_DEALS:,} by default (glade report --detail-deals): deals are independent draws, "
+    "so the first ones are a random sample of the run's; wherever such a figure appears the report says from "
+    "how many of the run's deals.",
     *DESIGNER_METHODS,
 ]
 
@@ -58,8 +69,8 @@ class RunAnalysis:
 
     path: Path
     manifest: dict
-    records: pl.DataFrame
-    events: pl.DataFrame | None
+    records: pl.DataFrame  # the detail deals' records (every deal when the run holds no more than the detail)
+    events: pl.DataFrame | pl.LazyFrame | None  # the detail deals' events (lazy for a run directory)
     delta: float
     players: int
     bots: tuple[str, ...]
@@ -78,20 +89,47 @@ class RunAnalysis:
     component: str | None
     components: pl.DataFrame | None
     designer: DesignerAnalysis
+    tally: RunTally  # every deal's tallies: the headline, the tables, length, the seat figures
+    detail: Detail  # the deals the detail analyses read
 
     @property
     def games(self) -> int:
         return self.length.games
 
 
-def component_column(events: pl.DataFrame | None) -> str | None:
+@dataclass(frozen=True)
+class Detail:
+    """The deals the detail analyses read: the first ``deals`` of the run's ``of``."""
+
+    deals: int
+    of: int
+
+    @property
+    def whole(self) -> bool:
+        return self.deals >= self.of
+
+    def text(self, lead: str = "from ") -> str:
+        """``from the first 200,000 of 1,000,000 deals`` ("" when every deal is read)."""
+        return "" if self.whole else f"{lead}the first {self.deals:,} of {self.of:,} deals"
+
+    def note(self) -> Paragraph | None:
+        """A note saying so, for a section whose figures read only the detail deals."""
+        if self.whole:
+            return None
+        return Paragraph(f"The figures of this section are {self.text()} (deals are independent draws, so the first "
+                         "ones are a random sample of the run's; glade report --detail-deals sets how many). Every "
+                         "other section covers all deals.", "note")
+
+
+def component_column(events: pl.DataFrame | pl.LazyFrame | None) -> str | None:
     """The events column naming a component (card, action kind...), if the game records one."""
     if events is None:
         return None
-    return next((c for c in COMPONENT_COLUMNS if c in events.columns), None)
+    return next((c for c in COMPONENT_COLUMNS if c in columns_of(events)), None)
 
 
-def design_components(game_name: str | None, events: pl.DataFrame | None) -> tuple[str | None, tuple | None]:
+def design_components(game_name: str | None,
+                      events: pl.DataFrame | pl.LazyFrame | None) -> tuple[str | None, tuple | None]:
     """The events column and values a game declares as its design components, else a guess by column name."""
     from sims.registry import get_game
 
@@ -99,25 +137,30 @@ def design_components(game_name: str | None, events: pl.DataFrame | None) -> tup
         declared = get_game(game_name).components if game_name else None
     except ConfigError:
         declared = None
-    if declared is not None and events is not None and declared[0] in events.columns:
+    if declared is not None and events is not None and declared[0] in columns_of(events):
         return declared
     return component_column(events), None
 
 
-def analyse_run(path: str | Path, delta: float = DELTA, band_share: float = stats.BAND_SHARE) -> RunAnalysis:
+def analyse_run(path: str | Path, delta: float = DELTA, band_share: float = stats.BAND_SHARE,
+                detail_deals: int = DETAIL_DEALS) -> RunAnalysis:
+    """Every number of a run's report. The run is read once a block of deals at a time into the tallies of every
+    full-run figure (:func:`analysis.run_tally.tally_run`); the detail analyses read the first ``detail_deals``
+    deals (their events a block of games at a time), so memory does not grow with the run."""
     path = Path(path)
     manifest = load_manifest(path)
-    records = load_records(path)
-    events = load_events(path)
-    trajectories = load_trajectories(path)
     try:
-        return _analyse(path, manifest, records, events, delta, trajectories, band_share)
+        tally = tally_run(path, int(manifest["players"]), target_band(manifest.get("config") or {}), delta)
+        below = first_deals(deal_ranges(path), detail_deals)
+        detail = Detail(min(detail_deals, tally.deals), tally.deals)
+        return _analyse(path, manifest, load_records(path, below), scan_side_table(path, EVENTS, below), delta,
+                        load_trajectories(path, below), band_share, tally, detail)
     except stats.StatsError as error:
         raise ConfigError(str(path), "(records)", f"records a report can use ({error})", has_got=False) from None
 
 
-def player_seats(manifest: dict, records: pl.DataFrame,
-                 events: pl.DataFrame | None = None) -> tuple[int, pl.DataFrame, pl.DataFrame | None]:
+def player_seats(manifest: dict, records: pl.DataFrame, events: pl.DataFrame | pl.LazyFrame | None = None
+                 ) -> tuple[int, pl.DataFrame, pl.DataFrame | pl.LazyFrame | None]:
     """The run's player count and its records and events restricted to the players' seats.
 
     A game's own seats beyond the players (the opponent of a solo mode, such as
@@ -127,23 +170,31 @@ def player_seats(manifest: dict, records: pl.DataFrame,
     players = int(manifest.get("players") or seats)
     if players < seats:
         records = records.filter(pl.col("seat") < players)
-        if events is not None and "seat" in events.columns:
+        if events is not None and "seat" in columns_of(events):
             events = events.filter(pl.col("seat") < players)
     return players, records, events
 
 
-def _analyse(path: Path, manifest: dict, records: pl.DataFrame, events: pl.DataFrame | None,
-             delta: float, trajectories: pl.DataFrame | None = None,
-             band_share: float = stats.BAND_SHARE) -> RunAnalysis:
+def _analyse(path: Path, manifest: dict, records: pl.DataFrame, events: pl.DataFrame | pl.LazyFrame | None,
+             delta: float, trajectories: pl.DataFrame | None = None, band_share: float = stats.BAND_SHARE,
+             tally: RunTally | None = None, detail: Detail | None = None) -> RunAnalysis:
+    """The analysis of ``records`` (the detail deals when ``tally`` holds every deal's tallies; else every deal,
+    tallied here)."""
     players, records, events = player_seats(manifest, records, events)
     if trajectories is not None:
         trajectories = trajectories.filter(pl.col("seat") < players)
-    bots = tuple(records.sort("game", "seat")["bot"].unique(maintain_order=True).to_list())
-    rotated = int(manifest.get("rotations", 1)) > 1  # a collapsed rotation (same bot in every seat) is not one
     target = target_band(manifest.get("config", {}))
-    advantage = stats.seat_advantage(records, delta=delta) if players > 1 else None
-    length = stats.game_length(records, events)
-    band = stats.band_share(records, target, band_share) if target is not None else None
+    if tally is None:
+        tally = tally_records(records, players, target, delta)
+    detail = detail or Detail(tally.deals, tally.deals)
+    bots = tally.bots
+    rotated = int(manifest.get("rotations", 1)) > 1  # a collapsed rotation (same bot in every seat) is not one
+    advantage = stats.seat_advantage(tally.seats, delta=delta) if players > 1 else None
+    length = stats.game_length(tally.outcomes)
+    changes = stats.lead_changes(records, events)  # only from events with a running score
+    if changes is not None:
+        length = replace(length, lead_changes=changes)
+    band = stats.band_share(tally.outcomes, target, band_share) if target is not None else None
     gradient, gradient_error = None, None
     if rotated and len(bots) > 1:
         try:
@@ -154,20 +205,23 @@ def _analyse(path: Path, manifest: dict, records: pl.DataFrame, events: pl.DataF
     designer = analyse_designer(manifest.get("game"), manifest, records, events, players,
                                 (component, values) if component is not None else None, trajectories)
     components = None
-    if component is not None and events is not None and events.height:
+    if component is not None and events is not None and not is_empty(events):
+        used = events
         if values is not None:
-            events = events.filter(pl.col(component).is_in(list(values)))
-        elif events.schema[component] == pl.String:  # every named value (rows of other events hold "")
-            events = events.filter(pl.col(component).is_not_null() & (pl.col(component) != ""))
-        components = stats.component_strength(records, events, component, values=values, by="bot")
+            used = events.filter(pl.col(component).is_in(list(values)))
+        elif events.collect_schema()[component] == pl.String:  # every named value (rows of other events hold "")
+            used = events.filter(pl.col(component).is_not_null() & (pl.col(component) != ""))
+        components = stats.component_strength(records, used, component, values=values, by="bot")
     return RunAnalysis(
         path=path, manifest=manifest, records=records, events=events, delta=delta, players=players, bots=bots,
         rotated=rotated, target=target, advantage=advantage,
         tests=seat_tests(advantage) if advantage is not None else pl.DataFrame(),
-        by_seat=stats.proportion_table(records, "seat"), by_bot=stats.proportion_table(records, "bot"),
-        length=length, margin=stats.score_margin(records), band=band, unfinished=stats.unfinished(records),
+        by_seat=stats.proportion_table(tally.outcomes.rate_table("seat"), "seat"),
+        by_bot=stats.proportion_table(tally.outcomes.rate_table("bot"), "bot"),
+        length=length, margin=stats.score_margin(records), band=band, unfinished=stats.unfinished(tally.outcomes),
         gradient=gradient,
         gradient_error=gradient_error, component=component, components=components, designer=designer,
+        tally=tally, detail=detail,
     )
 
 
@@ -315,6 +369,8 @@ def _component_flags(a: RunAnalysis) -> list[Flag]:
         flags.append(Flag("ok", "No component looks dominant or unused (observational).",
                           f"{count} {c} values x {table['bot'].n_unique()} bots; dominant would need Holm "
                           "p < 0.05 and +10 points when used, unused under 1% of seat-games"))
+    if not a.detail.whole:
+        flags = [replace(f, evidence=f"{f.evidence}; {a.detail.text()}") for f in flags]
     return flags
 
 
@@ -337,7 +393,8 @@ def _gradient_flag(a: RunAnalysis) -> Flag | None:
         share = 1 - r["share"] if flip else r["share"]
         low, high = (1 - r["share_high"], 1 - r["share_low"]) if flip else (r["share_low"], r["share_high"])
         evidence = (f"{strong} takes {_pct(share)} {_ci(low, high)} of points against {weak} ({r['method']}), "
-                    f"n = {r['deals']:,} deals ({r['games']:,} games), {stats.format_p(r['p_value'])} vs 50%")
+                    f"n = {r['deals']:,} deals ({r['games']:,} games), {stats.format_p(r['p_value'])} vs 50%"
+                    + a.detail.text("; "))
     else:
         evidence = f"{strong} vs {weak} never met; Bradley-Terry share {_pct(g.share(strong, weak))}"
     if g.gradient_too_flat(FLAT_GRADIENT):
@@ -400,8 +457,7 @@ def _solo_section(a: RunAnalysis) -> Section:
         [["seat 0", a.bots[0], _int(row["games"]), _pct(row["win_rate"]), _ci(row["win_low"], row["win_high"]),
           _pct(row["stall_rate"]), _num(row["mean_score"]), _ci_num(row["score_low"], row["score_high"])]],
         caption=f"A solitaire game is won or lost against the game's own target. {_score_note(a.by_seat)}.")
-    wins = a.records.sort("game")["win"].cast(pl.Float64).to_numpy()
-    n, rate, low, high = running_estimate(wins)
+    n, rate, low, high = a.tally.running
     return Section("seats", "Solitaire result", [
         table,
         Plot("convergence", plots.convergence(n, rate, low, high, float(row["win_rate"]), label="win rate",
@@ -512,7 +568,7 @@ def _seat_figures(a: RunAnalysis, fair: float, equal: str) -> list[Block]:
         why = (" (why: the Summary's first finding)" if a.advantage.lineup_note and _plain(a.advantage.lineup_note)
                in _plain(said) else f" ({_plain(a.advantage.lineup_note)})" if a.advantage.lineup_note else "")
         return [Paragraph(f"No seat-share figures: {a.advantage.verdict}{why}.", "note")]
-    n, share, low, high = running_headline(a.records, delta=a.advantage.delta)
+    n, share, low, high = a.tally.convergence
     what = "share of decided games" if a.players == 2 else "share of first places"
     return [
         Plot("seat-win-rates", plots.seat_win_rates(
@@ -545,7 +601,8 @@ def _bot_section(a: RunAnalysis) -> Section:
         blocks.append(Paragraph(
             "Does skill matter? The games of one deal (every seat rotation, same seed) are one paired unit; a "
             "bot's share of points against another counts a tie or stall as half. Ratings are Bradley-Terry "
-            f"({_plain(g.rating_method)}), {g.reference} fixed at 0."))
+            f"({_plain(g.rating_method)}), {g.reference} fixed at 0."
+            + (f" Measured on {a.detail.text('')}." if not a.detail.whole else "")))
         blocks.append(Table(
             [Column("Bot A"), Column("Bot B"), Column("Deals", True), Column("Games", True),
              Column("A's share of points", True), Column("95% interval", True), Column("p vs 50%", True),
@@ -574,31 +631,48 @@ def _bot_section(a: RunAnalysis) -> Section:
     return Section("bots", "Bots", blocks)
 
 
+def score_counts(a: RunAnalysis, key: str, value: object) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct final scores ascending, seat-games at each) of the seats or bot ``key == value``, every deal."""
+    counts = (a.tally.outcomes.rate_table(key).filter(pl.col(key) == value).group_by("score")
+              .agg(pl.col("games").sum()).sort("score"))
+    return counts["score"].cast(pl.Float64).to_numpy(), counts["games"].cast(pl.Float64).to_numpy()
+
+
+def _quantile(values: np.ndarray, counts: np.ndarray, q: float) -> float:
+    """The ``q`` quantile of ``values`` repeated ``counts`` times, interpolated linearly (numpy's default)."""
+    position = q * (counts.sum() - 1)
+    ends = np.cumsum(counts)
+    low, high = (values[np.searchsorted(ends, i, side="right")] for i in (np.floor(position), np.ceil(position)))
+    return float(low + (position - np.floor(position)) * (high - low))
+
+
 def _score_section(a: RunAnalysis) -> Section:
-    by_seat = [(f"seat {s}", a.records.filter(pl.col("seat") == s)["score"].to_numpy()) for s in range(a.players)]
-    by_bot = ([(b, a.records.filter(pl.col("bot") == b)["score"].to_numpy()) for b in a.bots]
-              if len(a.bots) > 1 else None)
+    by_seat = [(f"seat {s}", score_counts(a, "seat", s)) for s in range(a.players)]
+    by_bot = [(b, score_counts(a, "bot", b)) for b in a.bots] if len(a.bots) > 1 else None
     m = a.margin
     if a.players == 1:
-        scores = a.records["score"]
+        values, counts = by_seat[0][1]
+        mean = float((values * counts).sum() / counts.sum())
         return Section("scores", "Scores", [
-            Facts([("Final score", f"mean {_num(float(scores.mean()))}, median {scores.median():g}, "
-                                   f"min {scores.min():g}, max {scores.max():g}; n = {scores.len():,} games")]),
+            Facts([("Final score", f"mean {_num(mean)}, median {_quantile(values, counts, 0.5):g}, "
+                                   f"min {values.min():g}, max {values.max():g}; n = {int(counts.sum()):,} games")]),
             Plot("score-distributions", plots.score_distributions(by_seat, None),
                  "Share of games at each final score; the vertical line marks the mean."),
         ])
     facts = [("Score margin (first minus second)",
               f"{_num(m.mean.mean)} {_ci_num(m.mean.low, m.mean.high)} ({m.mean.method}), n = {m.games:,} games, "
-              f"{m.stalls_excluded:,} stalls excluded")]
+              f"{m.stalls_excluded:,} stalls excluded" + a.detail.text("; from "))]
     if m.smallest is not None:
         facts.append((f"Won by the smallest margin ({m.smallest:g})",
-                      f"{_pct(m.smallest_share.rate)} {_ci(m.smallest_share.low, m.smallest_share.high)} (Wilson 95%)"))
-    facts.append(("Shared first places", f"{_pct(m.ties.rate)} {_ci(m.ties.low, m.ties.high)} (Wilson 95%)"))
+                      f"{_pct(m.smallest_share.rate)} {_ci(m.smallest_share.low, m.smallest_share.high)} (Wilson 95%)"
+                      + a.detail.text(", from ")))
+    facts.append(("Shared first places", f"{_pct(m.ties.rate)} {_ci(m.ties.low, m.ties.high)} (Wilson 95%)"
+                                         + a.detail.text(", from ")))
     facts += won_not_on_points(m)
     return Section("scores", "Scores", [
         Facts(facts),
         Plot("score-distributions", plots.score_distributions(by_seat, by_bot),
-             "Share of seat-games at each final score; vertical lines mark the means."),
+             "Share of seat-games at each final score (every deal); vertical lines mark the means."),
     ])
 
 
@@ -786,10 +860,12 @@ def _shipped_config(game: str) -> dict | None:
         return None
 
 
-def build_run_report(path: str | Path, delta: float = DELTA, band_share: float = stats.BAND_SHARE) -> Report:
+def build_run_report(path: str | Path, delta: float = DELTA, band_share: float = stats.BAND_SHARE,
+                     detail_deals: int = DETAIL_DEALS) -> Report:
     """The report of one run directory (``manifest.json``, ``records/``, ``events/``); ``band_share`` is the
-    share of games the config's target band must hold for the length check to pass."""
-    a = analyse_run(path, delta, band_share)
+    share of games the config's target band must hold for the length check to pass; ``detail_deals`` the deals
+    the detail analyses read (the first ones; every other figure reads every deal)."""
+    a = analyse_run(path, delta, band_share, detail_deals)
     flags = run_flags(a)
     warnings = sum(f.level == "warn" for f in flags)
     summary = Section("summary", "Summary", [
@@ -802,14 +878,22 @@ def build_run_report(path: str | Path, delta: float = DELTA, band_share: float =
         Flags(flags),
     ])
     seats = _seat_section(a) if a.advantage is not None else _solo_section(a)
-    sections = [summary, seats, why_section(a.designer), _bot_section(a), _score_section(a), _length_section(a),
-                drama_section(a.designer), _component_section(a), _methods_section(_RUN_METHODS),
+    sections = [summary, seats, _detailed(why_section(a.designer), a.detail), _bot_section(a), _score_section(a),
+                _length_section(a), _detailed(drama_section(a.designer), a.detail),
+                _detailed(_component_section(a), a.detail), _methods_section(_RUN_METHODS),
                 Section("manifest", "Run manifest", _run_manifest_blocks(a.path, a.manifest, a.games))]
     return Report("run", _run_title(a.manifest), _run_subtitle(a), sections, now(), headline=_headline(a))
+
+
+def _detailed(section: Section, detail: Detail) -> Section:
+    """``section`` with a note first when its figures read only the detail deals."""
+    note = detail.note()
+    return section if note is None else Section(section.id, section.title, [note, *section.blocks])
 
 
 def _headline(a: RunAnalysis) -> str:
     """The line ``glade report`` prints: the same words as the Seats section's lead (or the solitaire win rate)."""
     if a.advantage is not None:
         return seat_headline(a.advantage)
-    return solo_headline(stats.proportion(int(a.records["win"].sum()), a.records.height))
+    row = a.by_seat.to_dicts()[0]
+    return solo_headline(stats.proportion(int(row["wins"]), int(row["games"])))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -15,9 +15,9 @@ from analysis import stats
 from analysis.drama import Course
 from analysis.drama import course as drama_course
 from analysis.report.methods import _methods_section, _versions_now, target_band
-from analysis.report.model import (ALPHA, Block, Code, Column, DELTA, Facts, Flag, Flags, Paragraph, Plot, Report,
-                                   STALL_FLAG, Section, Table)
-from analysis.report.run import _bot_rows, config_block, player_seats, turn_cap
+from analysis.report.model import (ALPHA, Block, Code, Column, DELTA, DETAIL_DEALS, Facts, Flag, Flags, Paragraph, Plot,
+                                   Report, STALL_FLAG, Section, Table)
+from analysis.report.run import Detail, _bot_rows, config_block, player_seats, turn_cap
 from analysis.ablate import analyse_ablate, verdict_line
 from analysis.report.ablate import (ABLATE_METHODS, ablation_flags, ablation_section, ablation_title, ablation_titles,
                                     is_ablation)
@@ -29,7 +29,9 @@ from analysis.report.text import (_ci, _ci_num, _ci_pts, _g, _game_title, _int, 
 from analysis.summary import seat_headline, solo_headline
 from analysis.sweep import cell_frame, cell_row, format_cell_table
 from sims.core.spec import ConfigError
-from sims.records import MANIFEST, Chunk, machine, now
+from analysis.run_tally import tally_run
+from sims.records import (MANIFEST, Chunk, block_bounds, deal_ranges, first_deals, load_records, load_trajectories,
+                          machine, now, record_blocks)
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,10 +64,21 @@ class CellAnalysis:
     course: Course | None = None  # lead changes and comebacks, from the cell's trajectories
     band: stats.BandShare | None = None  # the share of games inside the target band, against the required share
     unfinished: stats.Unfinished | None = None  # stalls and blocked games
+    path: Path | None = None  # the cell's run directory (None: ``records`` hold every deal, in memory)
+    tally: Any = None  # the cell's tallies (analysis.run_tally.RunTally), every deal
+    detail: Detail | None = None  # the deals of ``records``, which drama and the course of games read
 
     @property
     def games(self) -> int:
         return self.length.games
+
+    @property
+    def mean_score(self) -> float:
+        """Seat 0's mean final score over every game (a solitaire cell's)."""
+        if self.tally is None:
+            return float(self.records.filter(pl.col("seat") == 0)["score"].mean())
+        counts = self.tally.outcomes.rate_table("seat").filter(pl.col("seat") == 0)
+        return float((counts["score"] * counts["games"]).sum() / counts["games"].sum())
 
 
 def _gap(advantage: stats.SeatAdvantage) -> tuple[int, float, float, float]:
@@ -94,14 +107,16 @@ class SweepAnalysis:
 
 
 def analyse_sweep(path: str | Path, delta: float = DELTA, band_share: float = stats.BAND_SHARE,
-                  titles: dict[str, str] | None = None) -> SweepAnalysis:
+                  titles: dict[str, str] | None = None, detail_deals: int = DETAIL_DEALS) -> SweepAnalysis:
     """Every cell with records: seat balance (or a solitaire win rate), game length, the verdicts
     Holm-corrected across cells, and the paired change against the baseline. ``titles`` renames cells by id
-    (an ablation's cells by their change)."""
+    (an ablation's cells by their change). Each cell is read a block of deals at a time (its tallies: every
+    figure but drama, the course of games and the main effects, which read its first ``detail_deals`` deals),
+    and the paired changes pair two cells' blocks deal by deal, so memory does not grow with the cells."""
     from analysis.sweep import load_sweep
 
     data = load_sweep(path)
-    cells = [_analyse_cell(cell, delta, band_share, (titles or {}).get(cell.id))
+    cells = [_analyse_cell(cell, delta, band_share, (titles or {}).get(cell.id), detail_deals)
              for cell in data.cells if cell.status != "pending"]
     if not cells:
         raise ConfigError(str(Path(path) / "cells"), "(files)", "cells with records (run glade sweep)",
@@ -109,19 +124,22 @@ def analyse_sweep(path: str | Path, delta: float = DELTA, band_share: float = st
     return SweepAnalysis(data, tuple(_with_changes(_with_verdicts(cells))), delta)
 
 
-def _analyse_cell(cell: Any, delta: float, band_share: float = stats.BAND_SHARE,
-                  title: str | None = None) -> CellAnalysis:
-    """One cell on its own: seat advantage (or the solitaire win rate), game length, the worst seat's gap."""
+def _analyse_cell(cell: Any, delta: float, band_share: float = stats.BAND_SHARE, title: str | None = None,
+                  detail_deals: int = DETAIL_DEALS) -> CellAnalysis:
+    """One cell on its own: seat advantage (or the solitaire win rate), game length, the worst seat's gap (every
+    deal, tallied); drama and the course of games (its first ``detail_deals`` deals)."""
     manifest = cell.manifest()
-    players, records, _ = player_seats(manifest, cell.records())
     target = target_band(manifest.get("config") or {})
     try:
-        length = stats.game_length(records)
-        band = stats.band_share(records, target, band_share) if target is not None else None
-        unfinished = stats.unfinished(records)
-        advantage = stats.seat_advantage(records, delta=delta) if players != 1 else None
+        tally = tally_run(cell.path, int(manifest["players"]), target, delta, points=0)
+        below = first_deals(deal_ranges(cell.path), detail_deals)
+        players, records, _ = player_seats(manifest, load_records(cell.path, below))
+        length = stats.game_length(tally.outcomes)
+        band = stats.band_share(tally.outcomes, target, band_share) if target is not None else None
+        unfinished = stats.unfinished(tally.outcomes)
+        advantage = stats.seat_advantage(tally.seats, delta=delta) if players != 1 else None
         drama = stats.drama(records)
-        trajectories = cell.trajectories()
+        trajectories = load_trajectories(cell.path, below)
         course = (drama_course(records, trajectories.filter(pl.col("seat") < players), gap=False)
                   if trajectories is not None and players > 1 else None)
     except stats.StatsError as error:
@@ -129,13 +147,15 @@ def _analyse_cell(cell: Any, delta: float, band_share: float = stats.BAND_SHARE,
                           has_got=False) from None
     if advantage is None:
         worst, gap, low, high = 0, float("nan"), float("nan"), float("nan")
-        solo = stats.proportion(int(records["win"].sum()), records.height)
+        seat0 = tally.outcomes.rate_table("seat").filter(pl.col("seat") == 0)
+        solo = stats.proportion(int(seat0["wins"].sum()), int(seat0["games"].sum()))
     else:
         worst, gap, low, high = _gap(advantage)
         solo = None
     return CellAnalysis(title or cell.title, dict(cell.labels), cell.baseline, records, manifest, advantage, length,
                         target, gap, low, high, worst, players, solo, drama=drama, course=course, band=band,
-                        unfinished=unfinished)
+                        unfinished=unfinished, path=cell.path, tally=tally,
+                        detail=Detail(min(detail_deals, tally.deals), tally.deals))
 
 
 def _with_verdicts(cells: list[CellAnalysis]) -> list[CellAnalysis]:
@@ -160,30 +180,74 @@ def _with_changes(cells: list[CellAnalysis]) -> list[CellAnalysis]:
     return cells
 
 
+PAIRED_COLUMNS = ("game", "deal", "rotation", "seed", "seat", "win", "turns")
+
+
 def _paired_change(cell: CellAnalysis, base: CellAnalysis, cells: list[CellAnalysis]) -> dict[str, Any]:
-    """The fields of ``cell`` that compare it with its reference: win and turns changes, and a note."""
+    """The fields of ``cell`` that compare it with its reference: win and turns changes, and a note. The two cells
+    are read side by side a block of deals at a time, restricted to the deals (and rotations) both hold, into
+    the tallies of the paired comparisons (``stats.ShareTally``, ``stats.PairTally``)."""
     reference = _paired_reference(cell, base, cells)
     if reference is None:
         return {"paired_note": f"not paired: no cell with {cell.players} players and the baseline's other settings"}
     if reference is cell:
         return {"paired_note": f"the reference cell for {cell.players} players"}
-    base_all, cell_all = _common(reference.records, cell.records)
-    a, b = base_all.filter(pl.col("seat") == 0), cell_all.filter(pl.col("seat") == 0)
     key = ("deal", "rotation", "seat")
     found: dict[str, Any] = {"win_change": None, "turns_change": None, "paired_note": ""}
+    share, wins, turns = stats.ShareTally(), stats.PairTally(), stats.PairTally()
     try:
-        found["win_change"] = (stats.seat_share_change(base_all, cell_all, 0, key=key) if cell.players > 1 else
-                               stats.paired_difference(a, b, "win", key=key))
-        found["turns_change"] = stats.paired_difference(a, b, "turns", key=key)
+        for base_block, cell_block in _side_by_side(reference, cell):
+            base_all, cell_all = _common(base_block, cell_block)
+            a, b = base_all.filter(pl.col("seat") == 0), cell_all.filter(pl.col("seat") == 0)
+            if not a.height:
+                continue
+            if cell.players > 1:
+                share.add(base_all, cell_all, 0, key)
+            else:
+                wins.add(a, b, "win", key)
+            turns.add(a, b, "turns", key)
+        found["win_change"] = (stats.share_change_from_tally(share) if cell.players > 1 else
+                               stats.paired_from_tally(wins, "win"))
+        found["turns_change"] = stats.paired_from_tally(turns, "turns")
     except stats.StatsError as error:
         found["paired_note"] = str(error)
-    if found["win_change"] is not None and a.height < max(reference.records.filter(pl.col("seat") == 0).height,
-                                                          cell.records.filter(pl.col("seat") == 0).height):
-        found["paired_note"] = f"paired on the {a.height:,} deals both cells hold"
+    if found["win_change"] is not None and turns.pairs < max(_seat0_games(reference), _seat0_games(cell)):
+        found["paired_note"] = f"paired on the {turns.pairs:,} deals both cells hold"
     if reference is not base:
         found["paired_note"] = "; ".join(filter(None, [f"against {reference.id} (same player count)",
                                                        found["paired_note"]]))
     return found
+
+
+def _seat0_games(cell: CellAnalysis) -> int:
+    """The cell's games (its seat-0 rows), every deal."""
+    return cell.tally.games if cell.tally is not None else cell.records.filter(pl.col("seat") == 0).height
+
+
+def _side_by_side(one: CellAnalysis, other: CellAnalysis) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
+    """The two cells' records (their players' seats) a block of the same deals at a time."""
+    stop = max(_deal_stop(one), _deal_stop(other))
+    bounds = block_bounds(0, stop)
+    for (_, _, a), (_, _, b) in zip(_cell_blocks(one, bounds), _cell_blocks(other, bounds)):
+        yield a, b
+
+
+def _deal_stop(cell: CellAnalysis) -> int:
+    if cell.path is None:
+        return int(cell.records["deal"].max()) + 1 if cell.records.height else 0
+    return max((stop for _, stop in deal_ranges(cell.path)), default=0)
+
+
+def _cell_blocks(cell: CellAnalysis, bounds: Sequence[int]) -> Iterator[tuple[int, int, pl.DataFrame]]:
+    """Every block of ``bounds`` of the cell's records (empty where it holds none of the deals)."""
+    if cell.path is not None:
+        blocks = record_blocks(cell.path, bounds, PAIRED_COLUMNS, empty=True)
+    else:
+        frame = cell.records.select([c for c in PAIRED_COLUMNS if c in cell.records.columns])
+        blocks = ((start, stop, frame.filter(pl.col("deal").is_between(start, stop, closed="left")))
+                  for start, stop in zip(bounds[:-1], bounds[1:]))
+    for start, stop, block in blocks:
+        yield start, stop, block.filter(pl.col("seat") < cell.players)
 
 
 def _paired_reference(cell: CellAnalysis, base: CellAnalysis, cells: list[CellAnalysis]) -> CellAnalysis | None:
@@ -563,6 +627,11 @@ _SWEEP_METHODS = [
     f"Stall and game-length flags per cell as in a run report (stalls and blocked games over {STALL_FLAG:.0%}; the "
     "share of games inside the config's [report] target_turns against the required share, glade report "
     "--band-share, default 75%, by analysis.stats.band_share).",
+    "Which deals each figure reads: every cell's seat shares, verdicts, game length, stalls, target band and the "
+    "paired changes cover all its deals, read a block of deals at a time into tallies (two cells side by side for "
+    "a paired change), so memory does not grow with the cells; drama, the course of games and the main effects "
+    f"read each cell's first deals, at most {DETAIL_DEALS:,} by default (glade report --detail-deals), and say so "
+    "when a cell holds more.",
 ]
 
 
@@ -605,7 +674,7 @@ def _sweep_section_solitaire(data: Any, cells: list[CellAnalysis]) -> Section:
     rows = [[c.id + (" *" if c.baseline else ""), _int(c.games), _pct(c.solo.rate), _ci(c.solo.low, c.solo.high),
              (_pts(c.win_change.difference) + " " + _ci_pts(c.win_change.mean.low, c.win_change.mean.high)
               if c.win_change is not None else ("baseline" if c.baseline else "n/a")),
-             _num(float(c.records["score"].mean())), _g(c.length.median), _pct(c.length.stalls.rate)]
+             _num(c.mean_score), _g(c.length.median), _pct(c.length.stalls.rate)]
             for c in cells]
     zero = [0.0 if c.baseline else np.nan for c in cells]
     diff = np.array([c.win_change.difference if c.win_change else z for c, z in zip(cells, zero)])
@@ -630,14 +699,15 @@ def _sweep_section_solitaire(data: Any, cells: list[CellAnalysis]) -> Section:
     return Section("solitaire", "Solitaire cells", blocks)
 
 
-def build_sweep_report(path: str | Path, delta: float = DELTA, band_share: float = stats.BAND_SHARE) -> Report:
+def build_sweep_report(path: str | Path, delta: float = DELTA, band_share: float = stats.BAND_SHARE,
+                       detail_deals: int = DETAIL_DEALS) -> Report:
     """The report of a sweep directory (``sweep.json``, ``cells/<id>/``).
 
     Cells with one seat (solitaire) are reported by the player's win rate, the others by seat balance.
     """
     ablated = is_ablation(path)
     result = analyse_ablate(path) if ablated else None
-    analysis = analyse_sweep(path, delta, band_share, ablation_titles(path) if ablated else None)
+    analysis = analyse_sweep(path, delta, band_share, ablation_titles(path) if ablated else None, detail_deals)
     data, everything = analysis.sweep, list(analysis.cells)
     cells = [c for c in everything if c.advantage is not None]
     solitaire = [c for c in everything if c.advantage is None]
@@ -670,15 +740,16 @@ def build_sweep_report(path: str | Path, delta: float = DELTA, band_share: float
     heatmap = _sweep_heatmap(data, cells) if cells else None
     if heatmap is not None:
         sections.append(heatmap)
-    grid = [s for s in (main_effects_section(data, cells or solitaire), response_section(data, cells or solitaire))
-            if s is not None]
+    note = _detail_note(everything)
+    grid = [s for s in (_noted(main_effects_section(data, cells or solitaire), note),
+                        response_section(data, cells or solitaire)) if s is not None]
     sections += grid
     methods = (_SWEEP_METHODS + ([_SOLITAIRE_METHOD] if solitaire else [])
                + [m for s, m in (("effects", EFFECTS_METHOD), ("curves", CURVES_METHOD)) if any(g.id == s for g in grid)]
                + [DRAMA_METHOD]
                + ([SKILL_TRACE_METHOD] if groups else []) + (ABLATE_METHODS if ablated else []))
     base = next((c for c in everything if c.baseline), everything[0])
-    sections += [_sweep_section_length(data, everything), trace_drama_section(everything, base.id),
+    sections += [_sweep_section_length(data, everything), _noted(trace_drama_section(everything, base.id), note),
                  _methods_section(methods),
                  _sweep_manifest(data, everything)]
     title = (ablation_title(_game_title(data.game), path) if ablated else
@@ -691,6 +762,24 @@ def build_sweep_report(path: str | Path, delta: float = DELTA, band_share: float
         return Report("sweep", title, subtitle, sections, now(), headline=verdicts[0].removeprefix("verdict: "),
                       terminal="\n".join([*verdicts[1:], f"baseline: {_sweep_headline(everything)}", table]))
     return Report("sweep", title, subtitle, sections, now(), headline=_sweep_headline(everything), terminal=table)
+
+
+def _detail_note(cells: list[CellAnalysis]) -> Paragraph | None:
+    """What a section that reads each cell's first deals says, when some cell holds more (None otherwise)."""
+    cut = [c.detail for c in cells if c.detail is not None and not c.detail.whole]
+    if not cut:
+        return None
+    return Paragraph(f"The figures of this section are from each cell's first {cut[0].deals:,} deals (of up to "
+                     f"{max(d.of for d in cut):,} a cell; deals are independent draws, so the first ones are a random "
+                     "sample of a cell's; glade report --detail-deals sets how many). Every other section covers all "
+                     "deals.", "note")
+
+
+def _noted(section: Section | None, note: Paragraph | None) -> Section | None:
+    """``section`` with ``note`` first (as it is without one)."""
+    if section is None or note is None:
+        return section
+    return Section(section.id, section.title, [note, *section.blocks])
 
 
 def _cell_headline(cell: CellAnalysis) -> str:

@@ -100,14 +100,21 @@ from analysis.stats.components import (
     item_strength,
 )
 from analysis.stats.paired import (
+    PairTally,
     PairedDifference,
+    ShareTally,
     correct,
     family_verdicts,
     first_place_share,
+    pair_tally,
     paired_difference,
+    paired_from_tally,
     seat_fractions,
     seat_share_change,
+    share_change_from_tally,
+    share_tally,
 )
+from analysis.stats.outcome_tally import OutcomeTally, outcome_tally
 from analysis.stats.designer import (
     Drama,
     POINTS_PREFIX,
@@ -186,7 +193,15 @@ __all__ = [
     "component_strength",
     "format_component_strength",
     "item_strength",
+    "PairTally",
     "PairedDifference",
+    "ShareTally",
+    "OutcomeTally",
+    "outcome_tally",
+    "pair_tally",
+    "paired_from_tally",
+    "share_change_from_tally",
+    "share_tally",
     "correct",
     "family_verdicts",
     "first_place_share",

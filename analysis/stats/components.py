@@ -11,7 +11,7 @@ from statsmodels.regression.linear_model import OLS
 from statsmodels.stats.proportion import confint_proportions_2indep, test_proportions_2indep
 
 from analysis.report.text import _confidence, _interval_pct, _pct, _signed_points, format_p
-from analysis.stats.common import CONFIDENCE, _require
+from analysis.stats.common import CONFIDENCE, _require, by_games, columns_of
 from analysis.stats.paired import correct
 
 
@@ -83,7 +83,7 @@ def clustered_difference(win: np.ndarray, used: np.ndarray, cluster: np.ndarray,
     return ClusteredDifference(p1 - p0, float(low), float(high), float(p), deff, clusters)
 
 
-def component_strength(records: pl.DataFrame, events: pl.DataFrame, component: str = "kind", *,
+def component_strength(records: pl.DataFrame, events: pl.DataFrame | pl.LazyFrame, component: str = "kind", *,
                        values: Sequence[str] | None = None, by: str | None = None, alpha: float = 0.05,
                        dominant_gap: float = 0.10, unused_below: float = 0.01,
                        confidence: float = CONFIDENCE) -> pl.DataFrame:
@@ -109,6 +109,8 @@ def component_strength(records: pl.DataFrame, events: pl.DataFrame, component: s
     (``use_rate < unused_below``). A component used in every seat-game (or in
     none) has no comparison: NaN difference and p. ``values`` lists the
     components that could be used, so that ones never used get a row.
+    ``events`` may be a lazy frame (a run's events): it is counted per
+    seat-game a block of games at a time, never loaded whole.
     """
     _require(records, ["game", "seat", "win"], "component_strength")
     _require(events, ["game", "seat", component], "component_strength events")
@@ -120,13 +122,21 @@ def component_strength(records: pl.DataFrame, events: pl.DataFrame, component: s
                                 *groups).with_row_index("_row")
     totals = seat_games.group_by(groups or pl.lit(0).alias("_all")).agg(
         pl.len().cast(pl.Int64).alias("seat_games"), pl.col("win").sum().cast(pl.Int64).alias("wins"))
-    uses = (events.select("game", pl.col("seat").cast(pl.Int64), pl.col(component).cast(pl.String))
-            .group_by("game", "seat", component).agg(pl.len().alias("events")))
-    joined = uses.join(seat_games, on=["game", "seat"], how="inner")
-    used = joined.group_by(*groups, component).agg(
-        pl.len().cast(pl.Int64).alias("used"), pl.col("win").sum().cast(pl.Int64).alias("wins_used"),
-        pl.col("events").sum().cast(pl.Int64), pl.col("_row"))
-    names = sorted(set(uses[component].unique().to_list()) | set(values or ()))
+    index = seat_games.select("game", "seat", "_row", "win", *groups).lazy()
+
+    def uses(e: pl.LazyFrame) -> list[pl.LazyFrame]:
+        """Per group and component of a block of games: its seat-games' rows, wins and events; its components."""
+        counted = (e.select("game", pl.col("seat").cast(pl.Int64), pl.col(component).cast(pl.String))
+                   .group_by("game", "seat", component).agg(pl.len().alias("events")))
+        return [counted.join(index, on=["game", "seat"], how="inner").group_by(*groups, component).agg(
+                    pl.col("win").sum().cast(pl.Int64).alias("wins_used"), pl.col("events").sum().cast(pl.Int64),
+                    pl.col("_row")),
+                counted.select(pl.col(component).unique())]
+
+    blocks, found = by_games(events, uses)
+    used = blocks.group_by(*groups, component).agg(pl.col("wins_used", "events").sum(), pl.col("_row").list.explode(keep_nulls=False, empty_as_null=False))
+    used = used.with_columns(pl.col("_row").list.len().cast(pl.Int64).alias("used"))
+    names = sorted(set(found[component].to_list()) | set(values or ()))
     grid = pl.DataFrame({component: names}, schema={component: pl.String})
     if by:
         grid = totals.select(by).join(grid, how="cross")
@@ -143,10 +153,12 @@ def component_strength(records: pl.DataFrame, events: pl.DataFrame, component: s
     members = {None: np.arange(seat_games.height)} if not by else {
         key[0]: part["_row"].to_numpy() for key, part in seat_games.group_by(by)}
     rows = []
-    for row in table.to_dicts():
-        rows_of = members[row[by] if by else None]
+    members_of = table[by].to_list() if by else [None] * table.height
+    for group, used_rows in zip(members_of, table["_row"]):  # each row's seat-games as an array, never a Python list
+        rows_of = members[group]
         flags = np.zeros(seat_games.height, dtype=bool)
-        flags[np.asarray(row["_row"] or [], dtype=np.int64)] = True
+        if used_rows is not None:
+            flags[used_rows.to_numpy().astype(np.int64)] = True
         d = clustered_difference(win[rows_of], flags[rows_of], clusters[rows_of], confidence)
         rows.append((d.difference, d.low, d.high, d.p_value, d.design_effect))
     difference, low, high, p, deff = (np.array(column, dtype=np.float64) for column in zip(*rows)) if rows else (
@@ -187,7 +199,7 @@ def format_component_strength(table: pl.DataFrame, component: str = "kind") -> s
                      + (f" [{', '.join(flags)}]" if flags else ""))
     return "\n".join(lines)
 
-def item_strength(records: pl.DataFrame, events: pl.DataFrame, item: str, *, points: str | None = None,
+def item_strength(records: pl.DataFrame, events: pl.DataFrame | pl.LazyFrame, item: str, *, points: str | None = None,
                   values: Sequence[str] | None = None, alpha: float = 0.05,
                   confidence: float = CONFIDENCE) -> pl.DataFrame:
     """One row per item of a component family, sorted by effect: :func:`component_strength` plus
@@ -201,9 +213,11 @@ def item_strength(records: pl.DataFrame, events: pl.DataFrame, item: str, *, poi
     table = table.with_columns(pl.Series("p_bh", correct(table["p_value"].to_numpy(), "fdr_bh"), dtype=pl.Float64))
     table = table.with_columns((pl.col("p_holm") < alpha).fill_null(False).alias("holm"),
                                (pl.col("p_bh") < alpha).fill_null(False).alias("bh"))
-    if points is not None and points in events.columns:
-        scored = events.group_by(pl.col(item).cast(pl.String)).agg(
-            pl.col(points).cast(pl.Float64).mean().alias("mean_points"))
+    if points is not None and points in columns_of(events):
+        sums = by_games(events, lambda e: e.group_by(pl.col(item).cast(pl.String)).agg(
+            pl.col(points).cast(pl.Float64).sum().alias("total"), pl.col(points).count().alias("scored")))
+        scored = sums.group_by(item).agg(pl.when(pl.col("scored").sum() > 0)
+                                         .then(pl.col("total").sum() / pl.col("scored").sum()).alias("mean_points"))
         table = table.join(scored, on=item, how="left")
     else:
         table = table.with_columns(pl.lit(None, dtype=pl.Float64).alias("mean_points"))

@@ -10,7 +10,8 @@ import polars as pl
 from scipy import stats
 
 from analysis.report.text import _confidence, _pct, format_p
-from analysis.stats.common import BOOTSTRAP_RESAMPLES, CONFIDENCE, SEED, _BOOTSTRAP_BATCH_VALUES, _per_game, _require
+from analysis.stats.common import (BOOTSTRAP_RESAMPLES, CONFIDENCE, SEED, _BOOTSTRAP_BATCH_VALUES, _per_game, _require,
+                                   by_games, columns_of, is_empty)
 from analysis.stats.intervals import Proportion, _wilson, mean_interval, proportion
 from analysis.stats.outcomes import LeadChanges, Margin, lead_changes, score_margin
 
@@ -50,6 +51,27 @@ def _deal_means(frame: pl.DataFrame, value: str, groups: Sequence[str], confiden
                      "method": m.method, "p_value": p})
     schema = {g: frame.schema[g] for g in groups} | {"mean": pl.Float64, "low": pl.Float64, "high": pl.Float64,
                                                      "deals": pl.Int64, "method": pl.String, "p_value": pl.Float64}
+    return pl.DataFrame(rows, schema=schema)
+
+
+def _deal_columns(frame: pl.DataFrame, columns: Sequence[str], groups: Sequence[str], name: str,
+                  confidence: float = CONFIDENCE, seed: int = SEED) -> pl.DataFrame:
+    """:func:`_deal_means` of each of ``columns`` per group, as if the table were long (one row per value, its
+    column's name in ``name``): the same rows, read from the wide table without unpivoting it."""
+    per_deal = frame.group_by(*groups, "deal").agg(pl.col(list(columns)).cast(pl.Float64).mean()).sort(*groups, "deal")
+    parts = per_deal.group_by(list(groups), maintain_order=True) if groups else [((), per_deal)]
+    rows = []
+    for key, part in parts:
+        for column in sorted(columns):  # a long table's values of a group in the order _deal_means sorts them
+            values = part[column].to_numpy()
+            m = mean_interval(values, confidence, seed)
+            p = (float(stats.ttest_1samp(values, 0.0).pvalue) if values.size > 1 and np.ptp(values) > 0
+                 else float("nan"))
+            rows.append({**dict(zip(groups, key)), name: column, "mean": m.mean, "low": m.low, "high": m.high,
+                         "deals": m.n, "method": m.method, "p_value": p})
+    schema = {g: frame.schema[g] for g in groups} | {name: pl.String, "mean": pl.Float64, "low": pl.Float64,
+                                                     "high": pl.Float64, "deals": pl.Int64, "method": pl.String,
+                                                     "p_value": pl.Float64}
     return pl.DataFrame(rows, schema=schema)
 
 
@@ -113,8 +135,7 @@ def score_sources(records: pl.DataFrame, confidence: float = CONFIDENCE, seed: i
     if bool((residual.abs() > 1e-9).any()):
         frame = frame.with_columns(residual.alias(UNATTRIBUTED))
         names.append(UNATTRIBUTED)
-    long = frame.unpivot(on=names, index=["game", "deal", "seat"], variable_name="source", value_name="points")
-    per_seat = _deal_means(long, "points", ["seat", "source"], confidence, seed).drop("p_value")
+    per_seat = _deal_columns(frame, names, ["seat"], "source", confidence, seed).drop("p_value")
     order = {n: i for i, n in enumerate(names)}
     per_seat = per_seat.sort(pl.col("seat"), pl.col("source").replace_strict(order, return_dtype=pl.Int64))
     unit = _units(records)
@@ -128,9 +149,8 @@ def score_sources(records: pl.DataFrame, confidence: float = CONFIDENCE, seed: i
                 - pl.col(column).filter(pl.col("seat") != leader).mean()).alias(column)
 
     per_game = frame.group_by("game").agg(pl.col("deal").first(), *[lead_of(c) for c in ["score", *names]])
-    lead_long = per_game.unpivot(on=names, index=["game", "deal"], variable_name="source", value_name="lead")
     total = _deal_means(per_game, "score", [], confidence, seed) if per_game.height else None
-    lead = _deal_means(lead_long, "lead", ["source"], confidence, seed)
+    lead = _deal_columns(per_game, names, [], "source", confidence, seed)
     whole = float(total["mean"][0]) if total is not None else float("nan")
     lead = lead.with_columns((pl.col("mean") / whole if whole else pl.lit(float("nan"))).alias("share")).sort(
         "mean", descending=True)
@@ -190,25 +210,31 @@ def _proportion_of(frame: pl.DataFrame, flag: str, confidence: float, seed: int)
                       method="Wilson" if _units(frame) == "games" else "by deal")
 
 
-def tempo(records: pl.DataFrame, events: pl.DataFrame | None, order: str, moves: pl.Expr | None = None,
+def tempo(records: pl.DataFrame, events: pl.DataFrame | pl.LazyFrame | None, order: str, moves: pl.Expr | None = None,
           moves_text: str = "every event", confidence: float = CONFIDENCE, seed: int = SEED) -> Tempo | None:
     """Turns per seat and the seat whose move ended each game; None when the events cannot say.
 
     ``order`` is the events column that orders play (a turn or decision index);
     ``moves`` selects the events that are a seat's own move (None: every
     event; ``moves_text`` says which in words). The last move of a game is its move event with the largest
-    ``order`` (the last such row in the file when several share it).
+    ``order`` (the last such row in the file when several share it). ``events`` may be a lazy frame (a run's
+    events): it is reduced per seat-game a block of games at a time.
     """
-    if events is None or not {"game", "seat", order} <= set(events.columns) or not events.height:
+    if events is None or not {"game", "seat", order} <= set(columns_of(events)) or is_empty(events):
         return None
     _require(records, ["game", "deal", "seat", "score", "rank", "end"], "tempo")
     moved = events if moves is None else events.filter(moves)
-    moved = moved.select("game", pl.col("seat").cast(pl.Int64), pl.col(order)).with_row_index("_row")
+    moved = moved.select("game", pl.col("seat").cast(pl.Int64), pl.col(order))
+    taken, last = by_games(moved, lambda e: [
+        e.group_by("game", "seat").agg(pl.col(order).n_unique().cast(pl.Float64).alias("turns")),
+        # a group keeps the file's row order: the last row of the largest order is the game's last move
+        e.group_by("game").agg(pl.col("seat").filter(pl.col(order) == pl.col(order).max()).last().alias("last"),
+                               pl.col(order).n_unique().cast(pl.Float64).alias("moved"))])
     seat_games = records.select("game", "deal", pl.col("seat").cast(pl.Int64))
-    taken = moved.group_by("game", "seat").agg(pl.col(order).n_unique().cast(pl.Float64).alias("turns"))
     turns = seat_games.join(taken, on=["game", "seat"], how="left").with_columns(pl.col("turns").fill_null(0.0))
     per_seat = _deal_means(turns, "turns", ["seat"], confidence, seed).drop("p_value")
-    last = moved.sort("game", order, "_row").group_by("game").agg(pl.col("seat").last().alias("last"))
+    moved_turns = last.select("game", "moved")
+    last = last.select("game", "last")
     games = records.group_by("game").agg(
         pl.col("deal").first(), pl.col("end").first(),
         pl.col("seat").filter(pl.col("rank") == 1).cast(pl.Int64).alias("winners"),
@@ -226,7 +252,6 @@ def tempo(records: pl.DataFrame, events: pl.DataFrame | None, order: str, moves:
         (pl.col("top").list.first() == pl.col("last")).alias("flag"))
     game_turns = other_turns = float("nan")
     if "turns" in records.columns:
-        moved_turns = moved.group_by("game").agg(pl.col(order).n_unique().cast(pl.Float64).alias("moved"))
         lengths = (records.group_by("game").agg(pl.col("deal").first(), pl.col("turns").first().cast(pl.Float64))
                    .join(moved_turns, on="game", how="left").with_columns(pl.col("moved").fill_null(0.0)))
         by_deal = lengths.group_by("deal").agg(pl.col("turns").mean(), (pl.col("turns") - pl.col("moved")).mean()
@@ -302,7 +327,7 @@ def _sd_interval(values: np.ndarray, deals: np.ndarray, confidence: float, seed:
     return float(ci.low), float(ci.high)
 
 
-def drama(records: pl.DataFrame, events: pl.DataFrame | None = None, confidence: float = CONFIDENCE,
+def drama(records: pl.DataFrame, events: pl.DataFrame | pl.LazyFrame | None = None, confidence: float = CONFIDENCE,
           seed: int = SEED) -> Drama:
     """Decisiveness (final margin), drawishness (shared first places) and the spread of game length."""
     _require(records, ["game", "rank", "score", "turns", "end"], "drama")

@@ -9,6 +9,7 @@ import numpy as np
 import polars as pl
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
+from statsmodels.stats.weightstats import DescrStatsW
 
 from analysis.report.text import _confidence, _interval_pct, _pct
 from analysis.stats.common import (
@@ -88,7 +89,8 @@ def varies(values: np.ndarray) -> bool:
     return bool(values.size and np.ptp(values) > 1e-12 * max(1.0, float(np.max(np.abs(values)))))
 
 
-def mean_interval(values: np.ndarray, confidence: float = CONFIDENCE, seed: int = SEED) -> MeanInterval:
+def mean_interval(values: np.ndarray, confidence: float = CONFIDENCE, seed: int = SEED,
+                  weights: np.ndarray | None = None) -> MeanInterval:
     """Mean with its t interval (``scipy.stats.ttest_1samp(...).confidence_interval``).
 
     The t interval covers a mean's true value about as well as the bootstrap
@@ -97,9 +99,14 @@ def mean_interval(values: np.ndarray, confidence: float = CONFIDENCE, seed: int 
     of exponential values, docs/statistics.md), and it is the interval the t
     test inverts, so a paired change's interval and its p never disagree.
     Values that do not vary give the point; fewer than two values a NaN
-    interval. ``seed`` is kept for callers that pass one; nothing is random.
+    interval. ``weights`` (whole numbers) repeat each value that many times,
+    for a tally of distinct values: the same t interval from statsmodels
+    ``DescrStatsW(values, weights).tconfint_mean``. ``seed`` is kept for
+    callers that pass one; nothing is random.
     """
     values = np.asarray(values, dtype=np.float64)
+    if weights is not None:
+        return _weighted_mean_interval(values, np.asarray(weights, dtype=np.float64), confidence)
     n = values.size
     mean = float(values.mean()) if n else float("nan")
     level = _confidence(confidence)
@@ -109,6 +116,23 @@ def mean_interval(values: np.ndarray, confidence: float = CONFIDENCE, seed: int 
         return MeanInterval(n, mean, mean, mean, f"t {level} (no variation)")
     interval = stats.ttest_1samp(values, mean).confidence_interval(confidence)
     return MeanInterval(n, mean, float(interval.low), float(interval.high), f"t {level}")
+
+
+def _weighted_mean_interval(values: np.ndarray, weights: np.ndarray, confidence: float) -> MeanInterval:
+    present = weights > 0
+    values, weights = values[present], weights[present]
+    n = int(round(float(weights.sum())))
+    level = _confidence(confidence)
+    if n == 0:
+        return MeanInterval(0, float("nan"), float("nan"), float("nan"), "no interval (fewer than 2 values)")
+    described = DescrStatsW(values, weights=weights)
+    mean = float(described.mean)
+    if n < 2:
+        return MeanInterval(n, mean, float("nan"), float("nan"), "no interval (fewer than 2 values)")
+    if not varies(values):
+        return MeanInterval(n, mean, mean, mean, f"t {level} (no variation)")
+    low, high = described.tconfint_mean(alpha=1 - confidence)
+    return MeanInterval(n, mean, float(low), float(high), f"t {level}")
 
 
 def _one_per_cluster(clusters: np.ndarray | None, n: int) -> bool:
@@ -152,7 +176,55 @@ def clustered_proportion(flags: np.ndarray, clusters: np.ndarray | None, confide
                       method=f"{m.method.split(' ')[0]} by deal")
 
 
+def deal_mean(sums: np.ndarray, sizes: np.ndarray, deals: np.ndarray, confidence: float = CONFIDENCE) -> MeanInterval:
+    """:func:`clustered_mean` of a tally: each distinct deal as the sum of its games' values and its games
+    (``sizes``), with the number of ``deals`` alike. The deal is the unit when some deal holds several games."""
+    sums, sizes, deals = (np.asarray(a, dtype=np.float64) for a in (sums, sizes, deals))
+    m = mean_interval(sums / np.where(sizes > 0, sizes, 1.0), confidence, weights=deals)
+    if np.all(sizes[deals > 0] == 1):
+        return m
+    return MeanInterval(m.n, m.mean, m.low, m.high, f"{m.method} by deal")
+
+
+def deal_proportion(k: np.ndarray, sizes: np.ndarray, deals: np.ndarray,
+                    confidence: float = CONFIDENCE) -> Proportion:
+    """:func:`clustered_proportion` of a tally: each distinct deal as its games with the flag (``k``) and its
+    games (``sizes``), with the number of ``deals`` alike."""
+    k, sizes, deals = (np.asarray(a, dtype=np.float64) for a in (k, sizes, deals))
+    total, n = float((k * deals).sum()), int(round(float((sizes * deals).sum())))
+    if n == 0 or np.all(sizes[deals > 0] == 1):
+        return proportion(total, n, confidence)
+    if total in (0.0, float(n)):
+        units = int(round(float(deals.sum())))
+        wilson = proportion(units if total else 0, units, confidence)
+        return Proportion(k=total, n=n, rate=total / n, low=wilson.low, high=wilson.high, confidence=confidence,
+                          method="Wilson by deal")
+    m = mean_interval(k / np.where(sizes > 0, sizes, 1.0), confidence, weights=deals)
+    return Proportion(k=total, n=n, rate=total / n, low=max(0.0, m.low), high=min(1.0, m.high), confidence=confidence,
+                      method=f"{m.method.split(' ')[0]} by deal")
+
+
 # ---------------------------------------------------------------- tables of rates
+
+
+RATE_COUNTS = ("games", "wins", "ties", "stalls")  # what :func:`rate_counts` counts per key and score
+
+
+def rate_counts(frame: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """Per value of ``keys`` and final score: seat-games, first places, shared first places and stalls, what
+    :func:`proportion_table` needs; counts of several blocks of records add up (:func:`add_counts`)."""
+    return frame.group_by(*keys, "score").agg(
+        pl.len().cast(pl.Int64).alias("games"), pl.col("win").sum().cast(pl.Int64).alias("wins"),
+        pl.col("tie").sum().cast(pl.Int64).alias("ties"), pl.col("rank").is_null().sum().cast(pl.Int64).alias("stalls"))
+
+
+def add_counts(counts: pl.DataFrame | None, more: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """Two tables of counts (columns ``keys`` then counts, such as :func:`rate_counts`) as one: counts of equal
+    keys summed."""
+    if counts is None:
+        return more
+    names = [c for c in more.columns if c not in keys]
+    return pl.concat([counts, more], how="vertical").group_by(*keys).agg(pl.col(names).sum())
 
 
 def proportion_table(frame: pl.DataFrame, key: str | Sequence[str], confidence: float = CONFIDENCE,
@@ -163,23 +235,23 @@ def proportion_table(frame: pl.DataFrame, key: str | Sequence[str], confidence: 
     included), ``win_rate``, ``win_low``, ``win_high`` (Wilson), ``ties``,
     ``tie_rate``, ``stalls`` (null rank), ``stall_rate``, ``mean_score``,
     ``score_low``, ``score_high``, ``score_method`` (t intervals, :func:`mean_interval`).
+    ``frame`` is a records table, or its :func:`rate_counts` by ``key`` (a
+    run read a block at a time adds them up: :func:`add_counts`).
     """
     keys = [key] if isinstance(key, str) else list(key)
-    _require(frame, [*keys, "win", "tie", "rank", "score"], "proportion_table")
+    if "games" not in frame.columns:
+        _require(frame, [*keys, "win", "tie", "rank", "score"], "proportion_table")
+        frame = rate_counts(frame, keys)
     table = (
         frame.group_by(keys)
-        .agg(
-            pl.len().alias("games"),
-            pl.col("win").sum().alias("wins"),
-            pl.col("tie").sum().alias("ties"),
-            pl.col("rank").is_null().sum().alias("stalls"),
-            pl.col("score").alias("scores"),
-        )
+        .agg(*[pl.col(c).sum() for c in RATE_COUNTS], pl.col("score").alias("scores"),
+             pl.col("games").alias("repeats"))
         .sort(keys)
     )
     games = table["games"].to_numpy()
     win_low, win_high = _wilson(table["wins"].to_numpy(), games, confidence)
-    scores = [mean_interval(s.to_numpy(), confidence, seed) for s in table["scores"]]
+    scores = [mean_interval(s.to_numpy(), confidence, seed, weights=r.to_numpy())
+              for s, r in zip(table["scores"], table["repeats"])]
     return table.with_columns(
         (pl.col("wins") / pl.col("games")).alias("win_rate"),
         pl.Series("win_low", win_low, dtype=pl.Float64),

@@ -16,7 +16,8 @@ def methods_used() -> list[str]:
     return [
         f"Win rates and shares: Wilson score interval ({level}), statsmodels proportion_confint(method='wilson').",
         f"Mean scores, margins, turns and paired differences: t interval ({level}, "
-        "scipy.stats.ttest_1samp(...).confidence_interval).",
+        "scipy.stats.ttest_1samp(...).confidence_interval; from a run's tally of distinct values, the same interval "
+        "by statsmodels DescrStatsW(values, weights).tconfint_mean, each value repeated as often as it occurred).",
         "The deal is the unit: games that share a deal (seat rotations, the same seed in two runs or cells) are "
         "not independent, so every test, interval and paired change that meets them counts deals.",
         "Seat advantage between equal players (the same bot in every seat), one game per deal: exact binomial test "

@@ -8,18 +8,22 @@ import numpy as np
 import polars as pl
 
 from scipy import stats
+from statsmodels.stats.weightstats import DescrStatsW
 
 from analysis.report.text import _confidence, _interval_pct, _pct, format_p
 from analysis.stats.common import (BAND_SHARE, BLOCKED, CONFIDENCE, SEED, UNFINISHED_LIMIT, StatsError, _per_game,
-                                   _players, _require)
+                                   _players, _require, columns_of)
 from analysis.stats.intervals import (
     MeanInterval,
     Proportion,
     clustered_mean,
     clustered_proportion,
+    deal_mean,
+    deal_proportion,
     mean_interval,
     proportion,
 )
+from analysis.stats.outcome_tally import OutcomeTally, outcome_tally
 
 
 # ---------------------------------------------------------------- score margin
@@ -154,49 +158,64 @@ class GameLength:
         return "\n".join(lines)
 
 
-def end_reasons(records: pl.DataFrame, confidence: float = CONFIDENCE, seed: int = SEED) -> pl.DataFrame:
+def _tallied(records: pl.DataFrame | OutcomeTally, columns: list[str], what: str,
+             band: tuple[float, float] | None = None) -> OutcomeTally:
+    """``records`` as an :class:`OutcomeTally` (a tally is read as it is; a table is tallied with ``band``)."""
+    if isinstance(records, OutcomeTally):
+        if not records.deals:
+            raise StatsError(f"{what}: expected at least one game, got an empty tally")
+        return records
+    _require(records, columns, what)
+    return outcome_tally(records, band)
+
+
+def end_reasons(records: pl.DataFrame | OutcomeTally, confidence: float = CONFIDENCE,
+                seed: int = SEED) -> pl.DataFrame:
     """Why games ended: ``end``, ``games``, ``share``, ``share_low``, ``share_high`` (Wilson; the interval of
-    per-deal shares when deals hold several games), most common first."""
-    _require(records, ["game", "end"], "end_reasons")
-    per_game = _per_game(records)
-    total = per_game.height
-    table = per_game.group_by("end").agg(pl.len().alias("games")).sort(["games", "end"], descending=[True, False])
-    ends, deals = per_game["end"].to_numpy(), per_game["deal"].to_numpy()
-    shares = [clustered_proportion(ends == end, deals, confidence, seed) for end in table["end"].to_list()]
-    return table.with_columns(
-        (pl.col("games") / total).alias("share"),
-        pl.Series("share_low", [s.low for s in shares], dtype=pl.Float64),
-        pl.Series("share_high", [s.high for s in shares], dtype=pl.Float64),
-    )
+    per-deal shares when deals hold several games), most common first. ``records``: a records table or its
+    :class:`OutcomeTally`."""
+    tally = _tallied(records, ["game", "end"], "end_reasons")
+    deals = tally.distinct()
+    total = int((deals.games * deals.count).sum())
+    rows = []
+    for end in tally.end_names():
+        k = deals.ended(end)
+        share = deal_proportion(k, deals.games, deals.count, confidence)
+        rows.append((end, int((k * deals.count).sum()), share.low, share.high))
+    table = pl.DataFrame(rows, schema={"end": pl.String, "games": pl.UInt32, "share_low": pl.Float64,
+                                       "share_high": pl.Float64}, orient="row")
+    return table.sort(["games", "end"], descending=[True, False]).select(
+        "end", "games", (pl.col("games") / total).alias("share"), "share_low", "share_high")
 
 
-def game_length(records: pl.DataFrame, events: pl.DataFrame | None = None, confidence: float = CONFIDENCE,
-                seed: int = SEED) -> GameLength:
+def game_length(records: pl.DataFrame | OutcomeTally, events: pl.DataFrame | None = None,
+                confidence: float = CONFIDENCE, seed: int = SEED) -> GameLength:
     """Turns per game (mean with :func:`mean_interval`, quartiles, histogram), end reasons, stall rate (Wilson).
 
-    ``lead_changes`` is filled only when ``events`` has a per-turn ``score``
-    column (see :func:`lead_changes`); Overgrowth has none, so it is None.
+    ``records`` is a records table or its :class:`OutcomeTally` (a run read a
+    block of deals at a time). ``lead_changes`` is filled only when ``events``
+    has a per-turn ``score`` column (see :func:`lead_changes`; it needs the
+    records table); Overgrowth has none, so it is None.
     """
-    _require(records, ["game", "turns", "end", "rank"], "game_length")
-    games = _per_game(records)
-    turns = games["turns"].cast(pl.Float64)
-    histogram = games.group_by("turns").agg(pl.len().alias("games")).sort("turns")
+    tally = _tallied(records, ["game", "turns", "end", "rank"], "game_length")
+    deals = tally.distinct()
     return GameLength(
-        games=games.height,
-        mean=clustered_mean(turns.to_numpy(), games["deal"].to_numpy(), confidence, seed),
-        minimum=float(turns.min()),
-        q1=float(turns.quantile(0.25, interpolation="linear")),
-        median=float(turns.median()),
-        q3=float(turns.quantile(0.75, interpolation="linear")),
-        maximum=float(turns.max()),
-        histogram=histogram,
-        ends=end_reasons(records, confidence, seed),
-        stalls=clustered_proportion(games["stalled"].to_numpy(), games["deal"].to_numpy(), confidence, seed),
-        lead_changes=lead_changes(records, events, confidence=confidence, seed=seed),
+        games=tally.games,
+        mean=deal_mean(deals.turns, deals.games, deals.count, confidence),
+        minimum=float(min(tally.turns)),
+        q1=tally.quantile(0.25),
+        median=tally.quantile(0.5),
+        q3=tally.quantile(0.75),
+        maximum=float(max(tally.turns)),
+        histogram=tally.histogram(),
+        ends=end_reasons(tally, confidence, seed),
+        stalls=deal_proportion(deals.stalled, deals.games, deals.count, confidence),
+        lead_changes=(lead_changes(records, events, confidence=confidence, seed=seed)
+                      if isinstance(records, pl.DataFrame) else None),
     )
 
 
-def lead_changes(records: pl.DataFrame, events: pl.DataFrame | None, score_column: str = "score",
+def lead_changes(records: pl.DataFrame, events: pl.DataFrame | pl.LazyFrame | None, score_column: str = "score",
                  confidence: float = CONFIDENCE, seed: int = SEED) -> LeadChanges | None:
     """Lead changes per game, or None if the events carry no per-turn running score.
 
@@ -206,10 +225,10 @@ def lead_changes(records: pl.DataFrame, events: pl.DataFrame | None, score_colum
     tie the previous leader keeps the lead. A change is a new leader after
     there was one. Games without events count 0 changes.
     """
-    if events is None or score_column not in events.columns or not {"game", "seat"} <= set(events.columns):
+    if events is None or not {"game", "seat", score_column} <= set(columns_of(events)):
         return None
     players = _players(records)
-    ordered = events.select("game", "seat", score_column)
+    ordered = events.lazy().select("game", "seat", score_column).collect()
     game_ids = ordered["game"].to_numpy()
     seats = ordered["seat"].to_numpy().astype(np.int64)
     values = ordered[score_column].to_numpy().astype(np.float64)
@@ -243,30 +262,35 @@ def lead_changes(records: pl.DataFrame, events: pl.DataFrame | None, score_colum
 # ---------------------------------------------------------------- verdicts on length and on unfinished games
 
 
-def _share_tests(flags: np.ndarray, deals: np.ndarray, target: float) -> tuple[float, float, str, str, int]:
+def _share_tests(k: np.ndarray, sizes: np.ndarray, deals: np.ndarray,
+                 target: float) -> tuple[float, float, str, str, int]:
     """One-sided tests of a share of games against ``target``: (p that it is above, p that it is below, the test,
-    the unit, the units). One game a deal: exact binomial (``scipy.stats.binomtest``). Several: the per-deal shares
-    by one-sample t tests (``scipy.stats.ttest_1samp``), or, when every deal has the same share, exact binomial
-    on the deals (``round(mean x deals)`` successes), as the seat tests do."""
-    _, codes = np.unique(deals, return_inverse=True)
-    units = int(codes.max()) + 1 if codes.size else 0
+    the unit, the units), from distinct deals (``k`` games with the flag of ``sizes``, ``deals`` deals alike).
+    One game a deal: exact binomial (``scipy.stats.binomtest``). Several: the per-deal shares by one-sample t
+    tests (statsmodels ``DescrStatsW(...).ttest_mean``, the shares repeated as often as deals had them), or, when
+    every deal has the same share, exact binomial on the deals (``round(mean x deals)`` successes), as the seat
+    tests do."""
+    present = deals > 0
+    k, sizes, deals = k[present], sizes[present], deals[present]
+    units = int(round(float(deals.sum())))
     if units == 0:
         return 1.0, 1.0, "none (no game)", "games", 0
-    if units == flags.size:
-        k = int(flags.sum())
-        return (float(stats.binomtest(k, units, target, alternative="greater").pvalue),
-                float(stats.binomtest(k, units, target, alternative="less").pvalue),
+    if np.all(sizes == 1):
+        hits = int(round(float((k * deals).sum())))
+        return (float(stats.binomtest(hits, units, target, alternative="greater").pvalue),
+                float(stats.binomtest(hits, units, target, alternative="less").pvalue),
                 f"one-sided exact binomial tests against {_pct(target)} (scipy binomtest)", "games", units)
-    per_deal = np.bincount(codes, weights=flags.astype(np.float64)) / np.bincount(codes)
+    per_deal = k / sizes
     if np.all(per_deal == per_deal[0]):
-        k = int(round(float(per_deal.mean()) * units))
-        return (float(stats.binomtest(k, units, target, alternative="greater").pvalue),
-                float(stats.binomtest(k, units, target, alternative="less").pvalue),
+        hits = int(round(float(per_deal[0]) * units))
+        return (float(stats.binomtest(hits, units, target, alternative="greater").pvalue),
+                float(stats.binomtest(hits, units, target, alternative="less").pvalue),
                 f"one-sided exact binomial tests on the deals against {_pct(target)} (every deal alike)", "deals",
                 units)
-    return (float(stats.ttest_1samp(per_deal, target, alternative="greater").pvalue),
-            float(stats.ttest_1samp(per_deal, target, alternative="less").pvalue),
-            f"one-sided t tests of the per-deal shares against {_pct(target)} (scipy ttest_1samp)", "deals", units)
+    described = DescrStatsW(per_deal, weights=deals)
+    return (float(described.ttest_mean(target, alternative="larger")[1]),
+            float(described.ttest_mean(target, alternative="smaller")[1]),
+            f"one-sided t tests of the per-deal shares against {_pct(target)} (statsmodels DescrStatsW.ttest_mean)", "deals", units)
 
 
 @dataclass(frozen=True)
@@ -319,26 +343,25 @@ class BandShare:
                 f"{format_p(self.p_outside)} below)")
 
 
-def band_share(records: pl.DataFrame, band: tuple[float, float], required: float = BAND_SHARE,
+def band_share(records: pl.DataFrame | OutcomeTally, band: tuple[float, float], required: float = BAND_SHARE,
                alpha: float = 0.05, confidence: float = CONFIDENCE, seed: int = SEED) -> BandShare:
     """The share of games whose turns lie inside ``band`` (both ends included), the deal as the unit when deals
     hold several games (:func:`clustered_proportion`), tested one-sided against ``required`` (exact binomial with
-    one game a deal, else t tests of the per-deal shares)."""
-    _require(records, ["game", "turns"], "band_share")
+    one game a deal, else t tests of the per-deal shares). ``records``: a records table or its
+    :class:`OutcomeTally` tallied with the same ``band``."""
     if not 0 < required < 1:
         raise StatsError(f"band_share: expected a required share strictly between 0 and 1, got {required}")
-    games = _per_game(records) if {"end", "win", "rank"} <= set(records.columns) else \
-        records.group_by("game").agg((pl.col("deal") if "deal" in records.columns else pl.col("game")).first()
-                                     .alias("deal"), pl.col("turns").first()).sort("game")
-    turns = games["turns"].cast(pl.Float64).to_numpy()
-    deals = games["deal"].to_numpy()
-    inside = (turns >= band[0]) & (turns <= band[1])
-    p_inside, p_outside, test, unit, units = _share_tests(inside, deals, required)
+    if isinstance(records, OutcomeTally) and records.band != (band[0], band[1]):
+        raise StatsError(f"band_share: expected a tally of the band {band}, got one of {records.band}")
+    tally = _tallied(records, ["game", "turns"], "band_share", (float(band[0]), float(band[1])))
+    deals = tally.distinct()
+    turns, games = tally.turn_values()
+    p_inside, p_outside, test, unit, units = _share_tests(deals.inside, deals.games, deals.count, required)
     return BandShare(band=(float(band[0]), float(band[1])), required=required,
-                     share=clustered_proportion(inside, deals, confidence, seed),
-                     below=float((turns < band[0]).mean()) if turns.size else float("nan"),
-                     above=float((turns > band[1]).mean()) if turns.size else float("nan"),
-                     median=float(np.median(turns)) if turns.size else float("nan"),
+                     share=deal_proportion(deals.inside, deals.games, deals.count, confidence),
+                     below=float(games[turns < band[0]].sum() / games.sum()),
+                     above=float(games[turns > band[1]].sum() / games.sum()),
+                     median=tally.quantile(0.5),
                      p_inside=p_inside, p_outside=p_outside, test=test, unit=unit, units=units, alpha=alpha)
 
 
@@ -389,31 +412,26 @@ class Unfinished:
                 f"{format_p(self.p_over)} above)")
 
 
-def unfinished(records: pl.DataFrame, limit: float = UNFINISHED_LIMIT, alpha: float = 0.05,
+def unfinished(records: pl.DataFrame | OutcomeTally, limit: float = UNFINISHED_LIMIT, alpha: float = 0.05,
                confidence: float = CONFIDENCE, seed: int = SEED) -> Unfinished:
-    """Stalls and blocked games (``end == "blocked"``) and their share against ``limit``."""
-    _require(records, ["game", "end", "rank"], "unfinished")
+    """Stalls and blocked games (``end == "blocked"``) and their share against ``limit``; ``records``: a records
+    table or its :class:`OutcomeTally`."""
+    tally = _tallied(records, ["game", "end", "rank"], "unfinished")
     if not 0 < limit < 1:
         raise StatsError(f"unfinished: expected a limit strictly between 0 and 1, got {limit}")
-    games = _per_game(records)
-    deals = games["deal"].to_numpy()
-    stalled = games["stalled"].to_numpy()
-    blocked = (games["end"].cast(pl.String) == BLOCKED).to_numpy() & ~stalled
-    either = stalled | blocked
-    _, codes = np.unique(deals, return_inverse=True)
-    units = int(codes.max()) + 1 if codes.size else 0
-    if units == either.size:
-        k_any = k_all = int(either.sum())
+    deals = tally.distinct()
+    either = deals.stalled + deals.blocked
+    units = int(deals.count.sum())
+    if np.all(deals.games == 1):
+        k_any = k_all = int((either * deals.count).sum())
         test = "one-sided exact binomial tests (scipy binomtest)"
     else:
-        count = np.bincount(codes, weights=either.astype(np.float64))
-        size = np.bincount(codes)
-        k_any, k_all = int((count > 0).sum()), int((count == size).sum())
+        k_any, k_all = int(deals.count[either > 0].sum()), int(deals.count[either == deals.games].sum())
         test = ("one-sided exact binomial tests on the deals (scipy binomtest): deals with any such game "
                 "against the limit for 'within', deals whose every game is one for 'over'")
     p_within = float(stats.binomtest(k_any, units, limit, alternative="less").pvalue) if units else 1.0
     p_over = float(stats.binomtest(k_all, units, limit, alternative="greater").pvalue) if units else 1.0
-    return Unfinished(stalls=clustered_proportion(stalled, deals, confidence, seed),
-                      blocked=clustered_proportion(blocked, deals, confidence, seed),
-                      either=clustered_proportion(either, deals, confidence, seed), limit=limit,
+    return Unfinished(stalls=deal_proportion(deals.stalled, deals.games, deals.count, confidence),
+                      blocked=deal_proportion(deals.blocked, deals.games, deals.count, confidence),
+                      either=deal_proportion(either, deals.games, deals.count, confidence), limit=limit,
                       p_within=p_within, p_over=p_over, test=test, alpha=alpha)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
@@ -125,45 +126,106 @@ def paired_difference(base: pl.DataFrame, other: pl.DataFrame, metric: str = "wi
     (two-sided ``alpha``, ``power``) on the differences' standard deviation.
     ``seed`` is kept for callers that pass one; nothing here is random.
     """
-    key = list(key)
-    for name, frame in (("base", base), ("other", other)):
-        _require(frame, [*key, metric], f"paired_difference ({name})")
-    joined = _pairs(base.with_columns(pl.col(metric).cast(pl.Float64).alias("base")),
-                    other.with_columns(pl.col(metric).cast(pl.Float64).alias("base")), key, ["base"]) \
-        .rename({"base_right": "other"})
-    x_all, y_all = joined["base"].to_numpy(), joined["other"].to_numpy()
-    binary = bool(np.isin(np.r_[x_all, y_all], (0.0, 1.0)).all())  # win flags, or any 0/1 metric
-    by_deal = "deal" in key and joined["deal"].n_unique() < joined.height
-    if by_deal:
-        units = joined.group_by("deal").agg(pl.col("base").mean(), pl.col("other").mean()).sort("deal")
-        x, y = units["base"].to_numpy(), units["other"].to_numpy()
-    else:
-        x, y = x_all, y_all
+    return paired_from_tally(pair_tally(base, other, metric, key), metric, confidence, margin, alpha, power)
+
+
+@dataclass
+class PairTally:
+    """A paired comparison of two runs read a block of whole deals at a time: each distinct unit (a deal when
+    ``key`` holds ``deal``, else a paired row) as its mean ``(base, other)`` values with how many units had it,
+    and what the rows themselves give (their count and sums, whether every value is 0 or 1, whether some deal
+    holds several rows). :meth:`add` a block; :func:`paired_from_tally` gives the
+    :class:`PairedDifference`."""
+
+    units: Counter = field(default_factory=Counter)
+    pairs: int = 0
+    base_sum: float = 0.0
+    other_sum: float = 0.0
+    binary: bool = True
+    by_deal: bool = False
+
+    def add(self, base: pl.DataFrame, other: pl.DataFrame, metric: str, key: Sequence[str]) -> None:
+        """Pair ``base`` and ``other`` (rows of the same whole deals) on ``key`` and tally them."""
+        key = list(key)
+        for name, frame in (("base", base), ("other", other)):
+            _require(frame, [*key, metric], f"paired_difference ({name})")
+        joined = _pairs(base.with_columns(pl.col(metric).cast(pl.Float64).alias("base")),
+                        other.with_columns(pl.col(metric).cast(pl.Float64).alias("base")), key, ["base"]) \
+            .rename({"base_right": "other"})
+        x, y = joined["base"].to_numpy(), joined["other"].to_numpy()
+        self.pairs += joined.height
+        self.base_sum, self.other_sum = self.base_sum + float(x.sum()), self.other_sum + float(y.sum())
+        self.binary = self.binary and bool(np.isin(np.r_[x, y], (0.0, 1.0)).all())
+        if "deal" in key:
+            self.by_deal = self.by_deal or joined["deal"].n_unique() < joined.height
+            joined = joined.group_by("deal").agg(pl.col("base").mean(), pl.col("other").mean())
+        for base_value, other_value, count in joined.group_by("base", "other").len().iter_rows():
+            self.units[(base_value, other_value)] += count
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(base values, other values, units with each pair), one entry per distinct pair, in a fixed order."""
+        pairs = sorted(self.units)
+        return (np.array([p[0] for p in pairs], dtype=np.float64), np.array([p[1] for p in pairs], dtype=np.float64),
+                np.array([self.units[p] for p in pairs], dtype=np.float64))
+
+
+def pair_tally(base: pl.DataFrame, other: pl.DataFrame, metric: str = "win",
+               key: Sequence[str] = ("deal", "rotation", "seat"), tally: PairTally | None = None) -> PairTally:
+    """``tally`` (a new one when None) with the rows of ``base`` and ``other`` (the same whole deals) added."""
+    tally = tally if tally is not None else PairTally()
+    tally.add(base, other, metric, key)
+    return tally
+
+
+def paired_from_tally(tally: PairTally, metric: str = "win", confidence: float = CONFIDENCE,
+                      margin: float | None = None, alpha: float = 0.05, power: float = 0.8) -> PairedDifference:
+    """The :class:`PairedDifference` of a :class:`PairTally` (see :func:`paired_difference`): every statistic on
+    the per-unit differences, each distinct one repeated as often as units had it (statsmodels ``DescrStatsW``
+    with frequency weights: the same t interval, t test and TOST)."""
+    x, y, weights = tally.arrays()
+    if not weights.size:
+        raise StatsError(f"paired comparison of {metric}: expected paired rows, got none")
     d = y - x
-    interval = mean_interval(d, confidence)
-    p_value = _paired_p(d)
+    units = int(weights.sum())
+    interval = mean_interval(d, confidence, weights=weights)
+    p_value = _paired_p(d, weights)
     base_only = other_only = None
-    if binary and not by_deal:
-        base_only, other_only = int(np.sum((x == 1) & (y == 0))), int(np.sum((x == 0) & (y == 1)))
-    sd = float(d.std(ddof=1)) if d.size > 1 else float("nan")
-    if binary:
-        effect, effect_name = float(proportion_effectsize(float(y.mean()), float(x.mean()))), "Cohen's h"
+    if tally.binary and not tally.by_deal:
+        base_only = int(weights[(x == 1) & (y == 0)].sum())
+        other_only = int(weights[(x == 0) & (y == 1)].sum())
+    sd = _sd(d, weights)
+    if tally.binary:
+        effect = float(proportion_effectsize(_mean(y, weights), _mean(x, weights)))
+        effect_name = "Cohen's h"
     else:
-        effect, effect_name = (float(d.mean()) / sd if sd > 0 else float("nan")), "Cohen's d_z"
+        effect, effect_name = (_mean(d, weights) / sd if sd > 0 else float("nan")), "Cohen's d_z"
     detectable = float("nan")
-    if sd > 0 and d.size > 2:
-        detectable = sd * detectable_z(alpha, power) / math.sqrt(d.size)
+    if sd > 0 and units > 2:
+        detectable = sd * detectable_z(alpha, power) / math.sqrt(units)
     equivalence = None
-    if margin is not None and d.size > 1:
-        equivalence = (float(DescrStatsW(d).ttost_mean(-margin, margin)[0]) if sd > 0
-                       else float(abs(float(d.mean())) >= margin))
+    if margin is not None and units > 1:
+        equivalence = (float(DescrStatsW(d, weights=weights).ttost_mean(-margin, margin)[0]) if sd > 0
+                       else float(abs(_mean(d, weights)) >= margin))
+    unpaired = _sd(x, weights) ** 2 + _sd(y, weights) ** 2
     return PairedDifference(
-        metric=metric, pairs=len(x_all), base_mean=float(x_all.mean()), other_mean=float(y_all.mean()),
-        mean=interval, p_value=p_value, base_only=base_only, other_only=other_only, units=len(d),
-        unit="deals" if by_deal else "pairs", effect_size=effect, effect_name=effect_name, detectable=detectable,
-        margin=margin, equivalence_p=equivalence, variance_ratio=_variance_ratio(x, y, d), alpha=alpha,
-        binary=binary,
+        metric=metric, pairs=tally.pairs, base_mean=tally.base_sum / tally.pairs,
+        other_mean=tally.other_sum / tally.pairs, mean=interval, p_value=p_value, base_only=base_only,
+        other_only=other_only, units=units, unit="deals" if tally.by_deal else "pairs", effect_size=effect,
+        effect_name=effect_name, detectable=detectable, margin=margin, equivalence_p=equivalence,
+        variance_ratio=_sd(d, weights) ** 2 / unpaired if unpaired > 0 else float("nan"), alpha=alpha,
+        binary=tally.binary,
     )
+
+
+def _mean(values: np.ndarray, weights: np.ndarray) -> float:
+    return float(np.average(values, weights=weights)) if weights.sum() > 0 else float("nan")
+
+
+def _sd(values: np.ndarray, weights: np.ndarray) -> float:
+    """The standard deviation (ddof 1) of ``values`` repeated ``weights`` times; NaN under two values."""
+    if weights.sum() < 2:
+        return float("nan")
+    return float(DescrStatsW(values, weights=weights, ddof=1).std)
 
 
 def seat_fractions(records: pl.DataFrame, players: int | None = None) -> pl.DataFrame:
@@ -206,51 +268,89 @@ def seat_share_change(base: pl.DataFrame, other: pl.DataFrame, seat: int | None 
     With a mixed lineup in rotated seats the shares are that lineup's per-deal seat shares, as the seat analysis
     reports them (every bot in every seat of a deal).
     """
-    key = list(key)
-    frames = []
-    for frame in (base, other):
-        if "counted" not in frame.columns:
-            frame = seat_fractions(frame)
-        frames.append(frame)
-    base, other = frames
-    if seat is not None:
-        base, other = base.filter(pl.col("seat") == seat), other.filter(pl.col("seat") == seat)
-    joined = _pairs(base, other, key, ["fraction", "counted"])
-    by_deal = "deal" in key and joined["deal"].n_unique() < joined.height
-    per_deal = joined.group_by("deal").agg(
-        (pl.col("fraction") * pl.col("counted")).sum().alias("n_base"), pl.col("counted").cast(pl.Float64).sum()
-        .alias("k_base"), (pl.col("fraction_right") * pl.col("counted_right")).sum().alias("n_other"),
-        pl.col("counted_right").cast(pl.Float64).sum().alias("k_other")).sort("deal")
-    units = per_deal.height
+    tally = share_tally(base, other, seat, key)
+    return share_change_from_tally(tally, margin, confidence, alpha, power, metric)
+
+
+@dataclass
+class ShareTally:
+    """The change of a seat's share between two runs read a block of whole deals at a time: each distinct deal as
+    its first-place fractions and counted games in each run, ``(n_base, k_base, n_other, k_other)``, with how
+    many deals had it; the paired rows; whether some deal holds several."""
+
+    deals: Counter = field(default_factory=Counter)
+    pairs: int = 0
+    by_deal: bool = False
+
+    def add(self, base: pl.DataFrame, other: pl.DataFrame, seat: int | None = 0,
+            key: Sequence[str] = ("deal", "rotation", "seat")) -> None:
+        """Pair ``base`` and ``other`` (records of the same whole deals, or with :func:`seat_fractions`'s columns)
+        on ``key`` and tally them."""
+        key = list(key)
+        frames = []
+        for frame in (base, other):
+            if "counted" not in frame.columns:
+                frame = seat_fractions(frame)
+            frames.append(frame)
+        base, other = frames
+        if seat is not None:
+            base, other = base.filter(pl.col("seat") == seat), other.filter(pl.col("seat") == seat)
+        joined = _pairs(base, other, key, ["fraction", "counted"])
+        self.pairs += joined.height
+        self.by_deal = self.by_deal or ("deal" in key and joined["deal"].n_unique() < joined.height)
+        per_deal = joined.group_by("deal").agg(
+            (pl.col("fraction") * pl.col("counted")).sum().alias("n_base"), pl.col("counted").cast(pl.Float64).sum()
+            .alias("k_base"), (pl.col("fraction_right") * pl.col("counted_right")).sum().alias("n_other"),
+            pl.col("counted_right").cast(pl.Float64).sum().alias("k_other"))
+        for *values, count in per_deal.drop("deal").group_by(pl.all()).len().iter_rows():
+            self.deals[tuple(values)] += count
+
+
+def share_tally(base: pl.DataFrame, other: pl.DataFrame, seat: int | None = 0,
+                key: Sequence[str] = ("deal", "rotation", "seat"), tally: ShareTally | None = None) -> ShareTally:
+    """``tally`` (a new one when None) with ``base`` and ``other`` (the same whole deals) added."""
+    tally = tally if tally is not None else ShareTally()
+    tally.add(base, other, seat, key)
+    return tally
+
+
+def share_change_from_tally(tally: ShareTally, margin: float | None = None, confidence: float = CONFIDENCE,
+                            alpha: float = 0.05, power: float = 0.8, metric: str = "seat share") -> PairedDifference:
+    """:func:`seat_share_change` of a :class:`ShareTally`: the delta-method pseudo-values of the distinct deals,
+    each repeated as often as deals had it (statsmodels ``DescrStatsW`` with frequency weights)."""
+    keys = sorted(tally.deals)
+    values = np.array(keys, dtype=np.float64).reshape(-1, 4)
+    weights = np.array([tally.deals[k] for k in keys], dtype=np.float64)
+    units = int(weights.sum())
     parts, shares = [], []
-    for side in ("base", "other"):
-        n, k = per_deal[f"n_{side}"].to_numpy(), per_deal[f"k_{side}"].to_numpy()
+    for n, k in ((values[:, 0], values[:, 1]), (values[:, 2], values[:, 3])):
         decided = k > 0
         ratio = np.where(decided, n / np.where(decided, k, 1.0), 0.0)
-        share = float(ratio[decided].mean()) if decided.any() else float("nan")
+        share = _mean(ratio[decided], weights[decided]) if decided.any() else float("nan")
         shares.append(share)
-        parts.append(np.where(decided, ratio - share, 0.0) * (units / max(int(decided.sum()), 1)))
+        parts.append(np.where(decided, ratio - share, 0.0) * (units / max(int(weights[decided].sum()), 1)))
     difference = shares[1] - shares[0]
     pseudo = difference + parts[1] - parts[0]
     finite = bool(np.isfinite(difference))
-    sd = float(pseudo.std(ddof=1)) if units > 1 and finite else float("nan")
+    sd = _sd(pseudo, weights) if units > 1 and finite else float("nan")
     equivalence = None
     if margin is not None and units > 1 and finite:
-        equivalence = (float(DescrStatsW(pseudo).ttost_mean(-margin, margin)[0]) if varies(pseudo)
-                       else float(abs(difference) >= margin))
-    interval = mean_interval(pseudo, confidence) if finite else MeanInterval(units, difference, np.nan, np.nan, "")
+        equivalence = (float(DescrStatsW(pseudo, weights=weights).ttost_mean(-margin, margin)[0])
+                       if varies(pseudo) else float(abs(difference) >= margin))
+    interval = (mean_interval(pseudo, confidence, weights=weights) if finite
+                else MeanInterval(units, difference, np.nan, np.nan, ""))
     interval = MeanInterval(interval.n, interval.mean, max(-1.0, interval.low), min(1.0, interval.high),
                             f"{interval.method} on {SHARE_CHANGE_METHOD}")  # a difference of two shares
-    unpaired = float(parts[0].var(ddof=1) + parts[1].var(ddof=1)) if units > 1 else float("nan")
+    unpaired = _sd(parts[0], weights) ** 2 + _sd(parts[1], weights) ** 2 if units > 1 else float("nan")
     return PairedDifference(
-        metric=metric, pairs=joined.height, base_mean=shares[0], other_mean=shares[1], mean=interval,
-        p_value=_paired_p(pseudo) if finite else float("nan"), base_only=None, other_only=None, units=units,
-        unit="deals" if by_deal else "pairs",
+        metric=metric, pairs=tally.pairs, base_mean=shares[0], other_mean=shares[1], mean=interval,
+        p_value=_paired_p(pseudo, weights) if finite else float("nan"), base_only=None, other_only=None,
+        units=units, unit="deals" if tally.by_deal else "pairs",
         effect_size=float(proportion_effectsize(shares[1], shares[0])) if finite else float("nan"),
         effect_name="Cohen's h",
         detectable=sd * detectable_z(alpha, power) / math.sqrt(units) if sd > 0 and units > 2 else float("nan"),
         margin=margin, equivalence_p=equivalence,
-        variance_ratio=float(pseudo.var(ddof=1)) / unpaired if unpaired > 0 else float("nan"), alpha=alpha,
+        variance_ratio=_sd(pseudo, weights) ** 2 / unpaired if unpaired > 0 else float("nan"), alpha=alpha,
         binary=True)
 
 
@@ -275,16 +375,21 @@ def _pairs(base: pl.DataFrame, other: pl.DataFrame, key: list[str], columns: lis
         raise StatsError("paired comparison: expected both runs on the same seeds (common random numbers), "
                          "got different seeds for the same key; pair runs played with the same --seed")
     return joined
-def _paired_p(d: np.ndarray) -> float:
-    """The t test of the mean difference against 0; differences that do not vary have no t statistic: then the
+def _paired_p(d: np.ndarray, weights: np.ndarray | None = None) -> float:
+    """The t test of the mean difference against 0 (``d`` repeated ``weights`` times: statsmodels ``DescrStatsW``,
+    the same test as ``scipy.stats.ttest_1samp``); differences that do not vary have no t statistic: then the
     exact sign test (``scipy.stats.binomtest`` on the non-zero differences), so a few alike deals are not
     taken as certainty."""
-    if d.size < 2:
+    weights = np.ones(d.size) if weights is None else np.asarray(weights, dtype=np.float64)
+    present = weights > 0
+    d, weights = d[present], weights[present]
+    if weights.sum() < 2:
         return float("nan")
     if varies(d):
-        return float(stats.ttest_1samp(d, 0.0).pvalue)
-    nonzero = d[np.abs(d) > 1e-12]
-    return float(stats.binomtest(int((nonzero > 0).sum()), nonzero.size, 0.5).pvalue) if nonzero.size else 1.0
+        return float(DescrStatsW(d, weights=weights).ttest_mean(0.0)[1])
+    nonzero = np.abs(d) > 1e-12
+    above, total = int(weights[nonzero & (d > 0)].sum()), int(weights[nonzero].sum())
+    return float(stats.binomtest(above, total, 0.5).pvalue) if total else 1.0
 
 
 def first_place_share(records: pl.DataFrame, stall_share: float = 0.0) -> pl.DataFrame:
@@ -299,14 +404,6 @@ def first_place_share(records: pl.DataFrame, stall_share: float = 0.0) -> pl.Dat
     firsts = pl.col("win").cast(pl.Float64).sum().over("game")
     return records.with_columns(pl.when(firsts > 0).then(pl.col("win").cast(pl.Float64) / firsts)
                                 .otherwise(stall_share).alias("share"))
-
-
-def _variance_ratio(x: np.ndarray, y: np.ndarray, d: np.ndarray) -> float:
-    """Games a paired comparison needs relative to two independent runs of the same precision."""
-    if d.size < 2:
-        return float("nan")
-    unpaired = float(x.var(ddof=1) + y.var(ddof=1))
-    return float(d.var(ddof=1)) / unpaired if unpaired > 0 else float("nan")
 
 
 # ---------------------------------------------------------------- multiplicity

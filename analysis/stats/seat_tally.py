@@ -149,11 +149,18 @@ def seat_tally(records: pl.DataFrame | pl.LazyFrame | Iterable[pl.DataFrame], pl
         blocks = records
     tally = None
     for block in blocks:
-        block = _tally_columns(block, players)
-        if tally is None:
-            tally = SeatTally(players=players or (int(block["seat"].max()) + 1 if block.height else 1))
-        tally.add(block)
+        tally = add_block(tally, block, players)
     return tally if tally is not None else SeatTally(players=players or 1)
+
+
+def add_block(tally: SeatTally | None, block: pl.DataFrame, players: int | None = None) -> SeatTally:
+    """``tally`` (a new one when None) with ``block``, records of whole deals, added: the columns the tally
+    reads of the seats below ``players``."""
+    block = _tally_columns(block, players)
+    if tally is None:
+        tally = SeatTally(players=players or (int(block["seat"].max()) + 1 if block.height else 1))
+    tally.add(block)
+    return tally
 
 
 def _tally_columns(block: pl.DataFrame, players: int | None) -> pl.DataFrame:

@@ -10,6 +10,7 @@ import numpy as np
 import polars as pl
 from scipy import stats
 from statsmodels.discrete.discrete_model import Logit
+from statsmodels.stats.weightstats import DescrStatsW
 from statsmodels.tools.sm_exceptions import ConvergenceWarning, PerfectSeparationWarning
 
 from analysis.report.text import _confidence, _interval_pct, _pct, format_p
@@ -172,8 +173,9 @@ def _pairwise(comparisons: pl.DataFrame, bots: tuple[str, ...], confidence: floa
         pl.col("points").sum(), pl.len().alias("comparisons"), pl.col("game").n_unique().alias("games"))
     rows = []
     for (first, second), unit in per_deal.group_by("first", "second"):
-        shares = (unit["points"] / unit["comparisons"]).to_numpy()
-        mean, low, high, p, method = _paired_share(shares, confidence)
+        shares = unit.select((pl.col("points") / pl.col("comparisons")).alias("share")).group_by("share").len()
+        mean, low, high, p, method = _paired_share(shares["share"].to_numpy(), confidence,
+                                                   shares["len"].to_numpy())
         rows.append({
             "bot_a": first, "bot_b": second, "deals": unit.height, "games": int(unit["games"].sum()),
             "comparisons": int(unit["comparisons"].sum()), "points_a": float(unit["points"].sum()),
@@ -189,20 +191,59 @@ def _pairwise(comparisons: pl.DataFrame, bots: tuple[str, ...], confidence: floa
     ).sort("_a", "_b").drop("_a", "_b")
 
 
-def _paired_share(shares: np.ndarray, confidence: float) -> tuple[float, float, float, float, str]:
-    """Mean of per-deal shares with a t interval (or Wilson on deal units if they do not vary)."""
-    n = shares.size
-    mean = float(shares.mean())
+def _paired_share(shares: np.ndarray, confidence: float,
+                  deals: np.ndarray | None = None) -> tuple[float, float, float, float, str]:
+    """Mean of per-deal shares with a t interval (or Wilson on deal units if they do not vary); ``deals``: how many
+    deals had each share (distinct shares of a tally; the same t test and interval by statsmodels ``DescrStatsW``
+    with frequency weights)."""
+    deals = np.ones(shares.size) if deals is None else np.asarray(deals, dtype=np.float64)
+    described = DescrStatsW(shares, weights=deals)
+    n = int(round(float(deals.sum())))
+    mean = float(described.mean)
     level = _confidence(confidence)
     if n < 2 or np.all(shares == shares[0]):
         low, high = _wilson(mean * n, n, confidence)
         wins = int(round(mean * n))
         p = 1.0 if mean == 0.5 else float(stats.binomtest(wins, n, p=0.5, alternative="two-sided").pvalue)
         return mean, float(low), float(high), p, f"Wilson {level} on deal units (no variation between deals)"
-    test = stats.ttest_1samp(shares, 0.5, alternative="two-sided")
-    interval = test.confidence_interval(confidence)
-    return (mean, max(0.0, float(interval.low)), min(1.0, float(interval.high)), float(test.pvalue),
-            f"t {level} on per-deal shares")
+    low, high = described.tconfint_mean(alpha=1 - confidence)
+    p = float(described.ttest_mean(0.5)[1])
+    return mean, max(0.0, float(low)), min(1.0, float(high)), p, f"t {level} on per-deal shares"
+
+
+class PairShares:
+    """``bot``'s per-deal share of the points of its comparisons with ``other`` (a tie or stall half a point),
+    tallied a block of whole deals at a time: each distinct share with how many deals had it, and the games.
+    :meth:`share` is :func:`skill_gradient`'s pairwise share of that pair (mean, interval, p, method)."""
+
+    def __init__(self, bot: str, other: str):
+        self.bot, self.other = bot, other
+        self.deals: dict[float, int] = {}
+        self.games = 0
+
+    def add(self, records: pl.DataFrame) -> None:
+        """Tally ``records`` (whole deals)."""
+        met = _comparisons(records).filter(pl.col("bot_a").is_in([self.bot, self.other])
+                                           & pl.col("bot_b").is_in([self.bot, self.other])
+                                           & (pl.col("bot_a") != pl.col("bot_b")))
+        per_deal = met.group_by("deal").agg(
+            pl.when(pl.col("bot_a") == self.bot).then(pl.col("result")).otherwise(1 - pl.col("result")).sum()
+            .alias("points"), pl.len().alias("comparisons"), pl.col("game").n_unique().alias("games"))
+        self.games += int(per_deal["games"].sum())
+        shares = per_deal.select((pl.col("points") / pl.col("comparisons")).alias("share")).group_by("share").len()
+        for share, count in shares.iter_rows():
+            self.deals[share] = self.deals.get(share, 0) + count
+
+    @property
+    def units(self) -> int:
+        return sum(self.deals.values())
+
+    def share(self, confidence: float = CONFIDENCE) -> tuple[float, float, float, float, str]:
+        """(mean share, low, high, p against 50%, method); NaN without a deal where they met."""
+        if not self.deals:
+            return float("nan"), float("nan"), float("nan"), float("nan"), "no comparison"
+        shares = np.array(sorted(self.deals), dtype=np.float64)
+        return _paired_share(shares, confidence, np.array([self.deals[s] for s in sorted(self.deals)]))
 
 
 def _bradley_terry(comparisons: pl.DataFrame, bots: tuple[str, ...], reference: str,
