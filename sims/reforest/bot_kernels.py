@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from sims.reforest.config import ROUNDS
-from sims.core.kernels import helper, noise, noise_stream
+from sims.core.kernels import helper, inner, noise, noise_stream
 from sims.reforest.kernels import (
     EVENT_FIELDS,
     Arrays,
@@ -150,7 +150,7 @@ def evaluate_one(a, t, g, me, weights, hand_value_share, work, kept):
 
 
 evaluate_inline = njit(cache=True, inline="always")(evaluate_one)  # in the greedy scan: no call per action
-evaluate_one = helper(evaluate_one)
+evaluate_one = inner(evaluate_one)
 
 
 @njit(cache=True, inline="always")
@@ -166,7 +166,7 @@ def play_out_value(scratch, t, action, weights, hand_value_share, lists, work, r
                            scratch.rounds_ended[slot] == rounds_ended)
 
 
-@helper
+@inner
 def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, lists, work,
                   games, actions, values, noises, scored, known, reuse):
     """The greedy action of game ``g`` (-1: none), the count of scored pairs after it, the value of the
