@@ -94,6 +94,7 @@ from typing import Any
 
 import polars as pl
 
+from sims.core.compiling import warm_runs
 from sims.core.engine import GameConfig
 from sims.core.files import exclusive, write_json
 from sims.core.play import resolve_bot, seat_labels
@@ -611,6 +612,9 @@ def run_sweep(
             missing[entry["id"]] = sum(c.deals for c in plan_chunks(wanted, rotations, wanted, finished))
             entry["status"] = _status(finished, wanted, rotations)
         write_json(manifest, out / SWEEP_JSON)
+        if scheduler is None:  # every cell's bots compiled before the bar (and its ETA) and the workers start
+            warm_runs(sweep.game, [(config, sweep.cell_bots(cell), sweep.cell_players(cell))
+                                   for cell, config in zip(sweep.cells, configs) if missing[cell.id]])
         runs = []
         with _progress_bar(progress and any(missing.values()), sum(missing.values()),
                            f"{sweep.game} sweep ({out})") as bar:
