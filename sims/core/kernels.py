@@ -91,12 +91,19 @@ class _LinkedCompiler(CompilerBase):
         return [manager]
 
 
+def kernel(function: Callable) -> Callable:
+    """``njit`` for a function Python calls: cached on disk, and made without the C wrapper (``cfunc``) that nothing
+    here calls (its code, an unpacking of every argument, was optimised and made into machine code at every cold
+    compile)."""
+    return njit(cache=True, no_cfunc_wrapper=True)(function)
+
+
 def helper(function: Callable) -> Callable:
-    """``njit`` for the small helpers a kernel's loops call and that allocate no array: compiled without numba's
-    reference counting of the arrays they are given (``_nrt=False``, an internal flag; the numba pin in
+    """:func:`kernel` for the small helpers a kernel's loops call and that allocate no array: compiled without
+    numba's reference counting of the arrays they are given (``_nrt=False``, an internal flag; the numba pin in
     ``pyproject.toml`` is there for it). A call passes tens of arrays, so counting costs more than the helper's work,
     and the callers link in less code (a shorter cold compile)."""
-    return njit(cache=True, _nrt=False)(function)
+    return njit(cache=True, _nrt=False, no_cfunc_wrapper=True)(function)
 
 
 def inner(function: Callable) -> Callable:
@@ -160,7 +167,7 @@ def noise(stream, slot):
     return np.float64(mix64(np.uint64(stream) ^ mix64(np.uint64(slot) + _SLOT_OFFSET)) >> np.uint64(11)) * _TOP53
 
 
-@njit(cache=True)
+@kernel
 def seat_noise(seeds, seats, counters, keys):
     """``rng.seat_uniforms``: float64 ``[n]``, element i the slot-0 number of ``(seeds[i], keys[seats[i]],
     counters[i])``."""
@@ -213,7 +220,7 @@ def _ranks_above(keys, i, j):
     return True
 
 
-@njit(cache=True)
+@kernel
 def top_of_sorted_groups(group, keys, k):
     """:func:`sims.core.choice.top_per_group` for ``group`` in ascending order: int64 indices of the ``k`` best
     items of each group (float64 ``keys [rows, items]``), best first, groups in order."""

@@ -22,7 +22,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import helper, inner
+from sims.core.kernels import helper, inner, kernel
 from sims.reforest.config import EFFECT_KINDS, END_REASONS, EVENT_KINDS, PHASES, ROUNDS, SEAT_COLUMNS, SPACES
 
 MAIN, PAY, GATHER, SOLO_DISCARD, EFFECT, DRAW, HAND_LIMIT = range(len(PHASES))
@@ -834,7 +834,7 @@ def seat_points(a, t, g, seat):
              hand // t.hand_cards_per_point), energy, hand)
 
 
-@njit(cache=True)
+@kernel
 def score_parts(a, t):
     """int64 ``[B, P, 6]``: :func:`seat_points` of every seat of every game."""
     size, players = a.hand.shape[0], a.hand.shape[1]
@@ -846,7 +846,7 @@ def score_parts(a, t):
     return parts
 
 
-@njit(cache=True)
+@kernel
 def measures(a, t, rows):
     """float64 ``[R, P, V]``: each visitor's goal measure (solitaire: its solo goal) of each region."""
     players, visitors = a.hand.shape[1], t.measure_kind.size
