@@ -113,18 +113,25 @@ def listen(say: Say | None = None) -> CompileNotice:
 
 
 def kernel_dispatchers(game: GameDefinition) -> list:
-    """The numba functions of the game's engine and bots, and the shared ones (``sims.core``)."""
+    """The numba functions of the game's modules (``sims/<game>/``, every one imported) and the shared ones
+    (``sims/core/``); a game registered elsewhere: those its engine and bots import."""
+    import importlib
+    import pkgutil
+
     from numba.core.registry import CPUDispatcher
 
+    import sims.core
+
+    packages = [sims.core] + [module for module in [sys.modules.get(f"sims.{game.name}")] if module is not None]
+    for package in packages:
+        for found in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
+            importlib.import_module(found.name)
     for made in [game.batched] + [spec.batched for spec in game.bots.values()]:
         if isinstance(made, Lazy):
-            made.resolve()  # imports the engine's and bots' modules: their kernels are defined
-    found = []
-    for name, module in sorted(sys.modules.items()):
-        if name.startswith((f"sims.{game.name}.", "sims.core.")) and module is not None:
-            found += [value for value in vars(module).values()
-                      if isinstance(value, CPUDispatcher) and value.__module__ == name]
-    return found
+            made.resolve()
+    prefixes = (f"sims.{game.name}.", "sims.core.")
+    return [value for name, module in sorted(sys.modules.items()) if name.startswith(prefixes) and module is not None
+            for value in vars(module).values() if isinstance(value, CPUDispatcher) and value.__module__ == name]
 
 
 @dataclass
