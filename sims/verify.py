@@ -122,6 +122,9 @@ def verify(
     if jobs > 1:
         from joblib import Parallel, delayed
 
+        from sims.core.compiling import warm_runs
+
+        warm_runs(game.name, [(config, labels, players) for labels in lineups])  # compiled once, not per worker
         outcomes = Parallel(n_jobs=jobs)(delayed(verify_chunk)(*task) for task in tasks)
     else:
         outcomes = [verify_chunk(*task) for task in tasks]
