@@ -314,8 +314,8 @@ def cold_games(game_names: Sequence[str] | None = None) -> list[str]:
 
 
 def warm_games(game_names: Sequence[str] | None = None, jobs: int = 1) -> Iterator[Warmed]:
-    """:func:`warm_game` of each game (default: every game), ``jobs`` games at once in processes of their own;
-    each as it is done. Unknown names are refused before any is warmed."""
+    """:func:`warm_game` of each game (default: every game in ``sims/``), ``jobs`` games at once in processes of
+    their own; each as it is done. Unknown names are refused before any is warmed."""
     from sims.registry import shipped_game_names
 
     shipped = shipped_game_names()
