@@ -86,6 +86,18 @@ def main() -> None:
         glade games
         glade play overgrowth --games 20000 --seed 1 --bots greedy,random --rotate-seats --out runs/demo
     """
+    from sims.core.compiling import listen, say_on_stderr
+
+    listen(say_on_stderr)  # "compiling ... kernels" on stderr whenever numba compiles rather than loads its cache
+
+
+def _quiet_compiles(_ctx: click.Context, _param: click.Parameter, quiet: bool) -> bool:
+    """--quiet also keeps the "compiling ... kernels" notice off stderr."""
+    if quiet:
+        from sims.core.compiling import listen
+
+        listen(lambda line: None)
+    return quiet
 
 
 # ---------------------------------------------------------------- shared options and helpers
@@ -149,7 +161,7 @@ def _interrupted(line: str) -> None:
 
 def _progress_options(command):
     """--progress/--no-progress and --quiet (no progress, no warnings or notes on stderr; results still print)."""
-    command = click.option("--quiet", "-q", is_flag=True,
+    command = click.option("--quiet", "-q", is_flag=True, callback=_quiet_compiles,
                            help="No progress and no warnings on stderr (errors still show); implies --no-progress.")(
         command)
     command = click.option("--progress/--no-progress", default=True, show_default=True,
@@ -853,6 +865,42 @@ def bench(game_name: str | None, every_game: bool, players: int | None, batch_si
     config = _config(game, config_path, overrides)
     result = run_bench(game.name, config, players, **sizes)
     click.echo(json.dumps(result, indent=2) if as_json else format_bench(result))
+
+
+# ---------------------------------------------------------------- warm
+
+
+@main.command()
+@click.argument("game_names", metavar="[GAME]...", nargs=-1)
+@click.option("--jobs", type=_POSITIVE, default=1, show_default=True,
+              help="Games compiled at once, each in a process of its own.")
+def warm(game_names: tuple[str, ...], jobs: int) -> None:
+    """Compile the numba kernels of the games (default: every game) into numba's cache on disk.
+
+    Plays two deals of every bot (random, greedy, planner, strong) at every
+    player count, so that later runs, their --jobs workers and the test
+    suite load the kernels instead of compiling them (a game's first run on
+    a machine compiles for tens of seconds; make setup runs this). A game
+    already compiled takes a second; a kernel source changed since is
+    compiled again.
+
+    \b
+        glade warm                   # every game
+        glade warm --jobs 2          # two games at a time
+        glade warm vorex reforest
+    """
+    from sims.core.compiling import warm_games
+
+    for warmed in warm_games(game_names, jobs):
+        if warmed.cache is None:
+            click.echo(f"{warmed.game}: no compiled kernels")
+            continue
+        counts = sorted({int(group.split("/")[1]) for group in warmed.groups})
+        counts = f"{counts[0]}-{counts[-1]}" if len(counts) > 1 else f"{counts[0]}"
+        bots = ", ".join(dict.fromkeys(group.split("/")[0] for group in warmed.groups))
+        done = (f"compiled {warmed.compiled} kernels in {warmed.seconds:.0f} CPU s" if warmed.compiled else
+                f"already compiled ({warmed.seconds:.1f} CPU s to check)")
+        click.echo(f"{warmed.game}: {done}: {bots} at {counts} players; cache {warmed.cache}")
 
 
 # ---------------------------------------------------------------- replay

@@ -95,6 +95,7 @@ from typing import Any
 
 import polars as pl
 
+from sims.core.compiling import warm_runs
 from sims.core.engine import GameConfig
 from sims import outdir
 from sims.core.files import Maybe, Opt, Where, read_state, set_aside, state_error, write_json
@@ -645,6 +646,9 @@ def play_sweep(sweep: Sweep, out_dir: str | Path, jobs: int = 1, games_per_cell:
             missing[entry["id"]] = sum(c.deals for c in plan_chunks(wanted_deals, rotations, wanted_deals, finished))
             entry["status"] = _status(finished, wanted_deals, rotations)
         write_json(manifest, out / SWEEP_JSON)
+        if scheduler is None:  # every cell's bots compiled before the bar (and its ETA) and the workers start
+            warm_runs(sweep.game, [(config, sweep.cell_bots(cell), sweep.cell_players(cell))
+                                   for cell, config in zip(sweep.cells, configs) if missing[cell.id]])
         runs = []
         with _progress_bar(progress and any(missing.values()), sum(missing.values()),
                            f"{sweep.game} sweep ({out})") as bar:

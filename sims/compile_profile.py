@@ -1,6 +1,7 @@
-"""Where a cold compile of the numba kernels goes: CPU seconds per compiled function, and which functions numba
-compiled more than once (one compile per argument types; a constant argument is typed as its literal, so
-``f(False)`` beside ``f(flag)`` compiles ``f`` and all it calls twice, ``docs/design.md``).
+"""Where a cold compile of the numba kernels goes: CPU seconds compiling (every numba compile while playing two
+games of each bot at a few player counts), per compiled function (its callees' compiles left out), and which
+functions numba compiled more than once (one compile per argument types; a constant argument is typed as its
+literal, so ``f(False)`` beside ``f(flag)`` compiles ``f`` and all it calls twice, ``docs/design.md``).
 
 Run it from an empty cache, or it measures only what the cache lacks::
 
@@ -98,7 +99,8 @@ def main(argv: list[str]) -> int:
         print(f"usage: python -m sims.compile_profile GAME (one of {', '.join(PLAYERS)})", file=sys.stderr)
         return 2
     total, times = profile(argv[0])
-    print(f"{argv[0]}: {total:.1f} CPU s in all, {sum(times.compiles.values())} compiles")
+    print(f"{argv[0]}: {sum(times.seconds.values()):.1f} CPU s compiling ({total:.1f} CPU s in all, with the games "
+          f"and imports), {sum(times.compiles.values())} compiles")
     for name, seconds in times.seconds.most_common(20):
         print(f"{seconds:8.2f} s  x{times.compiles[name]:<3d} {name}")
     print("compiled more than once:", ", ".join(f"{name} x{n}" for name, n in times.twice()) or "none")

@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from sims.core import compiling
 from sims.core.columns import dictionary
 from sims import outdir
 from sims.core.engine import GameConfig
@@ -238,6 +239,7 @@ def play_chunk(
     writes files. Unpickling ``config`` imports the module that defines the
     game's config, which is how a worker finds games registered outside ``sims/``.
     """
+    compiling.listen()  # a worker that compiles says so
     game = get_game(game_name)
     engine = game.batched(config, players)
     bots = batched_bots(game, engine, choices, bot_streams)
@@ -402,6 +404,8 @@ def run(
         todo = iter_chunks(games, rotations, batch_size, list(finished))
         tasks = ((game.name, config, players, lineup(choices, c.rotation, players), int(seed), c.rotation, rotations,
                   c.start, c.stop, manifest["trajectories"], bot_streams) for c in todo)
+        if missing and scheduler is None:  # compiled here, before the workers and the ETA start (sims.core.compiling)
+            compiling.warm_lineups(game.name, [(config, players, choices)])
         started = time.perf_counter()
         played = chunks_played = 0
         with _progress_bar(progress if missing else None, missing, f"{game.name} ({out})") as bar, \

@@ -128,8 +128,10 @@ def verify(
     if jobs > 1:
         from joblib import delayed
 
+        from sims.core.compiling import warm_runs
         from sims.runner import local_workers
 
+        warm_runs(game.name, [(config, labels, players) for labels in lineups])  # compiled once, not per worker
         with local_workers(jobs) as parallel:
             outcomes = parallel(delayed(verify_chunk)(*task) for task in tasks)
     else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numba import njit
 
 from sims.core.bots import RandomBot
 from sims.core.planner import RolloutPlanner, branch_games
@@ -18,6 +19,12 @@ from sims.reforest.rules import ReforestEngine
 @pytest.fixture(scope="module")
 def cfg() -> reforest.ReforestConfig:
     return reforest.load()
+
+
+@njit
+def copy_game(source, g, to, h):
+    """:func:`kernels.copy_game` called from Python (it has no Python entry of its own: compiled callers only)."""
+    kernels.copy_game(source, g, to, h)
 
 
 def random_midgame(engine: ReforestEngine, seeds: np.ndarray, decisions: int):
@@ -139,7 +146,7 @@ def test_copy_game_over_another_game_equals_it_everywhere(cfg):
         for game in range(source_state.size):
             target = engine.branch(target_state, np.arange(target_state.size))
             slot = (game + 1) % target.size
-            kernels.copy_game(source, game, engine.arrays(target), slot)
+            copy_game(source, game, engine.arrays(target), slot)
             for name in kernels.Arrays._fields:
                 assert np.array_equal(getattr(target, name)[slot], getattr(source_state, name)[game]), name
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from sims.core.engine import BatchedBot, BatchedState
-from sims.core.kernels import noise, noise_stream
+from sims.core.kernels import kernel, noise, noise_stream
 from sims.core.rng import purpose_key
 
 
-@njit(cache=True)
+@kernel
 def seat_draws(seeds, seats, counters, rows, keys):
     """float64 ``[len(rows)]``: ``rng.seat_uniforms`` of games ``rows`` read in place (no gathered copies):
     the slot-0 number of ``(seeds[r], keys[seats[r]], counters[r])``."""

@@ -385,6 +385,9 @@ class GameDefinition:
     house_bot: str | None = None
     # a few lines per position for glade replay ("legend:" lines are shown once); None: the full render
     render_compact: Callable[[ReferenceGame], str] | None = None
+    # CPU seconds a cold compile of the kernels of every bot takes (make compile-profile GAME=...): the
+    # "compiling ... kernels" notice says it (sims.core.compiling)
+    compile_seconds: float | None = None
 
     # The checks every game gets in the test suite (tests/test_games.py): golden playthroughs
     # and verify runs. A shipped game must list at least one of each.

@@ -21,6 +21,7 @@ def _reference(cfg: config.OvergrowthConfig, players: int, seed: int):
 GAME = GameDefinition(
     name="overgrowth",
     title="Overgrowth",
+    compile_seconds=10,  # CPU s of a cold compile of every bot's kernels: make compile-profile GAME=overgrowth
     player_counts=(2,),
     load_config=config.load,
     batched=_batched,

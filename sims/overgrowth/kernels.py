@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import helper, kth_set_bit, noise, noise_stream, popcount
+from sims.core.kernels import helper, kernel, kth_set_bit, noise, noise_stream, popcount
 from sims.overgrowth.config import ACTION_KINDS
 
 WIN, LOSS = 1e9, -1e9
@@ -40,7 +40,7 @@ def dilate_bits(board, full, may_step_right, may_step_left, columns, king):
     return (board | sideways | (board << columns) | (board >> columns)) & full
 
 
-@njit(cache=True)
+@kernel
 def connection_distance(own, opp, boards, king, far):
     """``rules.connection_distance`` of one position: a layered flood from the mover's first area."""
     full, start, goal = boards[0], boards[3], boards[4]
@@ -65,7 +65,7 @@ def connection_distance(own, opp, boards, king, far):
     return level
 
 
-@njit(cache=True)
+@kernel
 def position_score(own, opp, supply_left, boards, weights, king, far):
     """``Evaluation.position``'s score of one position reached by the mover."""
     mine = connection_distance(own, opp, boards, king, far)
@@ -78,7 +78,7 @@ def position_score(own, opp, supply_left, boards, weights, king, far):
     return (weights[1] * theirs - weights[0] * mine) + weights[2] * diff
 
 
-@njit(cache=True)
+@kernel
 def position_scores(own, opp, supply_left, boards, weights, king, far):
     """:func:`position_score` of arrays of positions."""
     out = np.empty(own.size, dtype=np.float64)
@@ -95,42 +95,7 @@ def shift(board, cells, bits, full):
     return moved & full
 
 
-@njit(cache=True, inline="always")
-def allowed_cells(own, supply, t):
-    """Rules §5: the cells one more flower of ``own``'s player may take under the shaded-area rule (no area in
-    which it already has a flower); none with an empty supply (§1.3)."""
-    full = t.boards[0]
-    closed = np.uint64(0)
-    for area in (t.boards[3], t.boards[4]):
-        if own & area:
-            closed |= area
-    return ~closed & full if supply >= 1 else np.uint64(0)
-
-
-@njit(cache=True, inline="always")
-def side_counts(own, t):
-    """Cells beside at least 1, 2, 3, 4 ``own`` flowers: a bit-sliced count over the 4 orthogonal sides."""
-    full = t.boards[0]
-    one, two, three, four = np.uint64(0), np.uint64(0), np.uint64(0), np.uint64(0)
-    for i in range(t.side_cells.size):
-        side = shift(own, t.side_cells[i], t.side_shifts[i], full)
-        four |= three & side
-        three |= two & side
-        two |= one & side
-        one |= side
-    return one, two, three, four
-
-
-@njit(cache=True, inline="always")
-def cast_reach(own, t):
-    """Rules §4.3: the cells exactly ``cast_distance`` from an ``own`` flower along a line, whatever they hold."""
-    cast = np.uint64(0)
-    for i in range(t.cast_cells.size):
-        cast |= shift(own, t.cast_cells[i], t.cast_shifts[i], t.boards[0])
-    return cast
-
-
-@njit(cache=True)
+@kernel
 def game_options(own, opp, marker_me, marker_opp, supply, home_area, t, singles, pairs):
     """Rules §3.1 to §5 (``OvergrowthGame.legal_placements`` of every slot): legal placements per slot into
     ``singles`` and ``pairs`` (left cells of spread pairs): slot 0 the first turn (§3.1), slot i + 1 the
@@ -231,7 +196,7 @@ def mover_position(g, stones, markers, supply, to_move, turn, t):
     return (stones[g, me], stones[g, 1 - me], markers[g, me], markers[g, 1 - me], supply[g, me], home_area)
 
 
-@njit(cache=True)
+@kernel
 def options(stones, markers, supply, to_move, turn, done, t):
     """Rules §3.3 (``OvergrowthGame.legal_actions``): uint64 ``singles[B, slots]``, ``pairs[B, slots]``,
     legal placements of each game's player to move (none in finished games); the pass is legal where all are
@@ -247,7 +212,7 @@ def options(stones, markers, supply, to_move, turn, done, t):
     return singles, pairs
 
 
-@njit(cache=True)
+@kernel
 def _game_actions(g, stones, markers, supply, to_move, turn, t, weights, stream, singles, pairs, actions, scores,
                   noises, cache):
     """Legal actions of game ``g`` in ascending order with their placement scores and noise; returns the count.
@@ -279,7 +244,7 @@ def _game_actions(g, stones, markers, supply, to_move, turn, t, weights, stream,
     return count
 
 
-@njit(cache=True)
+@kernel
 def scored_games(stones, markers, supply, to_move, turn, active, seeds, decisions, purpose_keys, t, weights,
                  best_only):
     """Every legal action of the active games (by game, then action) with its score and noise (the stream of
@@ -312,7 +277,7 @@ def scored_games(stones, markers, supply, to_move, turn, active, seeds, decision
     return games[:filled], actions[:filled], scores[:filled], noises[:filled]
 
 
-@njit(cache=True)
+@kernel
 def _kth_action(singles, pairs, k, placements, pair_of_left_cell):
     """The ``k``-th (0-based) legal action in ascending order of per-slot placement bitboards."""
     for slot in range(singles.size):
@@ -326,7 +291,7 @@ def _kth_action(singles, pairs, k, placements, pair_of_left_cell):
     return -1
 
 
-@njit(cache=True)
+@kernel
 def choose_uniform(stones, markers, supply, to_move, turn, rows, u, t):
     """``OvergrowthEngine.choose_uniform``: int64 ``[rows.size]``, in each game of ``rows`` legal action number
     ``min(floor(u * n), n - 1)`` of its ``n`` in ascending order; the pass where no placement is legal."""
@@ -346,7 +311,7 @@ def choose_uniform(stones, markers, supply, to_move, turn, rows, u, t):
     return chosen
 
 
-@njit(cache=True)
+@kernel
 def connects(own, boards, king):
     """Rules §6.1 (``OvergrowthGame.connects``): ``own`` flowers form a chain from area 0 to area 1."""
     start, goal = boards[3], boards[4]
@@ -384,7 +349,7 @@ def check_end(me, own, opp, supply_left, t, codes):
     return me, np.int64(0)
 
 
-@njit(cache=True)
+@kernel
 def step(stones, markers, supply, to_move, turn, done, winner, end, actions_of_kind, placed, lost, actions, t,
          codes):
     """Rules §3.4 (``OvergrowthGame.apply``): each unfinished game's mover takes its action: the marker moves

@@ -7,6 +7,7 @@ from sims.reforest import config, render
 GAME = GameDefinition(
     name="reforest",
     title="Reforest",
+    compile_seconds=50,  # CPU s of a cold compile of every bot's kernels: make compile-profile GAME=reforest
     player_counts=(1, 2, 3, 4),
     load_config=config.load,
     batched="sims.reforest.rules:ReforestEngine",

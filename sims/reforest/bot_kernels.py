@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from sims.reforest.config import ROUNDS
-from sims.core.kernels import helper, noise, noise_stream
+from sims.core.kernels import helper, inlined, inner, noise, noise_stream
 from sims.reforest.kernels import (
     EVENT_FIELDS,
     Arrays,
@@ -149,8 +149,7 @@ def evaluate_one(a, t, g, me, weights, hand_value_share, work, kept):
     return mine - best
 
 
-evaluate_inline = njit(cache=True, inline="always")(evaluate_one)  # in the greedy scan: no call per action
-evaluate_one = helper(evaluate_one)
+evaluate_one = inlined(evaluate_one)  # in the greedy scan no call per action; compiled once for every caller
 
 
 @njit(cache=True, inline="always")
@@ -162,11 +161,11 @@ def play_out_value(scratch, t, action, weights, hand_value_share, lists, work, r
     me, start_turn = scratch.to_move[slot], scratch.turn[slot]
     step_game(scratch, t, lists, slot, action, start_turn)  # to the end of the turn
     # me is int8 (to_move): as int64, the callers of evaluate_one share one compiled signature
-    return evaluate_inline(scratch, t, slot, np.int64(me), weights, hand_value_share, work,
-                           scratch.rounds_ended[slot] == rounds_ended)
+    return evaluate_one(scratch, t, slot, np.int64(me), weights, hand_value_share, work,
+                        scratch.rounds_ended[slot] == rounds_ended)
 
 
-@helper
+@inner
 def greedy_choice(a, scratch, t, g, seed, purpose, weights, hand_value_share, lists, work,
                   games, actions, values, noises, scored, known, reuse):
     """The greedy action of game ``g`` (-1: none), the count of scored pairs after it, the value of the

@@ -22,7 +22,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import helper
+from sims.core.kernels import helper, inner, kernel
 from sims.reforest.config import EFFECT_KINDS, END_REASONS, EVENT_KINDS, PHASES, ROUNDS, SEAT_COLUMNS, SPACES
 
 MAIN, PAY, GATHER, SOLO_DISCARD, EFFECT, DRAW, HAND_LIMIT = range(len(PHASES))
@@ -172,7 +172,7 @@ def measure(a, t, g, seat, visitor):
     return total
 
 
-@helper
+@inner
 def visitor_winner(a, t, g, visitor, round_index):
     """The seat winning (or earning) a visitor now, -1 for none; and whether it is a tie."""
     if t.solo:
@@ -190,7 +190,7 @@ def visitor_winner(a, t, g, visitor, round_index):
     return -1, True
 
 
-@helper
+@inner
 def award(a, t, events, count, g):
     """The carried visitors in order, then this round's: won by the single greatest measure (or earned).
 
@@ -223,7 +223,7 @@ def award(a, t, events, count, g):
             points=t.visitor_points[visitor] if outcome == 1 else 0)
 
 
-@helper
+@inner
 def reset_deck(a, g):
     """Discard pile, nursery and the ended round's tucked cards, sorted by species, then shuffled into the deck.
 
@@ -273,7 +273,7 @@ def check_round_end(a, t, events, count, g):
         end_rounds(a, t, events, count, g)
 
 
-@helper
+@inner
 def end_rounds(a, t, events, count, g):
     """End the round, and the next while a reset leaves the deck empty (a cascade)."""
     while not deck_left(a, g) and a.rounds_ended[g] < ROUNDS:
@@ -886,7 +886,7 @@ def seat_points(a, t, g, seat):
              hand // t.hand_cards_per_point), energy, hand)
 
 
-@njit(cache=True)
+@kernel
 def score_parts(a, t):
     """int64 ``[B, P, 6]``: :func:`seat_points` of every seat of every game."""
     size, players = a.hand.shape[0], a.hand.shape[1]
@@ -898,7 +898,7 @@ def score_parts(a, t):
     return parts
 
 
-@njit(cache=True)
+@kernel
 def measures(a, t, rows):
     """float64 ``[R, P, V]``: each visitor's goal measure (solitaire: its solo goal) of each region."""
     players, visitors = a.hand.shape[1], t.measure_kind.size
@@ -932,7 +932,7 @@ def copy_game(source, g, to, h):
 
 
 copy_game_inline = njit(cache=True, inline="always")(copy_game)  # the greedy scan's copy: no call passing two states
-copy_game = helper(copy_game)
+copy_game = inner(copy_game)
 
 
 @njit(cache=True, inline="always")

@@ -10,6 +10,7 @@ BLOCKS = ("push", "double", "devour", "wolf", "pick_up", "fly_swap", "dig", "pic
 GAME = GameDefinition(
     name="vora",
     title="Vora",
+    compile_seconds=20,  # CPU s of a cold compile of every bot's kernels: make compile-profile GAME=vora
     player_counts=(2, 3, 4),
     load_config=config.load,
     batched="sims.vora.rules:VoraEngine",

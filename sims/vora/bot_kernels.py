@@ -12,9 +12,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
-from sims.core.kernels import helper, inner, lowest_bit_index, noise, noise_stream
+from sims.core.kernels import helper, inner, kernel, lowest_bit_index, noise, noise_stream
 from sims.vora.kernels import (
     ACT_TAKER, COLLECT, DONE, F_DONE, F_TO_MOVE, F_TURN, FIELDS, I_CROW, I_K, I_MAIN_ACTIONS, I_PIG, I_WOLF,
     LOG_SLOTS, ONE, RECIPIENT_BLOCK, STEAL, Tables, advance, copy_into, family_scores, has_formation, legal_words,
@@ -45,7 +44,7 @@ class Scratch(NamedTuple):
     no_values: np.ndarray  # float64 [0]
 
 
-@njit(cache=True)
+@kernel
 def scratch_for(t: Tables, farms, stats) -> Scratch:
     """Work arrays for games shaped like ``farms[B, P, K]`` and ``stats[B, P, S]``."""
     k, players = farms.shape[2], farms.shape[1]
@@ -203,7 +202,7 @@ def score_game(t: Tables, s: Scratch, farm, previous, weights, stream, actions, 
     return best
 
 
-@njit(cache=True)
+@kernel
 def greedy_values(t: Tables, state, seeds, decisions, weights, key, rows, groups, first, actions, values,
                   noises) -> None:
     """Every legal action of games ``rows`` (flags ``groups[i]``, flat slots from ``first[i]``) with its one-ply
@@ -229,7 +228,7 @@ def greedy_choice(t: Tables, s: Scratch, state, seeds, decisions, row: int, weig
                       s.no_actions, s.no_values, s.no_values, np.int64(0))
 
 
-@njit(cache=True)
+@kernel
 def greedy_choices(t: Tables, state, seeds, decisions, rows, weights, key, chosen) -> None:
     """``chosen[row]``: the greedy action (:func:`greedy_choice`, with ``weights``) of each game ``rows``."""
     s = scratch_for(t, state[1], state[2])
@@ -237,7 +236,7 @@ def greedy_choices(t: Tables, state, seeds, decisions, rows, weights, key, chose
         chosen[rows[i]] = greedy_choice(t, s, state, seeds, decisions, rows[i], weights, key)
 
 
-@njit(cache=True)
+@kernel
 def roll_out(t: Tables, state, seeds, decisions, weights, keys, me: int, stop_turn, limit: int, win_bonus: float,
              worth) -> None:
     """Greedy play (every seat with ``weights``, seat ``p`` with the noise purpose key ``keys[p]``) in every game of
@@ -291,7 +290,7 @@ def seat_worth(t: Tables, weights, farms, me: int, done: bool, win_bonus: float)
     return bonus + value
 
 
-@njit(cache=True)
+@kernel
 def worths(t: Tables, farms, done, me: int, weights, win_bonus: float, worth) -> None:
     """``worth[row]``: :func:`seat_worth` of every game (farms ``farms[B, P, K]``, finished ``done[B]``)."""
     for row in range(farms.shape[0]):

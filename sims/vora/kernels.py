@@ -19,7 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import inner, kth_set_bit, lowest_bit_index, popcount
+from sims.core.kernels import inner, kernel, kth_set_bit, lowest_bit_index, popcount
 
 # Slots of Tables.g, the scalars: sizes and special kinds, then board masks (uint64 bits as int64), then
 # the fall shifts and movable cells towards each side
@@ -700,7 +700,7 @@ def repeats_previous(trial, kinds, previous) -> bool:
 # --- loops over games -------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@kernel
 def step_games(t: Tables, state, quiet, actions, refill: bool, logging: bool, log) -> None:
     """One decision in every live game; ``quiet[row]``: turns in a row that drew nothing from the bag (0 after
     a draw, one more after a turn that drew nothing). When ``logging``, every game's event fields go to the
@@ -771,7 +771,7 @@ def score_change(count_score, before, after) -> float:
     return change
 
 
-@njit(cache=True)
+@kernel
 def legal_games(t: Tables, state, rows, groups) -> None:
     """``groups[i]``: the legal action flags of game ``rows[i]``."""
     meadow, farms = state[0], state[1]
@@ -783,7 +783,7 @@ def legal_games(t: Tables, state, rows, groups) -> None:
         legal_words(t, kinds, farms[rows[i]], fields, groups[i], scratch)
 
 
-@njit(cache=True)
+@kernel
 def choose_uniform(t: Tables, state, rows, u, chosen) -> None:
     """``chosen[i]`` for each game ``rows[i]``: legal action number ``min(floor(u[i] * n), n - 1)`` (ascending)
     of its ``n`` legal actions (``BatchedEngine.choose_uniform``)."""
@@ -820,14 +820,14 @@ def family_scores(count_score, farms, out) -> None:
         out[seat] = total
 
 
-@njit(cache=True)
+@kernel
 def formations_found(t: Tables, meadows, found) -> None:
     """``found[i]``: does meadow ``meadows[i]`` (uint64 ``[K]``) hold anything to collect?"""
     for i in range(meadows.shape[0]):
         found[i] = has_formation(t.g, meadows[i])
 
 
-@njit(cache=True)
+@kernel
 def formations_of(t: Tables, meadows, collected, combos) -> None:
     """``collected[i]``, ``combos[i] = (extras, bigs)``: what a collection takes from meadow ``meadows[i]``."""
     for i in range(meadows.shape[0]):

@@ -17,6 +17,7 @@ def _seats(players: int) -> int:
 GAME = GameDefinition(
     name="vorex",
     title="Vorex",
+    compile_seconds=45,  # CPU s of a cold compile of every bot's kernels: make compile-profile GAME=vorex
     player_counts=(1, 2, 3, 4),
     load_config=config.load,
     batched="sims.vorex.rules:VorexEngine",

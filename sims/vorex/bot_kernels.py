@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
-from sims.core.kernels import inlined, inner, lowest_bit_index, noise, noise_stream, popcount
+from sims.core.kernels import inlined, inner, kernel, lowest_bit_index, noise, noise_stream, popcount
 from sims.vorex.config import ARID, END_REASONS, LIGHT, POINTS
 from sims.vorex.kernels import (
     _read_at,
@@ -372,7 +371,7 @@ GreedyScratch = namedtuple("GreedyScratch", (
     "groups"))
 
 
-@njit(cache=True)
+@kernel
 def greedy_scratch(tile, part, kind, flower, group, green, brown, resources, tiles_on_map, settled, tile_value,
                    around, around_touches, place_tables):
     """The scratch of :func:`greedy_choice` for a state of these arrays and tables."""
@@ -400,7 +399,7 @@ def greedy_scratch(tile, part, kind, flower, group, green, brown, resources, til
         np.zeros((6, grid[1].size), np.int64), np.zeros(2, np.int64), np.zeros(players, np.int64))
 
 
-@njit(cache=True)
+@kernel
 def greedy_choice(rows, blooms, places, draw, decline, every, weights, seeds, key, decisions, codes, tile, part,
                   kind, flower, group, green, brown, resources, tiles_on_map, flowers_left, settled, production, phase,
                   to_move, face_up, setup_tiles, light_hex, supply, neighbours, tile_value, tile_stumps, solo,
@@ -632,7 +631,7 @@ def _rank(g, seat, a, t, s):
     return rank
 
 
-@njit(cache=True)
+@kernel
 def roll_out(a, t, extra, codes, seeds, decisions, weights, keys, seat, start_turn, turns, depth, stamp, win_bonus,
              log, stump_log, worth):
     """The planner's rollouts (:meth:`sims.core.planner.RolloutPlanner.roll_out`), each game of the branch ``a``

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import called, helper, inlined, inner, lowest_bit_index, popcount
+from sims.core.kernels import called, helper, inlined, inner, kernel, lowest_bit_index, popcount
 from sims.vorex.config import ARID, HEX_KINDS, POINTS, ROTATIONS, TILE_HEXES
 
 EMPTY, RUIN = -1, -2
@@ -119,7 +119,7 @@ def _game_points(g, tile, part, kind, flower, group, green, brown, neighbours, t
             out[c, 1] = 0  # the weed scores nothing
 
 
-@njit(cache=True)
+@kernel
 def points(rows, tile, part, kind, flower, group, green, brown, neighbours, tile_value, tile_stumps, players,
            solo):
     """int64 ``[n, 4, S]``: the point columns (:data:`POINT_COLUMNS`) of games ``rows``."""
@@ -160,7 +160,7 @@ def _seat_features(g, seat, tile, part, kind, flower, group, green, brown, resou
     found[TILES] = tiles_on_map[g]
 
 
-@njit(cache=True)
+@kernel
 def seat_features(rows, seats, tile, part, kind, flower, group, green, brown, resources, tiles_on_map,
                   neighbours, tile_value, tile_stumps, solo):
     """int64 ``[n, 6]``: the greedy evaluation's features (score, flowers, production, resources, light, tiles)
@@ -622,7 +622,7 @@ LANE_FREE, LANE_EDGE, LANE_COVERED, LANE_BLOCKED = range(4)
 SAME_ROTATION, SAME_SHIFT = TILE_HEXES, TILE_HEXES + 1
 
 
-@njit(cache=True)
+@kernel
 def new_grid(place_tables):
     """Scratch for :func:`_hex_states` and :func:`_open_hexes`: the hex states, the grid, ``free`` and ``edge``."""
     size = place_tables[6].size
@@ -630,7 +630,7 @@ def new_grid(place_tables):
             np.zeros(-(-size // 64), np.uint64), np.zeros(-(-size // 64), np.uint64))
 
 
-@njit(cache=True)
+@kernel
 def new_lanes(place_tables):
     """Scratch for :func:`_map_lanes` and :func:`_scan_lanes`: uint64 ``[LANE_BLOCKED + most tile cells next to a
     boundary hex + ROTATIONS, padded words]``, the last ROTATIONS rows the legal anchors of each rotation of a scan."""
@@ -781,7 +781,7 @@ def _first_anchors(fit, w, s, k, grid_hex, covers_centre):
     return kept
 
 
-@njit(cache=True)
+@kernel
 def legal_placements(games, shapes, first_only, tile, tiles_on_map, place_tables, words):
     """uint64 ``[m, words]``: the legal placements of shape ``shapes[i]`` on the map of game ``games[i]``, bit
     p % 64 of word p // 64 for placement p = anchor * 6 + rotation.
@@ -860,7 +860,7 @@ def legal_bloom_row(g, free, to_move, stump, flower, group, tile, part, resource
             legal[h] = near
 
 
-@njit(cache=True)
+@kernel
 def legal_blooms(rows, free, to_move, stump, flower, group, tile, part, resources, production, flowers_left,
                  tile_cost, neighbours, legal):
     """``legal [n, P]``: :func:`legal_bloom_row` of games ``rows[i]`` (``free[i]``: a weed bloom)."""

@@ -22,7 +22,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from sims.core.kernels import called, inlined, inner, kth_set_bit, popcount
+from sims.core.kernels import called, inlined, inner, kernel, kth_set_bit, popcount
 from sims.vorex.config import ARID, END_REASONS, HEX_KINDS, LIGHT, POINTS, PRODUCED_COLUMNS, RESOURCES, TILE_HEXES
 from sims.vorex.kernels import (B1, B2, B3, B4, B5, EMPTY, FIRST_PRODUCTION, G1, G2, G3, G4, G5, LAST_PRODUCTION,
                                 POINT_COLUMNS, RUIN, _group_first, _map_lanes, _scan_lanes, _sort_head, bloom_payment,
@@ -911,7 +911,7 @@ def choose_one(g, u, stamp, a, t, s):
 STEP, CONTINUE_ONLY, CHOOSE = range(3)  # what :func:`turn_games` does
 
 
-@njit(cache=True)
+@kernel
 def turn_games(what, rows, actions, u, stamp, a, t, log, stump_log, logging, chosen):
     """The batched engine's one compiled entry (one compile for the three uses): for each running game
     ``g = rows[i]``, ``what`` STEP: :func:`step_one` with ``actions[g]``; CONTINUE_ONLY: :func:`continue_turn`
