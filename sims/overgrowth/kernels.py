@@ -95,6 +95,41 @@ def shift(board, cells, bits, full):
     return moved & full
 
 
+@njit(cache=True, inline="always")
+def allowed_cells(own, supply, t):
+    """Rules §5: the cells one more flower of ``own``'s player may take under the shaded-area rule (no area in
+    which it already has a flower); none with an empty supply (§1.3)."""
+    full = t.boards[0]
+    closed = np.uint64(0)
+    for area in (t.boards[3], t.boards[4]):
+        if own & area:
+            closed |= area
+    return ~closed & full if supply >= 1 else np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def side_counts(own, t):
+    """Cells beside at least 1, 2, 3, 4 ``own`` flowers: a bit-sliced count over the 4 orthogonal sides."""
+    full = t.boards[0]
+    one, two, three, four = np.uint64(0), np.uint64(0), np.uint64(0), np.uint64(0)
+    for i in range(t.side_cells.size):
+        side = shift(own, t.side_cells[i], t.side_shifts[i], full)
+        four |= three & side
+        three |= two & side
+        two |= one & side
+        one |= side
+    return one, two, three, four
+
+
+@njit(cache=True, inline="always")
+def cast_reach(own, t):
+    """Rules §4.3: the cells exactly ``cast_distance`` from an ``own`` flower along a line, whatever they hold."""
+    cast = np.uint64(0)
+    for i in range(t.cast_cells.size):
+        cast |= shift(own, t.cast_cells[i], t.cast_shifts[i], t.boards[0])
+    return cast
+
+
 @kernel
 def game_options(own, opp, marker_me, marker_opp, supply, home_area, t, singles, pairs):
     """Rules §3.1 to §5 (``OvergrowthGame.legal_placements`` of every slot): legal placements per slot into
