@@ -57,12 +57,12 @@ from analysis import stats
 from analysis.sweep import _held as _held_sweep
 from analysis.sweep import load_sweep, play_sweep, read_sweep, toml_value
 from sims.core.files import Maybe, Opt, read_state, set_aside, write_json, write_text
-from sims.core.play import resolve_bot, seat_labels
 from sims.records import load_events, load_records
 from sims.core.spec import (Bool, ConfigError, Int, List, Optional, Str, _Named, _steps, parse_override, read_toml,
                             validate)
 from sims.registry import get_game
-from sims.runner import check_deals, check_run_dir, check_seed, run_manifest
+from sims.runner import check_deals, check_run_dir
+from sims.runspec import RunSpec
 
 ABLATE_JSON = "ablate.json"
 ABLATE_TOML = "ablate.toml"
@@ -343,13 +343,9 @@ def run_ablate(game: str, bots: list[str], players: int, seed: int, games: int, 
 
     Every argument, and what ``out_dir`` holds, is checked before anything is written; the directory stays
     locked until the placebo run is played."""
-    check_seed(seed)
     check_deals("--games", games)
     ablations = make_ablations(game, list(items), tuple(base), tuple(remove), tuple(swap))
-    definition = get_game(game)
-    config = definition.load_config(None, tuple(base))
-    for label in dict.fromkeys(seat_labels(definition, players, bots)):
-        resolve_bot(definition, config, label)
+    baseline = RunSpec(game, get_game(game).load_config(None, tuple(base)), tuple(bots), players, seed, rotate)
     out = Path(out_dir)
     text = sweep_text(game, bots, players, seed, games, tuple(base), rotate, ablations)
     path = out / ABLATE_TOML
@@ -358,13 +354,12 @@ def run_ablate(game: str, bots: list[str], players: int, seed: int, games: int, 
              "ablations": [a.__dict__ for a in ablations]}
     warn = warn or (lambda line: print(line, file=sys.stderr))
     placebo_run = None
-    if placebo and _fixed_streams(definition, config, bots, players) is None:
-        placebo_run = run_manifest(game, config, bots, players, seed, games, out / PLACEBO, rotate,
-                                   bot_streams=PLACEBO_STREAMS)[0]
+    if placebo and _fixed_streams(baseline) is None:
+        placebo_run = baseline.with_(bot_streams=PLACEBO_STREAMS)
 
     def check() -> list[Path]:
         if placebo_run is not None and (out / PLACEBO).exists():
-            check_run_dir(out / PLACEBO, placebo_run)
+            check_run_dir(out / PLACEBO, placebo_run, games)
         return _check_ablate_dir(out, text)
 
     def before(damaged: list[Path]) -> None:
@@ -380,7 +375,7 @@ def run_ablate(game: str, bots: list[str], players: int, seed: int, games: int, 
 
     def after() -> None:
         if placebo:
-            skipped = run_placebo(game, bots, players, seed, games, out, base, rotate, jobs, batch_size, progress)
+            skipped = run_placebo(baseline, games, out, jobs, batch_size, progress)
             if skipped:
                 write_json({**given, "placebo_skipped": skipped}, out / ABLATE_JSON)
 
@@ -426,36 +421,32 @@ def _check_ablate_dir(out: Path, text: str) -> list[Path]:
 PLACEBO_STREAMS = "placebo"
 
 
-def run_placebo(game: str, bots: list[str], players: int, seed: int, games: int, out: Path, base: tuple[str, ...],
-                rotate: bool, jobs: int, batch_size: int, progress: bool) -> str:
+def run_placebo(baseline: RunSpec, games: int, out: Path, jobs: int, batch_size: int, progress: bool) -> str:
     """The placebo run, ``out/placebo/``: the baseline's config, bots and deals, every bot drawing its tie-breaks
-    from other random streams (``sims.runner.run(bot_streams=...)``). No rule changes, so whatever it does to the
+    from other random streams (``baseline.with_(bot_streams=...)``). No rule changes, so whatever it does to the
     item's users is the drift any change of the course of play shows. Returns why it was not played ("" when it
     was): a bot whose random stream cannot be renamed."""
     from sims.runner import run
 
-    definition = get_game(game)
-    config = definition.load_config(None, tuple(base))
-    fixed = _fixed_streams(definition, config, bots, players)
+    fixed = _fixed_streams(baseline)
     if fixed is not None:
         return fixed
     display = None
     if progress:
         from analysis.progress import progress_display as display
-    run(game, config, bots, players, seed, games, out / PLACEBO, batch_size=batch_size, jobs=jobs,
-        rotate_seats=rotate, progress=display, bot_streams=PLACEBO_STREAMS)
+    run(baseline.with_(bot_streams=PLACEBO_STREAMS), games, out / PLACEBO, batch_size=batch_size, jobs=jobs,
+        progress=display)
     return ""
 
 
-def _fixed_streams(definition: Any, config: Any, bots: list[str], players: int) -> str | None:
+def _fixed_streams(baseline: RunSpec) -> str | None:
     """Why the placebo run cannot be played (a bot whose random stream cannot be renamed), or None."""
     from sims.core.play import without_streams
 
-    fixed = without_streams(definition, [resolve_bot(definition, config, label)
-                                         for label in seat_labels(definition, players, bots)])
+    fixed = without_streams(get_game(baseline.game), baseline.choices)
     if fixed is None:
         return None
-    return (f"none: {definition.name}'s {fixed.kind} bot ({fixed.label}) cannot draw its tie-breaks from other "
+    return (f"none: {baseline.game}'s {fixed.kind} bot ({fixed.label}) cannot draw its tie-breaks from other "
             "random streams, so the drift a neutral change shows is not measured")
 
 

@@ -337,6 +337,7 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
     from analysis.summary import format_summary, summarize_run
     from sims.records import load_manifest
     from sims.runner import run
+    from sims.runspec import RunSpec
 
     if until_ci is not None and until_decided is not None:
         raise ConfigError("--until-decided", str(until_decided), "either --until-ci or --until-decided, not both",
@@ -359,19 +360,18 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
     config = _config(game, config_path, overrides)
     until = None
     progress = progress and not quiet
+    spec = RunSpec(game.name, config, tuple(labels), players, seed, rotate_seats, trajectories)
     with _interruptible(out_dir):
         if until_ci is None and until_decided is None:
-            result = run(game.name, config, labels, players, seed, games_, out_dir, batch_size=batch_size,
-                         jobs=jobs, rotate_seats=rotate_seats, progress=click_progress if progress else None,
-                         backend=backend, scheduler=scheduler, warn=(lambda line: None) if quiet else _warn,
-                         trajectories=trajectories)
+            result = run(spec, games_, out_dir, batch_size=batch_size, jobs=jobs,
+                         progress=click_progress if progress else None, backend=backend, scheduler=scheduler,
+                         warn=(lambda line: None) if quiet else _warn)
         else:
             from analysis.stopping import play_until
 
-            until = play_until(game.name, config, labels, players, seed, games_, out_dir,
-                               until_ci if until_decided is None else until_decided, max_games=max_games,
-                               batch_size=batch_size, jobs=jobs, rotate_seats=rotate_seats, progress=progress,
-                               backend=backend, scheduler=scheduler, anytime=anytime, trajectories=trajectories,
+            until = play_until(spec, games_, out_dir, until_ci if until_decided is None else until_decided,
+                               max_games=max_games, batch_size=batch_size, jobs=jobs, progress=progress,
+                               backend=backend, scheduler=scheduler, anytime=anytime,
                                decide=until_decided is not None)
             result = until.run
     manifest = load_manifest(out_dir)

@@ -38,7 +38,8 @@ from sims import outdir
 from sims.core.files import LOCK, Opt, Where, is_temporary, read_state, set_aside, write_json, write_text
 from sims.records import BOTS_SHAPE, COUNT_SHAPE, DAMAGED, SEED_SHAPE, load_records
 from sims.registry import get_game
-from sims.runner import check_deals, check_run_dir, check_seed, run, run_manifest
+from sims.runner import check_deals, check_run_dir, run
+from sims.runspec import RunSpec
 
 LADDER = ("random", "greedy", "planner", STRONG)
 LADDER_JSON = "ladder.json"
@@ -194,19 +195,15 @@ def play_ladder(game_name: str, players: int, games: int, seed: int, out_dir: st
     game = get_game(game_name)
     if players < 2:
         raise ConfigError("--players", str(players), "at least 2 (the ladder seats two bots)", has_got=False)
-    check_seed(seed)
     check_deals("--games", games)
     config = game.load_config(None, tuple(overrides))
     out = Path(out_dir)
     pairs = list(zip(bots, bots[1:]))
-    wanted = {}
-    for lower, upper in pairs:
-        where = pair_dir(out, lower, upper)
-        wanted[where.name] = run_manifest(game.name, config, pair_lineup(lower, upper, players), players, seed,
-                                          games, where, True)[0]
+    wanted = {pair_dir(out, lower, upper).name: RunSpec(game.name, config, tuple(pair_lineup(lower, upper, players)),
+                                                        players, seed, rotate_seats=True) for lower, upper in pairs}
     study = {"game": game.name, "players": players, "bots": list(bots), "seed": int(seed), "set": list(overrides)}
     state = {"format": FORMAT, "study": study, "games": games}
-    with outdir.writing(out, "ladder", lambda: _check_ladder_dir(out, study, wanted)) as damage:
+    with outdir.writing(out, "ladder", lambda: _check_ladder_dir(out, study, wanted, games)) as damage:
         if damage is not None:
             aside = set_aside(out / LADDER_JSON)
             (warn or _stderr)(f"warning: {out / LADDER_JSON} is damaged ({damage.expected}); moved to {aside}, "
@@ -215,8 +212,7 @@ def play_ladder(game_name: str, players: int, games: int, seed: int, out_dir: st
         frames = []
         for lower, upper in pairs:
             where = pair_dir(out, lower, upper)
-            run(game.name, config, pair_lineup(lower, upper, players), players, seed, games, where,
-                batch_size=batch_size, jobs=jobs, rotate_seats=True, progress=progress)
+            run(wanted[where.name], games, where, batch_size=batch_size, jobs=jobs, progress=progress)
             frames.append(load_records(where))
         ladder = measure(stacked(frames), bots, game.name, players)
         write_json({**ladder.to_dict(), **state}, out / LADDER_JSON)
@@ -251,7 +247,7 @@ def read_ladder_json(out_dir: str | Path) -> dict | None:
     return read_state(Path(out_dir) / LADDER_JSON, LADDER_SHAPE, "ladder.json", "ladder")
 
 
-def _check_ladder_dir(out: Path, study: dict, wanted: dict[str, dict]) -> ConfigError | None:
+def _check_ladder_dir(out: Path, study: dict, wanted: dict[str, RunSpec], games: int) -> ConfigError | None:
     """None if ``out`` holds nothing or this ladder; the damage when ladder.json is damaged but every pair
     directory is this ladder's; else a ConfigError (another ladder, a pair of other bots). Read-only."""
     def same(held: dict) -> None:
@@ -269,7 +265,7 @@ def _check_ladder_dir(out: Path, study: dict, wanted: dict[str, dict]) -> Config
             if entry.name not in wanted:
                 raise ConfigError(str(entry), "(directory)", "a pair of this ladder: " + ", ".join(wanted)
                                   + " (use another --out for a different ladder)", has_got=False)
-            check_run_dir(entry, wanted[entry.name])
+            check_run_dir(entry, wanted[entry.name], games)
 
     return outdir.held_state(lambda: read_ladder_json(out), same, prove)[1]
 

@@ -49,10 +49,10 @@ from statsmodels.stats.proportion import proportion_confint
 
 from analysis.stats import CONFIDENCE
 from analysis.stats.seat_result import _counted_shares, _seat_matrix
-from sims.core.engine import GameConfig
 from sims.core.spec import ConfigError
 from sims.records import MANIFEST, MAX_DEALS, load_manifest, scan_records, set_manifest_key
 from sims.runner import RunSummary, run
+from sims.runspec import RunSpec
 
 FIXED = "fixed-level"
 ANYTIME = "anytime"
@@ -435,41 +435,37 @@ class UntilResult:
 
 
 def play_until(
-    game_name: str,
-    config: GameConfig,
-    bot_labels: Sequence[str],
-    players: int,
-    seed: int,
+    spec: RunSpec,
     games: int,
     out_dir: str | Path,
     target: float,
+    *,
     max_games: int | None = None,
     batch_size: int = 4096,
     jobs: int = 1,
-    rotate_seats: bool = False,
     progress: bool = True,
     backend: str = "loky",
     scheduler: str | None = None,
     anytime: bool = False,
-    trajectories: bool = False,
     decide: bool = False,
 ) -> UntilResult:
-    """Play ``games`` deals, then ``batch_size * jobs`` more at a time, until the rule is done or the run holds
-    ``max_games`` deals. A run directory that already holds more deals starts from those.
+    """Play ``games`` deals of ``spec``, then ``batch_size * jobs`` more at a time, until the rule is done or the
+    run holds ``max_games`` deals. A run directory that already holds more deals starts from those.
 
     ``target`` is the half-width of ``--until-ci`` (``anytime``: the confidence
     sequence; else Wilson, or t over deals with rotated seats), or with
     ``decide`` the margin of ``--until-decided``. The manifest's ``stopping``
     record is rewritten after every look.
     """
+    players, bots = spec.players, spec.bots[:spec.players]
     if decide:
         if not 0 < target < 1 / max(players, 2):
             raise ConfigError("--until-decided", str(target),
                               f"a margin between 0 and {1 / max(players, 2):g} (the fair share), such as 0.025",
                               has_got=False)
-        if len(set(bot_labels)) > 1:
-            raise ConfigError("--until-decided", ",".join(bot_labels),
-                              f"the same bot in every seat (e.g. {','.join([bot_labels[0]] * players)}): a mixed "
+        if len(set(bots)) > 1:
+            raise ConfigError("--until-decided", ",".join(bots),
+                              f"the same bot in every seat (e.g. {','.join([bots[0]] * players)}): a mixed "
                               "lineup's seat shares are pulled toward fair by its bots' differences, so it cannot "
                               "show balance", has_got=False)
     elif not 0 < target < 1:
@@ -488,9 +484,8 @@ def play_until(
     steps: list[tuple[int, float]] = []
     played, seconds = 0, 0.0
     while True:
-        summary = run(game_name, config, bot_labels, players, seed, deals, out, batch_size=batch_size, jobs=jobs,
-                      rotate_seats=rotate_seats, progress=False, backend=backend, scheduler=scheduler,
-                      trajectories=trajectories)
+        summary = run(spec, deals, out, batch_size=batch_size, jobs=jobs, progress=None, backend=backend,
+                      scheduler=scheduler)
         played += summary.played
         seconds += summary.seconds
         _catch_up(stream, out, deals)

@@ -104,8 +104,8 @@ from sims.core.spec import Bool, ConfigError, Field, Int, List, Optional, Str, p
 from sims.registry import get_game
 from sims.records import (BOTS_SHAPE, COUNT_SHAPE, SEED_SHAPE, Chunk, finished_chunks, load_events, load_manifest, load_records, load_trajectories, now,
                           recorded_rotations, versions)
-from sims.runner import (check_deals, check_run_dir, check_scheduler, check_seed, plan_chunks, run, run_manifest,
-                         run_rotations)
+from sims.runner import check_deals, check_run_dir, check_scheduler, check_seed, plan_chunks, run, run_rotations
+from sims.runspec import RunSpec
 
 SWEEP_JSON = "sweep.json"
 CELLS = "cells"
@@ -215,10 +215,14 @@ class Sweep:
         players = self.cell_players(cell)
         return bots * players if len(bots) == 1 and players > 1 else bots
 
+    def cell_spec(self, cell: CellSpec, config: GameConfig) -> RunSpec:
+        """The run of a cell: its config, bots and players, the sweep's seed, seat rotation and trajectories."""
+        return RunSpec(self.game, config, tuple(self.cell_bots(cell)), self.cell_players(cell), self.seed,
+                       self.rotate_seats, self.trajectories)
+
     def cell_rotations(self, cell: CellSpec, config: GameConfig, cell_dir: Path) -> int:
         """Rotations of the cell's deals: one when the same bot sits in every seat (see ``sims.runner.run``)."""
-        return run_rotations(cell_dir, self.game, config, self.cell_bots(cell), self.cell_players(cell),
-                             self.rotate_seats)
+        return run_rotations(cell_dir, self.cell_spec(cell, config))
 
 
 def read_sweep(path: str | Path, text: str | None = None) -> Sweep:
@@ -706,9 +710,7 @@ def _check_cells(out: Path, sweep: Sweep, configs: Sequence[Any], wanted: dict) 
             raise ConfigError(str(path), "(directory)", "a cell of this sweep: " + _short_list(
                 [c.id for c in sweep.cells]) + " (use another --out for a different sweep)", has_got=False)
         cell, config = cells[key]
-        manifest, _ = run_manifest(sweep.game, config, sweep.cell_bots(cell), sweep.cell_players(cell), sweep.seed,
-                                   1, path, sweep.rotate_seats, sweep.trajectories)
-        check_run_dir(path, manifest, games=False)
+        check_run_dir(path, sweep.cell_spec(cell, config))
 
 
 def _cells_games(out: Path, manifest: dict) -> int:
@@ -728,10 +730,8 @@ def _play_cell(sweep: Sweep, cell: CellSpec, config: GameConfig, cell_dir: Path,
     the records).
     """
     batch = max(1, min(batch_size, math.ceil(missing / jobs))) if missing else batch_size
-    result = run(sweep.game, config, sweep.cell_bots(cell), sweep.cell_players(cell), sweep.seed, deals, cell_dir,
-                 batch_size=batch, jobs=jobs, rotate_seats=sweep.rotate_seats, progress=False,
-                 on_chunk=lambda chunk, count: bar.update(count), backend=backend, scheduler=scheduler,
-                 trajectories=sweep.trajectories)
+    result = run(sweep.cell_spec(cell, config), deals, cell_dir, batch_size=batch, jobs=jobs, progress=None,
+                 on_chunk=lambda chunk, count: bar.update(count), backend=backend, scheduler=scheduler)
     return CellRun(cell.id, cell_dir, result.games, result.played, result.seconds)
 
 

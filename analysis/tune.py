@@ -73,7 +73,8 @@ from sims.core.spec import ConfigError, Float, Int, List, Optional, Str, parse_o
 from sims.records import (BOTS_SHAPE, COUNT_SHAPE, MAX_DEALS, SEED_SHAPE, deal_blocks, load_records, now,
                           read_manifest, versions)
 from sims.registry import get_game
-from sims.runner import check_deals, check_run_dir, check_seed, run, run_manifest, run_rotations
+from sims.runner import check_deals, check_run_dir, check_seed, run, run_rotations
+from sims.runspec import RunSpec
 
 TUNE_JSON = "tune.json"
 CANDIDATES = "candidates"
@@ -288,6 +289,12 @@ class Study:
     def limits_stalls(self) -> bool:
         """Whether the search and the verdict hold the stall limit (seat balance: always; bot strength: never)."""
         return self.target == SEAT_BALANCE
+
+    def run_spec(self, config: Any, seed: int | None = None) -> RunSpec:
+        """A candidate's run: ``config`` played by the study's bots on its seed (``seed``: the confirmation's),
+        seats rotated."""
+        return RunSpec(self.game, config, self.bots, self.players, self.seed if seed is None else seed,
+                       rotate_seats=True)
 
     def identity(self) -> dict:
         pair = {"challenger": self.challenger, "baseline": self.baseline} if self.target == BOT_SHARE else {}
@@ -687,8 +694,7 @@ class _Search:
 
     def _rotations(self, index: int) -> int:
         candidate = self.candidates[index]
-        return run_rotations(self._dir(candidate), self.study.game, self.configs[index], self.study.bots,
-                             self.study.players, True)
+        return run_rotations(self._dir(candidate), self.study.run_spec(self.configs[index]))
 
     def _dir(self, candidate) -> Path:
         return self.out / CANDIDATES / candidate.id
@@ -698,8 +704,7 @@ class _Search:
         candidate = self.candidates[index]
         held = read_manifest(self._dir(candidate)) or {}
         playing = max(deals, int(held.get("games", 0)))  # a resumed search looks again at fewer deals than it played
-        summary = run(self.study.game, self.configs[index], self.study.bots, self.study.players, self.study.seed,
-                      playing, self._dir(candidate), jobs=self.jobs, rotate_seats=True,
+        summary = run(self.study.run_spec(self.configs[index]), playing, self._dir(candidate), jobs=self.jobs,
                       batch_size=min(self.batch_size, max(1, math.ceil(playing / self.jobs))))
         self.played += summary.played
         self.rotations[index] = summary.rotations
@@ -1073,9 +1078,7 @@ def _check_runs(out: Path, study: Study, configs: Sequence[Any]) -> None:
             if path.name not in index:
                 raise ConfigError(str(path), "(directory)", "a candidate of this study (use another --out for a "
                                   "different study)", has_got=False)
-            wanted, _ = run_manifest(study.game, configs[index[path.name]], study.bots, study.players, seed,
-                                     deals or 1, path, True)
-            check_run_dir(path, wanted, games=deals is not None)
+            check_run_dir(path, study.run_spec(configs[index[path.name]], seed), deals)
 
 
 def run_tune(study: Study, out_dir: str | Path, jobs: int = 1, batch_size: int = 4096,
@@ -1111,9 +1114,8 @@ def run_tune(study: Study, out_dir: str | Path, jobs: int = 1, batch_size: int =
         manifest["closest"] = manifest["best"]["id"]
         confirm_dir = out / CONFIRM / candidate.id
         seed = confirm_seed(study.seed)
-        summary = run(study.game, configs[best], study.bots, study.players, seed, study.confirm, confirm_dir,
-                      batch_size=min(batch_size, max(1, math.ceil(study.confirm / jobs))), jobs=jobs,
-                      rotate_seats=True)
+        summary = run(study.run_spec(configs[best], seed), study.confirm, confirm_dir,
+                      batch_size=min(batch_size, max(1, math.ceil(study.confirm / jobs))), jobs=jobs)
         records = load_records(confirm_dir)
         confirming = records["seed"].unique().implode()
         overlap = {seed for block in deal_blocks(search._dir(search.candidates[best]), columns=["seed"])

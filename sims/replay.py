@@ -12,10 +12,11 @@ import numpy as np
 from sims.core.engine import GameConfig, ReferenceBot
 from sims.core.play import batched_bots, play_batch, resolve_bot, seat_labels
 from sims.core.rng import game_seeds
-from sims.core.spec import ConfigError, RecordedValues
+from sims.core.spec import ConfigError
 from sims.records import load_manifest
 from sims.registry import get_game
 from sims.runner import lineup, seat_rotations
+from sims.runspec import RunSpec
 
 
 def replay_text(
@@ -150,22 +151,15 @@ def run_replay(out_dir: str | Path, game_id: int, scores: bool = True, board: st
     config hash, so the game shown is the game the records hold.
     """
     manifest = load_manifest(out_dir)
-    path = Path(out_dir) / "manifest.json"
-    game = get_game(manifest["game"])
-    if "config" not in manifest or not isinstance(manifest["config"], dict):
-        raise ConfigError(str(path), "config", "the config values the run was played with", has_got=False)
-    config = game.load_config(RecordedValues(manifest["config"], f"{path} (config)"), ())
-    if config.loaded.hash != manifest["config_hash"]:
-        raise ConfigError(str(path), "config", f"values whose hash is config_hash {manifest['config_hash']} "
-                          f"(they hash to {config.loaded.hash})", has_got=False)
+    spec = RunSpec.from_manifest(manifest, Path(out_dir) / "manifest.json")
     rotations = int(manifest.get("rotations", manifest["players"] if manifest["rotate_seats"] else 1))
     games = manifest["games"] * rotations
     if not 0 <= game_id < games:
         raise ConfigError("--game", str(game_id), f"a game id of {out_dir}: 0 to {games - 1}", has_got=False)
-    streams = manifest.get("bot_streams", "")
+    streams = spec.bot_streams
     if streams and explain:
         raise ConfigError("--explain", "true", f"a run whose bots draw from the usual streams ({out_dir} is a placebo "
                           f"run: its bots draw from {streams}/bot/<seat>, which the reference bots' explanations do "
                           "not); replay it without --explain", has_got=False)
-    return replay_text(game.name, config, manifest["players"], manifest["seed"], game_id, manifest["bots"],
-                       rotations=rotations, scores=scores, board=board, explain=explain, bot_streams=streams)
+    return replay_text(spec.game, spec.config, spec.players, spec.seed, game_id, spec.bots, rotations=rotations,
+                       scores=scores, board=board, explain=explain, bot_streams=streams)

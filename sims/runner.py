@@ -6,10 +6,10 @@ game and seat through :mod:`sims.records` (the run directory's layout: records
 and events chunk files, ``manifest.json``). It prints nothing itself: a caller
 may pass a progress display (the command line passes a click progress bar).
 
-Deals and rotations. A run plays ``games`` *deals* (indices 0..games-1), each
-with its own seed ``game_seeds(seed, deal)``. With ``rotate_seats`` every deal
-is played once per rotation ``r`` in ``0..players-1``, seat ``s`` taken by bot
-``bot_labels[(s + r) % players]``, on the same seed (paired games). The
+Deals and rotations. A run of a :class:`~sims.runspec.RunSpec` plays ``games``
+*deals* (indices 0..games-1), each with its own seed ``game_seeds(seed, deal)``.
+With ``rotate_seats`` every deal is played once per rotation ``r`` in
+``0..players-1``, seat ``s`` taken by bot ``bots[(s + r) % players]``, on the same seed (paired games). The
 records' ``game`` id is ``deal * rotations + r``. When every player seat has
 the same bot (label, kind and weights), a rotation would replay rotation 0
 byte for byte (bots draw from streams keyed by seat, the deal seed is the
@@ -25,9 +25,11 @@ deal range; a damaged file (a disk fault, a cut copy) is moved to
 ``damaged/`` with a one-line warning and its deals are played again.
 Re-running the same command plays only the deal ranges that no records file
 covers, whatever the batch size was; a larger ``games`` extends the run. A
-different game, config, bots, players, seed or seat rotation on the same
-directory is refused. A run holds at most :data:`MAX_DEALS` deals (chunk file
-names write deal numbers in 9 digits); chunks are planned lazily, one at a time.
+different game, config, bots, players, seed, seat rotation or bot streams on
+the same directory is refused: a resume reads the :class:`~sims.runspec.RunSpec`
+the manifest records and names the first field that differs. A run holds at
+most :data:`MAX_DEALS` deals (chunk file names write deal numbers in 9
+digits); chunks are planned lazily, one at a time.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ from sims.core import compiling
 from sims.core.columns import dictionary
 from sims import outdir
 from sims.core.engine import GameConfig
-from sims.core.play import BotChoice, batched_bots, play_batch, resolve_bot, seat_labels
+from sims.core.play import BotChoice, batched_bots, play_batch
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError
 from sims.records import (BASE_COLUMNS, EVENTS, MANIFEST, MAX_DEALS, RECORDS, TRAJECTORIES, Chunk,  # noqa: F401
@@ -60,20 +62,16 @@ from sims.records import (BASE_COLUMNS, EVENTS, MANIFEST, MAX_DEALS, RECORDS, TR
                           load_trajectories, recorded_rotations, records_frame, scan_records, set_aside_damaged,
                           set_manifest_key, tidy, trajectories_frame, versions, write_chunk, write_manifest)
 from sims.registry import get_game
+from sims.runspec import RunSpec, check_seed
 
 # The run directory's layout lives in sims.records; these names stay importable from here.
 __all__ = ["BASE_COLUMNS", "COLLAPSED", "Chunk", "EVENTS", "MANIFEST", "Progress", "RECORDS", "RunSummary",
-           "MAX_DEALS", "TRAJECTORIES", "check_run_dir", "check_scheduler", "check_seed", "finished_chunks",
+           "MAX_DEALS", "RunSpec", "TRAJECTORIES", "check_run_dir", "check_scheduler", "check_seed", "finished_chunks",
            "iter_chunks", "lineup", "load_events", "load_manifest",
            "load_records", "load_trajectories",
            "machine", "missing_deals", "plan_chunks",
            "play_chunk", "recorded_rotations", "records_frame", "run", "run_rotations", "scan_records",
            "local_workers", "run_manifest", "seat_rotations", "set_manifest_key", "versions", "write_chunk"]
-
-# Manifest keys that must match for a directory to be resumed. ``rotations``
-# is not one: it follows from these, except in directories written before
-# identical lineups were collapsed, whose recorded rotations are kept.
-_IDENTITY = ("game", "players", "config_hash", "bots", "seed", "rotate_seats")
 
 # A progress display: ``progress(length, label)`` opens a context manager whose value has ``update(count)``.
 Progress = Callable[[int, str], contextlib.AbstractContextManager]
@@ -129,15 +127,12 @@ def seat_rotations(choices: Sequence[BotChoice], players: int, rotate_seats: boo
     return players, None
 
 
-def run_rotations(out_dir: str | Path, game_name: str, config: GameConfig, bot_labels: Sequence[str], players: int,
-                  rotate_seats: bool) -> int:
+def run_rotations(out_dir: str | Path, spec: RunSpec) -> int:
     """The rotations :func:`run` plays in ``out_dir``: those its manifest records, else those the lineup calls for."""
     held = recorded_rotations(out_dir)
     if held is not None:
         return held
-    game = get_game(game_name)
-    choices = [resolve_bot(game, config, label) for label in seat_labels(game, players, bot_labels)]
-    return seat_rotations(choices, players, rotate_seats)[0]
+    return seat_rotations(spec.choices, spec.players, spec.rotate_seats)[0]
 
 
 def _lineup_labels(choices: Sequence[BotChoice], players: int, rotations: int) -> list[list[str]]:
@@ -183,22 +178,8 @@ def missing_deals(games: int, rotations: int, finished: Sequence[Chunk] = ()) ->
     return sum(high - low for rotation in range(rotations) for low, high in _gaps(games, rotation, finished))
 
 
-SEEDS = 2**64  # a seed is an unsigned 64-bit integer
-
-
-def check_seed(seed: Any, source: str = "--seed", key: str | None = None) -> int:
-    """``seed`` as an int if it is an unsigned 64-bit integer; else a ConfigError naming ``source`` (and ``key``)."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < SEEDS:
-        expected = f"an integer from 0 to {SEEDS - 1} (2^64 - 1): larger seeds would play the games of seed mod 2^64"
-        if key is None:
-            raise ConfigError(source, str(seed), expected, has_got=False)
-        raise ConfigError(source, key, expected, seed)
-    return int(seed)
-
-
-def check_run_options(seed: int, out: Path, backend: str, scheduler: str | None) -> None:
-    """ConfigErrors for a seed outside [0, 2^64), an --out glade play may not write to, a scheduler without dask."""
-    check_seed(seed)
+def check_run_options(out: Path, backend: str, scheduler: str | None) -> None:
+    """ConfigErrors for an --out glade play may not write to, an unknown backend, a scheduler without dask."""
     outdir.check_out(out, "play")
     if backend not in BACKENDS:
         raise ConfigError("--backend", backend, "one of " + ", ".join(BACKENDS), has_got=False)
@@ -261,17 +242,18 @@ def play_chunk(
 # ---------------------------------------------------------------- manifest
 
 
-def _check_resume(held: dict, wanted: dict, path: Path) -> None:
-    """Refuse a directory that holds a different run."""
+def _check_resume(held: dict, spec: RunSpec, games: int | None, path: Path) -> None:
+    """Refuse a directory that holds a different run: the first field on which its manifest's spec differs from
+    ``spec``, or fewer ``games`` than it holds (None: any number)."""
     advice = "use another --out for a different run"
-    for key in (*_IDENTITY, "bot_streams"):  # bot_streams: absent in an ordinary run
-        default = "" if key == "bot_streams" else None
-        if held.get(key, default) != wanted.get(key, default):
-            raise ConfigError(str(path), key, f"{_plain(held.get(key, default))} (what this run directory holds; "
-                              f"{advice}), got {_plain(wanted.get(key, default))}", has_got=False)
-    if wanted.get("games") is not None and wanted["games"] < held.get("games", 0):
+    difference = RunSpec.from_manifest(held, path).difference(spec)
+    if difference is not None:
+        key, holds, wanted = difference
+        raise ConfigError(str(path), key, f"{_plain(holds)} (what this run directory holds; {advice}), "
+                          f"got {_plain(wanted)}", has_got=False)
+    if games is not None and games < held.get("games", 0):
         raise ConfigError(str(path), "games", f"at least {held['games']} (what this run directory holds; {advice}), "
-                          f"got {wanted['games']}", has_got=False)
+                          f"got {games}", has_got=False)
 
 
 def _plain(value: Any) -> str:
@@ -280,58 +262,38 @@ def _plain(value: Any) -> str:
     return json.dumps(value).strip('"')
 
 
-def _config_values(config: GameConfig) -> tuple[dict, str, str, list[str]]:
-    loaded = config.loaded
-    return loaded.values, loaded.hash, loaded.source, list(loaded.overrides)
-
-
 # ---------------------------------------------------------------- run
 
 
-def run_manifest(game_name: str, config: GameConfig, bot_labels: Sequence[str], players: int, seed: int,
-                 games: int, out: Path, rotate_seats: bool = False, trajectories: bool = False, batch_size: int = 4096,
-                 backend: str = "loky", scheduler: str | None = None, bot_streams: str = ""
-                 ) -> tuple[dict, list[BotChoice]]:
-    """The manifest :func:`run` would write to ``out`` and the seats' bots, every argument checked (a ConfigError
-    otherwise): what sweeps, tunes and ladders check of each run directory before they write anything."""
-    game = get_game(game_name)
-    bot_labels = seat_labels(game, players, bot_labels)
+def run_manifest(spec: RunSpec, games: int, out: Path, *, batch_size: int = 4096, backend: str = "loky",
+                 scheduler: str | None = None) -> dict:
+    """The manifest :func:`run` would write to ``out``, every argument checked (a ConfigError otherwise)."""
     check_deals("--games", games)
-    check_run_options(seed, out, backend, scheduler)
-    choices = [resolve_bot(game, config, label) for label in bot_labels]
-    rotations, collapsed = seat_rotations(choices, players, rotate_seats)
-    values, digest, source, overrides = _config_values(config)
-    manifest = {
-        "game": game.name,
-        "config_hash": digest,
-        "bots": bot_labels,
-        "players": players,
-        "seed": int(seed),
-        "rotate_seats": bool(rotate_seats),
-        "trajectories": bool(trajectories),
+    check_run_options(out, backend, scheduler)
+    rotations, collapsed = seat_rotations(spec.choices, spec.players, spec.rotate_seats)
+    fields = spec.manifest_fields()
+    config = {key: fields.pop(key) for key in ("config_source", "config_overrides", "config")}
+    return {
+        **fields,
         "games": games,
         "rotations": rotations,
         **({"rotations_collapsed": collapsed} if collapsed else {}),
-        **({"bot_streams": bot_streams} if bot_streams else {}),
         "batch_size": batch_size,
-        "config_source": source,
-        "config_overrides": overrides,
-        "config": values,
-        "bot_kinds": [{"label": c.label, "kind": c.kind, "weights": dict(c.weights)} for c in choices],
-        "lineups": _lineup_labels(choices, players, rotations),
+        **config,
+        "bot_kinds": [{"label": c.label, "kind": c.kind, "weights": dict(c.weights)} for c in spec.choices],
+        "lineups": _lineup_labels(spec.choices, spec.players, rotations),
         "chunks": [],
         "digests": {},
         "versions": versions(),
         "created": now(),
         "updated": now(),
     }
-    return manifest, choices
 
 
-def check_run_dir(out: Path, wanted: dict, games: bool = True) -> dict | None:
-    """What ``out`` holds if :func:`run` may resume it with the manifest ``wanted`` (None: nothing yet); a
-    ConfigError if it holds another run, a damaged manifest, or chunk files without one. Read-only.
-    ``games`` false: a run directory holding more deals than ``wanted`` asks for is not refused."""
+def check_run_dir(out: Path, spec: RunSpec, games: int | None = None) -> dict | None:
+    """What ``out`` holds if :func:`run` may resume it with ``spec`` (None: nothing yet); a ConfigError if it holds
+    another run (or more deals than ``games``, when given), a damaged manifest, or chunk files without one.
+    Read-only: what sweeps, tunes and ladders check of each run directory before they write anything."""
     outdir.check_out(out, "play")
     path = out / MANIFEST
     held = read_manifest(out)
@@ -340,31 +302,26 @@ def check_run_dir(out: Path, wanted: dict, games: bool = True) -> dict | None:
             raise ConfigError(str(path), "(file)", f"a manifest beside the chunk files in {out} "
                               "(it was deleted; use another --out)", has_got=False)
         return None
-    _check_resume(held, wanted if games else {**wanted, "games": None}, path)
+    _check_resume(held, spec, games, path)
     return held
 
 
 def run(
-    game_name: str,
-    config: GameConfig,
-    bot_labels: Sequence[str],
-    players: int,
-    seed: int,
+    spec: RunSpec,
     games: int,
     out_dir: str | Path,
+    *,
     batch_size: int = 4096,
     jobs: int = 1,
-    rotate_seats: bool = False,
     progress: Progress | None = None,
     on_chunk: Callable[[Chunk, int], None] | None = None,
     backend: str = "loky",
     scheduler: str | None = None,
     warn: Callable[[str], None] | None = None,
-    trajectories: bool = False,
-    bot_streams: str = "",
 ) -> RunSummary:
-    """Play ``games`` deals of ``game_name`` into ``out_dir`` (resuming what is there).
+    """Play ``games`` deals of the run ``spec`` defines into ``out_dir`` (resuming what is there).
 
+    The other arguments change how fast the records come, never what they hold.
     ``progress(length, label)``, if given, opens the progress display: a
     context manager whose value has ``update(games)`` (the command line passes
     a click progress bar; the runner itself prints nothing). ``on_chunk(chunk,
@@ -379,36 +336,35 @@ def run(
     ``warn(line)`` is told each damaged chunk file set aside on resuming
     (default: printed on stderr).
 
-    ``trajectories``: also write each seat's score at each round end (``trajectories/``, the engine's
+    ``spec.trajectories``: also write each seat's score at each round end (``trajectories/``, the engine's
     ``progress``); opt-in, it costs about 5-8% of play time. A directory played with it keeps it on resuming.
 
-    ``bot_streams`` (empty: the usual streams): every bot draws its random numbers from
+    ``spec.bot_streams`` (empty: the usual streams): every bot draws its random numbers from
     ``<bot_streams>/bot/<seat>`` instead of ``bot/<seat>``, so the same deals are played with other tie-breaks
     (``glade ablate``'s placebo run); the manifest records it and a resume must give the same.
     """
-    game = get_game(game_name)
     out = Path(out_dir)
-    manifest, choices = run_manifest(game.name, config, bot_labels, players, seed, games, out, rotate_seats,
-                                     trajectories, batch_size, backend, scheduler, bot_streams)
+    manifest = run_manifest(spec, games, out, batch_size=batch_size, backend=backend, scheduler=scheduler)
     for option, value in (("--batch-size", batch_size), ("--jobs", jobs)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigError(option, str(value), "an integer of at least 1", has_got=False)
-    columns = dictionary(game.name, config)
+    choices, players = spec.choices, spec.players
+    columns = dictionary(spec.game, spec.config)
     with _client(backend, scheduler) as client, \
-            outdir.writing(out, "play", lambda: check_run_dir(out, manifest)) as held:
+            outdir.writing(out, "play", lambda: check_run_dir(out, spec, games)) as held:
         finished = _resume(out, manifest, held, choices, warn or _stderr)
         rotations = manifest["rotations"]
         tidy(out, finished)
         write_manifest(manifest, out)
         missing = missing_deals(games, rotations, finished)
         todo = iter_chunks(games, rotations, batch_size, list(finished))
-        tasks = ((game.name, config, players, lineup(choices, c.rotation, players), int(seed), c.rotation, rotations,
-                  c.start, c.stop, manifest["trajectories"], bot_streams) for c in todo)
+        tasks = ((spec.game, spec.config, players, lineup(choices, c.rotation, players), spec.seed, c.rotation,
+                  rotations, c.start, c.stop, manifest["trajectories"], spec.bot_streams) for c in todo)
         if missing and scheduler is None:  # compiled here, before the workers and the ETA start (sims.core.compiling)
-            compiling.warm_lineups(game.name, [(config, players, choices)])
+            compiling.warm_lineups(spec.game, [(spec.config, players, list(choices))])
         started = time.perf_counter()
         played = chunks_played = 0
-        with _progress_bar(progress if missing else None, missing, f"{game.name} ({out})") as bar, \
+        with _progress_bar(progress if missing else None, missing, f"{spec.game} ({out})") as bar, \
                 contextlib.closing(_execute(tasks, jobs, backend, scheduler, several=missing > batch_size,
                                             client=client)) as chunks:
             for chunk, records, events, trajectories in chunks:
@@ -430,7 +386,7 @@ def run(
             manifest["machine"] = machine(backend, jobs, scheduler)
             write_manifest(manifest, out)
     return RunSummary(
-        out_dir=out, game=game.name, players=players, deals=games, rotations=rotations,
+        out_dir=out, game=spec.game, players=players, deals=games, rotations=rotations,
         played=played, kept=games * rotations - missing,
         seconds=seconds, chunks_played=chunks_played, manifest=manifest,
     )

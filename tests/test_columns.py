@@ -12,6 +12,7 @@ import pytest
 from sims.core.columns import dictionary, format_markdown
 from sims.registry import game_names, get_game
 from sims.runner import load_events, load_records, load_trajectories, run
+from sims.runspec import RunSpec
 from tests.cli_helpers import glade
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,7 +33,8 @@ def test_every_game_of_sims_has_a_dictionary():
 def test_the_columns_a_run_writes_are_exactly_the_described_ones(tmp_path, name):
     game = get_game(name)
     players = min(game.player_counts)
-    run(name, game.load_config(None, ()), ["random"], players, 5, 3, tmp_path, progress=None, trajectories=True)
+    run(RunSpec(name, game.load_config(None, ()), ["random"], players, 5, trajectories=True), 3, tmp_path,
+        progress=None)
     columns = dictionary(name)
     assert columns.kinds == ("records", "events", "trajectories")
     for kind, frame in (("records", load_records(tmp_path)), ("events", load_events(tmp_path)),

@@ -108,11 +108,12 @@ def test_a_run_with_trajectories_records_each_round_and_ends_on_the_final_score(
     from sims.records import load_records, load_trajectories
     from sims.registry import get_game
     from sims.runner import run
+    from sims.runspec import RunSpec
 
     config = get_game("overgrowth").load_config(None, ())
     for batch in (5, 3):
-        run("overgrowth", config, ["greedy", "random"], 2, 7, 5, tmp_path / str(batch), batch_size=batch,
-            rotate_seats=True, progress=None, trajectories=True)
+        run(RunSpec("overgrowth", config, ["greedy", "random"], 2, 7, rotate_seats=True, trajectories=True), 5,
+            tmp_path / str(batch), batch_size=batch, progress=None)
     trajectories = load_trajectories(tmp_path / "5")
     assert trajectories.equals(load_trajectories(tmp_path / "3"))  # the same on any batch size
     records = load_records(tmp_path / "5")
@@ -122,7 +123,7 @@ def test_a_run_with_trajectories_records_each_round_and_ends_on_the_final_score(
     assert (joined["value"] == joined["score"]).all()  # the last round is the game's end
     # two seats: a round is two turns, the last one possibly half
     assert (joined["round"] == (joined["turns"] + 1) // 2).all()
-    run("overgrowth", config, ["greedy", "random"], 2, 7, 5, tmp_path / "plain", progress=None)
+    run(RunSpec("overgrowth", config, ["greedy", "random"], 2, 7), 5, tmp_path / "plain", progress=None)
     assert load_trajectories(tmp_path / "plain") is None  # opt-in
 
 
@@ -131,14 +132,15 @@ def test_trajectories_resume_like_records(tmp_path):
     from sims.records import load_manifest, load_trajectories
     from sims.registry import get_game
     from sims.runner import run
+    from sims.runspec import RunSpec
 
     config = get_game("overgrowth").load_config(None, ())
-    run("overgrowth", config, ["greedy", "random"], 2, 9, 6, tmp_path / "whole", batch_size=3, progress=None,
-        trajectories=True)
-    run("overgrowth", config, ["greedy", "random"], 2, 9, 6, tmp_path / "cut", batch_size=3, progress=None,
-        trajectories=True)
+    run(RunSpec("overgrowth", config, ["greedy", "random"], 2, 9, trajectories=True), 6, tmp_path / "whole",
+        batch_size=3, progress=None)
+    run(RunSpec("overgrowth", config, ["greedy", "random"], 2, 9, trajectories=True), 6, tmp_path / "cut", batch_size=3,
+        progress=None)
     (tmp_path / "cut" / "records" / "r0-000000003-000000006.parquet").unlink()  # stopped between the writes
-    run("overgrowth", config, ["greedy", "random"], 2, 9, 6, tmp_path / "cut", batch_size=3, progress=None)
+    run(RunSpec("overgrowth", config, ["greedy", "random"], 2, 9), 6, tmp_path / "cut", batch_size=3, progress=None)
     assert load_manifest(tmp_path / "cut")["trajectories"] is True
     assert load_trajectories(tmp_path / "cut").equals(load_trajectories(tmp_path / "whole"))
 

@@ -5,12 +5,13 @@ import pytest
 
 from sims.core.spec import ConfigError
 from sims.runner import load_records, run
+from sims.runspec import RunSpec
 from sims.verify import verify
 
 
 def test_solo_run_fills_the_house_seat_and_records_both_seats(tmp_path, toy_config):
-    summary = run("toy-solo", toy_config, ["random"], 1, seed=3, games=20, out_dir=tmp_path / "solo",
-                  rotate_seats=True, progress=False)
+    summary = run(RunSpec("toy-solo", toy_config, ["random"], 1, 3, rotate_seats=True), 20, tmp_path / "solo",
+                  progress=False)
     records = load_records(tmp_path / "solo")
     assert summary.rotations == 1  # nothing to rotate with one player
     assert summary.manifest["bots"] == ["random", "greedy"]
@@ -19,20 +20,20 @@ def test_solo_run_fills_the_house_seat_and_records_both_seats(tmp_path, toy_conf
 
 
 def test_solo_run_takes_the_house_bot_from_the_command_line(tmp_path, toy_config):
-    run("toy-solo", toy_config, ["greedy", "random"], 1, seed=3, games=10, out_dir=tmp_path / "named", progress=False)
+    run(RunSpec("toy-solo", toy_config, ["greedy", "random"], 1, 3), 10, tmp_path / "named", progress=False)
     records = load_records(tmp_path / "named")
     assert records.filter(records["seat"] == 1)["bot"].unique().to_list() == ["random"]
 
 
 def test_rotation_at_two_players_leaves_no_seat_out(tmp_path, toy_config):
-    summary = run("toy-solo", toy_config, ["greedy", "random"], 2, seed=3, games=10, out_dir=tmp_path / "duo",
-                  rotate_seats=True, progress=False)
+    summary = run(RunSpec("toy-solo", toy_config, ["greedy", "random"], 2, 3, rotate_seats=True), 10, tmp_path / "duo",
+                  progress=False)
     assert summary.manifest["lineups"] == [["greedy", "random"], ["random", "greedy"]]
 
 
 def test_wrong_number_of_bots_names_both_allowed_counts(tmp_path, toy_config):
     with pytest.raises(ConfigError, match=r"1 comma-separated bots \(players\), or 2"):
-        run("toy-solo", toy_config, ["random"] * 3, 1, seed=3, games=10, out_dir=tmp_path / "bad", progress=False)
+        run(RunSpec("toy-solo", toy_config, ["random"] * 3, 1, 3), 10, tmp_path / "bad", progress=False)
 
 
 def test_verify_plays_every_lineup_of_both_seats(toy_config):

@@ -24,6 +24,7 @@ from analysis.run_tally import tally_records
 from analysis.summary import summarize, summarize_run
 from sims.overgrowth import GAME
 from sims.runner import load_events, load_records, load_trajectories, run
+from sims.runspec import RunSpec
 
 DEALS, BLOCK, EVENT_GAMES, DETAIL = 5000, 200, 100, 100
 
@@ -32,8 +33,8 @@ DEALS, BLOCK, EVENT_GAMES, DETAIL = 5000, 200, 100, 100
 def big_run(tmp_path_factory) -> Path:
     """5,000 Overgrowth deals of random against random with trajectories, in chunks of 250 deals."""
     out = tmp_path_factory.mktemp("big")
-    run("overgrowth", GAME.load_config(), ["random", "random"], 2, 5, DEALS, out, batch_size=250,
-        trajectories=True)
+    run(RunSpec("overgrowth", GAME.load_config(), ["random", "random"], 2, 5, trajectories=True), DEALS, out,
+        batch_size=250)
     return out
 
 
@@ -144,7 +145,7 @@ def test_report_memory_does_not_grow_with_the_games(tmp_path):
     peaks = {}
     for deals in (100_000, 400_000):
         out = tmp_path / str(deals)
-        run("overgrowth", GAME.load_config(), ["random", "random"], 2, 1, deals, out)
+        run(RunSpec("overgrowth", GAME.load_config(), ["random", "random"], 2, 1), deals, out)
         code = ("import json, resource, sys; from analysis.report import build_report, write_report; "
                 f"write_report(build_report({str(out)!r}), {str(tmp_path / ('report-' + str(deals)))!r}); "
                 "print(json.dumps(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))")
@@ -159,7 +160,7 @@ def test_a_sweeps_paired_change_from_two_cells_read_side_by_side(big_run, tmp_pa
     from analysis.run_tally import tally_run
 
     other = tmp_path / "other"
-    run("overgrowth", GAME.load_config(None, ("rules.flowers=20",)), ["random", "random"], 2, 5, DEALS, other,
+    run(RunSpec("overgrowth", GAME.load_config(None, ("rules.flowers=20",)), ["random", "random"], 2, 5), DEALS, other,
         batch_size=500)
     monkeypatch.setattr(records, "BLOCK_DEALS", BLOCK)
 

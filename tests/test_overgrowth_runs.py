@@ -12,6 +12,7 @@ from polars.testing import assert_frame_equal
 from analysis.cli import main
 from sims.overgrowth import GAME
 from sims.runner import load_events, load_records, run
+from sims.runspec import RunSpec
 
 
 @pytest.fixture(scope="module")
@@ -22,25 +23,26 @@ def config():
 @pytest.fixture(scope="module")
 def whole_run(tmp_path_factory, config):
     out = tmp_path_factory.mktemp("whole")
-    run("overgrowth", config, ["greedy", "random"], 2, 5, 64, out, batch_size=64, rotate_seats=True, progress=False)
+    run(RunSpec("overgrowth", config, ["greedy", "random"], 2, 5, rotate_seats=True), 64, out, batch_size=64,
+        progress=False)
     return out
 
 
 @pytest.mark.parametrize("batch_size", [1, 7])
 def test_records_do_not_depend_on_batch_size(tmp_path, config, whole_run, batch_size):
-    run("overgrowth", config, ["greedy", "random"], 2, 5, 64, tmp_path, batch_size=batch_size,
-        rotate_seats=True, progress=False)
+    run(RunSpec("overgrowth", config, ["greedy", "random"], 2, 5, rotate_seats=True), 64, tmp_path,
+        batch_size=batch_size, progress=False)
     assert_frame_equal(load_records(tmp_path), load_records(whole_run))
     assert_frame_equal(load_events(tmp_path), load_events(whole_run))
 
 
 def test_resume_after_a_deleted_chunk(tmp_path, config, whole_run):
-    run("overgrowth", config, ["greedy", "random"], 2, 5, 64, tmp_path, batch_size=16, rotate_seats=True,
+    run(RunSpec("overgrowth", config, ["greedy", "random"], 2, 5, rotate_seats=True), 64, tmp_path, batch_size=16,
         progress=False)
     lost = sorted((tmp_path / "records").iterdir())[2]
     lost.unlink()
-    again = run("overgrowth", config, ["greedy", "random"], 2, 5, 64, tmp_path, batch_size=16,
-                rotate_seats=True, progress=False)
+    again = run(RunSpec("overgrowth", config, ["greedy", "random"], 2, 5, rotate_seats=True), 64, tmp_path,
+                batch_size=16, progress=False)
     assert again.played == 16
     assert_frame_equal(load_records(tmp_path), load_records(whole_run))
 

@@ -5,6 +5,7 @@ from polars.testing import assert_frame_equal
 
 from sims.reforest import GAME
 from sims.runner import load_events, load_records, run
+from sims.runspec import RunSpec
 
 
 @pytest.fixture(scope="module")
@@ -15,8 +16,8 @@ def config():
 def test_records_do_not_depend_on_batch_size(tmp_path, config):
     bots = ["greedy", "random"]
     for batch_size in (1, 5, 16):
-        run("reforest", config, bots, 2, 6, 16, tmp_path / str(batch_size), batch_size=batch_size,
-            rotate_seats=True, progress=False)
+        run(RunSpec("reforest", config, bots, 2, 6, rotate_seats=True), 16, tmp_path / str(batch_size),
+            batch_size=batch_size, progress=False)
     for batch_size in (1, 5):
         assert_frame_equal(load_records(tmp_path / str(batch_size)), load_records(tmp_path / "16"))
         assert_frame_equal(load_events(tmp_path / str(batch_size)), load_events(tmp_path / "16"))

@@ -28,6 +28,7 @@ from sims.core.spec import ConfigError
 from sims.registry import get_game
 from sims.records import load_records
 from sims.runner import run
+from sims.runspec import RunSpec
 from tests import toy_game
 
 RUN_SECTIONS = ("summary", "seats", "why", "bots", "scores", "length", "drama", "components", "methods", "manifest")
@@ -63,12 +64,12 @@ def runs(tmp_path_factory):
     toy = toy_game.load()
     for name, config, seed in (("toy", toy, 5), ("toy-seed6", toy, 6),
                                ("toy-goal14", toy_game.load(overrides=("race.goal=14",)), 5)):
-        run("toy", config, ["greedy", "random"], 2, seed, 150, base / name, batch_size=64, rotate_seats=True,
+        run(RunSpec("toy", config, ["greedy", "random"], 2, seed, rotate_seats=True), 150, base / name, batch_size=64,
             progress=False)
     shutil.copytree(base / "toy", base / "toy-copy")  # the same config and seed play the same records
-    run("toy", toy, ["greedy", "random", "bully"], 3, 2, 60, base / "toy3", rotate_seats=True, progress=False)
+    run(RunSpec("toy", toy, ["greedy", "random", "bully"], 3, 2, rotate_seats=True), 60, base / "toy3", progress=False)
     overgrowth = get_game("overgrowth")
-    run("overgrowth", overgrowth.load_config(None, ()), ["greedy", "greedy"], 2, 3, 150, base / "og",
+    run(RunSpec("overgrowth", overgrowth.load_config(None, ()), ["greedy", "greedy"], 2, 3), 150, base / "og",
         progress=False)
     return base
 
@@ -312,7 +313,7 @@ def test_sweep_with_solitaire_cells_reports_the_win_rate_beside_seat_balance(sol
 
 
 def test_solo_run_against_a_house_seat_is_reported_on_the_player_alone(tmp_path, toy_config):
-    run("toy-solo", toy_config, ["random"], 1, seed=3, games=120, out_dir=tmp_path / "solo", progress=False)
+    run(RunSpec("toy-solo", toy_config, ["random"], 1, 3), 120, tmp_path / "solo", progress=False)
     records = pl.read_parquet(next((tmp_path / "solo" / "records").glob("*.parquet")))
     a = rp.analyse_run(tmp_path / "solo")
     assert a.players == 1 and a.advantage is None

@@ -23,6 +23,7 @@ from sims.core.spec import ConfigError
 from sims.records import load_events, load_manifest, load_records, load_trajectories
 from sims.registry import get_game
 from sims.runner import run
+from sims.runspec import RunSpec
 from tests.golden_files import assert_golden
 from tests import toy_game  # noqa: F401 (registers the toy game)
 
@@ -289,8 +290,8 @@ def game_runs(tmp_path_factory):
     base = tmp_path_factory.mktemp("designer-runs")
     for name, players in GAMES.items():
         game = get_game(name)
-        run(name, game.load_config(None, ()), ["random"] * players, players, 3, 12, base / name, progress=False,
-            trajectories=True)
+        run(RunSpec(name, game.load_config(None, ()), ["random"] * players, players, 3, trajectories=True), 12,
+            base / name, progress=False)
     return base
 
 

@@ -12,14 +12,15 @@ from polars.testing import assert_frame_equal
 from sims.core.rng import game_seeds
 from sims.core.spec import ConfigError
 from sims.runner import BASE_COLUMNS, Chunk, load_events, load_manifest, load_records, plan_chunks, run
+from sims.runspec import RunSpec
 from tests import toy_game
 
 GAMES = 150
 
 
-def play(out, config, bots=("greedy", "random"), games=GAMES, **options):
+def play(out, config, bots=("greedy", "random"), games=GAMES, rotate_seats=False, **options):
     options.setdefault("progress", False)
-    return run("toy", config, list(bots), len(bots), 11, games, out, **options)
+    return run(RunSpec("toy", config, bots, len(bots), 11, rotate_seats), games, out, **options)
 
 
 @pytest.fixture(scope="module")
@@ -128,8 +129,8 @@ def test_a_different_run_on_the_same_directory_is_refused(tmp_path, toy_config, 
     config = toy_game.load(overrides=change.get("config", ()))
     bots = list(change.get("bots", ("greedy", "random")))
     with pytest.raises(ConfigError) as error:
-        run("toy", config, bots, 2, change.get("seed", 11), change.get("games", 40), tmp_path,
-            rotate_seats=change.get("rotate_seats", False), progress=False)
+        run(RunSpec("toy", config, bots, 2, change.get("seed", 11), rotate_seats=change.get("rotate_seats", False)),
+            change.get("games", 40), tmp_path, progress=False)
     message = str(error.value)
     assert message.startswith(f"{tmp_path / 'manifest.json'}: {key}: ")
     assert "\n" not in message and "holds" in message
@@ -180,9 +181,9 @@ def test_bad_arguments_are_config_errors(tmp_path, toy_config):
     with pytest.raises(ConfigError, match="--bots"):
         play(tmp_path, toy_config, bots=("greedy", "nobody"))
     with pytest.raises(ConfigError, match="--bots"):
-        run("toy", toy_config, ["greedy", "random", "random"], 2, 1, 10, tmp_path, progress=False)
+        run(RunSpec("toy", toy_config, ["greedy", "random", "random"], 2, 1), 10, tmp_path, progress=False)
     with pytest.raises(ConfigError, match="--players"):
-        run("toy", toy_config, ["greedy"] * 4, 4, 1, 10, tmp_path, progress=False)
+        run(RunSpec("toy", toy_config, ["greedy"] * 4, 4, 1), 10, tmp_path, progress=False)
     with pytest.raises(ConfigError, match="--batch-size"):
         play(tmp_path, toy_config, batch_size=0)
 
@@ -199,8 +200,8 @@ def test_overgrowth_records_do_not_depend_on_jobs(tmp_path):
     from sims.overgrowth import GAME
 
     config = GAME.load_config(None, ())
-    run("overgrowth", config, ["greedy", "random"], 2, 3, 48, tmp_path / "one", batch_size=48, progress=False)
-    run("overgrowth", config, ["greedy", "random"], 2, 3, 48, tmp_path / "two", batch_size=16, jobs=2,
+    run(RunSpec("overgrowth", config, ["greedy", "random"], 2, 3), 48, tmp_path / "one", batch_size=48, progress=False)
+    run(RunSpec("overgrowth", config, ["greedy", "random"], 2, 3), 48, tmp_path / "two", batch_size=16, jobs=2,
         progress=False)
     assert_frame_equal(load_records(tmp_path / "one"), load_records(tmp_path / "two"))
 

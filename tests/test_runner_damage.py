@@ -15,6 +15,7 @@ from polars.testing import assert_frame_equal
 
 from sims.core.spec import ConfigError
 from sims.runner import MAX_DEALS, Chunk, iter_chunks, load_events, load_records, missing_deals, plan_chunks, run
+from sims.runspec import RunSpec
 from tests import toy_game
 from tests.cli_helpers import glade, one_error_line
 
@@ -24,7 +25,7 @@ PLAY = ["play", "toy", "--games", "40", "--seed", "7", "--bots", "greedy,random"
 
 
 def play(out, config, warn=None, games=40):
-    return run("toy", config, ["greedy", "random"], 2, 7, games, out, batch_size=10, rotate_seats=True,
+    return run(RunSpec("toy", config, ["greedy", "random"], 2, 7, rotate_seats=True), games, out, batch_size=10,
                progress=None, warn=warn)
 
 

@@ -19,12 +19,13 @@ def test_overgrowth_run_resumes_to_the_same_records(tmp_path):
 
     from sims.overgrowth import GAME
     from sims.runner import load_records, run
+    from sims.runspec import RunSpec
 
     config = GAME.load_config(None, ())
-    args = ("overgrowth", config, ["greedy", "random"], 2, 9, 3000)
-    run(*args, tmp_path / "whole", batch_size=1000, rotate_seats=True, progress=False)
-    run(*args, tmp_path / "cut", batch_size=700, rotate_seats=True, progress=False)
+    spec = RunSpec("overgrowth", config, ("greedy", "random"), 2, 9, rotate_seats=True)
+    run(spec, 3000, tmp_path / "whole", batch_size=1000, progress=False)
+    run(spec, 3000, tmp_path / "cut", batch_size=700, progress=False)
     for name in sorted((tmp_path / "cut" / "records").iterdir())[1::3]:
         name.unlink()
-    assert run(*args, tmp_path / "cut", batch_size=512, jobs=2, rotate_seats=True, progress=False).played > 0
+    assert run(spec, 3000, tmp_path / "cut", batch_size=512, jobs=2, progress=False).played > 0
     assert_frame_equal(load_records(tmp_path / "cut"), load_records(tmp_path / "whole"))

@@ -718,8 +718,9 @@ def test_plan_prints_games_needed():
 def test_skill_gradient_on_overgrowth_says_greedy_beats_random(tmp_path):
     from sims.overgrowth import GAME
     from sims.runner import load_events, load_records, run
+    from sims.runspec import RunSpec
 
-    run("overgrowth", GAME.load_config(), ["greedy", "random"], 2, 11, 200, tmp_path, rotate_seats=True,
+    run(RunSpec("overgrowth", GAME.load_config(), ["greedy", "random"], 2, 11, rotate_seats=True), 200, tmp_path,
         progress=False)
     records = load_records(tmp_path)
     gradient = S.skill_gradient(records)

@@ -20,14 +20,15 @@ from analysis.stopping import (ANYTIME, DECIDED, FIXED, SeatStream, StoppingRule
 from analysis.sweep import load_sweep, run_sweep
 from sims.replay import replay_text
 from sims.runner import COLLAPSED, load_events, load_manifest, load_records, run
+from sims.runspec import RunSpec
 from tests import toy_game
 from tests.cli_helpers import glade, one_error_line
 from tests.golden_files import GOLDEN
 
 
-def play(out, bots, games=40, **options):
+def play(out, bots, games=40, rotate_seats=False, **options):
     options.setdefault("progress", False)
-    return run("toy", toy_game.load(), list(bots), len(bots), 11, games, out, **options)
+    return run(RunSpec("toy", toy_game.load(), bots, len(bots), 11, rotate_seats), games, out, **options)
 
 
 def _old_rotations(choices, players, rotate_seats):
@@ -71,8 +72,8 @@ def test_a_mixed_lineup_keeps_the_records_it_had():
     import tempfile
 
     with tempfile.TemporaryDirectory() as out:
-        run("toy", toy_game.load(), ["greedy", "random", "random"], 3, 11, 12, out, batch_size=5,
-            rotate_seats=True, progress=False)
+        run(RunSpec("toy", toy_game.load(), ["greedy", "random", "random"], 3, 11, rotate_seats=True), 12, out,
+            batch_size=5, progress=False)
         text = load_records(out).write_csv()
     assert text == (GOLDEN / "runner-toy-rotated-greedy-random-random.csv").read_text()
 
@@ -274,8 +275,8 @@ def test_the_anytime_rule_covers_at_every_look(p, rotated):
 
 def test_until_ci_with_rotation_counts_deals_and_records_its_looks(tmp_path):
     out = tmp_path / "run"
-    result = play_until("toy", toy_game.load(), ["greedy", "random"], 2, 3, 60, out, 0.06, max_games=2000,
-                        batch_size=60, rotate_seats=True, progress=False)
+    result = play_until(RunSpec("toy", toy_game.load(), ["greedy", "random"], 2, 3, rotate_seats=True), 60, out, 0.06,
+                        max_games=2000, batch_size=60, progress=False)
     stopping = load_manifest(out)["stopping"]
     assert stopping["rule"] == FIXED and stopping["unit"] == "deals" and stopping["reached"]
     assert stopping["outcome"] == "reached" and stopping["target_half_width"] == 0.06
@@ -296,8 +297,8 @@ def test_until_ci_with_rotation_counts_deals_and_records_its_looks(tmp_path):
 
 
 def test_until_ci_without_rotation_records_wilson(tmp_path):
-    result = play_until("toy", toy_game.load(), ["greedy", "random"], 2, 3, 100, tmp_path, 0.2,
-                        batch_size=50, progress=False)
+    result = play_until(RunSpec("toy", toy_game.load(), ["greedy", "random"], 2, 3), 100, tmp_path, 0.2, batch_size=50,
+                        progress=False)
     stopping = result.stopping
     assert stopping["rule"] == FIXED and stopping["method"].startswith("Wilson 95%")
     assert stopping["final_half_width"] == pytest.approx(largest_half_width(load_records(tmp_path), 1))
@@ -333,10 +334,10 @@ def test_until_ci_anytime_stops_where_the_sequence_reaches_the_target(tmp_path):
 
 
 def test_until_ci_with_another_rule_keeps_the_earlier_record(tmp_path):
-    play_until("toy", toy_game.load(), ["greedy", "random"], 2, 3, 50, tmp_path, 0.3, batch_size=50,
+    play_until(RunSpec("toy", toy_game.load(), ["greedy", "random"], 2, 3), 50, tmp_path, 0.3, batch_size=50,
                progress=False)
     first = load_manifest(tmp_path)["stopping"]
-    result = play_until("toy", toy_game.load(), ["greedy", "random"], 2, 3, 50, tmp_path, 0.2, batch_size=50,
+    result = play_until(RunSpec("toy", toy_game.load(), ["greedy", "random"], 2, 3), 50, tmp_path, 0.2, batch_size=50,
                         progress=False, anytime=True)
     assert result.stopping["earlier"] == [first]
     assert result.stopping["looks"][0]["deals"] == first["deals"]

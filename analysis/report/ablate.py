@@ -26,7 +26,7 @@ ABLATE_METHODS = [
     "The verdict on an item: its users are the seats that used it in the baseline. Chosen by the baseline's "
     "play, their share falls back towards the average whenever the course of play changes, even for a neutral "
     "change; the placebo measures that drift: the baseline played again on the same deals with every bot's "
-    "tie-breaks drawn from other random streams (sims.runner.run(bot_streams=...), no rule changed), taken in the "
+    "tie-breaks drawn from other random streams (RunSpec.bot_streams in sims.runspec, no rule changed), taken in the "
     "games the ablation changed (the baseline's elsewhere). The verdict's measure is the users' share with the "
     "ablation minus with the placebo, paired by deal. Confirmed: its interval excludes 0 the way the observational "
     "difference predicts for a weakened item (users of a strong item lose); not confirmed: a move that way larger "

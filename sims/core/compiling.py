@@ -246,8 +246,7 @@ def warm_lineups(game_name: str, lineups: Iterable[tuple[GameConfig, int, Sequen
 
 
 def warm_runs(game_name: str, runs: Iterable[tuple[GameConfig, Sequence[str], int]], say: Say | None = None) -> int:
-    """:func:`warm_lineups` of runs given as ``(config, bot labels, players)`` (as :func:`sims.runner.run` takes
-    them)."""
+    """:func:`warm_lineups` of runs given as ``(config, bot labels, players)``."""
     game = get_game(game_name)
     return warm_lineups(game.name, [(config, players, [resolve_bot(game, config, label)
                                                        for label in seat_labels(game, players, labels)])
