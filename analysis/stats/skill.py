@@ -173,7 +173,8 @@ def _pairwise(comparisons: pl.DataFrame, bots: tuple[str, ...], confidence: floa
         pl.col("points").sum(), pl.len().alias("comparisons"), pl.col("game").n_unique().alias("games"))
     rows = []
     for (first, second), unit in per_deal.group_by("first", "second"):
-        shares = unit.select((pl.col("points") / pl.col("comparisons")).alias("share")).group_by("share").len()
+        shares = (unit.select((pl.col("points") / pl.col("comparisons")).alias("share"))
+                  .group_by("share").len().sort("share"))  # sorted: the same sums in any group order
         mean, low, high, p, method = _paired_share(shares["share"].to_numpy(), confidence,
                                                    shares["len"].to_numpy())
         rows.append({
@@ -230,7 +231,8 @@ class PairShares:
             pl.when(pl.col("bot_a") == self.bot).then(pl.col("result")).otherwise(1 - pl.col("result")).sum()
             .alias("points"), pl.len().alias("comparisons"), pl.col("game").n_unique().alias("games"))
         self.games += int(per_deal["games"].sum())
-        shares = per_deal.select((pl.col("points") / pl.col("comparisons")).alias("share")).group_by("share").len()
+        shares = (per_deal.select((pl.col("points") / pl.col("comparisons")).alias("share"))
+                  .group_by("share").len().sort("share"))  # sorted: the same sums in any group order
         for share, count in shares.iter_rows():
             self.deals[share] = self.deals.get(share, 0) + count
 
