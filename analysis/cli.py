@@ -15,10 +15,10 @@ from typing import Any
 
 import click
 
-from analysis.report.model import DETAIL_DEALS
 from sims.core.engine import GameConfig, GameDefinition
 from sims.core.play import check_players, seat_labels
 from sims.core.spec import ConfigError, default_config_path
+from sims.records import DETAIL_DEALS
 
 
 class GladeError(click.ClickException):
@@ -334,7 +334,6 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
         glade play overgrowth --games 200000 --seed 3 --bots random,random --backend dask \\
             --scheduler tcp://10.0.0.5:8786 --out runs/cluster
     """
-    from analysis.summary import format_summary, summarize_run
     from sims.records import load_manifest
     from sims.runner import run
     from sims.runspec import RunSpec
@@ -374,6 +373,8 @@ def play(game_name: str, games_: int, seed: int, bots: str, players: int | None,
                                backend=backend, scheduler=scheduler, anytime=anytime,
                                decide=until_decided is not None)
             result = until.run
+    from analysis.summary import format_summary, summarize_run  # after the run: its imports would delay the start
+
     manifest = load_manifest(out_dir)
     summary = summarize_run(out_dir, players=manifest.get("players"))
     played, seconds, speed = result.played, result.seconds, result.games_per_second

@@ -51,6 +51,9 @@ MAX_DEALS = 999_999_999
 # Deals read at a time by the block readers (a few MB of records columns for 2-player games): a report, a
 # summary, a sweep's cells and a tune's looks hold one block at a time, whatever the run's size.
 BLOCK_DEALS = 1 << 14
+# The first deals a report's detail analyses read (those that need every game's rows or events; glade report
+# --detail-deals); every other figure reads every deal, a block at a time.
+DETAIL_DEALS = 100_000
 
 # Records columns every game has, in order, with their dtypes; the engine's
 # seat and game columns follow.

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 
 from matplotlib.figure import Figure
 
+from sims.records import DETAIL_DEALS  # noqa: F401 (the reports' default, kept beside BLOCK_DEALS)
 
 DELTA = 0.025
-DETAIL_DEALS = 100_000  # the first deals a report's detail analyses read (glade report --detail-deals)
 ALPHA = 0.05
 STALL_FLAG = 0.01  # flag runs where more than this share of games stall
 FLAT_GRADIENT = 0.05  # the strongest bot within this of 50% against the weakest: too flat
