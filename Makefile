@@ -9,7 +9,7 @@ STAMP := $(VENV)/.setup-stamp
 setup: $(STAMP)
 
 # Re-installs only when pyproject.toml changes (or .venv is gone). glade warm compiles every game's numba kernels
-# into numba's cache now, two games at a time (about a minute), so no run or test compiles them first.
+# into numba's cache now, two games at a time (about 100 s on a quiet 2-core machine), so no run or test compiles them first.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -e '.[test]'

@@ -196,3 +196,13 @@ def test_functions_in_code_table_exist(game: str) -> None:
                     missing.append(f"§{row[0]}: sims/{game}/{module}.py has no {name}")
     assert named >= len(rows)
     assert missing == []
+
+
+PLACEHOLDER = re.compile(r"\bX{2,}\b|\bYYYY-MM-DD\b|\bTODO\b|\bTBD\b")
+
+
+def test_no_doc_keeps_a_placeholder_for_a_figure() -> None:
+    """A measured figure is written in, never left as XX, YYYY-MM-DD, TODO or TBD."""
+    found = [f"{path.relative_to(ROOT)}:{number}: {line.strip()[:80]}" for path in doc_files()
+             for number, line in enumerate(path.read_text().splitlines(), 1) if PLACEHOLDER.search(line)]
+    assert found == []
