@@ -547,7 +547,10 @@ def _execute_dask(tasks: Iterable[tuple], jobs: int, client: Any = None) -> Iter
 
     cluster = None
     if client is None:
-        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
+        # no dashboard; the scheduler's own HTTP server (health routes) on a free port, not on 8787, which a
+        # second cluster on the machine would find taken (a warning, and an error where warnings are errors)
+        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
+                               scheduler_kwargs={"dashboard": False, "dashboard_address": ":0"})
         client = Client(cluster)
     try:
         with parallel_config(backend="dask", client=client):

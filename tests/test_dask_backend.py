@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 from polars.testing import assert_frame_equal
 
@@ -21,6 +23,23 @@ def test_local_cluster_records_equal_the_default_backend(tmp_path):
     run(spec, 200, tmp_path / "dask", jobs=2, backend="dask", **options)
     assert_frame_equal(load_records(tmp_path / "dask"), load_records(tmp_path / "loky"))
     assert_frame_equal(load_events(tmp_path / "dask"), load_events(tmp_path / "loky"))
+
+
+def test_a_local_cluster_starts_beside_another_one_on_port_8787(tmp_path):
+    """Port 8787 (where a Dask scheduler serves HTTP by default) taken, as by another cluster or a parallel test:
+    the run's cluster starts without a warning (warnings are errors in this suite) and plays its games."""
+    taken = socket.socket()
+    try:
+        taken.bind(("", 8787))
+        taken.listen()
+    except OSError:  # already taken by something else: the same situation
+        pass
+    try:
+        run(RunSpec("overgrowth", GAME.load_config(), ("random", "random"), 2, 3), 20, tmp_path, jobs=1,
+            backend="dask", batch_size=10, progress=False)
+    finally:
+        taken.close()
+    assert load_records(tmp_path).height == 40
 
 
 def test_an_unreachable_scheduler_is_a_clear_error(tmp_path):
